@@ -1,1 +1,5 @@
-export {};
+export * from './errors';
+export * from './jsonrpc';
+export * from './envelope';
+export * from './ids';
+export * from './proxy';
