@@ -1,1 +1,2 @@
-export {};
+export * from './router/index';
+export * from './errors';

@@ -1,1 +1,11 @@
-export {};
+export { callTool, describeIssues, UnknownToolError } from './dispatch.js';
+export { ToolError } from './errors.js';
+export { allTools, defaultCapabilities, findTool, optionalCapabilities, toolsFor } from './registry.js';
+export { Response } from './response.js';
+export type { ContentPart, ImageContent, PageInfo, TextContent, ToolResult } from './response.js';
+export { defaultSessionConfig, ToolSession } from './session.js';
+export type { ContextInfo, ContextManager, FileAccess, ProxySettings, SessionConfig, SessionHost } from './session.js';
+export { Tab } from './tab.js';
+export type { ConsoleEntry, ModalState, NetworkEntry } from './tab.js';
+export { defineTabTool, defineTool } from './tool.js';
+export type { Capability, Tool, ToolSchema } from './tool.js';

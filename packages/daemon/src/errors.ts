@@ -1,0 +1,143 @@
+// Every error the daemon throws on purpose. Each one carries:
+// - `code`, a stable string such as 'BMCP_ERR_TAB_OWNED': branch on it, never on the message;
+// - `statusCode`, the HTTP status a transport answers with (from the protocol's httpStatusForErrorCode);
+// - `rpcCode`, the JSON-RPC code from ErrorCodes, for envelopes and JSON-RPC error responses.
+// Messages are read by the model at the other end, so they say what happened and what to do next.
+import createError from '@fastify/error';
+import { ErrorCodes, errorObject, httpStatusForErrorCode, toErrorObject, type ErrorObject } from '@browsermcp/protocol';
+
+export interface DaemonError extends Error {
+  readonly code: string;
+  readonly statusCode: number;
+  /** The JSON-RPC code (one of ErrorCodes) this error is on a wire. */
+  readonly rpcCode: number;
+  /** Extra detail for the wire error's `data` member; set on errors that an executor reported. */
+  readonly data?: unknown;
+}
+
+export interface DaemonErrorConstructor<C extends string, Args extends unknown[]> {
+  new (...args: Args): DaemonError & { readonly code: C };
+  (...args: Args): DaemonError & { readonly code: C };
+  readonly prototype: DaemonError & { readonly code: C };
+}
+
+/** Marks our errors in a way that survives two copies of this package (instanceof would not). */
+const DAEMON_ERROR = Symbol.for('browsermcp.daemon.error');
+
+type Cause = { cause: unknown };
+
+function defineError<C extends string, Args extends unknown[]>(
+  code: C,
+  message: string,
+  rpcCode: number,
+): DaemonErrorConstructor<C, Args> {
+  const ErrorClass = createError<C, number, Args>(code, message, httpStatusForErrorCode(rpcCode));
+  Object.defineProperty(ErrorClass.prototype, 'rpcCode', { value: rpcCode, enumerable: false });
+  Object.defineProperty(ErrorClass.prototype, DAEMON_ERROR, { value: true, enumerable: false });
+  // createError's declared instance type lacks rpcCode; the prototype now has it.
+  return ErrorClass as unknown as DaemonErrorConstructor<C, Args>;
+}
+
+export const InvalidArgumentError = defineError<'BMCP_ERR_INVALID_ARGUMENT', [detail: string]>(
+  'BMCP_ERR_INVALID_ARGUMENT',
+  '%s',
+  ErrorCodes.InvalidParams,
+);
+
+export const RouterClosedError = defineError<'BMCP_ERR_ROUTER_CLOSED', []>(
+  'BMCP_ERR_ROUTER_CLOSED',
+  'the daemon is shutting down; reconnect once it is back',
+  // 503: nothing is wrong with the request, the service is going away.
+  ErrorCodes.BrowserDisconnected,
+);
+
+export const SessionExistsError = defineError<'BMCP_ERR_SESSION_EXISTS', [sessionId: string]>(
+  'BMCP_ERR_SESSION_EXISTS',
+  'session %s is already open',
+  ErrorCodes.InvalidRequest,
+);
+
+export const SessionNotFoundError = defineError<'BMCP_ERR_SESSION_NOT_FOUND', [sessionId: string]>(
+  'BMCP_ERR_SESSION_NOT_FOUND',
+  'session %s is not open (it was never opened, or it was closed)',
+  ErrorCodes.SessionNotFound,
+);
+
+export const SessionClosedError = defineError<'BMCP_ERR_SESSION_CLOSED', [sessionId: string]>(
+  'BMCP_ERR_SESSION_CLOSED',
+  'session %s was closed before this command ran',
+  ErrorCodes.SessionNotFound,
+);
+
+export const TabNotFoundError = defineError<'BMCP_ERR_TAB_NOT_FOUND', [tabId: string]>(
+  'BMCP_ERR_TAB_NOT_FOUND',
+  'tab %s does not exist or was closed; use one of the tabs this session has opened',
+  ErrorCodes.TabNotFound,
+);
+
+export const TabOwnedError = defineError<'BMCP_ERR_TAB_OWNED', [tabId: string]>(
+  'BMCP_ERR_TAB_OWNED',
+  'tab %s is owned by another session',
+  ErrorCodes.TabOwnedByOtherSession,
+);
+
+export const CommandTimeoutError = defineError<'BMCP_ERR_TIMEOUT', [command: string, after: string]>(
+  'BMCP_ERR_TIMEOUT',
+  '%s timed out after %s; the browser may be busy or the page stuck. Try again, or take a snapshot to see the page',
+  ErrorCodes.Timeout,
+);
+
+export const BrowserDisconnectedError = defineError<
+  'BMCP_ERR_BROWSER_DISCONNECTED',
+  [what: 'disconnected' | 'is disconnected', timeLeft: string]
+>(
+  'BMCP_ERR_BROWSER_DISCONNECTED',
+  'the browser %s; it has %s to reconnect before its sessions are closed. Try again in a moment',
+  ErrorCodes.BrowserDisconnected,
+);
+
+export const BrowserNotConnectedError = defineError<'BMCP_ERR_BROWSER_NOT_CONNECTED', [executorId: string]>(
+  'BMCP_ERR_BROWSER_NOT_CONNECTED',
+  'browser %s is not connected',
+  ErrorCodes.BrowserDisconnected,
+);
+
+export const BrowserReconnectedError = defineError<'BMCP_ERR_BROWSER_RECONNECTED', [command: string]>(
+  'BMCP_ERR_BROWSER_RECONNECTED',
+  'the browser reconnected while %s ran and its answer was lost; try again',
+  ErrorCodes.BrowserDisconnected,
+);
+
+export const CommandFailedError = defineError<
+  'BMCP_ERR_COMMAND_FAILED',
+  [command: string, reason: string, options?: Cause]
+>('BMCP_ERR_COMMAND_FAILED', '%s could not be run: %s', ErrorCodes.CommandFailed);
+
+const ExecutorErrorClass = defineError<'BMCP_ERR_EXECUTOR', [message: string]>(
+  'BMCP_ERR_EXECUTOR',
+  '%s',
+  ErrorCodes.CommandFailed,
+);
+export type ExecutorError = InstanceType<typeof ExecutorErrorClass>;
+
+/**
+ * The error an executor answered a command with. Its message, code and data are the executor's own: it knows
+ * best what went wrong (a tab closed under it, a context it cannot make). Branch on `rpcCode` for these.
+ */
+export function executorError(error: ErrorObject): ExecutorError {
+  const result = new ExecutorErrorClass(error.message);
+  Object.defineProperty(result, 'rpcCode', { value: error.code, enumerable: false });
+  Object.defineProperty(result, 'statusCode', { value: httpStatusForErrorCode(error.code), enumerable: true });
+  if (error.data !== undefined) Object.defineProperty(result, 'data', { value: error.data, enumerable: true });
+  return result;
+}
+
+export function isDaemonError(error: unknown): error is DaemonError {
+  return typeof error === 'object' && error !== null && DAEMON_ERROR in error;
+}
+
+/** Any thrown value as a wire error `{code, message, data?}`; a daemon error keeps its rpcCode. */
+export function toWireError(error: unknown): ErrorObject {
+  if (isDaemonError(error)) return errorObject(error.rpcCode, error.message, error.data);
+  return toErrorObject(error);
+}

@@ -1,0 +1,15 @@
+export { SessionRouter, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router';
+export { InMemoryRouterStore } from './memory-store';
+export type { RouterStore, SessionRecord } from './store';
+export type {
+  ConnectResult,
+  DispatchRequest,
+  Executor,
+  ExecutorKind,
+  OpenSessionOptions,
+  ReportedTab,
+  RouterLogger,
+  RouterOptions,
+  RouterStats,
+} from './types';
+export type { SessionCloseReason, SessionClosedListener, SessionEventListener, Unsubscribe } from './listeners';

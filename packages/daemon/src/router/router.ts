@@ -1,0 +1,528 @@
+import {
+  createCommand,
+  generateWireId,
+  type CommandEnvelope,
+  type ErrorObject,
+  type EventEnvelope,
+  type ResponseEnvelope,
+} from '@browsermcp/protocol';
+import {
+  BrowserDisconnectedError,
+  BrowserNotConnectedError,
+  BrowserReconnectedError,
+  CommandFailedError,
+  InvalidArgumentError,
+  RouterClosedError,
+  SessionClosedError,
+  SessionExistsError,
+  SessionNotFoundError,
+  TabNotFoundError,
+  TabOwnedError,
+  executorError,
+} from '../errors';
+import { formatDuration } from './duration';
+import type { SessionCloseReason, SessionClosedListener, SessionEventListener, Unsubscribe } from './listeners';
+import { InMemoryRouterStore } from './memory-store';
+import { PendingCommands } from './pending';
+import { SessionLanes, type SessionLane } from './session-lanes';
+import type { RouterStore, SessionRecord } from './store';
+import type {
+  ConnectResult,
+  DispatchRequest,
+  Executor,
+  OpenSessionOptions,
+  ReportedTab,
+  RouterLogger,
+  RouterOptions,
+  RouterStats,
+} from './types';
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+export const DEFAULT_GRACE_MS = 5 * 60_000;
+/** setTimeout's limit: a longer delay fires at once. */
+const MAX_DELAY_MS = 2_147_483_647;
+
+const silentLogger: RouterLogger = { warn() {} };
+
+interface Reconnecting {
+  readonly deadline: number;
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Routes each session's commands to the executor that holds the session: one command at a time per session,
+ * sessions in parallel, every command with a wireId and a timeout. It keeps tab ownership so a session only reaches
+ * its own tabs, routes browser events to the session that owns the tab, and keeps an executor's sessions for a
+ * grace period after it disconnects. Shared state lives in a RouterStore; what is bound to this process (queues,
+ * commands in flight, listeners, connected executors, timers) lives here.
+ */
+export class SessionRouter {
+  readonly #store: RouterStore;
+  readonly #commandTimeoutMs: number;
+  readonly #graceMs: number;
+  readonly #defaultExecutorId: string | undefined;
+  readonly #logger: RouterLogger;
+
+  readonly #executors = new Map<string, Executor>();
+  readonly #reconnecting = new Map<string, Reconnecting>();
+  readonly #pending = new PendingCommands();
+  readonly #lanes = new SessionLanes();
+  /** Per executor, the tail of its events still being routed, so they reach listeners in the order they came. */
+  readonly #eventTails = new Map<string, Promise<boolean>>();
+  #closed = false;
+
+  constructor(options: RouterOptions = {}) {
+    // Options are checked once, here, so a bad one fails at startup rather than on some later command.
+    this.#commandTimeoutMs = checkDelay(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_COMMAND_TIMEOUT_MS, 1);
+    this.#graceMs = checkDelay(options.graceMs, 'graceMs', DEFAULT_GRACE_MS, 0);
+    if (options.defaultExecutorId !== undefined) checkId(options.defaultExecutorId, 'defaultExecutorId');
+    this.#defaultExecutorId = options.defaultExecutorId;
+    if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null)) {
+      throw new InvalidArgumentError('"store" must be a RouterStore');
+    }
+    this.#store = options.store ?? new InMemoryRouterStore();
+    if (options.logger !== undefined && typeof options.logger?.warn !== 'function') {
+      throw new InvalidArgumentError('"logger" must have a warn method');
+    }
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  // ── sessions ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Opens a session on a connected executor. Fails with SessionExists if the id is taken, and with a
+   * BrowserDisconnected code if the executor is not connected. Await it before dispatching to the session.
+   */
+  async openSession(sessionId: string, options: OpenSessionOptions = {}): Promise<SessionRecord> {
+    this.#assertOpen();
+    checkId(sessionId, 'sessionId');
+    const { clientName } = options;
+    if (clientName !== undefined && typeof clientName !== 'string') {
+      throw new InvalidArgumentError('"clientName" must be a string');
+    }
+    const executorId = options.executorId ?? this.#defaultExecutorId;
+    if (executorId === undefined) {
+      throw new InvalidArgumentError('openSession needs an executorId, or a router with a defaultExecutorId');
+    }
+    checkId(executorId, 'executorId');
+    const executor = this.#liveExecutor(executorId);
+    const session: SessionRecord = clientName === undefined ? { sessionId, executorId } : { sessionId, executorId, clientName };
+    if (!(await this.#store.createSession(session))) throw new SessionExistsError(sessionId);
+    if (executor.openSession !== undefined) {
+      try {
+        await executor.openSession(session);
+      } catch (error) {
+        await this.#endSession(sessionId, 'closed');
+        throw error;
+      }
+    }
+    return session;
+  }
+
+  /**
+   * Closes a session: commands that have not run fail with SessionClosed, its tabs are released, its
+   * session-closed listeners are told, and its executor closes its tabs. False if no such session was open.
+   * If the executor is away, its tabs stay open until it reconnects, which reports them as orphaned.
+   */
+  async closeSession(sessionId: string): Promise<boolean> {
+    this.#assertOpen();
+    checkId(sessionId, 'sessionId');
+    const session = await this.#endSession(sessionId, 'closed');
+    if (session === undefined) return false;
+    await this.#executors.get(session.executorId)?.closeSession(sessionId);
+    return true;
+  }
+
+  async hasSession(sessionId: string): Promise<boolean> {
+    return (await this.getSession(sessionId)) !== undefined;
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    checkId(sessionId, 'sessionId');
+    return this.#store.getSession(sessionId);
+  }
+
+  // ── commands ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Runs one command in the session's browser and resolves with the response's data. Commands of one session run
+   * one at a time in call order; a command is checked (session, tab ownership, executor connected) when its turn
+   * comes, so it sees the tabs that earlier commands opened or closed. Rejects with a daemon error whose rpcCode
+   * says why: SessionNotFound, TabNotFound, TabOwnedByOtherSession, BrowserDisconnected, Timeout, CommandFailed,
+   * or the executor's own code when it answered with an error.
+   */
+  dispatch(sessionId: string, request: DispatchRequest): Promise<unknown> {
+    let timeoutMs: number;
+    try {
+      this.#assertOpen();
+      checkId(sessionId, 'sessionId');
+      if (typeof request !== 'object' || request === null) throw new InvalidArgumentError('a command must be an object');
+      checkId(request.name, 'command name');
+      if (request.tabId !== undefined) checkId(request.tabId, 'tabId');
+      if (request.originId !== undefined) checkId(request.originId, 'originId');
+      timeoutMs = checkDelay(request.timeoutMs, 'timeoutMs', this.#commandTimeoutMs, 1);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Queued synchronously, so the order of dispatch calls is the order of execution.
+    const lane = this.#lanes.get(sessionId);
+    return lane.queue.push(() => this.#run(lane, sessionId, request, timeoutMs));
+  }
+
+  async #run(lane: SessionLane, sessionId: string, request: DispatchRequest, timeoutMs: number): Promise<unknown> {
+    const session = await this.#store.getSession(sessionId);
+    if (session === undefined) throw new SessionNotFoundError(sessionId);
+    const { executorId } = session;
+    let tabId = request.tabId;
+    if (tabId === undefined) {
+      tabId = session.currentTabId;
+    } else {
+      const owner = await this.#store.getTabOwner(executorId, tabId);
+      if (owner === undefined) throw new TabNotFoundError(tabId);
+      if (owner !== sessionId) throw new TabOwnedError(tabId);
+      // The tab a session last named is the one its next command without a tab goes to.
+      if (session.currentTabId !== tabId) await this.#store.setCurrentTab(sessionId, tabId);
+    }
+
+    // No await from here to send: a close or a disconnect cannot slip in between these checks and the send.
+    this.#assertOpen();
+    if (lane.closed) throw new SessionClosedError(sessionId);
+    const executor = this.#liveExecutor(executorId);
+    const command = createCommand(
+      { sessionId, name: request.name, payload: request.payload, tabId, originId: request.originId },
+      generateWireId(),
+    );
+    const response = await this.#send(executor, command, timeoutMs);
+
+    if (response.error !== undefined) throw executorError(response.error);
+    // Sent without a tab: the executor picked or opened one, and names it in its response.
+    if (command.tabId === undefined && response.tabId !== undefined) await this.#adoptTab(sessionId, response.tabId);
+    return response.data;
+  }
+
+  #send(executor: Executor, command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
+    // Registered before send: an in-process executor may answer from inside send.
+    const response = this.#pending.wait(command, executor.id, timeoutMs);
+    const fail = (error: unknown): void => {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#pending.fail(command.wireId, new CommandFailedError(command.name, reason, { cause: error }));
+    };
+    try {
+      Promise.resolve(executor.send(command)).catch(fail);
+    } catch (error) {
+      fail(error);
+    }
+    return response;
+  }
+
+  /** Makes the tab an executor answered with the session's own, and its current tab if it has none yet. */
+  async #adoptTab(sessionId: string, tabId: string): Promise<void> {
+    // The browser already did the work: a bookkeeping failure here is logged, not turned into a failed command.
+    try {
+      const owner = await this.#store.claimTab(sessionId, tabId);
+      if (owner === undefined) return; // the session closed meanwhile
+      if (owner !== sessionId) {
+        this.#logger.warn({ sessionId, tabId }, "an executor answered with another session's tab; ownership unchanged");
+        return;
+      }
+      const session = await this.#store.getSession(sessionId);
+      // A tab the executor claimed while the command ran (say, one it opened) stays the current one.
+      if (session !== undefined && session.currentTabId === undefined) await this.#store.setCurrentTab(sessionId, tabId);
+    } catch (error) {
+      this.#logger.warn({ sessionId, tabId, error }, 'could not record the tab a command ran in');
+    }
+  }
+
+  // ── what executors report ─────────────────────────────────────────────────────────────────────────────────────
+
+  /** Settles the command the response answers. False (and logged) for a late, unknown or foreign response. */
+  handleResponse(executorId: string, response: ResponseEnvelope): boolean {
+    const result = this.#pending.settle(executorId, response);
+    if (result === 'settled') return true;
+    this.#logger.warn(
+      { executorId, wireId: response.wireId, name: response.name, reason: result },
+      'dropped a response that no pending command of this executor waits for (it may have timed out)',
+    );
+    return false;
+  }
+
+  /**
+   * Fails one pending command at once, for a transport that received an unreadable response but could read its
+   * wireId (see parseEnvelope). False if the executor has no such command pending.
+   */
+  failCommand(executorId: string, wireId: string, error: ErrorObject): boolean {
+    if (this.#pending.get(wireId)?.executorId !== executorId) return false;
+    return this.#pending.fail(wireId, executorError(error));
+  }
+
+  /**
+   * Delivers a browser event to the listeners of the session it names, if that session is held by this executor
+   * and, when the event names a tab, the tab is not another session's. Events of one executor are delivered in
+   * the order they came. Resolves with whether any listener received it.
+   */
+  handleEvent(executorId: string, event: EventEnvelope): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    const previous = this.#eventTails.get(executorId) ?? Promise.resolve(false);
+    const delivered = previous
+      .then(() => this.#routeEvent(executorId, event))
+      .catch((error: unknown) => {
+        this.#logger.warn({ executorId, name: event.name, error }, 'could not route an event');
+        return false;
+      });
+    this.#eventTails.set(executorId, delivered);
+    void delivered.then(() => {
+      if (this.#eventTails.get(executorId) === delivered) this.#eventTails.delete(executorId);
+    });
+    return delivered;
+  }
+
+  async #routeEvent(executorId: string, event: EventEnvelope): Promise<boolean> {
+    const session = await this.#store.getSession(event.sessionId);
+    if (session === undefined || session.executorId !== executorId) return false;
+    if (event.tabId !== undefined) {
+      const owner = await this.#store.getTabOwner(executorId, event.tabId);
+      // An unowned tab may be one the executor just opened for this session and has not reported yet.
+      if (owner !== undefined && owner !== event.sessionId) return false;
+    }
+    if (this.#closed) return false;
+    const lane = this.#lanes.peek(event.sessionId);
+    if (lane === undefined) return false;
+    return lane.listeners.emitEvent(event, (error) => this.#listenerFailed(event.sessionId, error)) > 0;
+  }
+
+  /** An executor reports that a tab of its browser belongs to a session; it becomes the session's current tab. */
+  async claimTab(executorId: string, sessionId: string, tabId: string): Promise<void> {
+    this.#assertOpen();
+    checkId(executorId, 'executorId');
+    checkId(sessionId, 'sessionId');
+    checkId(tabId, 'tabId');
+    const session = await this.#store.getSession(sessionId);
+    if (session === undefined || session.executorId !== executorId) throw new SessionNotFoundError(sessionId);
+    const owner = await this.#store.claimTab(sessionId, tabId);
+    if (owner === undefined) throw new SessionNotFoundError(sessionId);
+    if (owner !== sessionId) throw new TabOwnedError(tabId);
+    await this.#store.setCurrentTab(sessionId, tabId);
+  }
+
+  /** An executor reports that a tab closed. If it was a session's current tab, that session has none until the next command. */
+  async releaseTab(executorId: string, tabId: string): Promise<boolean> {
+    this.#assertOpen();
+    checkId(executorId, 'executorId');
+    checkId(tabId, 'tabId');
+    return (await this.#store.releaseTab(executorId, tabId)) !== undefined;
+  }
+
+  // ── executors coming and going ────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Registers a connected executor, or one that is back within its grace period: its sessions work again. The
+   * tabs it reports are the truth: tabs of its sessions it no longer reports are released, reported ones are
+   * owned again, and reported tabs that no session of its holds any more come back as `orphanedTabs`.
+   */
+  async executorConnected(executor: Executor, reportedTabs: readonly ReportedTab[] = []): Promise<ConnectResult> {
+    this.#assertOpen();
+    checkExecutor(executor);
+    if (!Array.isArray(reportedTabs)) throw new InvalidArgumentError('"reportedTabs" must be an array');
+    for (const tab of reportedTabs) {
+      checkId(tab?.tabId, 'reported tabId');
+      checkId(tab.sessionId, 'reported sessionId');
+    }
+    const { id } = executor;
+    const previous = this.#executors.get(id);
+    if (previous !== undefined && previous !== executor) {
+      // The browser opened a new connection before the old one was seen to close; answers on the old one are lost.
+      this.#pending.failWhere(
+        (pending) => pending.executorId === id,
+        (pending) => new BrowserReconnectedError(pending.command.name),
+      );
+    }
+    const waiting = this.#reconnecting.get(id);
+    if (waiting !== undefined) {
+      clearTimeout(waiting.timer);
+      this.#reconnecting.delete(id);
+    }
+    // Live at once: a command that races the reconciliation below meets at worst a stale tab, which the
+    // browser itself then reports as not found.
+    this.#executors.set(id, executor);
+    return { orphanedTabs: await this.#reconcileTabs(id, reportedTabs) };
+  }
+
+  async #reconcileTabs(executorId: string, reportedTabs: readonly ReportedTab[]): Promise<ReportedTab[]> {
+    const sessions = await this.#store.listSessions(executorId);
+    const held = new Set(sessions.map((session) => session.sessionId));
+    const reportedOwner = new Map(reportedTabs.map((tab) => [tab.tabId, tab.sessionId]));
+    for (const { sessionId } of sessions) {
+      for (const tabId of await this.#store.listTabs(sessionId)) {
+        // Closed while the browser was away (or moved to another of its sessions, which the claims below settle).
+        if (reportedOwner.get(tabId) !== sessionId) await this.#store.releaseTab(executorId, tabId);
+      }
+    }
+    const orphaned: ReportedTab[] = [];
+    for (const tab of reportedTabs) {
+      const owner = held.has(tab.sessionId) ? await this.#store.claimTab(tab.sessionId, tab.tabId) : undefined;
+      if (owner !== tab.sessionId) orphaned.push(tab);
+    }
+    return orphaned;
+  }
+
+  /**
+   * An executor's connection is gone. Its commands in flight fail now with BrowserDisconnected, and so do its
+   * sessions' later commands, until it reconnects (executorConnected with the same id) or `graceMs` passes; then
+   * its sessions close ('browser-gone') and their tabs are forgotten. Pass the executor object rather than its id
+   * where you can: a late close of a connection that was already replaced is then ignored.
+   */
+  executorDisconnected(executor: Executor | string, options: { graceMs?: number } = {}): void {
+    const id = typeof executor === 'string' ? executor : executor?.id;
+    checkId(id, 'executorId');
+    const graceMs = checkDelay(options.graceMs, 'graceMs', this.#graceMs, 0);
+    if (this.#closed) return;
+    const current = this.#executors.get(id);
+    if (current === undefined) return; // never connected, or already disconnected
+    if (typeof executor !== 'string' && current !== executor) return; // a replaced connection closing late
+    this.#executors.delete(id);
+
+    const record: Reconnecting = {
+      deadline: Date.now() + graceMs,
+      timer: setTimeout(() => {
+        if (this.#reconnecting.get(id) !== record) return;
+        this.#reconnecting.delete(id);
+        void this.#expire(id);
+      }, graceMs),
+    };
+    // A browser that may come back is no reason to keep the process alive at shutdown.
+    record.timer.unref?.();
+    this.#reconnecting.set(id, record);
+
+    const timeLeft = formatDuration(graceMs);
+    this.#pending.failWhere(
+      (pending) => pending.executorId === id,
+      () => (graceMs === 0 ? new BrowserNotConnectedError(id) : new BrowserDisconnectedError('disconnected', timeLeft)),
+    );
+  }
+
+  async #expire(executorId: string): Promise<void> {
+    try {
+      for (const { sessionId } of await this.#store.listSessions(executorId)) {
+        await this.#endSession(sessionId, 'browser-gone');
+      }
+    } catch (error) {
+      this.#logger.warn({ executorId, error }, 'could not close the sessions of a browser that did not come back');
+    }
+  }
+
+  // ── listeners ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Subscribes to the browser events of one session's tabs. Listeners are dropped when the session closes. */
+  onEvent(sessionId: string, listener: SessionEventListener): Unsubscribe {
+    this.#assertOpen();
+    checkId(sessionId, 'sessionId');
+    checkListener(listener);
+    const lane = this.#lanes.get(sessionId);
+    const remove = lane.listeners.addEventListener(listener);
+    return () => {
+      remove();
+      this.#lanes.release(sessionId, lane);
+    };
+  }
+
+  /** Subscribes to the end of one session: closeSession ('closed') or its browser's grace period ran out ('browser-gone'). */
+  onSessionClosed(sessionId: string, listener: SessionClosedListener): Unsubscribe {
+    this.#assertOpen();
+    checkId(sessionId, 'sessionId');
+    checkListener(listener);
+    const lane = this.#lanes.get(sessionId);
+    const remove = lane.listeners.addClosedListener(listener);
+    return () => {
+      remove();
+      this.#lanes.release(sessionId, lane);
+    };
+  }
+
+  // ── the router itself ─────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Counts for /health. */
+  async stats(): Promise<RouterStats> {
+    return {
+      sessions: (await this.#store.listSessions()).length,
+      executors: this.#executors.size,
+      reconnecting: this.#reconnecting.size,
+      pending: this.#pending.size,
+    };
+  }
+
+  /**
+   * Stops the router: every pending and queued command fails with RouterClosed, every timer is cleared and every
+   * listener dropped. Sessions stay in the store (a shared store outlives this daemon) and executors are not told;
+   * whoever owns them closes them. Safe to call twice; later calls other than stats fail with RouterClosed.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const { timer } of this.#reconnecting.values()) clearTimeout(timer);
+    this.#reconnecting.clear();
+    this.#pending.failWhere(() => true, () => new RouterClosedError());
+    this.#lanes.closeAll(() => new RouterClosedError());
+    this.#executors.clear();
+    this.#eventTails.clear();
+  }
+
+  // ── helpers ───────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Removes a session from the store and from this process; returns it, or undefined if it was not open. */
+  async #endSession(sessionId: string, reason: SessionCloseReason): Promise<SessionRecord | undefined> {
+    const session = await this.#store.deleteSession(sessionId);
+    if (session === undefined) return undefined;
+    const lane = this.#lanes.close(sessionId, new SessionClosedError(sessionId));
+    this.#pending.failWhere(
+      (pending) => pending.command.sessionId === sessionId,
+      () => new SessionClosedError(sessionId),
+    );
+    lane?.listeners.emitClosed(reason, (error) => this.#listenerFailed(sessionId, error));
+    return session;
+  }
+
+  #liveExecutor(executorId: string): Executor {
+    const executor = this.#executors.get(executorId);
+    if (executor !== undefined) return executor;
+    const waiting = this.#reconnecting.get(executorId);
+    if (waiting !== undefined) {
+      throw new BrowserDisconnectedError('is disconnected', formatDuration(waiting.deadline - Date.now()));
+    }
+    throw new BrowserNotConnectedError(executorId);
+  }
+
+  #listenerFailed(sessionId: string, error: unknown): void {
+    this.#logger.warn({ sessionId, error }, 'a session listener threw');
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new RouterClosedError();
+  }
+}
+
+function checkId(value: unknown, what: string): asserts value is string {
+  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(`"${what}" must be a non-empty string`);
+}
+
+function checkDelay(value: number | undefined, what: string, fallback: number, min: 0 | 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_DELAY_MS) {
+    throw new InvalidArgumentError(`"${what}" must be a number of ms from ${min} to ${MAX_DELAY_MS}`);
+  }
+  return value;
+}
+
+function checkListener(listener: unknown): void {
+  if (typeof listener !== 'function') throw new InvalidArgumentError('a listener must be a function');
+}
+
+function checkExecutor(executor: Executor): void {
+  if (typeof executor !== 'object' || executor === null) throw new InvalidArgumentError('an executor must be an object');
+  checkId(executor.id, 'executor.id');
+  if (executor.kind !== 'local' && executor.kind !== 'extension') {
+    throw new InvalidArgumentError('"executor.kind" must be "local" or "extension"');
+  }
+  if (typeof executor.send !== 'function' || typeof executor.closeSession !== 'function') {
+    throw new InvalidArgumentError('an executor must have send and closeSession methods');
+  }
+}

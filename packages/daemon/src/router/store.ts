@@ -1,0 +1,48 @@
+// The router's shared state: sessions, which executor (browser) holds each session, and which session owns each
+// tab. It sits behind this interface so that several daemons can one day share it (a NATS JetStream KV store)
+// without executors or transports changing.
+//
+// Why async: a shared store answers over the network, and an interface that pretends otherwise would force a
+// remote implementation to cache and write behind, which is where two daemons start to disagree about who owns
+// a tab. The in-memory store pays a microtask per call for this, which is nothing next to a browser round trip.
+// To stay correct across those awaits, writes that race are single calls with the check inside them
+// (createSession is create-if-absent, claimTab is compare-and-set, deleteSession releases the tabs with it),
+// so a KV implementation can map each one onto one atomic operation.
+//
+// Tab ids are only unique within one browser (two extensions both have a tab "12"), so tabs are keyed by
+// executor id and tab id; a session's tabs are in the namespace of the executor that holds the session.
+//
+// Which executors are connected is not here: it is whether this process holds the socket, which is local by nature.
+
+/** One open session, as the store keeps it. */
+export interface SessionRecord {
+  readonly sessionId: string;
+  /** The executor (browser) that runs this session's commands; fixed for the session's life. */
+  readonly executorId: string;
+  /** The MCP client's name, e.g. for the label of the extension's tab group. */
+  readonly clientName?: string;
+  /** The tab a command without a tabId goes to: the last tab the session used or claimed. */
+  readonly currentTabId?: string;
+}
+
+export interface RouterStore {
+  /** Adds a session unless one with that id exists; false if it does. */
+  createSession(session: SessionRecord): Promise<boolean>;
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Every session, or those held by one executor. */
+  listSessions(executorId?: string): Promise<SessionRecord[]>;
+  /** Removes a session and releases its tabs, in one step; returns the removed session. */
+  deleteSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Sets (or with undefined clears) the session's current tab; does nothing if the session is gone. */
+  setCurrentTab(sessionId: string, tabId: string | undefined): Promise<void>;
+  /**
+   * Gives a tab of the session's browser to the session unless another session owns it (compare-and-set).
+   * Returns the tab's owner afterwards (the session itself on success), or undefined if the session does not exist.
+   */
+  claimTab(sessionId: string, tabId: string): Promise<string | undefined>;
+  /** Forgets a tab (it closed) and clears it as its session's current tab; returns the former owner. */
+  releaseTab(executorId: string, tabId: string): Promise<string | undefined>;
+  getTabOwner(executorId: string, tabId: string): Promise<string | undefined>;
+  /** The tabs a session owns. */
+  listTabs(sessionId: string): Promise<string[]>;
+}

@@ -1,0 +1,90 @@
+import type { CommandEnvelope } from '@browsermcp/protocol';
+import type { RouterStore, SessionRecord } from './store';
+
+export type ExecutorKind = 'local' | 'extension';
+
+/**
+ * What runs commands in a browser: the in-process puppeteer executor, or the extension behind a WebSocket.
+ *
+ * The router hands it commands with `send` and never waits on `send` for the answer: the executor reports
+ * it later with `router.handleResponse(executor.id, response)` (and events with `router.handleEvent`). That
+ * fits both kinds: the local executor calls back when its puppeteer call settles (even from inside `send`),
+ * and the WebSocket executor calls back when the extension's message arrives.
+ */
+export interface Executor {
+  /** Stable across reconnects: an extension that comes back within the grace period gets its sessions back. */
+  readonly id: string;
+  readonly kind: ExecutorKind;
+  /**
+   * Hands one command to the browser. A throw or a rejection fails that command at once (CommandFailed), rather
+   * than letting it wait for its timeout.
+   */
+  send(command: CommandEnvelope): void | Promise<void>;
+  /**
+   * Optional: told when a session opens on this executor, e.g. to name the extension's tab group after the
+   * client. A rejection makes openSession fail.
+   */
+  openSession?(session: SessionRecord): Promise<void>;
+  /** Closes the session's tabs (and its browser context, if it has one). */
+  closeSession(sessionId: string): Promise<void>;
+}
+
+/** A tab an executor reports when it (re)connects: the browser is the truth about which tabs still exist. */
+export interface ReportedTab {
+  readonly tabId: string;
+  readonly sessionId: string;
+}
+
+export interface ConnectResult {
+  /**
+   * Reported tabs that no session of this executor holds any more (their session closed, or the grace period
+   * ran out, while the browser was away). The caller decides what to do with them, e.g. close them.
+   */
+  readonly orphanedTabs: ReportedTab[];
+}
+
+export interface DispatchRequest {
+  /** The tool or command name, e.g. 'browser_click'. */
+  readonly name: string;
+  readonly payload?: unknown;
+  /** A tab this session owns; without it the command goes to the session's current tab (or a new one). */
+  readonly tabId?: string;
+  /** Opaque id of whatever caused this command upstream, for tracing. */
+  readonly originId?: string;
+  /** Overrides the router's commandTimeoutMs for this command (e.g. a long wait_for). */
+  readonly timeoutMs?: number;
+}
+
+export interface OpenSessionOptions {
+  readonly clientName?: string;
+  /** The executor that runs this session; defaults to the router's defaultExecutorId. */
+  readonly executorId?: string;
+}
+
+/** A pino/Fastify logger fits. */
+export interface RouterLogger {
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
+export interface RouterOptions {
+  /** Where sessions and tab ownership live; an InMemoryRouterStore by default. */
+  readonly store?: RouterStore;
+  /** How long one command may take once sent, in ms. Default 60 000. */
+  readonly commandTimeoutMs?: number;
+  /** How long an executor's sessions outlive its disconnect, in ms. Default 300 000 (5 minutes). */
+  readonly graceMs?: number;
+  /** The executor a session opens on when openSession names none. */
+  readonly defaultExecutorId?: string;
+  /** Told about dropped responses and throwing listeners. Silent by default. */
+  readonly logger?: RouterLogger;
+}
+
+export interface RouterStats {
+  readonly sessions: number;
+  /** Executors connected now. */
+  readonly executors: number;
+  /** Executors that disconnected and are within their grace period. */
+  readonly reconnecting: number;
+  /** Commands sent and waiting for their response. */
+  readonly pending: number;
+}

@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const PAGES_DIR = fileURLToPath(new URL('../pages/', import.meta.url));
+
+export interface FixtureServer {
+  /** Origin on 127.0.0.1, e.g. http://127.0.0.1:43210 */
+  origin: string;
+  /** A second, cross-site origin on the same loopback server (http://localhost:<port>). */
+  crossOrigin: string;
+  url(path: string): string;
+  crossUrl(path: string): string;
+  /** Requests seen by path, for tests that assert what the browser fetched. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** Rows of links, buttons and inputs: the big-page fixture for the snapshot budgets. */
+export function tableHtml(rows: number): string {
+  const body: string[] = [];
+  for (let i = 1; i <= rows; i++) {
+    body.push(
+      `<tr><td>${i}</td><td><a href="/item/${i}">Item ${i}</a></td><td>Description of item number ${i}</td>` +
+        `<td><button type="button">Edit ${i}</button></td><td><input aria-label="Quantity ${i}" value="${i % 10}"></td></tr>`,
+    );
+  }
+  return `<!doctype html><html><head><title>Table ${rows}</title></head><body><h1>Inventory</h1>
+<table><thead><tr><th>#</th><th>Name</th><th>Description</th><th>Action</th><th>Qty</th></tr></thead>
+<tbody>${body.join('\n')}</tbody></table></body></html>`;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, requests: string[]): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://fixture');
+  requests.push(url.pathname);
+  const send = (status: number, type: string, body: string) => {
+    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+    res.end(body);
+  };
+  if (url.pathname === '/table') {
+    const rows = Math.min(Number(url.searchParams.get('rows') ?? '300') || 300, 20_000);
+    return send(200, 'text/html; charset=utf-8', tableHtml(rows));
+  }
+  if (url.pathname === '/api/slow') {
+    const ms = Math.min(Number(url.searchParams.get('ms') ?? '200') || 200, 10_000);
+    await new Promise((r) => setTimeout(r, ms));
+    return send(200, 'application/json', JSON.stringify({ ok: true, ms }));
+  }
+  if (url.pathname === '/api/data') return send(200, 'application/json', JSON.stringify({ items: ['alpha', 'beta'] }));
+  if (url.pathname.startsWith('/item/')) {
+    const id = url.pathname.slice('/item/'.length);
+    return send(200, 'text/html; charset=utf-8', `<!doctype html><title>Item ${id}</title><h1>Item ${id}</h1><a href="/table">Back</a>`);
+  }
+  if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
+  if (url.pathname === '/echo-cookie') return send(200, 'text/plain', req.headers.cookie ?? '');
+  const name = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
+  if (!/^[\w-]+\.html$/.test(name)) return send(404, 'text/plain', 'not found');
+  try {
+    const html = await readFile(PAGES_DIR + name, 'utf8');
+    return send(200, 'text/html; charset=utf-8', html);
+  } catch {
+    return send(404, 'text/plain', 'not found');
+  }
+}
+
+/** Serves the fixture pages on loopback only. Pages may link to `{{CROSS}}` (the other origin), filled in here. */
+export async function startFixtureServer(): Promise<FixtureServer> {
+  const requests: string[] = [];
+  let crossOrigin = '';
+  let origin = '';
+  const server: Server = createServer((req, res) => {
+    const end = res.end.bind(res);
+    // Fill the placeholders that name the other origin (for cross-origin iframes and links).
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if (typeof chunk === 'string') chunk = chunk.replaceAll('{{CROSS}}', crossOrigin).replaceAll('{{SAME}}', origin);
+      return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
+    }) as ServerResponse['end'];
+    handle(req, res, requests).catch((err: unknown) => {
+      res.statusCode = 500;
+      end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  crossOrigin = `http://localhost:${port}`;
+  return {
+    origin,
+    crossOrigin,
+    url: (path) => origin + path,
+    crossUrl: (path) => crossOrigin + path,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { ToolError } from './errors.js';
+import { findTool } from './registry.js';
+import { Response, type ToolResult } from './response.js';
+import type { ToolSession } from './session.js';
+import type { Tool } from './tool.js';
+
+/** Describes zod issues as one sentence per problem, naming the argument: what the model must fix. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.length ? issue.path.join('.') : '';
+      if (issue.code === 'unrecognized_keys') return `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return `"${path}" is required`;
+      return path ? `"${path}": ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+export class UnknownToolError extends Error {
+  override readonly name = 'UnknownToolError';
+  constructor(readonly toolName: string) {
+    super(`Unknown tool "${toolName}". List the tools with tools/list.`);
+  }
+}
+
+/**
+ * Runs one tool call: parses the arguments with the tool's schema, runs the handler, and turns every thrown error
+ * into a tool result with `isError: true`. Throws only `UnknownToolError` (a protocol error for the caller).
+ */
+export async function callTool(session: ToolSession, name: string, args: unknown, tools?: readonly Tool[]): Promise<ToolResult> {
+  const tool = tools ? tools.find((t) => t.schema.name === name) : findTool(name);
+  if (!tool) throw new UnknownToolError(name);
+  const response = new Response();
+  const unknown = unknownArguments(tool.schema.inputSchema, args);
+  const parsed = tool.schema.inputSchema.safeParse(args ?? {});
+  if (unknown || !parsed.success) {
+    const problems = [unknown, parsed.success ? '' : describeIssues(parsed.error)].filter(Boolean).join('; ');
+    response.addError(`Invalid arguments for ${name}: ${problems}.`);
+    return response.serialize();
+  }
+  const tabsBefore = session.tabs.length;
+  try {
+    await tool.handle(session, parsed.data, response);
+  } catch (err) {
+    response.addError(errorText(err));
+  }
+  // A popup the action opened (target=_blank, window.open) becomes current: say so.
+  if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
+  await addPageState(session, response);
+  return response.serialize();
+}
+
+// Unknown arguments are refused rather than dropped: a misspelt option silently ignored would mislead the model.
+function unknownArguments(schema: z.ZodType, args: unknown): string {
+  if (!(schema instanceof z.ZodObject) || typeof args !== 'object' || args === null || Array.isArray(args)) return '';
+  const shape = schema.shape as Record<string, unknown>;
+  const extra = Object.keys(args).filter((k) => !(k in shape));
+  if (!extra.length) return '';
+  const hint = extra.includes('ref') && 'target' in shape ? ' (pass the ref as "target")' : '';
+  return `unknown argument${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}${hint}`;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof ToolError) return err.message;
+  const message = err instanceof Error ? err.message : String(err);
+  if (/Target closed|Session closed|detached Frame|Execution context was destroyed/i.test(message)) {
+    return `The page changed or closed while the tool ran (${message.split('\n')[0]}). Take a new snapshot and try again.`;
+  }
+  return `Unexpected error: ${message.split('\n')[0]}`;
+}
+
+// Every answer about a tab ends with where it is now, what the console said and what blocks it.
+async function addPageState(session: ToolSession, response: Response): Promise<void> {
+  const tab = session.peekCurrentTab();
+  if (!tab) return;
+  const modals = tab.modalStates();
+  if (modals.length) {
+    response.setModalState(modals.map((m) => m.description));
+    // The page cannot answer while a dialog is open: title and snapshot would hang.
+    response.setPage({ url: tab.page.url(), title: '' });
+    return;
+  }
+  try {
+    response.setPage({ url: tab.page.url(), title: await tab.title() });
+    response.addConsoleLines(tab.takeNewConsole());
+    if (response.wantsSnapshot() && session.config.includeSnapshot && !response.isError) {
+      response.setSnapshot(await tab.snapshot({ maxChars: session.config.snapshotMaxChars }));
+    }
+  } catch {
+    // The page is navigating or gone; the result stands without its state.
+  }
+}

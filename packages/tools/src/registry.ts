@@ -1,0 +1,43 @@
+import type { Capability, Tool } from './tool.js';
+import context from './tools/context.js';
+import evaluate from './tools/evaluate.js';
+import input from './tools/input.js';
+import logs from './tools/logs.js';
+import modals from './tools/modals.js';
+import navigate from './tools/navigate.js';
+import pdf from './tools/pdf.js';
+import screenshot from './tools/screenshot.js';
+import snapshot from './tools/snapshot.js';
+import tabs from './tools/tabs.js';
+import vision from './tools/vision.js';
+import wait from './tools/wait.js';
+
+/** Every tool, in the order clients list them. */
+export const allTools: readonly Tool[] = [
+  ...navigate,
+  ...snapshot,
+  ...input,
+  ...modals,
+  ...evaluate,
+  ...wait,
+  ...tabs,
+  ...screenshot,
+  ...logs,
+  ...context,
+  ...vision,
+  ...pdf,
+] as Tool[];
+
+/** Capabilities that are always on; the others are opt-in (`--caps vision,pdf`). */
+export const defaultCapabilities: readonly Capability[] = ['core', 'context'];
+export const optionalCapabilities: readonly Capability[] = ['vision', 'pdf'];
+
+/** The tools for a set of opt-in capabilities (core and context tools are always included). */
+export function toolsFor(caps: readonly Capability[] = []): Tool[] {
+  const on = new Set<Capability>([...defaultCapabilities, ...caps]);
+  return allTools.filter((t) => on.has(t.capability));
+}
+
+export function findTool(name: string): Tool | undefined {
+  return allTools.find((t) => t.schema.name === name);
+}

@@ -1,0 +1,110 @@
+/** MCP content parts a tool returns. Shaped like the MCP SDK's CallToolResult without depending on it. */
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+}
+export type ContentPart = TextContent | ImageContent;
+export interface ToolResult {
+  content: ContentPart[];
+  isError?: boolean;
+}
+
+export interface PageInfo {
+  url: string;
+  title: string;
+}
+
+/**
+ * Handlers never build MCP results themselves: they write here and `serialize()` emits the fixed sections, in a
+ * fixed order, so every tool answers in the same shape.
+ */
+export class Response {
+  private results: string[] = [];
+  private errors: string[] = [];
+  private images: ImageContent[] = [];
+  private page: PageInfo | undefined;
+  private tabsList: string | undefined;
+  private snapshot: string | undefined;
+  private consoleLines: string[] = [];
+  private modal: string[] = [];
+  private includeSnapshot = false;
+
+  addResult(text: string): this {
+    this.results.push(text);
+    return this;
+  }
+
+  addError(text: string): this {
+    this.errors.push(text);
+    return this;
+  }
+
+  addImage(data: string, mimeType: string): this {
+    this.images.push({ type: 'image', data, mimeType });
+    return this;
+  }
+
+  setPage(info: PageInfo): this {
+    this.page = info;
+    return this;
+  }
+
+  setTabs(text: string): this {
+    this.tabsList = text;
+    return this;
+  }
+
+  hasTabs(): boolean {
+    return this.tabsList !== undefined;
+  }
+
+  setSnapshot(text: string): this {
+    this.snapshot = text;
+    return this;
+  }
+
+  /** Ask the dispatcher to append a fresh snapshot after the action (what playwright-mcp does for actions). */
+  setIncludeSnapshot(value = true): this {
+    this.includeSnapshot = value;
+    return this;
+  }
+
+  wantsSnapshot(): boolean {
+    return this.includeSnapshot && this.snapshot === undefined;
+  }
+
+  addConsoleLines(lines: string[]): this {
+    this.consoleLines.push(...lines);
+    return this;
+  }
+
+  setModalState(lines: string[]): this {
+    this.modal = lines;
+    return this;
+  }
+
+  get isError(): boolean {
+    return this.errors.length > 0;
+  }
+
+  serialize(): ToolResult {
+    const sections: string[] = [];
+    if (this.errors.length) sections.push(`### Error\n${this.errors.join('\n')}`);
+    if (this.results.length) sections.push(`### Result\n${this.results.join('\n')}`);
+    if (this.modal.length) sections.push(`### Modal state\n${this.modal.map((l) => `- ${l}`).join('\n')}`);
+    if (this.tabsList) sections.push(`### Open tabs\n${this.tabsList}`);
+    if (this.page) sections.push(`### Page\n- Page URL: ${this.page.url}\n- Page Title: ${this.page.title}`);
+    if (this.consoleLines.length) sections.push(`### New console messages\n${this.consoleLines.map((l) => `- ${l}`).join('\n')}`);
+    if (this.snapshot !== undefined) sections.push(`### Snapshot\n\`\`\`yaml\n${this.snapshot}\n\`\`\``);
+    const content: ContentPart[] = [{ type: 'text', text: sections.join('\n\n') }];
+    content.push(...this.images);
+    const result: ToolResult = { content };
+    if (this.errors.length) result.isError = true;
+    return result;
+  }
+}

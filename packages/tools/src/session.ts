@@ -1,0 +1,169 @@
+import type { Page } from 'puppeteer-core';
+import { ToolError } from './errors.js';
+import { Tab } from './tab.js';
+
+/** How a host lets tools touch files: each host allows, maps or refuses paths (no Node built-ins here). */
+export interface FileAccess {
+  /** Maps a path the model named for upload to one the browser can read; throws a ToolError when not allowed. */
+  resolveUpload(path: string): Promise<string>;
+  /** Saves an output (screenshot, PDF, GIF) under a file name; returns where it went; throws when not allowed. */
+  writeOutput(name: string, data: Uint8Array): Promise<string>;
+}
+
+export interface ProxySettings {
+  server: string;
+  bypass?: string | undefined;
+  username?: string | undefined;
+  password?: string | undefined;
+}
+
+export interface ContextInfo {
+  name: string;
+  pages: number;
+  url: string | undefined;
+  proxy: string | undefined;
+  active: boolean;
+}
+
+/** Named browser contexts: only a host that owns the browser (the daemon's local executor) offers them. */
+export interface ContextManager {
+  create(options: { name: string; proxy?: ProxySettings | undefined; storageState?: string | undefined }): Promise<void>;
+  switch(name: string): Promise<void>;
+  list(): Promise<ContextInfo[]>;
+  close(name: string): Promise<void>;
+}
+
+export interface SessionHost {
+  /** Opens a new page for this session (in its browser context, or its tab group in the extension). */
+  newPage(): Promise<Page>;
+  /** Closes a page; defaults to `page.close()`. */
+  closePage?(page: Page): Promise<void>;
+  files?: FileAccess;
+  contexts?: ContextManager;
+}
+
+export interface SessionConfig {
+  /** Snapshots longer than this are cut at a node boundary with a note. */
+  snapshotMaxChars: number;
+  /** Whether action tools append a snapshot of the page they changed (what playwright-mcp does). */
+  includeSnapshot: boolean;
+  /** How long an action waits for its element to become actionable. */
+  actionTimeoutMs: number;
+  /** Lets `browser_navigate` open file: URLs (off by default: pages could read local files). */
+  allowFileUrls?: boolean;
+  /** Refuses a navigation (e.g. --blocked-origins): returns why, or undefined to allow. */
+  checkUrl?: ((url: string) => string | undefined) | undefined;
+}
+
+export const defaultSessionConfig: SessionConfig = {
+  snapshotMaxChars: 40_000,
+  includeSnapshot: true,
+  actionTimeoutMs: 5_000,
+};
+
+/** What the tools know of one MCP session: its tabs and which one is current. */
+export class ToolSession {
+  readonly host: SessionHost;
+  readonly config: SessionConfig;
+  private tabList: Tab[] = [];
+  private current: Tab | undefined;
+
+  constructor(host: SessionHost, config: Partial<SessionConfig> = {}) {
+    this.host = host;
+    this.config = { ...defaultSessionConfig, ...config };
+  }
+
+  get tabs(): readonly Tab[] {
+    return this.tabList;
+  }
+
+  /** The current tab, opened on first use. */
+  async currentTab(): Promise<Tab> {
+    if (this.current && !this.current.isClosed) return this.current;
+    return this.newTab();
+  }
+
+  peekCurrentTab(): Tab | undefined {
+    return this.current && !this.current.isClosed ? this.current : undefined;
+  }
+
+  async newTab(): Promise<Tab> {
+    const page = await this.host.newPage();
+    return this.adoptPage(page, true);
+  }
+
+  /** Takes a page into this session (a popup it opened, or a tab reported by the host). */
+  adoptPage(page: Page, makeCurrent = false): Tab {
+    const existing = this.tabList.find((t) => t.page === page);
+    if (existing) {
+      if (makeCurrent) this.setCurrent(existing);
+      return existing;
+    }
+    const tab = new Tab(page);
+    this.tabList.push(tab);
+    if (makeCurrent || !this.current) this.setCurrent(tab);
+    page.on('popup', (popup) => {
+      if (popup) this.adoptPage(popup, true);
+    });
+    page.once('close', () => this.forget(tab));
+    return tab;
+  }
+
+  private forget(tab: Tab): void {
+    const i = this.tabList.indexOf(tab);
+    if (i >= 0) this.tabList.splice(i, 1);
+    if (this.current === tab) {
+      const next = this.tabList[Math.min(i, this.tabList.length - 1)];
+      this.current = undefined;
+      if (next) this.setCurrent(next);
+    }
+  }
+
+  selectTab(index: number): Tab {
+    const tab = this.tabList[index];
+    if (!tab) throw new ToolError(`No tab at index ${index}. ${this.describeRange()}`);
+    this.setCurrent(tab);
+    return tab;
+  }
+
+  // Only the front tab of a window renders frames and runs timers at full speed: the current tab is brought
+  // forward, as a person would look at it.
+  private setCurrent(tab: Tab): void {
+    this.current = tab;
+    if (this.tabList.length > 1) void tab.page.bringToFront().catch(() => undefined);
+  }
+
+  async closeTab(index?: number): Promise<void> {
+    const tab = index === undefined ? this.current : this.tabList[index];
+    if (!tab) throw new ToolError(index === undefined ? 'No tab is open.' : `No tab at index ${index}. ${this.describeRange()}`);
+    await this.closePage(tab.page);
+    this.forget(tab);
+  }
+
+  /** Closes every tab of the session. */
+  async closeAll(): Promise<void> {
+    const tabs = [...this.tabList];
+    await Promise.all(tabs.map((t) => this.closePage(t.page).catch(() => undefined)));
+    for (const t of tabs) this.forget(t);
+  }
+
+  private async closePage(page: Page): Promise<void> {
+    if (page.isClosed()) return;
+    if (this.host.closePage) await this.host.closePage(page);
+    else await page.close();
+  }
+
+  private describeRange(): string {
+    return this.tabList.length
+      ? `Open tabs are numbered 0 to ${this.tabList.length - 1}; list them with browser_tabs {action: "list"}.`
+      : 'No tab is open.';
+  }
+
+  async describeTabs(): Promise<string> {
+    if (!this.tabList.length) return 'No open tabs. Use browser_navigate to open one.';
+    const lines = await Promise.all(
+      this.tabList.map(async (t, i) => `- ${i}:${t === this.current ? ' (current)' : ''} [${await t.title()}] (${t.page.url()})`),
+    );
+    return lines.join('\n');
+  }
+}

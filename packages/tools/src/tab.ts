@@ -1,0 +1,481 @@
+import type { Dialog, ElementHandle, FileChooser, Frame, HTTPRequest, Page } from 'puppeteer-core';
+import { ToolError } from './errors.js';
+import { elementForRef, prepareAction, refOfElement, walkPage, type WalkResult } from './injected/page-script.js';
+
+export interface ConsoleEntry {
+  level: string;
+  text: string;
+  location?: string;
+}
+
+export interface NetworkEntry {
+  method: string;
+  url: string;
+  resourceType: string;
+  status?: number;
+  failure?: string;
+}
+
+export type ModalState =
+  | { kind: 'dialog'; dialog: Dialog; description: string }
+  | { kind: 'fileChooser'; chooser: FileChooser; description: string };
+
+export interface SnapshotOptions {
+  target?: string;
+  depth?: number;
+  maxChars: number;
+}
+
+const MAX_ENTRIES = 1000;
+// After an action: let the page answer (handlers, microtasks, zero timers), then wait for quiet if it is changing.
+const SETTLE_QUIET_MS = 50;
+const SETTLE_CAP_MS = 1000;
+const NAVIGATION_CAP_MS = 10_000;
+const REQUESTS_CAP_MS = 5_000;
+
+const REF_RE = /^(?:f(\d+))?(e\d+)$/;
+
+/**
+ * One browser tab as the tools see it: the puppeteer Page plus what the tools remember about it (console and
+ * network logs, open dialogs and file choosers, ref numbering).
+ */
+export class Tab {
+  readonly page: Page;
+  readonly console: ConsoleEntry[] = [];
+  readonly network: NetworkEntry[] = [];
+  private consoleSeen = 0;
+  private modals: ModalState[] = [];
+  private modalListeners = new Set<() => void>();
+  private nextRef = 1;
+  private frameIds = new Map<Frame, number>();
+  private nextFrameId = 1;
+  private chooserAbort = new AbortController();
+  private requests = new Map<HTTPRequest, NetworkEntry>();
+  private closed = false;
+
+  constructor(page: Page) {
+    this.page = page;
+    page.on('console', (msg) => {
+      const loc = msg.location();
+      this.pushConsole({
+        level: msg.type(),
+        text: msg.text(),
+        ...(loc.url ? { location: `${loc.url}:${(loc.lineNumber ?? 0) + 1}` } : {}),
+      });
+    });
+    page.on('pageerror', (err) => {
+      const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      this.pushConsole({ level: 'error', text });
+    });
+    page.on('dialog', (dialog) => {
+      const text = dialog.message();
+      this.addModal({
+        kind: 'dialog',
+        dialog,
+        description: `["${dialog.type()}" dialog with message "${text}"]: can be handled by the "browser_handle_dialog" tool`,
+      });
+    });
+    page.on('request', (req) => {
+      const entry: NetworkEntry = { method: req.method(), url: req.url(), resourceType: req.resourceType() };
+      this.requests.set(req, entry);
+      push(this.network, entry);
+    });
+    page.on('requestfinished', (req) => {
+      const entry = this.requests.get(req);
+      if (entry) entry.status = req.response()?.status() ?? 0;
+      this.requests.delete(req);
+    });
+    page.on('requestfailed', (req) => {
+      const entry = this.requests.get(req);
+      if (entry) entry.failure = req.failure()?.errorText ?? 'failed';
+      this.requests.delete(req);
+    });
+    page.on('close', () => {
+      this.closed = true;
+      this.chooserAbort.abort();
+    });
+    this.armFileChooser();
+  }
+
+  get isClosed(): boolean {
+    return this.closed || this.page.isClosed();
+  }
+
+  /** A standing waiter makes every file chooser ours, so no native dialog ever blocks the page. */
+  armFileChooser(): void {
+    if (this.isClosed) return;
+    this.page
+      .waitForFileChooser({ timeout: 0, signal: this.chooserAbort.signal })
+      .then((chooser) => {
+        this.addModal({
+          kind: 'fileChooser',
+          chooser,
+          description: `[File chooser${chooser.isMultiple() ? ' (multiple files)' : ''}]: can be handled by the "browser_file_upload" tool`,
+        });
+      })
+      .catch(() => {
+        /* aborted on close */
+      });
+  }
+
+  private pushConsole(entry: ConsoleEntry): void {
+    this.consoleSeen = Math.max(0, this.consoleSeen - push(this.console, entry));
+  }
+
+  private addModal(state: ModalState): void {
+    this.modals.push(state);
+    for (const listener of this.modalListeners) listener();
+  }
+
+  modalStates(): readonly ModalState[] {
+    return this.modals;
+  }
+
+  takeModal<K extends ModalState['kind']>(kind: K): Extract<ModalState, { kind: K }> | undefined {
+    const i = this.modals.findIndex((m) => m.kind === kind);
+    if (i < 0) return undefined;
+    const [state] = this.modals.splice(i, 1);
+    return state as Extract<ModalState, { kind: K }>;
+  }
+
+  /** Puts back a modal a tool took but could not handle (e.g. upload paths refused), so the model can retry. */
+  restoreModal(state: ModalState): void {
+    this.modals.unshift(state);
+  }
+
+  /** Console messages not yet reported, formatted one per line. */
+  takeNewConsole(): string[] {
+    const fresh = this.console.slice(Math.min(this.consoleSeen, this.console.length));
+    this.consoleSeen = this.console.length;
+    return fresh.map(formatConsole);
+  }
+
+  async title(): Promise<string> {
+    try {
+      return await this.page.title();
+    } catch {
+      return '';
+    }
+  }
+
+  private frameId(frame: Frame): number {
+    let id = this.frameIds.get(frame);
+    if (!id) {
+      id = this.nextFrameId++;
+      this.frameIds.set(frame, id);
+    }
+    return id;
+  }
+
+  private async walk(frame: Frame, prefix: string, opts: { targetRef?: string; depth?: number }): Promise<WalkResult> {
+    const result = await frame.evaluate(walkPage, { seed: this.nextRef, prefix, ...opts });
+    this.nextRef = Math.max(this.nextRef, result.next);
+    return result;
+  }
+
+  /** The ARIA snapshot of the page (or of one element) with refs, cut at `maxChars` on a line boundary. */
+  async snapshot(opts: SnapshotOptions): Promise<string> {
+    let frame = this.page.mainFrame();
+    let targetRef: string | undefined;
+    let prefix = '';
+    if (opts.target) {
+      const resolved = await this.resolveTarget(opts.target);
+      frame = resolved.frame;
+      targetRef = resolved.ref;
+      prefix = resolved.prefix;
+    }
+    const walkOpts = { ...(targetRef ? { targetRef } : {}), ...(opts.depth !== undefined ? { depth: opts.depth } : {}) };
+    const main = await this.walk(frame, prefix, walkOpts);
+    if (main.missing) throw ToolError.staleRef(opts.target ?? '');
+    let lines = main.lines;
+    if (main.iframeRefs.length && opts.depth === undefined) lines = await this.spliceFrames(frame, prefix, main);
+    return cut(lines, opts.maxChars);
+  }
+
+  // Child frames render with their own walker (cross-origin frames run in other processes) and are spliced
+  // under their <iframe> line.
+  private async spliceFrames(parent: Frame, parentPrefix: string, parentResult: WalkResult): Promise<string[]> {
+    let lines = parentResult.lines;
+    for (const child of parent.childFrames()) {
+      if (child.detached) continue;
+      let ownerRef: string | undefined;
+      try {
+        const owner = await child.frameElement();
+        if (!owner) continue;
+        ownerRef = await parent.evaluate(refOfElement, owner, this.nextRef);
+        await owner.dispose();
+      } catch {
+        continue;
+      }
+      const marker = `[ref=${parentPrefix}${ownerRef}]`;
+      const at = lines.findIndex((l) => l.endsWith(marker) || l.endsWith(`${marker}:`));
+      if (at < 0) continue;
+      const prefix = `f${this.frameId(child)}`;
+      let result: WalkResult;
+      try {
+        result = await this.walk(child, prefix, {});
+      } catch {
+        continue;
+      }
+      let childLines = result.lines;
+      if (result.iframeRefs.length) childLines = await this.spliceFrames(child, prefix, result);
+      const line = lines[at]!;
+      const indent = /^ */.exec(line)![0] + '  ';
+      const head = line.endsWith(':') ? line : `${line}:`;
+      lines = [...lines.slice(0, at), head, ...childLines.map((l) => indent + l), ...lines.slice(at + 1)];
+    }
+    return lines;
+  }
+
+  /**
+   * Turns a target (a snapshot ref like `e12` / `f1e3`, or a CSS selector) into the frame and ref it names.
+   * A ref that no longer resolves is an error that says to take a new snapshot — never a different element.
+   */
+  async resolveTarget(target: string): Promise<{ frame: Frame; ref: string; prefix: string }> {
+    const m = REF_RE.exec(target);
+    if (m) {
+      const frame = m[1] ? this.frameById(Number(m[1])) : this.page.mainFrame();
+      if (!frame) throw ToolError.staleRef(target);
+      return { frame, ref: m[2]!, prefix: m[1] ? `f${m[1]}` : '' };
+    }
+    const frame = this.page.mainFrame();
+    let handle: ElementHandle<Element> | null;
+    try {
+      handle = await frame.$(target);
+    } catch {
+      throw new ToolError(
+        `"${target}" is neither a ref from the snapshot (like e12) nor a valid CSS selector. Take a snapshot and use a ref.`,
+      );
+    }
+    if (!handle) {
+      throw new ToolError(`No element matches the selector "${target}". Take a snapshot and use a ref, or fix the selector.`);
+    }
+    const ref = await frame.evaluate(refOfElement, handle, this.nextRef);
+    await handle.dispose();
+    const n = Number(ref.slice(1));
+    this.nextRef = Math.max(this.nextRef, n + 1);
+    return { frame, ref, prefix: '' };
+  }
+
+  private frameById(id: number): Frame | undefined {
+    for (const [frame, fid] of this.frameIds) if (fid === id && !frame.detached) return frame;
+    return undefined;
+  }
+
+  /** The live element for a target, or a stale-ref error. */
+  async elementFor(target: string): Promise<{ handle: ElementHandle<Element>; frame: Frame }> {
+    const { frame, ref } = await this.resolveTarget(target);
+    const handle = await frame.evaluateHandle(elementForRef, ref);
+    const el = handle.asElement() as ElementHandle<Element> | null;
+    if (!el) {
+      await handle.dispose();
+      throw ToolError.staleRef(target);
+    }
+    return { handle: el, frame };
+  }
+
+  /**
+   * Waits until the element can be acted on (visible, enabled, not covered), scrolled into view, and returns a
+   * point in main-frame viewport coordinates.
+   */
+  async actionPoint(handle: ElementHandle<Element>, frame: Frame, label: string, needsEnabled = true, timeoutMs = 5000): Promise<{ x: number; y: number }> {
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const point = await handle.evaluate(prepareAction, needsEnabled);
+      if (point.ok) {
+        const offset = frame === this.page.mainFrame() ? { x: 0, y: 0 } : await frameOffset(frame);
+        return { x: point.x + offset.x, y: point.y + offset.y };
+      }
+      if (Date.now() >= deadline) {
+        throw new ToolError(`Could not act on ${label}: ${point.reason}. Take a new snapshot to see the page as it is now.`);
+      }
+      // Back off a little more each time; a frame is about 16 ms in headless Chromium.
+      await delay(Math.min(20 * (attempt + 1), 200));
+    }
+  }
+
+  /** Resolves when a dialog or file chooser opens; used to stop waiting on an action the modal blocks. */
+  private modalOpened(): { promise: Promise<'modal'>; dispose: () => void } {
+    let listener: () => void = () => {};
+    const promise = new Promise<'modal'>((resolve) => {
+      listener = () => resolve('modal');
+      this.modalListeners.add(listener);
+    });
+    return { promise, dispose: () => this.modalListeners.delete(listener) };
+  }
+
+  /**
+   * Runs an action and then waits for what it caused: a navigation it started (until DOMContentLoaded), the
+   * requests it started, and the DOM settling — never a fixed sleep. A dialog or file chooser ends the wait.
+   */
+  async runAction<T>(action: () => Promise<T>): Promise<void> {
+    const page = this.page;
+    const started: HTTPRequest[] = [];
+    let navigation: HTTPRequest | undefined;
+    const onRequest = (req: HTTPRequest) => {
+      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) navigation = req;
+      else if (req.resourceType() === 'fetch' || req.resourceType() === 'xhr' || req.isNavigationRequest()) started.push(req);
+    };
+    page.on('request', onRequest);
+    const modal = this.modalOpened();
+    const urlBefore = page.url();
+    try {
+      const outcome = await Promise.race([action().then(() => 'done' as const), modal.promise]);
+      if (outcome === 'modal') return;
+      await Promise.race([this.settle(urlBefore, () => navigation, started), modal.promise]);
+    } finally {
+      page.off('request', onRequest);
+      modal.dispose();
+    }
+  }
+
+  private async settle(urlBefore: string, navigation: () => HTTPRequest | undefined, started: HTTPRequest[]): Promise<void> {
+    const page = this.page;
+    try {
+      // Background tabs throttle timers to about one a second: the cap is kept from here too.
+      await withTimeout(page.mainFrame().evaluate(settleDom, urlBefore, SETTLE_QUIET_MS, SETTLE_CAP_MS), SETTLE_CAP_MS + 100);
+    } catch {
+      // The document went away: a navigation is under way.
+    }
+    const nav = navigation();
+    if (nav) await waitForNavigationDone(page, nav, NAVIGATION_CAP_MS);
+    const pending = started.filter((r) => this.requests.has(r));
+    if (pending.length) await this.waitForRequests(pending, REQUESTS_CAP_MS);
+  }
+
+  private waitForRequests(requests: HTTPRequest[], capMs: number): Promise<void> {
+    const page = this.page;
+    const left = new Set(requests);
+    return new Promise<void>((resolve) => {
+      const done = (req: HTTPRequest) => {
+        left.delete(req);
+        if (!left.size) finish();
+      };
+      const timer = setTimeout(() => finish(), capMs);
+      const finish = () => {
+        clearTimeout(timer);
+        page.off('requestfinished', done);
+        page.off('requestfailed', done);
+        resolve();
+      };
+      page.on('requestfinished', done);
+      page.on('requestfailed', done);
+    });
+  }
+}
+
+/**
+ * In-page: one frame for the page to answer, then wait for a short quiet window if the DOM is changing. When the
+ * URL changed (an SPA route), the window starts at once: routers often render a little after pushState.
+ */
+function settleDom(urlBefore: string, quietMs: number, capMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const start = performance.now();
+    let last = location.href !== urlBefore ? start : -Infinity;
+    const observer = new MutationObserver(() => {
+      last = performance.now();
+    });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    const check = () => {
+      const now = performance.now();
+      if (last === -Infinity && location.href !== urlBefore) last = now;
+      if (now - last >= quietMs || now - start >= capMs) {
+        observer.disconnect();
+        resolve();
+      } else {
+        setTimeout(check, Math.max(5, quietMs - (now - last)));
+      }
+    };
+    // A frame lets the page render what the action caused; hidden tabs get no frames, so a timer stands in.
+    let kicked = false;
+    const kick = () => {
+      if (kicked) return;
+      kicked = true;
+      setTimeout(check, 0);
+    };
+    requestAnimationFrame(kick);
+    setTimeout(kick, 50);
+  });
+}
+
+async function waitForNavigationDone(page: Page, nav: HTTPRequest, capMs: number): Promise<void> {
+  const deadline = Date.now() + capMs;
+  while (Date.now() < deadline) {
+    if (nav.failure()) return;
+    const response = nav.response();
+    if (response) {
+      try {
+        await page.mainFrame().waitForFunction(() => document.readyState !== 'loading', {
+          timeout: Math.max(1, deadline - Date.now()),
+        });
+        return;
+      } catch {
+        // A context torn down by a redirect or another navigation: look again.
+      }
+    }
+    await delay(10);
+  }
+}
+
+async function frameOffset(frame: Frame): Promise<{ x: number; y: number }> {
+  let x = 0;
+  let y = 0;
+  let current: Frame | null = frame;
+  while (current && current.parentFrame()) {
+    const owner = await current.frameElement();
+    if (!owner) break;
+    const box = await owner.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const s = getComputedStyle(el);
+      return {
+        x: r.left + el.clientLeft + parseFloat(s.paddingLeft),
+        y: r.top + el.clientTop + parseFloat(s.paddingTop),
+      };
+    });
+    await owner.dispose();
+    x += box.x;
+    y += box.y;
+    current = current.parentFrame();
+  }
+  return { x, y };
+}
+
+function cut(lines: string[], maxChars: number): string {
+  let size = 0;
+  for (let i = 0; i < lines.length; i++) {
+    size += lines[i]!.length + 1;
+    if (size > maxChars) {
+      const rest = lines.length - i;
+      return [
+        ...lines.slice(0, i),
+        `- note: "Snapshot cut at ${maxChars} characters; ${rest} more lines not shown. Use browser_snapshot with target=<ref> or depth=<n> to see part of the page, or browser_find to search it."`,
+      ].join('\n');
+    }
+  }
+  return lines.join('\n');
+}
+
+function formatConsole(e: ConsoleEntry): string {
+  return `[${e.level.toUpperCase()}] ${e.text}${e.location ? ` @ ${e.location}` : ''}`;
+}
+
+/** Appends to a bounded log; returns how many old entries were dropped. */
+function push<T>(list: T[], item: T): number {
+  list.push(item);
+  const extra = list.length - MAX_ENTRIES;
+  if (extra > 0) list.splice(0, extra);
+  return Math.max(0, extra);
+}
+
+/** Resolves with the promise, or after `ms` if it is slower (the promise keeps running). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

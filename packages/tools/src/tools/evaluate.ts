@@ -1,0 +1,57 @@
+import type { EvaluateFunc } from 'puppeteer-core';
+import { z } from 'zod';
+import { ToolError } from '../errors.js';
+import { defineTabTool } from '../tool.js';
+import { elementSchema, label, targetSchema } from './common.js';
+
+// puppeteer sends a function's source text (fn.toString()) to the page: a stand-in whose toString is the model's
+// code costs one round trip and runs under the page's CSP exemption, unlike eval inside the page.
+function pageFunction(source: string): EvaluateFunc<[unknown?]> {
+  const fn = (() => undefined) as unknown as EvaluateFunc<[unknown?]>;
+  fn.toString = () => source;
+  return fn;
+}
+
+const FUNCTION_RE = /^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[\w$]+\s*=>)/;
+
+const evaluate = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_evaluate',
+    title: 'Evaluate JavaScript',
+    description:
+      'Run a JavaScript function in the page and return its JSON result: "() => document.title", or with target ' +
+      '"(element) => element.textContent".',
+    inputSchema: z.object({
+      function: z.string().min(1, 'function must not be empty').describe('() => { /* code */ } or (element) => { /* code */ } when target is given'),
+      target: targetSchema.optional().describe('Element passed as the first argument (a ref or CSS selector)'),
+      element: elementSchema,
+    }),
+    type: 'action',
+  },
+  async handle(tab, { function: source, target, element }, response) {
+    if (!FUNCTION_RE.test(source)) {
+      throw new ToolError('function must be a JavaScript function such as "() => document.title" or "async () => { … }".');
+    }
+    let result: unknown;
+    try {
+      if (target) {
+        const { handle, frame } = await tab.elementFor(target);
+        try {
+          result = await frame.evaluate(pageFunction(source), handle);
+        } finally {
+          await handle.dispose();
+        }
+      } else {
+        result = await tab.page.mainFrame().evaluate(pageFunction(source));
+      }
+    } catch (err) {
+      if (err instanceof ToolError) throw err;
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new ToolError(`The function threw in the page${target ? ` (on ${label(target, element)})` : ''}: ${msg.split('\n')[0]}`);
+    }
+    response.addResult(result === undefined ? 'undefined' : JSON.stringify(result, null, 2));
+  },
+});
+
+export default [evaluate];

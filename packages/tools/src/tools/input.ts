@@ -1,0 +1,337 @@
+import type { ElementHandle, Frame, KeyInput } from 'puppeteer-core';
+import { z } from 'zod';
+import { ToolError } from '../errors.js';
+import type { Tab } from '../tab.js';
+import { defineTabTool } from '../tool.js';
+import { elementSchema, label, targetSchema } from './common.js';
+
+const MODIFIERS = ['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'] as const;
+type Modifier = (typeof MODIFIERS)[number];
+
+function modifierKey(m: Modifier): KeyInput {
+  // ControlOrMeta: Meta on macOS hosts, Control elsewhere (as in Playwright).
+  if (m === 'ControlOrMeta') return typeof navigator !== 'undefined' && /Mac/.test(navigator.platform) ? 'Meta' : 'Control';
+  return m;
+}
+
+async function withElement<T>(tab: Tab, target: string, fn: (el: ElementHandle<Element>, frame: Frame) => Promise<T>): Promise<T> {
+  const { handle, frame } = await tab.elementFor(target);
+  try {
+    return await fn(handle, frame);
+  } finally {
+    // Not awaited: while a dialog the action opened is up, the renderer answers nothing, releasing included.
+    void handle.dispose().catch(() => undefined);
+  }
+}
+
+const click = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_click',
+    title: 'Click',
+    description:
+      'Click an element like a person: scrolls it into view, waits until it is visible, enabled and not covered, clicks, ' +
+      'then waits for what the click caused (a navigation, requests, the page settling).',
+    inputSchema: z.object({
+      target: targetSchema,
+      element: elementSchema,
+      doubleClick: z.boolean().optional().describe('Double-click instead of a single click'),
+      button: z.enum(['left', 'right', 'middle']).optional().describe('Mouse button, left by default'),
+      modifiers: z.array(z.enum(MODIFIERS)).optional().describe('Modifier keys to hold during the click'),
+    }),
+    type: 'action',
+  },
+  async handle(tab, { target, element, doubleClick, button, modifiers = [] }, response, session) {
+    await withElement(tab, target, async (el, frame) => {
+      const point = await tab.actionPoint(el, frame, label(target, element), true, session.config.actionTimeoutMs);
+      const { mouse, keyboard } = tab.page;
+      await tab.runAction(async () => {
+        for (const m of modifiers) await keyboard.down(modifierKey(m));
+        try {
+          await mouse.click(point.x, point.y, { button: button ?? 'left', count: doubleClick ? 2 : 1 });
+        } finally {
+          for (const m of [...modifiers].reverse()) await keyboard.up(modifierKey(m));
+        }
+      });
+    });
+    response.addResult(`${doubleClick ? 'Double-clicked' : 'Clicked'} ${label(target, element)}`);
+    response.setIncludeSnapshot();
+  },
+});
+
+const hover = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_hover',
+    title: 'Hover',
+    description: 'Move the mouse over an element (to open a menu or show a tooltip).',
+    inputSchema: z.object({ target: targetSchema, element: elementSchema }),
+    type: 'readOnly',
+  },
+  async handle(tab, { target, element }, response, session) {
+    await withElement(tab, target, async (el, frame) => {
+      const point = await tab.actionPoint(el, frame, label(target, element), false, session.config.actionTimeoutMs);
+      await tab.runAction(() => tab.page.mouse.move(point.x, point.y));
+    });
+    response.addResult(`Hovered over ${label(target, element)}`);
+    response.setIncludeSnapshot();
+  },
+});
+
+const drag = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_drag',
+    title: 'Drag and drop',
+    description: 'Drag one element onto another.',
+    inputSchema: z.object({
+      startTarget: targetSchema.describe('Element to drag: a ref or CSS selector'),
+      startElement: elementSchema,
+      endTarget: targetSchema.describe('Element to drop onto: a ref or CSS selector'),
+      endElement: elementSchema,
+    }),
+    type: 'action',
+  },
+  async handle(tab, { startTarget, startElement, endTarget, endElement }, response, session) {
+    const timeout = session.config.actionTimeoutMs;
+    await withElement(tab, startTarget, (startEl, startFrame) =>
+      withElement(tab, endTarget, async (endEl, endFrame) => {
+        const from = await tab.actionPoint(startEl, startFrame, label(startTarget, startElement), true, timeout);
+        const to = await tab.actionPoint(endEl, endFrame, label(endTarget, endElement), false, timeout);
+        const { mouse } = tab.page;
+        await tab.runAction(async () => {
+          await mouse.move(from.x, from.y);
+          await mouse.down();
+          await mouse.move(to.x, to.y, { steps: 8 });
+          await mouse.up();
+        });
+      }),
+    );
+    response.addResult(`Dragged ${label(startTarget, startElement)} to ${label(endTarget, endElement)}`);
+    response.setIncludeSnapshot();
+  },
+});
+
+/**
+ * Replaces the content of an editable element: selects it, then inserts the text in one insertText call (fires
+ * beforeinput/input like typing), or key by key when `slowly` (for key handlers such as autocomplete).
+ */
+async function fill(tab: Tab, el: ElementHandle<Element>, frame: Frame, text: string, what: string, timeoutMs: number, slowly = false): Promise<void> {
+  await tab.actionPoint(el, frame, what, true, timeoutMs);
+  const editable = await el.evaluate((node) => {
+    const e = node as HTMLElement;
+    const isInput = e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement;
+    if (!isInput && !e.isContentEditable) return 'not-editable';
+    if ((e as HTMLInputElement).readOnly) return 'readonly';
+    e.focus();
+    if (isInput) (e as HTMLInputElement).select();
+    else {
+      const range = document.createRange();
+      range.selectNodeContents(e);
+      const sel = getSelection();
+      sel?.removeAllRanges();
+      sel?.addRange(range);
+    }
+    return 'ok';
+  });
+  if (editable === 'not-editable') throw new ToolError(`${what} is not a text field. Use browser_click or browser_select_option for it.`);
+  if (editable === 'readonly') throw new ToolError(`${what} is read-only and cannot be typed into.`);
+  if (!text) await tab.page.keyboard.press('Delete');
+  else if (slowly) await tab.page.keyboard.type(text, { delay: 10 });
+  else await tab.page.keyboard.sendCharacter(text);
+}
+
+const type = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_type',
+    title: 'Type text',
+    description: 'Type text into an editable element, replacing what it holds. Set submit to press Enter afterwards.',
+    inputSchema: z.object({
+      target: targetSchema,
+      element: elementSchema,
+      text: z.string().describe('Text to type'),
+      submit: z.boolean().optional().describe('Press Enter after typing'),
+      slowly: z.boolean().optional().describe('Type one character at a time (to trigger key handlers such as autocomplete)'),
+    }),
+    type: 'action',
+  },
+  async handle(tab, { target, element, text, submit, slowly }, response, session) {
+    const what = label(target, element);
+    await withElement(tab, target, async (el, frame) => {
+      await tab.runAction(async () => {
+        await fill(tab, el, frame, text, what, session.config.actionTimeoutMs, slowly === true);
+        if (submit) await tab.page.keyboard.press('Enter');
+      });
+    });
+    response.addResult(`Typed ${JSON.stringify(text)} into ${what}${submit ? ' and pressed Enter' : ''}`);
+    response.setIncludeSnapshot();
+  },
+});
+
+const pressKey = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_press_key',
+    title: 'Press a key',
+    description: 'Press a key or a combination on the focused element, e.g. "Enter", "ArrowDown", "a", "Control+a", "Shift+Tab".',
+    inputSchema: z.object({ key: z.string().min(1, 'key must not be empty').describe('Key name (KeyboardEvent.key) or modifiers joined with +') }),
+    type: 'action',
+  },
+  async handle(tab, { key }, response) {
+    const parts = key === '+' ? ['+'] : key.split('+').filter(Boolean);
+    if (!parts.length) throw new ToolError(`"${key}" is not a key. Use names like "Enter", "a" or "Control+a".`);
+    const keys = parts as KeyInput[];
+    const main = keys[keys.length - 1]!;
+    const mods = keys.slice(0, -1);
+    const { keyboard } = tab.page;
+    await tab.runAction(async () => {
+      const down: KeyInput[] = [];
+      try {
+        for (const m of mods) {
+          await keyboard.down(m);
+          down.push(m);
+        }
+        await keyboard.press(main);
+      } catch (err) {
+        const msg = err instanceof Error ? err.message : String(err);
+        if (/Unknown key/.test(msg)) {
+          throw new ToolError(`${msg}. Use KeyboardEvent.key names such as "Enter", "Escape", "ArrowDown", "PageDown", "a", or combinations like "Control+a".`);
+        }
+        throw err;
+      } finally {
+        for (const m of down.reverse()) await keyboard.up(m);
+      }
+    });
+    response.addResult(`Pressed ${key}`);
+    response.setIncludeSnapshot();
+  },
+});
+
+/** In-page: choose options of a <select> by value or visible label; returns the values that matched nothing. */
+function selectOptions(node: Element, values: string[]): { missing: string[]; available: string[] } | 'not-select' {
+  if (!(node instanceof HTMLSelectElement)) return 'not-select';
+  const options = Array.from(node.options);
+  const missing: string[] = [];
+  const chosen = new Set<HTMLOptionElement>();
+  for (const v of values) {
+    const opt = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v.trim() || o.text.trim() === v.trim());
+    if (opt) chosen.add(opt);
+    else missing.push(v);
+  }
+  if (missing.length) return { missing, available: options.map((o) => o.label || o.value) };
+  if (!node.multiple && chosen.size > 1) return { missing: values.slice(1), available: ['(only one value: this select is not multiple)'] };
+  for (const o of options) o.selected = chosen.has(o);
+  node.dispatchEvent(new Event('input', { bubbles: true }));
+  node.dispatchEvent(new Event('change', { bubbles: true }));
+  return { missing: [], available: [] };
+}
+
+async function select(tab: Tab, el: ElementHandle<Element>, frame: Frame, values: string[], what: string, timeoutMs: number): Promise<void> {
+  await tab.actionPoint(el, frame, what, true, timeoutMs);
+  const result = await el.evaluate(selectOptions, values);
+  if (result === 'not-select') throw new ToolError(`${what} is not a <select>. Click it and then click the option instead.`);
+  if (result.missing.length) {
+    throw new ToolError(
+      `${what} has no option ${result.missing.map((v) => JSON.stringify(v)).join(', ')}. Options: ${result.available.map((v) => JSON.stringify(v)).join(', ')}.`,
+    );
+  }
+}
+
+const selectOption = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_select_option',
+    title: 'Select option',
+    description: 'Select one or more options of a dropdown (<select>) by value or label.',
+    inputSchema: z.object({
+      target: targetSchema,
+      element: elementSchema,
+      values: z.array(z.string()).min(1, 'values needs at least one option value or label').describe('Values or labels to select'),
+    }),
+    type: 'action',
+  },
+  async handle(tab, { target, element, values }, response, session) {
+    const what = label(target, element);
+    await withElement(tab, target, (el, frame) => tab.runAction(() => select(tab, el, frame, values, what, session.config.actionTimeoutMs)));
+    response.addResult(`Selected ${values.map((v) => JSON.stringify(v)).join(', ')} in ${what}`);
+    response.setIncludeSnapshot();
+  },
+});
+
+/** In-page: set a slider (range input) value as a person dragging it would, firing input and change. */
+function setRange(node: Element, value: string): string | undefined {
+  if (!(node instanceof HTMLInputElement) || node.type !== 'range') return 'not a slider (input type=range)';
+  const n = Number(value);
+  if (!Number.isFinite(n)) return `"${value}" is not a number`;
+  node.value = String(n);
+  node.dispatchEvent(new Event('input', { bubbles: true }));
+  node.dispatchEvent(new Event('change', { bubbles: true }));
+  return undefined;
+}
+
+const fillForm = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_fill_form',
+    title: 'Fill form',
+    description: 'Fill several form fields at once: text boxes, checkboxes, radios, dropdowns and sliders.',
+    inputSchema: z.object({
+      fields: z
+        .array(
+          z.object({
+            target: targetSchema,
+            name: z.string().describe('Human-readable field name'),
+            type: z.enum(['textbox', 'checkbox', 'radio', 'combobox', 'slider']).describe('Type of the field'),
+            value: z
+              .string()
+              .describe('Text for a textbox, "true"/"false" for a checkbox or radio, an option for a combobox, a number for a slider'),
+          }),
+        )
+        .min(1, 'fields needs at least one field'),
+    }),
+    type: 'action',
+  },
+  async handle(tab, { fields }, response, session) {
+    const timeout = session.config.actionTimeoutMs;
+    for (const field of fields) {
+      const what = label(field.target, field.name);
+      await withElement(tab, field.target, async (el, frame) => {
+        switch (field.type) {
+          case 'textbox':
+            await tab.runAction(() => fill(tab, el, frame, field.value, what, timeout));
+            break;
+          case 'checkbox':
+          case 'radio': {
+            if (field.value !== 'true' && field.value !== 'false') {
+              throw new ToolError(`${what}: value must be "true" or "false" for a ${field.type}, got ${JSON.stringify(field.value)}.`);
+            }
+            const want = field.value === 'true';
+            const checked = await el.evaluate((n) =>
+              n instanceof HTMLInputElement ? n.checked : n.getAttribute('aria-checked') === 'true',
+            );
+            if (checked !== want) {
+              if (field.type === 'radio' && !want) throw new ToolError(`${what}: a radio button cannot be unchecked; check another one instead.`);
+              const point = await tab.actionPoint(el, frame, what, true, timeout);
+              await tab.runAction(() => tab.page.mouse.click(point.x, point.y));
+            }
+            break;
+          }
+          case 'combobox':
+            await tab.runAction(() => select(tab, el, frame, [field.value], what, timeout));
+            break;
+          case 'slider': {
+            await tab.actionPoint(el, frame, what, true, timeout);
+            const problem = await el.evaluate(setRange, field.value);
+            if (problem) throw new ToolError(`${what}: ${problem}.`);
+            break;
+          }
+        }
+      });
+    }
+    response.addResult(`Filled ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.map((f) => f.name).join(', ')}`);
+    response.setIncludeSnapshot();
+  },
+});
+
+export default [click, hover, drag, type, pressKey, selectOption, fillForm];

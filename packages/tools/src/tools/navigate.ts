@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { ToolError } from '../errors.js';
+import { defineTabTool, defineTool } from '../tool.js';
+import { normalizeUrl } from './common.js';
+
+const NAVIGATION_TIMEOUT_MS = 30_000;
+
+const navigate = defineTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_navigate',
+    title: 'Navigate to a URL',
+    description: 'Open a URL in the current tab (a tab is opened if none is). Returns the page snapshot.',
+    inputSchema: z.object({ url: z.string().min(1, 'url must not be empty').describe('The URL to open') }),
+    type: 'action',
+  },
+  async handle(session, { url }, response) {
+    const href = normalizeUrl(url, session.config);
+    const tab = await session.currentTab();
+    const modal = tab.modalStates()[0];
+    if (modal?.kind === 'dialog') {
+      // A dialog blocks the page; navigating away dismisses it, as a person closing the tab would.
+      tab.takeModal('dialog');
+      await modal.dialog.dismiss().catch(() => undefined);
+    }
+    try {
+      await tab.page.goto(href, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      // A download or a navigation aborted by the page still leaves a usable tab.
+      if (/net::ERR_ABORTED/.test(message)) {
+        response.addResult(`Navigation to ${href} was aborted by the page (a download or a redirect that was cancelled).`);
+      } else {
+        throw new ToolError(`Navigation to ${href} failed: ${message.split('\n')[0]}. Check the URL and that the site is reachable.`);
+      }
+    }
+    response.setIncludeSnapshot();
+  },
+});
+
+const back = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_navigate_back',
+    title: 'Go back',
+    description: 'Go back to the previous page in the current tab history.',
+    inputSchema: z.object({}),
+    type: 'action',
+  },
+  async handle(tab, _args, response) {
+    const result = await tab.page.goBack({ waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+    if (!result && tab.page.url() === 'about:blank') response.addResult('There is no previous page in this tab.');
+    response.setIncludeSnapshot();
+  },
+});
+
+const forward = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_navigate_forward',
+    title: 'Go forward',
+    description: 'Go forward to the next page in the current tab history.',
+    inputSchema: z.object({}),
+    type: 'action',
+  },
+  async handle(tab, _args, response) {
+    await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+    response.setIncludeSnapshot();
+  },
+});
+
+export default [navigate, back, forward];

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { ToolError } from '../errors.js';
+import { defineTabTool } from '../tool.js';
+
+const pdfSave = defineTabTool({
+  capability: 'pdf',
+  schema: {
+    name: 'browser_pdf_save',
+    title: 'Save as PDF',
+    description: 'Save the current page as a PDF file in the output directory.',
+    inputSchema: z.object({
+      filename: z.string().min(1).optional().describe('File name, page-<timestamp>.pdf by default'),
+    }),
+    type: 'readOnly',
+  },
+  async handle(tab, { filename }, response, session) {
+    const files = session.host.files;
+    if (!files) throw new ToolError('Saving files is not available in this browser host.');
+    const bytes = await tab.page.pdf({ printBackground: true });
+    const saved = await files.writeOutput(filename ?? `page-${new Date().toISOString().replace(/[:.]/g, '-')}.pdf`, bytes);
+    response.addResult(`Saved the page as PDF to ${saved}`);
+  },
+});
+
+export default [pdfSave];

@@ -1,0 +1,64 @@
+import { launchTestBrowser, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import type { Browser, BrowserContext } from 'puppeteer-core';
+import { afterAll, beforeAll } from 'vitest';
+import { callTool, ToolSession, type SessionConfig, type SessionHost, type ToolResult } from '../src/index.js';
+
+export interface Harness {
+  browser: Browser;
+  server: FixtureServer;
+  /** A session in a fresh isolated browser context, as the daemon gives each MCP session. */
+  session(config?: Partial<SessionConfig>, host?: Partial<SessionHost>): Promise<ToolSession>;
+}
+
+/** One Chromium and one fixture server per test file; each session gets its own browser context. */
+export function useHarness(): Harness {
+  const contexts: BrowserContext[] = [];
+  const h = {} as Harness;
+  beforeAll(async () => {
+    const [browser, server] = await Promise.all([launchTestBrowser(), startFixtureServer()]);
+    h.browser = browser;
+    h.server = server;
+    h.session = async (config = {}, host = {}) => {
+      const context = await browser.createBrowserContext();
+      contexts.push(context);
+      return new ToolSession({ newPage: () => context.newPage(), ...host }, config);
+    };
+  });
+  afterAll(async () => {
+    await Promise.all(contexts.map((c) => c.close().catch(() => undefined)));
+    await h.browser?.close();
+    await h.server?.close();
+  });
+  return h;
+}
+
+export function textOf(result: ToolResult): string {
+  return result.content
+    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+}
+
+/** Calls a tool and returns its text, failing the test with the tool's own message if it reported an error. */
+export async function call(session: ToolSession, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = await callTool(session, name, args);
+  const text = textOf(result);
+  if (result.isError) throw new Error(`${name} failed: ${text}`);
+  return text;
+}
+
+/** Calls a tool that must fail and returns its error text. */
+export async function callError(session: ToolSession, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = await callTool(session, name, args);
+  const text = textOf(result);
+  if (!result.isError) throw new Error(`${name} was expected to fail but returned: ${text}`);
+  return text;
+}
+
+/** The ref on the first snapshot line that contains `needle`. */
+export function refOf(snapshot: string, needle: string): string {
+  const line = snapshot.split('\n').find((l) => l.includes(needle) && /\[ref=/.test(l));
+  const ref = line && /\[ref=([^\]]+)\]/.exec(line)?.[1];
+  if (!ref) throw new Error(`No ref for ${JSON.stringify(needle)} in snapshot:\n${snapshot}`);
+  return ref;
+}

@@ -1,0 +1,95 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ToolError, type FileAccess } from '../src/index.js';
+import { call, callError, refOf, useHarness } from './harness.js';
+
+const h = useHarness();
+
+describe('dialogs', () => {
+  it('reports an alert as a modal state, refuses other tools, and accepts it', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/dialogs.html') });
+    const clicked = await call(s, 'browser_click', { target: refOf(snap, 'button "Alert"') });
+    expect(clicked).toContain('### Modal state\n- ["alert" dialog with message "Hello from alert"]: can be handled by the "browser_handle_dialog" tool');
+    const refused = await callError(s, 'browser_snapshot');
+    expect(refused).toContain('The page is blocked by a modal: handle it first with browser_handle_dialog.');
+    const handled = await call(s, 'browser_handle_dialog', { accept: true });
+    expect(handled).toContain('Accepted the alert dialog');
+    expect(handled).toContain('paragraph: "alert closed"');
+    expect(handled).not.toContain('### Modal state');
+  });
+
+  it('dismisses a confirm and answers a prompt', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/dialogs.html') });
+    await call(s, 'browser_click', { target: refOf(snap, 'button "Confirm"') });
+    expect(await call(s, 'browser_handle_dialog', { accept: false })).toContain('paragraph: "cancelled"');
+    await call(s, 'browser_click', { target: refOf(snap, 'button "Prompt"') });
+    expect(await call(s, 'browser_handle_dialog', { accept: true, promptText: 'Ada' })).toContain('paragraph: "prompt: Ada"');
+  });
+
+  it('says so when there is no dialog to handle', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/dialogs.html') });
+    expect(await callError(s, 'browser_handle_dialog', { accept: true })).toContain('No dialog is open');
+    expect(await callError(s, 'browser_handle_dialog', {})).toContain('"accept"');
+  });
+
+  it('navigating away dismisses an open dialog', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/dialogs.html') });
+    await call(s, 'browser_click', { target: refOf(snap, 'button "Alert"') });
+    const text = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(text).toContain('- Page Title: Fixture home');
+  });
+});
+
+describe('file chooser', () => {
+  async function filesHost(): Promise<{ files: FileAccess; root: string }> {
+    const root = await mkdtemp(join(tmpdir(), 'bmcp-upload-'));
+    await writeFile(join(root, 'hello.txt'), 'hello world');
+    const files: FileAccess = {
+      async resolveUpload(path) {
+        if (!path.startsWith(root)) throw new ToolError(`${path} is outside the allowed upload roots (${root}).`);
+        return path;
+      },
+      async writeOutput(name) {
+        return join(root, name);
+      },
+    };
+    return { files, root };
+  }
+
+  it('reports the chooser and uploads the chosen file', async () => {
+    const { files, root } = await filesHost();
+    const s = await h.session({}, { files });
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    const clicked = await call(s, 'browser_click', { target: refOf(snap, 'button "Attachment"') });
+    expect(clicked).toContain('[File chooser]: can be handled by the "browser_file_upload" tool');
+    expect(await callError(s, 'browser_click', { target: '#name' })).toContain('handle it first with browser_file_upload');
+    const refused = await callError(s, 'browser_file_upload', { paths: ['/etc/passwd'] });
+    expect(refused).toContain('/etc/passwd is outside the allowed upload roots');
+    const uploaded = await call(s, 'browser_file_upload', { paths: [join(root, 'hello.txt')] });
+    expect(uploaded).toContain('Uploaded');
+    expect(await call(s, 'browser_get_text', { target: '#out' })).toContain('files: hello.txt:11');
+  });
+
+  it('cancels the chooser when no paths are given, and opens again later', async () => {
+    const { files } = await filesHost();
+    const s = await h.session({}, { files });
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    await call(s, 'browser_click', { target: '#upload' });
+    expect(await call(s, 'browser_file_upload', {})).toContain('Cancelled the file chooser');
+    expect(await callError(s, 'browser_file_upload', {})).toContain('No file chooser is open');
+    expect(await call(s, 'browser_click', { target: '#upload' })).toContain('[File chooser]');
+  });
+
+  it('refuses uploads where the host gives no file access', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    await call(s, 'browser_click', { target: '#upload' });
+    expect(await callError(s, 'browser_file_upload', { paths: ['/tmp/x'] })).toContain('File upload is not available here');
+  });
+});

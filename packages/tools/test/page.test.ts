@@ -1,0 +1,220 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { callTool } from '../src/index.js';
+import { call, callError, refOf, useHarness } from './harness.js';
+
+const h = useHarness();
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+const resultOf = (text: string) => text.split('\n\n### ')[0]!;
+
+describe('browser_navigate', () => {
+  it('refuses javascript:, file: and invalid URLs, and reports unreachable sites', async () => {
+    const s = await h.session();
+    expect(await callError(s, 'browser_navigate', { url: 'javascript:alert(1)' })).toContain('"javascript:" scheme are not allowed');
+    expect(await callError(s, 'browser_navigate', { url: 'file:///etc/passwd' })).toContain('"file:" scheme are not allowed');
+    expect(await callError(s, 'browser_navigate', { url: 'http://' })).toContain('is not a valid URL');
+    const closed = await closedPort();
+    expect(await callError(s, 'browser_navigate', { url: `http://127.0.0.1:${closed}/` })).toContain(
+      `Navigation to http://127.0.0.1:${closed}/ failed: net::ERR_CONNECTION_REFUSED`,
+    );
+    expect(await callError(s, 'browser_navigate', {})).toContain('"url" is required');
+    expect(await callError(s, 'browser_navigate', { url: 42 })).toContain('"url"');
+  });
+
+  it('adds a scheme to bare loopback hosts and applies the host URL filter', async () => {
+    const s = await h.session({ checkUrl: (url) => (url.includes('/dialogs') ? 'Blocked by --blocked-origins' : undefined) });
+    const text = await call(s, 'browser_navigate', { url: h.server.url('/index.html').replace('http://', '') });
+    expect(text).toContain('- Page Title: Fixture home');
+    expect(await callError(s, 'browser_navigate', { url: h.server.url('/dialogs.html') })).toContain('Blocked by --blocked-origins');
+  });
+});
+
+describe('tabs', () => {
+  it('lists, opens, selects and closes tabs; a target=_blank tab joins the session', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await call(s, 'browser_click', { target: refOf(snap, 'link "Open item in new tab"') });
+    await expect.poll(() => s.tabs.length).toBe(2);
+    const list = await call(s, 'browser_tabs', { action: 'list' });
+    expect(list).toContain('- 0: [Fixture home]');
+    expect(list).toMatch(/- 1: \(current\) \[(Item 7)?\]/);
+    const opened = await call(s, 'browser_tabs', { action: 'new', url: h.server.url('/form.html') });
+    expect(opened).toContain('- 2: (current) [Form]');
+    const selected = await call(s, 'browser_tabs', { action: 'select', index: 0 });
+    expect(selected).toContain('- 0: (current) [Fixture home]');
+    const closed = await call(s, 'browser_tabs', { action: 'close', index: 1 });
+    expect(closed).not.toContain('Item 7');
+    expect(s.tabs).toHaveLength(2);
+    expect(await callError(s, 'browser_tabs', { action: 'select', index: 9 })).toContain('No tab at index 9. Open tabs are numbered 0 to 1');
+    expect(await callError(s, 'browser_tabs', { action: 'select' })).toContain('needs index');
+    expect(await callError(s, 'browser_tabs', { action: 'shuffle' })).toContain('"action"');
+    expect(await call(s, 'browser_close')).toContain('Closed 2 tabs');
+    expect(s.tabs).toHaveLength(0);
+    expect(await call(s, 'browser_tabs', { action: 'list' })).toContain('No open tabs');
+  });
+
+  it('resizes the viewport and refuses sizes that make no sense', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await call(s, 'browser_resize', { width: 500, height: 400 });
+    expect(await call(s, 'browser_evaluate', { function: '() => [innerWidth, innerHeight]' })).toMatch(/500,\s*400/);
+    expect(await callError(s, 'browser_resize', { width: -5, height: 400 })).toContain('width must be at least 1');
+    expect(await callError(s, 'browser_resize', { width: 1.5, height: 400 })).toContain('"width"');
+  });
+});
+
+describe('console and network', () => {
+  it('collects console messages and page errors, and reports new ones after actions', async () => {
+    const s = await h.session();
+    const nav = await call(s, 'browser_navigate', { url: h.server.url('/console.html') });
+    expect(nav).toContain('### New console messages');
+    expect(nav).toContain('[ERROR] something failed');
+    const all = await call(s, 'browser_console_messages', { level: 'debug' });
+    expect(all).toContain('[LOG] hello from log');
+    expect(all).toContain('[WARN] careful');
+    await expect.poll(async () => call(s, 'browser_console_messages', { level: 'error' })).toContain('uncaught boom');
+    const errors = await call(s, 'browser_console_messages', { level: 'error' });
+    expect(errors).not.toContain('hello from log');
+    const clicked = await call(s, 'browser_click', { target: 'button' });
+    expect(clicked).toContain('### New console messages\n- [ERROR] clicked error');
+    const next = await call(s, 'browser_snapshot');
+    expect(next).not.toContain('### New console messages');
+    expect(await callError(s, 'browser_console_messages', { level: 'loud' })).toContain('"level"');
+  });
+
+  it('lists network requests with status, filtered by text or regex', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/spa.html') });
+    await call(s, 'browser_click', { target: refOf(snap, 'button "Load data"') });
+    const all = await call(s, 'browser_network_requests');
+    expect(all).toContain(`[GET] ${h.server.url('/spa.html')} => [200] (document)`);
+    expect(all).toContain('/api/slow?ms=300 => [200] (fetch)');
+    const filtered = resultOf(await call(s, 'browser_network_requests', { filter: 'api/' }));
+    expect(filtered).toContain('/api/slow');
+    expect(filtered).not.toContain('spa.html');
+    expect(await call(s, 'browser_network_requests', { filter: '/slow\\?ms=\\d+/' })).toContain('/api/slow');
+    expect(await callError(s, 'browser_network_requests', { filter: '/(/' })).toContain('not a valid regular expression');
+  });
+});
+
+describe('browser_evaluate', () => {
+  it('returns JSON results, awaits promises and passes a target element', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
+    expect(await call(s, 'browser_evaluate', { function: 'async () => { await new Promise(r => setTimeout(r, 10)); return {a: [1, 2]}; }' })).toMatch(/"a": \[\s*1,\s*2\s*\]/);
+    expect(await call(s, 'browser_evaluate', { function: '() => undefined' })).toContain('### Result\nundefined');
+    const onEl = await call(s, 'browser_evaluate', { function: '(el) => el.textContent', target: refOf(snap, 'button "Click me"') });
+    expect(onEl).toContain('"Click me"');
+  });
+
+  it('reports errors thrown in the page and code that is not a function', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await callError(s, 'browser_evaluate', { function: "() => { throw new Error('nope') }" })).toContain('The function threw in the page: nope');
+    expect(await callError(s, 'browser_evaluate', { function: 'document.title' })).toContain('must be a JavaScript function');
+    expect(await callError(s, 'browser_evaluate', { function: '() => 1', target: '#none' })).toContain('No element matches');
+  });
+});
+
+describe('browser_wait_for', () => {
+  it('waits for text to appear and to go', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/delayed.html') });
+    const appeared = await call(s, 'browser_wait_for', { text: 'Ready now' });
+    expect(appeared).toContain('Waited for text "Ready now" to appear');
+    expect(appeared).toContain('paragraph: "Ready now"');
+    expect(await call(s, 'browser_wait_for', { textGone: 'Loading' })).toContain('to disappear');
+    expect(await call(s, 'browser_wait_for', { time: 0.05 })).toContain('Waited for 0.05 s');
+  });
+
+  it('refuses a call with nothing to wait for or a wait too long', async () => {
+    const s = await h.session();
+    expect(await callError(s, 'browser_wait_for', {})).toContain('Pass at least one of time, text or textGone');
+    expect(await callError(s, 'browser_wait_for', { time: 600 })).toContain('"time"');
+    expect(await callError(s, 'browser_wait_for', { time: -1 })).toContain('"time"');
+  });
+});
+
+describe('browser_take_screenshot', () => {
+  it('returns PNG and JPEG images of the viewport, the full page and an element', async () => {
+    const saved: Array<[string, number]> = [];
+    const s = await h.session({}, { files: { resolveUpload: async (p) => p, writeOutput: async (name, data) => (saved.push([name, data.length]), `/out/${name}`) } });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const png = await callTool(s, 'browser_take_screenshot', {});
+    const image = png.content.find((c) => c.type === 'image');
+    expect(image?.type === 'image' && image.mimeType).toBe('image/png');
+    expect(image?.type === 'image' && Buffer.from(image.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    const jpeg = await callTool(s, 'browser_take_screenshot', { type: 'jpeg', fullPage: true, filename: 'full.jpg' });
+    expect(jpeg.content[0]!.type === 'text' && jpeg.content[0]!.text).toContain('Saved the screenshot to /out/full.jpg');
+    expect(jpeg.content.find((c) => c.type === 'image')).toMatchObject({ mimeType: 'image/jpeg' });
+    expect(saved[0]![0]).toBe('full.jpg');
+    const el = await callTool(s, 'browser_take_screenshot', { target: '#counter' });
+    expect(el.isError).toBeUndefined();
+  });
+
+  it('refuses contradictory options and saving without file access', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await callError(s, 'browser_take_screenshot', { target: '#counter', fullPage: true })).toContain('either target or fullPage');
+    expect(await callError(s, 'browser_take_screenshot', { filename: 'x.png' })).toContain('Saving files is not available here');
+    expect(await callError(s, 'browser_take_screenshot', { type: 'gif' })).toContain('"type"');
+  });
+});
+
+describe('capabilities', () => {
+  it('context tools say clearly that this host has no named contexts', async () => {
+    const s = await h.session();
+    expect(await callError(s, 'browser_context_list')).toContain('Named browser contexts need a browser that browsermcp launched');
+    expect(await callError(s, 'browser_context_create', { name: 'bad name!' })).toContain('name must be 1-32 letters');
+  });
+
+  it('context tools delegate to the host context manager', async () => {
+    const calls: string[] = [];
+    const s = await h.session({}, {
+      contexts: {
+        create: async (o) => void calls.push(`create ${o.name} ${o.proxy?.server ?? ''}`),
+        switch: async (n) => void calls.push(`switch ${n}`),
+        close: async (n) => void calls.push(`close ${n}`),
+        list: async () => [{ name: 'default', pages: 1, url: 'about:blank', proxy: undefined, active: true }],
+      },
+    });
+    await call(s, 'browser_context_create', { name: 'uk', proxy: { server: 'http://127.0.0.1:9' } });
+    await call(s, 'browser_context_switch', { name: 'uk' });
+    await call(s, 'browser_context_close', { name: 'uk' });
+    expect(await call(s, 'browser_context_list')).toContain('- default (active): 1 page, about:blank');
+    expect(calls).toEqual(['create uk http://127.0.0.1:9', 'switch uk', 'close uk']);
+  });
+
+  it('vision tools click, move, drag and scroll by coordinates', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/table?rows=200') });
+    const box = await call(s, 'browser_evaluate', { function: "() => { const r = document.querySelector('button').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }" });
+    const [x, y] = JSON.parse(box.split('### Result\n')[1]!.split('\n\n')[0]!) as [number, number];
+    await call(s, 'browser_evaluate', { function: "() => { window.hits = 0; document.querySelector('button').addEventListener('click', () => window.hits++); }" });
+    await call(s, 'browser_mouse_click_xy', { x, y });
+    expect(await call(s, 'browser_evaluate', { function: '() => window.hits' })).toContain('### Result\n1');
+    await call(s, 'browser_mouse_move_xy', { x: 10, y: 10 });
+    await call(s, 'browser_mouse_drag_xy', { startX: 10, startY: 10, endX: 40, endY: 40 });
+    await call(s, 'browser_mouse_wheel', { deltaY: 400 });
+    await expect.poll(async () => call(s, 'browser_evaluate', { function: '() => scrollY' })).toContain('### Result\n400');
+    expect(await callError(s, 'browser_mouse_click_xy', { x: -1, y: 0 })).toContain('x must not be negative');
+  });
+
+  it('saves the page as PDF through the host', async () => {
+    let bytes: Uint8Array = new Uint8Array();
+    const s = await h.session({}, { files: { resolveUpload: async (p) => p, writeOutput: async (name, data) => ((bytes = data), `/out/${name}`) } });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await call(s, 'browser_pdf_save', { filename: 'page.pdf' })).toContain('Saved the page as PDF to /out/page.pdf');
+    expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');
+  });
+});

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { call, callError, refOf, useHarness } from './harness.js';
+
+const h = useHarness();
+
+describe('browser_snapshot', () => {
+  it('renders roles, names, states and refs in the ARIA YAML form', async () => {
+    const s = await h.session();
+    const text = await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    expect(text).toContain('### Page\n- Page URL: ' + h.server.url('/form.html'));
+    expect(text).toContain('- Page Title: Form');
+    expect(text).toMatch(/- heading "Sign up" \[level=1\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- textbox "Name" \[ref=e\d+\]/);
+    expect(text).toMatch(/- combobox "Color" \[ref=e\d+\]: "Red"/);
+    expect(text).toMatch(/- checkbox "I agree" \[ref=e\d+\]/);
+    expect(text).toMatch(/- slider "Volume" \[ref=e\d+\]: "10"/);
+    expect(text).toMatch(/- button "Disabled action" \[disabled\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- group "Size":/);
+  });
+
+  it('leaves out hidden elements', async () => {
+    const s = await h.session();
+    const text = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(text).toContain('button "Click me"');
+    expect(text).not.toContain('Hidden button');
+  });
+
+  it('keeps refs stable across snapshots while the element lives', async () => {
+    const s = await h.session();
+    const first = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const ref = refOf(first, 'button "Click me"');
+    await call(s, 'browser_evaluate', { function: "() => document.body.insertAdjacentHTML('afterbegin', '<button>New one</button>')" });
+    const second = await call(s, 'browser_snapshot');
+    expect(refOf(second, 'button "Click me"')).toBe(ref);
+    expect(refOf(second, 'button "New one"')).not.toBe(ref);
+  });
+
+  it('answers a stale ref with a clear error, never another element', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const ref = refOf(snap, 'button "Click me"');
+    await call(s, 'browser_evaluate', { function: "() => document.getElementById('counter').remove()" });
+    expect(await callError(s, 'browser_click', { target: ref })).toContain(`ref ${ref} is no longer on the page — take a new snapshot`);
+    // After a navigation the same ref number must not reach an element of the new document.
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await callError(s, 'browser_click', { target: ref })).toContain('is no longer on the page');
+  });
+
+  it('includes same- and cross-origin iframes with prefixed refs that can be clicked', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/frames.html') });
+    expect(snap).toMatch(/- iframe "Same origin" \[ref=e\d+\]:\n\s+- button "Inner button" \[ref=f\d+e\d+\]/);
+    expect(snap).toMatch(/- iframe "Cross origin" \[ref=e\d+\]:\n\s+- button "Inner button" \[ref=f\d+e\d+\]/);
+    const refs = [...snap.matchAll(/button "Inner button" \[ref=(f\d+e\d+)\]/g)].map((m) => m[1]!);
+    expect(refs).toHaveLength(2);
+    const crossClick = await call(s, 'browser_click', { target: refs[1]!, element: 'cross-origin inner button' });
+    expect(crossClick).toContain(`inner clicked at ${new URL(h.server.crossOrigin).host}`);
+    const sameClick = await call(s, 'browser_click', { target: refs[0]! });
+    expect(sameClick).toContain(`inner clicked at ${new URL(h.server.origin).host}`);
+  });
+
+  it('includes open shadow roots', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/frames.html') });
+    const after = await call(s, 'browser_click', { target: refOf(snap, 'button "Shadow button"') });
+    expect(after).toContain('shadow clicked');
+  });
+
+  it('cuts a big page at the size budget with a note on how to see the rest', async () => {
+    const s = await h.session({ snapshotMaxChars: 5_000 });
+    const text = await call(s, 'browser_navigate', { url: h.server.url('/table?rows=300') });
+    const snapshot = /```yaml\n([\s\S]*)\n```/.exec(text)![1]!;
+    expect(snapshot.length).toBeLessThanOrEqual(5_000 + 300);
+    expect(snapshot).toMatch(/Snapshot cut at 5000 characters; \d+ more lines not shown\. Use browser_snapshot with target=<ref> or depth=<n>.*browser_find/);
+    // Cut on a node boundary: every line but the note is a whole node line.
+    for (const line of snapshot.split('\n')) expect(line).toMatch(/^\s*- /);
+  });
+
+  it('names every interactive element of the uncut big table', async () => {
+    const s = await h.session({ snapshotMaxChars: Infinity, includeSnapshot: false });
+    await call(s, 'browser_navigate', { url: h.server.url('/table?rows=300') });
+    const snap = await call(s, 'browser_snapshot');
+    for (const i of [1, 150, 300]) {
+      expect(snap).toMatch(new RegExp(`- link "Item ${i}" \\[ref=e\\d+\\] \\[url=/item/${i}\\]`));
+      expect(snap).toMatch(new RegExp(`- button "Edit ${i}" \\[ref=e\\d+\\]`));
+      expect(snap).toMatch(new RegExp(`- textbox "Quantity ${i}" \\[ref=e\\d+\\]: "${i % 10}"`));
+    }
+    expect(snap).not.toContain('Snapshot cut');
+  });
+
+  it('renders only a target subtree, or only some levels with depth', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const nav = refOf(snap, 'navigation "Pages"');
+    const part = await call(s, 'browser_snapshot', { target: nav });
+    expect(part).toContain('link "Form"');
+    expect(part).not.toContain('Click me');
+    const byCss = await call(s, 'browser_snapshot', { target: 'nav' });
+    expect(byCss).toContain('link "Dialogs"');
+    const shallow = await call(s, 'browser_snapshot', { depth: 1 });
+    expect(shallow).toMatch(/- navigation "Pages" \[ref=e\d+\]:\n\s+- list \[ref=e\d+\]: …/);
+    expect(shallow).not.toContain('link "Form"');
+  });
+
+  it('refuses bad targets and depths with the reason', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await callError(s, 'browser_snapshot', { target: 'e99999' })).toContain('ref e99999 is no longer on the page');
+    expect(await callError(s, 'browser_snapshot', { target: '#nope' })).toContain('No element matches the selector "#nope"');
+    expect(await callError(s, 'browser_snapshot', { target: '[[[' })).toContain('neither a ref from the snapshot');
+    expect(await callError(s, 'browser_snapshot', { depth: 0 })).toContain('"depth"');
+    expect(await callError(s, 'browser_snapshot', { depth: 'deep' })).toContain('"depth"');
+  });
+});
+
+describe('browser_find', () => {
+  it('finds text and names on a big page, with refs and their context', async () => {
+    const s = await h.session({ includeSnapshot: false });
+    await call(s, 'browser_navigate', { url: h.server.url('/table?rows=3000') });
+    const found = await call(s, 'browser_find', { text: 'item 2999' });
+    expect(found).toMatch(/- link "Item 2999" \[ref=e\d+\]/);
+    expect(found).toMatch(/\(in: table \[ref=e\d+\]\)/);
+    const byText = await call(s, 'browser_find', { text: 'item number 2999' });
+    expect(byText).toContain('- cell "Description of item number 2999"');
+    const byRegex = await call(s, 'browser_find', { regex: '^button "Edit 4\\d"$' });
+    expect(byRegex).toMatch(/^10 matches:/m);
+    const none = await call(s, 'browser_find', { text: 'no such thing' });
+    expect(none).toContain('No element or text matches "no such thing"');
+    const limited = await call(s, 'browser_find', { text: 'Edit', limit: 3 });
+    expect(limited).toContain('3000 matches (showing 3;');
+  });
+
+  it('refuses zero or two queries and bad regexes', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await callError(s, 'browser_find', {})).toContain('Pass exactly one of text or regex');
+    expect(await callError(s, 'browser_find', { text: 'a', regex: 'b' })).toContain('Pass exactly one of text or regex');
+    expect(await callError(s, 'browser_find', { regex: '(' })).toContain('not a valid regular expression');
+  });
+});
+
+describe('browser_get_text', () => {
+  it('reads the page or one element as laid out', async () => {
+    const s = await h.session();
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const page = await call(s, 'browser_get_text');
+    expect(page).toContain('Welcome to the fixture site.');
+    expect(page).not.toContain('Hidden button');
+    const nav = await call(s, 'browser_get_text', { target: refOf(snap, 'navigation "Pages"') });
+    expect(nav).toMatch(/Form\s+Dialogs\s+Frames/);
+    expect(nav).not.toContain('Welcome');
+    expect(await callError(s, 'browser_get_text', { target: '#missing' })).toContain('No element matches');
+  });
+});
