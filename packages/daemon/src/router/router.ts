@@ -106,7 +106,8 @@ export class SessionRouter {
     }
     checkId(executorId, 'executorId');
     const executor = this.#liveExecutor(executorId);
-    const session: SessionRecord = clientName === undefined ? { sessionId, executorId } : { sessionId, executorId, clientName };
+    const session: SessionRecord =
+      clientName === undefined ? { sessionId, executorId } : { sessionId, executorId, clientName };
     if (!(await this.#store.createSession(session))) throw new SessionExistsError(sessionId);
     if (executor.openSession !== undefined) {
       try {
@@ -122,7 +123,8 @@ export class SessionRouter {
   /**
    * Closes a session: commands that have not run fail with SessionClosed, its tabs are released, its
    * session-closed listeners are told, and its executor closes its tabs. False if no such session was open.
-   * If the executor is away, its tabs stay open until it reconnects, which reports them as orphaned.
+   * If the executor is away, its tabs stay open until it reconnects, which reports them as orphaned. If the
+   * executor fails to close the tabs, its error is rethrown; the router has forgotten the session either way.
    */
   async closeSession(sessionId: string): Promise<boolean> {
     this.#assertOpen();
@@ -156,7 +158,9 @@ export class SessionRouter {
     try {
       this.#assertOpen();
       checkId(sessionId, 'sessionId');
-      if (typeof request !== 'object' || request === null) throw new InvalidArgumentError('a command must be an object');
+      if (typeof request !== 'object' || request === null) {
+        throw new InvalidArgumentError('a command must be an object');
+      }
       checkId(request.name, 'command name');
       if (request.tabId !== undefined) checkId(request.tabId, 'tabId');
       if (request.originId !== undefined) checkId(request.originId, 'originId');
@@ -164,9 +168,11 @@ export class SessionRouter {
     } catch (error) {
       return Promise.reject(error);
     }
+    // A copy, so a caller that reuses its request object cannot change a command that is still queued.
+    const queued: DispatchRequest = { ...request };
     // Queued synchronously, so the order of dispatch calls is the order of execution.
     const lane = this.#lanes.get(sessionId);
-    return lane.queue.push(() => this.#run(lane, sessionId, request, timeoutMs));
+    return lane.queue.push(() => this.#run(lane, sessionId, queued, timeoutMs));
   }
 
   async #run(lane: SessionLane, sessionId: string, request: DispatchRequest, timeoutMs: number): Promise<unknown> {
@@ -196,7 +202,9 @@ export class SessionRouter {
 
     if (response.error !== undefined) throw executorError(response.error);
     // Sent without a tab: the executor picked or opened one, and names it in its response.
-    if (command.tabId === undefined && response.tabId !== undefined) await this.#adoptTab(sessionId, response.tabId);
+    if (command.tabId === undefined && response.tabId !== undefined) {
+      await this.#adoptTab(sessionId, response.tabId);
+    }
     return response.data;
   }
 
@@ -227,7 +235,9 @@ export class SessionRouter {
       }
       const session = await this.#store.getSession(sessionId);
       // A tab the executor claimed while the command ran (say, one it opened) stays the current one.
-      if (session !== undefined && session.currentTabId === undefined) await this.#store.setCurrentTab(sessionId, tabId);
+      if (session !== undefined && session.currentTabId === undefined) {
+        await this.#store.setCurrentTab(sessionId, tabId);
+      }
     } catch (error) {
       this.#logger.warn({ sessionId, tabId, error }, 'could not record the tab a command ran in');
     }
@@ -304,7 +314,10 @@ export class SessionRouter {
     await this.#store.setCurrentTab(sessionId, tabId);
   }
 
-  /** An executor reports that a tab closed. If it was a session's current tab, that session has none until the next command. */
+  /**
+   * An executor reports that a tab closed. If it was a session's current tab, the session has none until its next
+   * command, which the executor then runs in a tab of its choosing.
+   */
   async releaseTab(executorId: string, tabId: string): Promise<boolean> {
     this.#assertOpen();
     checkId(executorId, 'executorId');
@@ -425,7 +438,10 @@ export class SessionRouter {
     };
   }
 
-  /** Subscribes to the end of one session: closeSession ('closed') or its browser's grace period ran out ('browser-gone'). */
+  /**
+   * Subscribes to the end of one session: closeSession ('closed'), or its browser's grace period ran out
+   * ('browser-gone'). Listeners are dropped once told.
+   */
   onSessionClosed(sessionId: string, listener: SessionClosedListener): Unsubscribe {
     this.#assertOpen();
     checkId(sessionId, 'sessionId');
@@ -453,7 +469,9 @@ export class SessionRouter {
   /**
    * Stops the router: every pending and queued command fails with RouterClosed, every timer is cleared and every
    * listener dropped. Sessions stay in the store (a shared store outlives this daemon) and executors are not told;
-   * whoever owns them closes them. Safe to call twice; later calls other than stats fail with RouterClosed.
+   * whoever owns them closes them. Safe to call twice. Afterwards, calls that would start work (dispatch,
+   * openSession, closeSession, claims, subscriptions, executorConnected) fail with RouterClosed, and what executors
+   * report is ignored.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -517,7 +535,9 @@ function checkListener(listener: unknown): void {
 }
 
 function checkExecutor(executor: Executor): void {
-  if (typeof executor !== 'object' || executor === null) throw new InvalidArgumentError('an executor must be an object');
+  if (typeof executor !== 'object' || executor === null) {
+    throw new InvalidArgumentError('an executor must be an object');
+  }
   checkId(executor.id, 'executor.id');
   if (executor.kind !== 'local' && executor.kind !== 'extension') {
     throw new InvalidArgumentError('"executor.kind" must be "local" or "extension"');
