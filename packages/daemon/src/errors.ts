@@ -113,6 +113,12 @@ export const CommandFailedError = defineError<
   [command: string, reason: string, options?: Cause]
 >('BMCP_ERR_COMMAND_FAILED', '%s could not be run: %s', ErrorCodes.CommandFailed);
 
+export const BrowserLaunchError = defineError<'BMCP_ERR_BROWSER_LAUNCH', [reason: string]>(
+  'BMCP_ERR_BROWSER_LAUNCH',
+  'the browser could not be started: %s',
+  ErrorCodes.BrowserDisconnected,
+);
+
 const ExecutorErrorClass = defineError<'BMCP_ERR_EXECUTOR', [message: string]>(
   'BMCP_ERR_EXECUTOR',
   '%s',

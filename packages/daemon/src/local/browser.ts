@@ -1,0 +1,122 @@
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { BrowserLaunchError } from '../errors.js';
+import { findChrome, QUIET_ARGS } from './chrome.js';
+
+export interface LocalBrowserOptions {
+  /** Chrome/Chromium to launch; found automatically when omitted. */
+  executablePath?: string | undefined;
+  /** Headless (default) or a visible window. */
+  headless?: boolean | undefined;
+  /** Viewport of new pages; null keeps the window's own size. Default 1280×720. */
+  viewport?: { width: number; height: number } | null | undefined;
+  /** A persistent profile: sessions share its cookies but still own their tabs. */
+  userDataDir?: string | undefined;
+  /** Extra command-line flags for the launched browser. */
+  args?: string[] | undefined;
+  /** Connect to this running browser (http://host:port or ws://…) instead of launching one. */
+  cdpEndpoint?: string | undefined;
+}
+
+/**
+ * The browser the local executor drives: launched lazily on first use (or reached over CDP), watched for crashes,
+ * and launched again by the next use after one.
+ */
+export class LocalBrowser {
+  private readonly options: LocalBrowserOptions;
+  private starting: Promise<Browser> | undefined;
+  private browser: Browser | undefined;
+  private closing = false;
+  private readonly goneListeners = new Set<(reason: string) => void>();
+
+  constructor(options: LocalBrowserOptions = {}) {
+    this.options = options;
+  }
+
+  get connected(): boolean {
+    return this.browser?.connected === true;
+  }
+
+  get mode(): 'launch' | 'cdp' {
+    return this.options.cdpEndpoint ? 'cdp' : 'launch';
+  }
+
+  /** Told when the browser crashes, is closed by the user, or the CDP connection drops. */
+  onGone(listener: (reason: string) => void): () => void {
+    this.goneListeners.add(listener);
+    return () => this.goneListeners.delete(listener);
+  }
+
+  async get(): Promise<Browser> {
+    if (this.browser?.connected) return this.browser;
+    if (this.closing) throw new BrowserLaunchError('the daemon is shutting down');
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<Browser> {
+    const browser = this.options.cdpEndpoint ? await this.connect(this.options.cdpEndpoint) : await this.launch();
+    this.browser = browser;
+    browser.once('disconnected', () => {
+      if (this.browser !== browser) return;
+      this.browser = undefined;
+      if (this.closing) return;
+      const reason = this.options.cdpEndpoint ? 'the CDP connection to the browser closed' : 'the browser closed or crashed';
+      for (const l of this.goneListeners) l(reason);
+    });
+    return browser;
+  }
+
+  private async connect(endpoint: string): Promise<Browser> {
+    const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
+    try {
+      return await puppeteer.connect({
+        ...(/^wss?:/i.test(endpoint) ? { browserWSEndpoint: endpoint } : { browserURL: endpoint }),
+        defaultViewport: viewport,
+      });
+    } catch (err) {
+      throw new BrowserLaunchError(
+        `cannot connect to the browser at ${endpoint} (${(err as Error).message.split('\n')[0]}); start Chrome with --remote-debugging-port and check the URL`,
+      );
+    }
+  }
+
+  private async launch(): Promise<Browser> {
+    const executablePath = this.options.executablePath ?? findChrome();
+    if (!executablePath) {
+      throw new BrowserLaunchError(
+        'no Chrome or Chromium found; install one (Debian: apt-get install chromium) or pass --executable-path / set CHROME_PATH',
+      );
+    }
+    const args = [...QUIET_ARGS, ...(this.options.args ?? [])];
+    // Chromium refuses to start as root with its sandbox on.
+    if (process.getuid?.() === 0 && !args.includes('--no-sandbox')) args.push('--no-sandbox');
+    const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
+    try {
+      return await puppeteer.launch({
+        executablePath,
+        headless: this.options.headless ?? true,
+        args,
+        defaultViewport: viewport,
+        ...(this.options.userDataDir ? { userDataDir: this.options.userDataDir } : {}),
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    } catch (err) {
+      throw new BrowserLaunchError(`cannot launch ${executablePath}: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+
+  /** Closes a launched browser (or disconnects from a CDP one). Safe to call twice. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const starting = this.starting;
+    const browser = this.browser ?? (starting ? await starting.catch(() => undefined) : undefined);
+    this.browser = undefined;
+    if (!browser) return;
+    if (this.options.cdpEndpoint) await browser.disconnect().catch(() => undefined);
+    else await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+  }
+}

@@ -1,0 +1,225 @@
+import { readFile } from 'node:fs/promises';
+import {
+  ToolError,
+  ToolSession,
+  type ContextInfo,
+  type ContextManager,
+  type ProxySettings,
+  type SessionConfig,
+  type ToolResult,
+} from '@browsermcp/tools';
+import type { Browser, BrowserContext, CookieData, Page } from 'puppeteer-core';
+import type { NodeFileAccess } from './files.js';
+
+const DEFAULT = 'default';
+const PREFIXED_REF = /^([A-Za-z0-9_-]{1,32}):((?:f\d+)?e\d+)$/;
+const TARGET_KEYS = new Set(['target', 'startTarget', 'endTarget']);
+
+interface Entry {
+  name: string;
+  context: BrowserContext;
+  owns: boolean;
+  session: ToolSession;
+  proxy: ProxySettings | undefined;
+}
+
+/** Playwright's storage state file: what a logged-in context needs to start logged in. */
+interface StorageState {
+  cookies?: Array<{
+    name: string;
+    value: string;
+    domain: string;
+    path?: string;
+    expires?: number;
+    httpOnly?: boolean;
+    secure?: boolean;
+    sameSite?: 'Strict' | 'Lax' | 'None';
+  }>;
+  origins?: Array<{ origin: string; localStorage?: Array<{ name: string; value: string }> }>;
+}
+
+/**
+ * The browser contexts of one session: `default` plus the named ones it created. Tools run in the active one;
+ * refs from a named context carry its name (`uk:e2`) so they cannot reach into another context by mistake.
+ */
+export class SessionContexts implements ContextManager {
+  private readonly browser: Browser;
+  private readonly files: NodeFileAccess;
+  private readonly toolConfig: Partial<SessionConfig>;
+  private readonly entries = new Map<string, Entry>();
+  private activeName = DEFAULT;
+
+  constructor(options: {
+    browser: Browser;
+    defaultContext: BrowserContext;
+    ownsDefaultContext: boolean;
+    files: NodeFileAccess;
+    toolConfig: Partial<SessionConfig>;
+  }) {
+    this.browser = options.browser;
+    this.files = options.files;
+    this.toolConfig = options.toolConfig;
+    this.entries.set(DEFAULT, this.entry(DEFAULT, options.defaultContext, options.ownsDefaultContext, undefined));
+  }
+
+  private entry(name: string, context: BrowserContext, owns: boolean, proxy: ProxySettings | undefined): Entry {
+    const newPage = async (): Promise<Page> => {
+      const page = await context.newPage();
+      if (proxy?.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? '' });
+      return page;
+    };
+    const session = new ToolSession({ newPage, files: this.files, contexts: this }, this.toolConfig);
+    return { name, context, owns, session, proxy };
+  }
+
+  active(): ToolSession {
+    return this.entries.get(this.activeName)!.session;
+  }
+
+  /** Strips the active context's prefix from refs in tool arguments; a ref of another context is an error. */
+  unprefixArgs(payload: unknown): unknown {
+    const fix = (value: unknown, key: string): unknown => {
+      if (typeof value !== 'string' || !TARGET_KEYS.has(key)) return value;
+      const m = PREFIXED_REF.exec(value);
+      if (!m || !this.entries.has(m[1]!)) return value;
+      if (m[1] !== this.activeName) {
+        throw new ToolError(`ref ${value} belongs to context "${m[1]}"; switch to it with browser_context_switch first.`);
+      }
+      return m[2];
+    };
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(payload)) {
+      if (k === 'fields' && Array.isArray(v)) {
+        out[k] = v.map((f: unknown) =>
+          typeof f === 'object' && f !== null ? { ...f, target: fix((f as Record<string, unknown>).target, 'target') } : f,
+        );
+      } else out[k] = fix(v, k);
+    }
+    return out;
+  }
+
+  /** Prefixes refs in a result from a named context (`[ref=e2]` → `[ref=uk:e2]`). */
+  prefixRefs(result: ToolResult): ToolResult {
+    if (this.activeName === DEFAULT) return result;
+    const prefix = this.activeName;
+    return {
+      ...result,
+      content: result.content.map((c) =>
+        c.type === 'text' ? { ...c, text: c.text.replace(/\[ref=((?:f\d+)?e\d+)\]/g, `[ref=${prefix}:$1]`) } : c,
+      ),
+    };
+  }
+
+  async create(options: { name: string; proxy?: ProxySettings | undefined; storageState?: string | undefined }): Promise<void> {
+    const { name, proxy, storageState } = options;
+    if (this.entries.has(name)) throw new ToolError(`A context named "${name}" already exists; switch to it or pick another name.`);
+    const state = storageState ? await this.readStorageState(storageState) : undefined;
+    const context = await this.browser.createBrowserContext({
+      ...(proxy ? { proxyServer: proxy.server } : {}),
+      ...(proxy?.bypass ? { proxyBypassList: proxy.bypass.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+    });
+    try {
+      if (state) await applyStorageState(context, state);
+    } catch (err) {
+      await context.close().catch(() => undefined);
+      throw new ToolError(`Could not load the storage state ${storageState}: ${(err as Error).message}`);
+    }
+    this.entries.set(name, this.entry(name, context, true, proxy));
+    this.activeName = name;
+  }
+
+  private async readStorageState(path: string): Promise<StorageState> {
+    const full = await this.files.readable(path);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(full, 'utf8'));
+    } catch (err) {
+      throw new ToolError(`${path} is not a JSON storage state file: ${(err as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ToolError(`${path} must hold an object {cookies, origins} (Playwright's storage state).`);
+    }
+    const state = parsed as StorageState;
+    if (state.cookies !== undefined && !Array.isArray(state.cookies)) throw new ToolError(`${path}: "cookies" must be an array.`);
+    if (state.origins !== undefined && !Array.isArray(state.origins)) throw new ToolError(`${path}: "origins" must be an array.`);
+    return state;
+  }
+
+  async switch(name: string): Promise<void> {
+    if (!this.entries.has(name)) throw new ToolError(`No context named "${name}". ${this.namesHint()}`);
+    this.activeName = name;
+  }
+
+  async list(): Promise<ContextInfo[]> {
+    return [...this.entries.values()].map((e) => {
+      const tab = e.session.peekCurrentTab();
+      return {
+        name: e.name,
+        pages: e.session.tabs.length,
+        url: tab?.page.url(),
+        proxy: e.proxy?.server,
+        active: e.name === this.activeName,
+      };
+    });
+  }
+
+  async close(name: string): Promise<void> {
+    if (name === DEFAULT) throw new ToolError('The default context cannot be closed; close its tabs with browser_close.');
+    const entry = this.entries.get(name);
+    if (!entry) throw new ToolError(`No context named "${name}". ${this.namesHint()}`);
+    this.entries.delete(name);
+    if (this.activeName === name) this.activeName = DEFAULT;
+    await entry.context.close();
+  }
+
+  private namesHint(): string {
+    return `Contexts: ${[...this.entries.keys()].join(', ')}.`;
+  }
+
+  /** Closes every context this session made and its tabs in a shared one. */
+  async closeAll(): Promise<void> {
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(
+      entries.map(async (e) => {
+        if (e.owns) await e.context.close().catch(() => undefined);
+        else await e.session.closeAll().catch(() => undefined);
+      }),
+    );
+  }
+}
+
+async function applyStorageState(context: BrowserContext, state: StorageState): Promise<void> {
+  if (state.cookies?.length) {
+    const cookies: CookieData[] = state.cookies.map((c) => ({
+      name: c.name,
+      value: c.value,
+      domain: c.domain,
+      path: c.path ?? '/',
+      ...(c.expires !== undefined && c.expires > 0 ? { expires: c.expires } : {}),
+      ...(c.httpOnly !== undefined ? { httpOnly: c.httpOnly } : {}),
+      ...(c.secure !== undefined ? { secure: c.secure } : {}),
+      ...(c.sameSite ? { sameSite: c.sameSite } : {}),
+    }));
+    await context.setCookie(...cookies);
+  }
+  const origins = (state.origins ?? []).filter((o) => o.localStorage?.length);
+  if (!origins.length) return;
+  // localStorage belongs to an origin's document: open each origin on a blank stand-in page (no network).
+  const page = await context.newPage();
+  try {
+    await page.setRequestInterception(true);
+    page.on('request', (req) => void req.respond({ status: 200, contentType: 'text/html', body: '<!doctype html>' }).catch(() => undefined));
+    for (const o of origins) {
+      await page.goto(o.origin, { waitUntil: 'domcontentloaded' });
+      await page.evaluate((items: Array<{ name: string; value: string }>) => {
+        // Runs in the page; the daemon compiles without DOM types.
+        const storage = (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage;
+        for (const { name, value } of items) storage.setItem(name, value);
+      }, o.localStorage!);
+    }
+  } finally {
+    await page.close().catch(() => undefined);
+  }
+}

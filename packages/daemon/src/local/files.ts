@@ -1,0 +1,48 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { ToolError, type FileAccess } from '@browsermcp/tools';
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(`..${sep}`));
+}
+
+/**
+ * Files for tools running next to the daemon: outputs go to one directory, uploads are read only from the output
+ * directory and the configured roots. Anything else is refused: a model must not reach arbitrary files.
+ */
+export class NodeFileAccess implements FileAccess {
+  readonly outputDir: string;
+  readonly roots: string[];
+
+  constructor(options: { outputDir: string; roots?: string[] }) {
+    this.outputDir = resolve(options.outputDir);
+    this.roots = [this.outputDir, ...(options.roots ?? []).map((r) => resolve(r))];
+  }
+
+  async resolveUpload(path: string): Promise<string> {
+    if (!isAbsolute(path)) throw new ToolError(`Upload paths must be absolute; "${path}" is not.`);
+    const full = resolve(path);
+    if (!this.roots.some((root) => inside(root, full))) {
+      throw new ToolError(`${path} is outside the allowed file roots (${this.roots.join(', ')}). Put the file in one of them.`);
+    }
+    const info = await stat(full).catch(() => undefined);
+    if (!info?.isFile()) throw new ToolError(`${path} does not exist or is not a file.`);
+    return full;
+  }
+
+  async writeOutput(name: string, data: Uint8Array): Promise<string> {
+    const full = resolve(this.outputDir, name);
+    if (isAbsolute(name) || !inside(this.outputDir, full) || full === this.outputDir) {
+      throw new ToolError(`"${name}" must be a file name inside the output directory (${this.outputDir}), without ".." or an absolute path.`);
+    }
+    await mkdir(resolve(full, '..'), { recursive: true });
+    await writeFile(full, data);
+    return full;
+  }
+
+  /** Reads a file the model named for input (e.g. a storage state) under the same rules as uploads. */
+  async readable(path: string): Promise<string> {
+    return this.resolveUpload(path);
+  }
+}
