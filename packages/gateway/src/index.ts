@@ -1,1 +1,10 @@
-export {};
+export { EmbeddedBackend } from './backend.js';
+export type { Backend, EmbeddedBackendOptions } from './backend.js';
+export { buildProgram, ConfigError, originFilter, resolveConfig } from './config.js';
+export type { GatewayConfig } from './config.js';
+export { createBackend, runStdioGateway, startHttpGateway } from './gateway.js';
+export type { RunningHttpGateway } from './gateway.js';
+export { buildHttpGateway } from './http/app.js';
+export type { HttpGateway, HttpGatewayOptions } from './http/app.js';
+export { createMcpServer, describeTools, SERVER_NAME } from './mcp-server.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+import { CommanderError } from 'commander';
+import { buildProgram, ConfigError, isLoopback, resolveConfig, type GatewayConfig } from './config.js';
+import { runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
+import { VERSION } from './version.js';
+
+function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
+  const mcp = `${gw.url}/mcp`;
+  const browser = config.cdpEndpoint ? `connects to ${config.cdpEndpoint}` : `launched on first use, ${config.headlessReason}`;
+  const lines = [
+    `browsermcp-gateway ${VERSION}`,
+    `  MCP (Streamable HTTP)  ${mcp}`,
+    `  MCP (legacy SSE)       ${gw.url}/sse`,
+    `  Health                 ${gw.url}/health`,
+    `  Browser                ${browser}`,
+    `  Output directory       ${config.outputDir}`,
+  ];
+  if (gw.apiKey) {
+    lines.push(
+      `  API key                ${gw.apiKey}`,
+      '',
+      'Claude Code:',
+      `  claude mcp add --transport http browsermcp ${mcp} --header "Authorization: Bearer ${gw.apiKey}"`,
+      'Any MCP client (JSON config):',
+      `  {"mcpServers": {"browsermcp": {"type": "http", "url": "${mcp}", "headers": {"Authorization": "Bearer ${gw.apiKey}"}}}}`,
+    );
+  } else {
+    lines.push('  Auth                   none (--no-auth; loopback only)', '', `Claude Code:\n  claude mcp add --transport http browsermcp ${mcp}`);
+  }
+  if (!isLoopback(config.host)) {
+    lines.push('', `WARNING: bound to ${config.host}, reachable from other machines. Keep the API key secret; requests are rate limited.`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const program = buildProgram().exitOverride();
+  try {
+    program.parse(process.argv);
+  } catch (err) {
+    // --help and --version exit 0; a bad flag exits 2 (commander already printed why).
+    if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+    throw err;
+  }
+  let config: GatewayConfig;
+  try {
+    config = resolveConfig(program);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`browsermcp-gateway: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  if (config.port === undefined) {
+    await runStdioGateway(config);
+    process.exit(0);
+  }
+
+  let gateway: RunningHttpGateway;
+  try {
+    gateway = await startHttpGateway({ ...config, port: config.port });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'EADDRINUSE' ? `port ${config.port} is in use; pick another with --port` : (err as Error).message;
+    process.stderr.write(`browsermcp-gateway: cannot start: ${reason}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`${banner(config, gateway)}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`\n${signal}: closing sessions and the browser…\n`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    await gateway.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`browsermcp-gateway: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

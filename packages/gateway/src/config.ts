@@ -1,0 +1,231 @@
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { optionalCapabilities, type Capability } from '@browsermcp/tools';
+import { VERSION } from './version.js';
+
+export interface GatewayConfig {
+  /** HTTP port; undefined = stdio. */
+  port: number | undefined;
+  host: string;
+  headless: boolean;
+  /** Why headless was chosen, for the startup banner. */
+  headlessReason: string;
+  executablePath: string | undefined;
+  cdpEndpoint: string | undefined;
+  userDataDir: string | undefined;
+  viewport: { width: number; height: number };
+  caps: Capability[];
+  sharedBrowserContext: boolean;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  blockedOrigins: string[];
+  outputDir: string;
+  fileRoots: string[];
+  apiKey: string | undefined;
+  noAuth: boolean;
+  corsOrigins: string[];
+  rateLimit: number | undefined;
+  gracePeriodMs: number;
+  sessionIdleMs: number;
+  commandTimeoutMs: number;
+  snapshotMaxChars: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** Every flag, its environment variable (BROWSERMCP_<FLAG>) and its default, in one table for --help. */
+function options(): Option[] {
+  const opt = (flags: string, description: string, env: string) => new Option(flags, description).env(`BROWSERMCP_${env}`);
+  return [
+    opt('--port <port>', 'serve MCP over HTTP on this port (Streamable HTTP at /mcp, legacy SSE at /sse); without it, stdio', 'PORT'),
+    opt('--host <host>', 'address to bind', 'HOST').default('127.0.0.1'),
+    opt('--headless', 'run the browser headless (default: headed when a display exists, else headless)', 'HEADLESS'),
+    opt('--executable-path <path>', 'Chrome/Chromium to launch (default: CHROME_PATH, then auto-detected)', 'EXECUTABLE_PATH'),
+    opt('--cdp-endpoint <url>', 'connect to a running browser (http://host:port or ws://…) instead of launching one', 'CDP_ENDPOINT'),
+    opt('--user-data-dir <dir>', 'persistent browser profile (sessions share it, each owns its tabs)', 'USER_DATA_DIR'),
+    opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)', 'ISOLATED'),
+    opt('--viewport-size <WxH>', 'viewport of new pages', 'VIEWPORT_SIZE').default('1280x720'),
+    opt('--caps <list>', `optional tool capabilities, comma-separated: ${optionalCapabilities.join(', ')} (default: none)`, 'CAPS'),
+    opt('--shared-browser-context', 'all sessions share one browser context (cookies) instead of one each', 'SHARED_BROWSER_CONTEXT'),
+    opt('--allowed-hosts <list>', 'Host header values accepted, comma-separated (default: localhost, 127.0.0.1, [::1] with the port)', 'ALLOWED_HOSTS'),
+    opt('--allowed-origins <list>', 'only these origins may be opened in the browser, comma-separated (default: all)', 'ALLOWED_ORIGINS'),
+    opt('--blocked-origins <list>', 'these origins may not be opened in the browser, comma-separated (default: none)', 'BLOCKED_ORIGINS'),
+    opt('--config <file>', 'JSON file with any of these options (camelCase keys); flags and env override it', 'CONFIG'),
+    opt('--output-dir <dir>', 'where screenshots and PDFs are saved (uploads are allowed from here too)', 'OUTPUT_DIR').default(join(tmpdir(), 'browsermcp-output')),
+    opt('--file-roots <list>', 'more directories uploads and storage states may be read from, comma-separated (default: none)', 'FILE_ROOTS'),
+    opt('--api-key <key>', 'bearer key HTTP clients must send (default: a random key, printed at startup)', 'API_KEY'),
+    opt('--no-auth', 'serve HTTP without a key (only allowed on a loopback host)', 'NO_AUTH'),
+    opt('--cors-origins <list>', 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)', 'CORS_ORIGINS'),
+    opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)', 'RATE_LIMIT'),
+    opt('--grace-period <seconds>', 'how long a session outlives a dropped legacy SSE stream', 'GRACE_PERIOD').default('300'),
+    opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long', 'SESSION_IDLE_TIMEOUT').default('1800'),
+    opt('--command-timeout <seconds>', 'longest a single tool call may take', 'COMMAND_TIMEOUT').default('90'),
+    opt('--snapshot-max-chars <n>', 'cut snapshots longer than this at a node boundary', 'SNAPSHOT_MAX_CHARS').default('40000'),
+    opt('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, 'LOG_LEVEL').default('info'),
+  ];
+}
+
+export function buildProgram(): Command {
+  const program = new Command('browsermcp-gateway')
+    .description('MCP server that lets AI agents drive real Chrome tabs, many clients at once, each in its own tabs.')
+    .version(VERSION, '-V, --version')
+    .helpOption('-h, --help', 'show this help')
+    .showHelpAfterError('(run browsermcp-gateway --help for every option)')
+    .allowExcessArguments(false);
+  for (const o of options()) program.addOption(o);
+  return program;
+}
+
+type Raw = Record<string, unknown>;
+
+function readConfigFile(path: string): Raw {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--config ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`--config ${path}: not valid JSON (${(err as Error).message}).`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`--config ${path}: must be a JSON object of options, e.g. {"port": 3456}.`);
+  }
+  return parsed as Raw;
+}
+
+/** Defaults < config file < environment < command line; then every value is checked once, here. */
+export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const raw = program.opts<Raw>();
+  if (typeof raw.config === 'string') {
+    const file = readConfigFile(raw.config);
+    const known = new Set(program.options.map((o) => o.attributeName()));
+    for (const [key, value] of Object.entries(file)) {
+      if (!known.has(key)) throw new ConfigError(`--config: unknown option "${key}". Keys are the flags in camelCase, e.g. "viewportSize".`);
+      const source = program.getOptionValueSource(key);
+      if (source === undefined || source === 'default') {
+        program.setOptionValueWithSource(key, Array.isArray(value) ? value.join(',') : value, 'config');
+      }
+    }
+  }
+  const o = program.opts<Raw>();
+  const str = (k: string) => (o[k] === undefined || o[k] === null || o[k] === '' ? undefined : String(o[k]));
+  const bool = (k: string) => o[k] === true || o[k] === 'true' || o[k] === '1';
+  const int = (k: string, flag: string, min: number, max: number): number | undefined => {
+    const v = str(k);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${flag} must be a whole number from ${min} to ${max}, got "${v}".`);
+    return n;
+  };
+
+  const port = int('port', 'port', 0, 65535);
+  const host = str('host') ?? '127.0.0.1';
+  const loopback = isLoopback(host);
+
+  const viewportText = str('viewportSize') ?? '1280x720';
+  const vm = /^(\d{2,5})[x×,](\d{2,5})$/i.exec(viewportText);
+  if (!vm) throw new ConfigError(`--viewport-size must look like 1280x720, got "${viewportText}".`);
+  const viewport = { width: Number(vm[1]), height: Number(vm[2]) };
+
+  const caps = list(str('caps') ?? '');
+  for (const c of caps) {
+    if (!optionalCapabilities.includes(c as Capability)) {
+      throw new ConfigError(`--caps: unknown capability "${c}". Choose from: ${optionalCapabilities.join(', ')}.`);
+    }
+  }
+
+  const cdpEndpoint = str('cdpEndpoint');
+  if (cdpEndpoint && !/^(https?|wss?):\/\/[^\s]+$/i.test(cdpEndpoint)) {
+    throw new ConfigError(`--cdp-endpoint must be an http(s):// or ws(s):// URL, got "${cdpEndpoint}".`);
+  }
+  const userDataDir = str('userDataDir');
+  if (bool('isolated') && userDataDir) throw new ConfigError('--isolated and --user-data-dir contradict each other: pick one.');
+
+  // --no-auth sets auth=false in commander.
+  const noAuth = o.auth === false || o.auth === 'false';
+  if (noAuth && port !== undefined && !loopback) {
+    throw new ConfigError(`--no-auth is only allowed on a loopback host; ${host} is reachable from other machines. Use --api-key.`);
+  }
+  const logLevel = str('logLevel') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}".`);
+
+  const origins = (k: string, flag: string) =>
+    list(str(k) ?? '').map((v) => {
+      try {
+        return new URL(v).origin.toLowerCase();
+      } catch {
+        throw new ConfigError(`--${flag}: "${v}" is not an origin such as https://example.com.`);
+      }
+    });
+
+  const hasDisplay = process.platform !== 'linux' || Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+  const headless = bool('headless') || !hasDisplay;
+  const headlessReason = bool('headless') ? 'headless (--headless)' : hasDisplay ? 'headed (a display is available; --headless to hide it)' : 'headless (no display found)';
+
+
+  return {
+    port,
+    host,
+    headless,
+    headlessReason,
+    executablePath: str('executablePath'),
+    cdpEndpoint,
+    userDataDir,
+    viewport,
+    caps: caps as Capability[],
+    sharedBrowserContext: bool('sharedBrowserContext'),
+    allowedHosts: list(str('allowedHosts') ?? '').map((h) => h.toLowerCase()),
+    allowedOrigins: origins('allowedOrigins', 'allowed-origins'),
+    blockedOrigins: origins('blockedOrigins', 'blocked-origins'),
+    outputDir: str('outputDir') ?? join(tmpdir(), 'browsermcp-output'),
+    fileRoots: list(str('fileRoots') ?? ''),
+    apiKey: str('apiKey'),
+    noAuth,
+    corsOrigins: origins('corsOrigins', 'cors-origins'),
+    rateLimit: int('rateLimit', 'rate-limit', 1, 1_000_000) ?? (loopback ? undefined : 100),
+    gracePeriodMs: int('gracePeriod', 'grace-period', 0, 86_400)! * 1000,
+    sessionIdleMs: int('sessionIdleTimeout', 'session-idle-timeout', 0, 604_800)! * 1000,
+    commandTimeoutMs: int('commandTimeout', 'command-timeout', 1, 3600)! * 1000,
+    snapshotMaxChars: int('snapshotMaxChars', 'snapshot-max-chars', 1000, 10_000_000)!,
+    logLevel,
+  };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The navigation filter for --allowed-origins / --blocked-origins, as the tools' checkUrl hook. */
+export function originFilter(config: Pick<GatewayConfig, 'allowedOrigins' | 'blockedOrigins'>): ((url: string) => string | undefined) | undefined {
+  if (!config.allowedOrigins.length && !config.blockedOrigins.length) return undefined;
+  return (url) => {
+    let origin: string;
+    try {
+      origin = new URL(url).origin.toLowerCase();
+    } catch {
+      return undefined;
+    }
+    if (config.blockedOrigins.includes(origin)) return `${origin} is blocked by the gateway's --blocked-origins.`;
+    if (config.allowedOrigins.length && !config.allowedOrigins.includes(origin) && origin !== 'null') {
+      return `${origin} is not in the gateway's --allowed-origins (${config.allowedOrigins.join(', ')}).`;
+    }
+    return undefined;
+  };
+}

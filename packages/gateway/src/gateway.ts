@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { toolsFor } from '@browsermcp/tools';
+import { EmbeddedBackend, type Backend } from './backend.js';
+import { originFilter, type GatewayConfig } from './config.js';
+import { buildHttpGateway, type HttpGateway } from './http/app.js';
+import { createMcpServer, describeTools } from './mcp-server.js';
+import { newSessionId } from './sessions.js';
+import { LineStdioTransport } from './stdio-transport.js';
+import { VERSION } from './version.js';
+
+export function createBackend(config: GatewayConfig): Backend {
+  return new EmbeddedBackend({
+    executablePath: config.executablePath,
+    headless: config.headless,
+    viewport: config.viewport,
+    userDataDir: config.userDataDir,
+    cdpEndpoint: config.cdpEndpoint,
+    sharedBrowserContext: config.sharedBrowserContext,
+    outputDir: config.outputDir,
+    fileRoots: config.fileRoots,
+    caps: config.caps,
+    commandTimeoutMs: config.commandTimeoutMs,
+    toolConfig: { snapshotMaxChars: config.snapshotMaxChars, checkUrl: originFilter(config) },
+  });
+}
+
+export interface RunningHttpGateway extends HttpGateway {
+  url: string;
+  apiKey: string | undefined;
+  backend: Backend;
+}
+
+/** Starts the HTTP gateway (Streamable HTTP + legacy SSE) with the embedded daemon. */
+export async function startHttpGateway(config: GatewayConfig & { port: number }, extra: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningHttpGateway> {
+  const apiKey = config.noAuth ? undefined : (config.apiKey ?? randomBytes(24).toString('base64url'));
+  const backend = createBackend(config);
+  // Filled in once the port is known (it may be 0, any free port).
+  const allowedHosts = new Set(config.allowedHosts);
+  const gateway = await buildHttpGateway({
+    backend,
+    tools: describeTools(toolsFor(config.caps)),
+    apiKey,
+    allowedHosts,
+    corsOrigins: new Set(config.corsOrigins),
+    rateLimit: config.rateLimit,
+    authFailuresPerMinute: 10,
+    sessionIdleMs: config.sessionIdleMs,
+    ssePingMs: 30_000,
+    sseGraceMs: config.gracePeriodMs,
+    bodyLimit: 1024 * 1024,
+    eventStoreSize: 1000,
+    logLevel: config.logLevel,
+    logStream: extra.logStream,
+  });
+  try {
+    await gateway.app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await gateway.close();
+    await backend.close();
+    throw err;
+  }
+  const address = gateway.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  for (const name of ['localhost', '127.0.0.1', '[::1]', config.host.toLowerCase()]) {
+    allowedHosts.add(name);
+    allowedHosts.add(`${name}:${port}`);
+  }
+  const hostForUrl = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+  return {
+    ...gateway,
+    url: `http://${hostForUrl}:${port}`,
+    apiKey,
+    backend,
+    async close() {
+      await gateway.close();
+      await backend.close();
+    },
+  };
+}
+
+/** Serves one MCP session over stdin/stdout; resolves when stdin closes and everything is shut down. */
+export async function runStdioGateway(config: GatewayConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<void> {
+  const backend = createBackend(config);
+  const sessionId = newSessionId();
+  const transport = new LineStdioTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+  });
+  const server = createMcpServer({
+    sessionId: () => sessionId,
+    backend,
+    tools: describeTools(toolsFor(config.caps)),
+    version: VERSION,
+    log: (e) => log(`tool ${e.tool} ${Math.round(e.ms)} ms ${e.ok ? 'ok' : `error${e.error ? `: ${e.error}` : ''}`}`),
+    onSessionReady: (clientName) => backend.openSession(sessionId, clientName),
+  });
+  await server.connect(transport);
+  log(`browsermcp-gateway ${VERSION} on stdio; browser: ${backend.mode === 'cdp' ? `CDP ${config.cdpEndpoint}` : `launched on first use, ${config.headlessReason}`}`);
+  await closed;
+  await server.close().catch(() => undefined);
+  await backend.closeSession(sessionId).catch(() => undefined);
+  await backend.close();
+}

@@ -1,0 +1,108 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCodes } from '@browsermcp/protocol';
+import type { Backend } from '../backend.js';
+import { createMcpServer, type ToolCallLog } from '../mcp-server.js';
+import { SessionRegistry, type SessionLog } from '../sessions.js';
+import { humanLogStream } from '../log-format.js';
+import { VERSION } from '../version.js';
+import { security, sendError, type SecurityOptions } from './security.js';
+import { legacySse } from './sse.js';
+import { streamableHttp } from './streamable.js';
+
+export interface HttpGatewayOptions extends SecurityOptions {
+  backend: Backend;
+  tools: McpTool[];
+  /** Sessions without requests or open streams for this long are closed (0 = never). */
+  sessionIdleMs: number;
+  /** Legacy SSE: ping interval and how long a session outlives its closed stream. */
+  ssePingMs: number;
+  sseGraceMs: number;
+  bodyLimit: number;
+  eventStoreSize: number;
+  logLevel: string;
+  /** pino destination; stderr by default so stdout stays clean. */
+  logStream?: NodeJS.WritableStream | undefined;
+}
+
+export interface HttpGateway {
+  app: FastifyInstance;
+  registry: SessionRegistry;
+  close(): Promise<void>;
+}
+
+export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGateway> {
+  const app = Fastify({
+    bodyLimit: opts.bodyLimit,
+    logger: { level: opts.logLevel, stream: opts.logStream ?? humanLogStream() },
+    // One line per session and per tool call is logged by us; per-request lines would drown them.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  const log: SessionLog = {
+    opened: (s) => app.log.info({ session: s.id.slice(0, 8), transport: s.kind }, 'session opened'),
+    closed: (s, reason) => app.log.info({ session: s.id.slice(0, 8), reason }, 'session closed'),
+  };
+  const toolLog: ToolCallLog = (e) =>
+    app.log.info({ session: e.sessionId.slice(0, 8), tool: e.tool, ms: Math.round(e.ms), ok: e.ok, ...(e.error ? { error: e.error } : {}) }, 'tool call');
+  const registry = new SessionRegistry(opts.backend, log, opts.sessionIdleMs);
+  const createServer = (sessionId: () => string | undefined) =>
+    createMcpServer({
+      sessionId,
+      backend: opts.backend,
+      tools: opts.tools,
+      version: VERSION,
+      log: toolLog,
+      onSessionReady: async (clientName) => {
+        const id = sessionId();
+        if (id) await opts.backend.openSession(id, clientName);
+      },
+    });
+
+  // Bad JSON and oversized bodies get JSON-RPC shaped errors like everything else.
+  app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, 413, ErrorCodes.InvalidRequest, `Request body too large (limit ${opts.bodyLimit} bytes).`);
+    }
+    if (err.statusCode === 400 && (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || /JSON/i.test(err.message))) {
+      return sendError(reply, 400, ErrorCodes.ParseError, `Parse error: the body is not valid JSON (${err.message}).`);
+    }
+    if (err.statusCode && err.statusCode < 500) return sendError(reply, err.statusCode, ErrorCodes.InvalidRequest, err.message);
+    app.log.error(err, 'request failed');
+    return sendError(reply, 500, ErrorCodes.InternalError, 'Internal error; see the gateway log.');
+  });
+
+  await app.register(cors, {
+    origin: [...opts.corsOrigins],
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['content-type', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'accept'],
+    exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After'],
+    maxAge: 600,
+  });
+  await app.register(security, {
+    apiKey: opts.apiKey,
+    allowedHosts: opts.allowedHosts,
+    corsOrigins: opts.corsOrigins,
+    rateLimit: opts.rateLimit,
+    authFailuresPerMinute: opts.authFailuresPerMinute,
+  });
+  await app.register(streamableHttp, { registry, createServer, eventStoreSize: opts.eventStoreSize });
+  await app.register(legacySse, { registry, createServer, pingMs: opts.ssePingMs, graceMs: opts.sseGraceMs });
+
+  app.get('/health', async () => ({
+    status: 'ok',
+    version: VERSION,
+    activeSessions: registry.size,
+    browser: { mode: opts.backend.mode, connected: opts.backend.browserConnected() },
+  }));
+  app.get('/tools', async () => ({ tools: opts.tools }));
+
+  return {
+    app,
+    registry,
+    async close() {
+      await registry.closeAll('gateway shutting down');
+      await app.close();
+    },
+  };
+}

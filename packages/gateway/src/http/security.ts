@@ -1,0 +1,96 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import rateLimit from '@fastify/rate-limit';
+import { ErrorCodes } from '@browsermcp/protocol';
+
+export interface SecurityOptions {
+  /** Bearer token clients must send; undefined = no auth (loopback only, checked at startup). */
+  apiKey: string | undefined;
+  /** Host header values accepted (host and host:port), lower case. */
+  allowedHosts: Set<string>;
+  /** Browser origins allowed to call (CORS); any other Origin is refused. */
+  corsOrigins: Set<string>;
+  /** Requests per minute per key; undefined = no limit. */
+  rateLimit: number | undefined;
+  /** Failed authentications per minute per client address. */
+  authFailuresPerMinute: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Hash of the caller's API key (undefined without auth): sessions are bound to it. */
+    keyHash: string | undefined;
+  }
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/** A JSON-RPC shaped error body, so MCP clients can read every refusal the same way. */
+export function sendError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code, message } });
+}
+
+/**
+ * Every HTTP request passes here first: Host (DNS rebinding), Origin (no web page unless allowed), then the
+ * bearer key, compared in constant time. Failed keys are rate limited per address.
+ */
+export const security = fp(
+  async function security(app: FastifyInstance, opts: SecurityOptions) {
+    const expected = opts.apiKey !== undefined ? sha256(opts.apiKey) : undefined;
+    type Auth = { kind: 'open' } | { kind: 'ok'; hash: string } | { kind: 'missing' } | { kind: 'wrong' };
+    // Hashing both sides gives equal lengths for timingSafeEqual and never keeps the key itself around.
+    const authState = (req: FastifyRequest): Auth => {
+      if (!expected) return { kind: 'open' };
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      if (!m) return { kind: 'missing' };
+      const given = sha256(m[1]!);
+      return timingSafeEqual(given, expected) ? { kind: 'ok', hash: given.toString('hex') } : { kind: 'wrong' };
+    };
+    const trusted = (a: Auth) => a.kind === 'ok' || a.kind === 'open';
+    const isPublic = (req: FastifyRequest) => req.method === 'OPTIONS' || (req.method === 'GET' && req.url.split('?')[0] === '/health');
+
+    app.decorateRequest('keyHash', undefined);
+
+    await app.register(rateLimit, {
+      global: true,
+      timeWindow: 60_000,
+      // Valid keys share the --rate-limit budget per key; everything else (missing or wrong keys) is counted per
+      // address with a small budget, so guessing keys is slow.
+      keyGenerator: (req) => {
+        const auth = authState(req);
+        return auth.kind === 'ok' ? `key:${auth.hash}` : auth.kind === 'open' ? 'open' : `addr:${req.ip}`;
+      },
+      max: (req) => (trusted(authState(req)) ? (opts.rateLimit ?? Number.MAX_SAFE_INTEGER) : opts.authFailuresPerMinute),
+      allowList: (req) => isPublic(req) || (opts.rateLimit === undefined && trusted(authState(req))),
+      errorResponseBuilder: (_req, context) => ({
+        statusCode: 429,
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCodes.RateLimited, message: `Too many requests: try again in ${Math.ceil(context.ttl / 1000)} s.` },
+      }),
+    });
+
+    app.addHook('onRequest', async (req, reply) => {
+      const host = (req.headers.host ?? '').toLowerCase();
+      if (!opts.allowedHosts.has(host)) {
+        return sendError(reply, 403, ErrorCodes.Forbidden, `Host "${host}" is not allowed (DNS rebinding protection). Add it with --allowed-hosts.`);
+      }
+      const origin = req.headers.origin;
+      if (origin !== undefined && !opts.corsOrigins.has(origin.toLowerCase())) {
+        return sendError(reply, 403, ErrorCodes.Forbidden, `Origin ${origin} is not allowed. Web apps must be listed with --cors-origins.`);
+      }
+      if (isPublic(req)) return;
+      const auth = authState(req);
+      if (auth.kind === 'missing') {
+        reply.header('WWW-Authenticate', 'Bearer realm="browsermcp"');
+        return sendError(reply, 401, ErrorCodes.Unauthorized, 'Missing API key: send "Authorization: Bearer <key>" (the key is printed when the gateway starts).');
+      }
+      if (auth.kind === 'wrong') {
+        return sendError(reply, 403, ErrorCodes.Forbidden, 'Wrong API key. Use the key the gateway printed at startup or set with --api-key.');
+      }
+      req.keyHash = auth.kind === 'ok' ? auth.hash : undefined;
+    });
+  },
+  { name: 'browsermcp-security', fastify: '5.x' },
+);

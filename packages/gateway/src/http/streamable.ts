@@ -1,0 +1,121 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCodes } from '@browsermcp/protocol';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { BoundedEventStore } from '../event-store.js';
+import { newSessionId, type GatewaySession, type SessionRegistry } from '../sessions.js';
+import { sendError } from './security.js';
+
+export interface StreamableOptions {
+  registry: SessionRegistry;
+  /** Makes the MCP server for a new session; `sessionId` returns its id once the transport has one. */
+  createServer(sessionId: () => string | undefined): Server;
+  eventStoreSize: number;
+}
+
+// Batches were removed from the protocol in 2025-06-18; older sessions may still send them.
+const BATCH_LAST_VERSION = '2025-03-26';
+
+/** Fastify's reply headers (CORS among them) onto the raw response the SDK transport writes. */
+export function handOver(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) reply.raw.setHeader(name, value as string | number | readonly string[]);
+  }
+  reply.hijack();
+}
+
+/** Streamable HTTP (spec 2025-11-25, back to 2025-03-26) at /mcp: POST, GET and DELETE. */
+export const streamableHttp = fp(
+  async function streamableHttp(app: FastifyInstance, opts: StreamableOptions) {
+    const { registry } = opts;
+
+    // Finds the caller's session; answers 400/404 itself and returns undefined when there is none.
+    const sessionFor = (req: FastifyRequest, reply: FastifyReply): GatewaySession | undefined => {
+      const id = req.headers['mcp-session-id'];
+      if (typeof id !== 'string' || !id) {
+        sendError(reply, 400, ErrorCodes.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required (send initialize first).');
+        return undefined;
+      }
+      const session = registry.get(id);
+      // A session bound to another key answers like an unknown one: ids must not be probed.
+      if (!session || session.kind !== 'streamable' || session.keyHash !== req.keyHash) {
+        sendError(reply, 404, ErrorCodes.SessionNotFound, 'Session not found: it ended or expired. Start a new one with initialize.');
+        return undefined;
+      }
+      registry.touch(session);
+      return session;
+    };
+
+    app.post('/mcp', async (req, reply) => {
+      const body = req.body;
+      if (req.headers['mcp-session-id'] === undefined) {
+        if (!isInitializeRequest(body)) {
+          return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required for anything but initialize.');
+        }
+        let session: GatewaySession | undefined;
+        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: newSessionId,
+          eventStore: new BoundedEventStore(opts.eventStoreSize),
+          onsessioninitialized: (id) => {
+            session = { id, kind: 'streamable', keyHash: req.keyHash, transport, server, lastSeen: Date.now(), openStreams: 0 };
+            registry.add(session);
+          },
+        });
+        transport.onclose = () => {
+          if (session) void registry.close(session.id, 'client ended the session');
+        };
+        const server = opts.createServer(() => transport.sessionId);
+        await server.connect(transport);
+        handOver(reply);
+        await transport.handleRequest(req.raw, reply.raw, body);
+        return reply;
+      }
+      const session = sessionFor(req, reply);
+      if (!session) return reply;
+      if (Array.isArray(body)) {
+        const version = String(req.headers['mcp-protocol-version'] ?? BATCH_LAST_VERSION);
+        if (version > BATCH_LAST_VERSION) {
+          return sendError(reply, 400, ErrorCodes.InvalidRequest, `JSON-RPC batches are not allowed in protocol version ${version}: send one message per request.`);
+        }
+      }
+      handOver(reply);
+      await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw, body);
+      return reply;
+    });
+
+    app.get('/mcp', async (req, reply) => {
+      const session = sessionFor(req, reply);
+      if (!session) return reply;
+      session.openStreams++;
+      req.raw.once('close', () => {
+        session.openStreams--;
+        registry.touch(session);
+      });
+      handOver(reply);
+      await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw);
+      return reply;
+    });
+
+    // Only POST, GET and DELETE are part of the transport.
+    app.route({
+      method: ['PUT', 'PATCH'],
+      url: '/mcp',
+      handler: async (_req, reply) => {
+        reply.header('Allow', 'GET, POST, DELETE');
+        return sendError(reply, 405, ErrorCodes.InvalidRequest, 'Method not allowed: /mcp takes POST, GET and DELETE.');
+      },
+    });
+
+    app.delete('/mcp', async (req, reply) => {
+      const session = sessionFor(req, reply);
+      if (!session) return reply;
+      handOver(reply);
+      await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw);
+      await registry.close(session.id, 'client sent DELETE');
+      return reply;
+    });
+  },
+  { name: 'browsermcp-streamable-http', fastify: '5.x' },
+);

@@ -1,0 +1,89 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { isDaemonError } from '@browsermcp/daemon';
+import { ErrorCodes } from '@browsermcp/protocol';
+import type { Tool } from '@browsermcp/tools';
+import { z } from 'zod';
+import type { Backend } from './backend.js';
+
+export const SERVER_NAME = 'browsermcp';
+
+/** The MCP tool list for a set of catalog tools, with JSON schemas and hints derived once. */
+export function describeTools(tools: readonly Tool[]): McpTool[] {
+  return tools.map((t) => ({
+    name: t.schema.name,
+    title: t.schema.title,
+    description: t.schema.description,
+    inputSchema: z.toJSONSchema(t.schema.inputSchema, { io: 'input', unrepresentable: 'any' }) as McpTool['inputSchema'],
+    annotations: {
+      title: t.schema.title,
+      readOnlyHint: t.schema.type === 'readOnly',
+      destructiveHint: t.schema.type === 'action',
+      openWorldHint: true,
+    },
+  }));
+}
+
+export interface ToolCallLog {
+  (entry: { sessionId: string; tool: string; ms: number; ok: boolean; error?: string }): void;
+}
+
+/**
+ * One MCP server per MCP session. Arguments go to the daemon as they came: the tool engine checks them and answers
+ * bad ones with an `isError` result that says what to fix, the same for every transport and executor.
+ */
+export function createMcpServer(options: {
+  sessionId: () => string | undefined;
+  backend: Backend;
+  tools: McpTool[];
+  version: string;
+  onSessionReady: (clientName: string | undefined) => Promise<void>;
+  log: ToolCallLog;
+}): Server {
+  const names = new Set(options.tools.map((t) => t.name));
+  const server = new Server(
+    { name: SERVER_NAME, version: options.version, title: 'browsermcp' },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Drive a real browser. Start with browser_navigate; use browser_snapshot refs (e12) as targets for actions. ' +
+        'Use browser_find on pages too big to snapshot.',
+    },
+  );
+  let ready: Promise<void> | undefined;
+  const ensureReady = () => (ready ??= options.onSessionReady(server.getClientVersion()?.name));
+  server.oninitialized = () => void ensureReady().catch(() => undefined);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    if (!names.has(name)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
+    }
+    const sessionId = options.sessionId();
+    if (!sessionId) throw new McpError(ErrorCode.InternalError, 'This MCP session has no id yet.');
+    const started = performance.now();
+    try {
+      await ensureReady();
+      const result = await options.backend.callTool(sessionId, name, args ?? {});
+      options.log({ sessionId, tool: name, ms: performance.now() - started, ok: !result.isError });
+      return result as CallToolResult;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      options.log({ sessionId, tool: name, ms: performance.now() - started, ok: false, error: message });
+      // Daemon failures (timeout, browser gone) are tool results the model can act on, not protocol errors.
+      if (isDaemonError(err) && err.rpcCode !== ErrorCodes.MethodNotFound) {
+        return { content: [{ type: 'text', text: `### Error\n${message}` }], isError: true };
+      }
+      throw err;
+    }
+  });
+  return server;
+}

@@ -1,0 +1,43 @@
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { buildProgram, resolveConfig, startHttpGateway, type RunningHttpGateway } from '../src/index.js';
+
+/** A gateway on an ephemeral loopback port, configured with CLI flags as a user would; logs are kept quiet. */
+export async function startGateway(flags: string[] = []): Promise<RunningHttpGateway> {
+  const program = buildProgram().exitOverride();
+  program.parse(['--port', '0', '--headless', '--log-level', 'warn', ...flags], { from: 'user' });
+  const config = resolveConfig(program, {});
+  const port = config.port ?? 0;
+  return startHttpGateway({ ...config, port }, { logStream: new PassThrough() });
+}
+
+/** The Host header a client sends for this gateway (allowed hosts include the real port). */
+export function hostOf(gw: RunningHttpGateway): string {
+  return new URL(gw.url).host;
+}
+
+export async function connectClient(gw: RunningHttpGateway, name = 'test-client'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${gw.apiKey}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+export function text(result: unknown): string {
+  const r = result as CallToolResult;
+  return r.content
+    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+}
+
+export function refIn(snapshot: string, needle: string): string {
+  const line = snapshot.split('\n').find((l) => l.includes(needle) && l.includes('[ref='));
+  const ref = line && /\[ref=([^\]]+)\]/.exec(line)?.[1];
+  if (!ref) throw new Error(`no ref for ${needle} in\n${snapshot}`);
+  return ref;
+}

@@ -1,0 +1,191 @@
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningHttpGateway } from '../src/index.js';
+import { connectClient, hostOf, refIn, startGateway, text } from './helpers.js';
+
+let gw: RunningHttpGateway;
+let server: FixtureServer;
+
+beforeAll(async () => {
+  [gw, server] = await Promise.all([startGateway(), startFixtureServer()]);
+});
+afterAll(async () => {
+  await gw?.close();
+  await server?.close();
+});
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+interface ErrorBody {
+  error: { code: number; message: string };
+}
+const json = async (res: Response) => (await res.json()) as ErrorBody;
+
+function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${gw.apiKey}`,
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+async function openRawSession(): Promise<string> {
+  const res = await post(INIT);
+  expect(res.status).toBe(200);
+  const id = res.headers.get('mcp-session-id')!;
+  await res.text();
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+  return id;
+}
+
+describe('Streamable HTTP with the official SDK client', () => {
+  it('lists the tools and runs navigate, snapshot and click on a real page', async () => {
+    const client = await connectClient(gw);
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toContain('browser_navigate');
+    expect(names).toContain('browser_find');
+    expect(tools.find((t) => t.name === 'browser_click')?.annotations?.destructiveHint).toBe(true);
+    const nav = text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }));
+    expect(nav).toContain('- Page Title: Fixture home');
+    const snap = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
+    const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snap, 'button "Click me"') } }));
+    expect(clicked).toContain('button "Clicked 1 times"');
+    await client.close();
+  });
+
+  it('answers bad tool arguments with an isError result and unknown tools with a protocol error', async () => {
+    const client = await connectClient(gw);
+    const bad = await client.callTool({ name: 'browser_navigate', arguments: { url: 7 } });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('Invalid arguments for browser_navigate: "url"');
+    await expect(client.callTool({ name: 'browser_teleport', arguments: {} })).rejects.toThrow(/Unknown tool "browser_teleport"/);
+    await client.close();
+  });
+
+  it('keeps two concurrent sessions apart: own pages, own cookies', async () => {
+    const [a, b] = await Promise.all([connectClient(gw, 'agent-a'), connectClient(gw, 'agent-b')]);
+    await Promise.all([
+      a.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } }),
+      b.callTool({ name: 'browser_navigate', arguments: { url: server.url('/dialogs.html') } }),
+    ]);
+    await a.callTool({ name: 'browser_evaluate', arguments: { function: "() => { document.cookie = 'who=agent-a; path=/'; }" } });
+    const [ta, tb] = await Promise.all([
+      a.callTool({ name: 'browser_navigate', arguments: { url: server.url('/echo-cookie') } }),
+      b.callTool({ name: 'browser_navigate', arguments: { url: server.url('/echo-cookie') } }),
+    ]);
+    expect(text(ta)).toContain('who=agent-a');
+    expect(text(tb)).not.toContain('who=agent-a');
+    const listA = text(await a.callTool({ name: 'browser_tabs', arguments: { action: 'list' } }));
+    expect(listA.match(/^- \d+:/gm)).toHaveLength(1);
+    await Promise.all([a.close(), b.close()]);
+  });
+});
+
+describe('HTTP statuses', () => {
+  it('401 without a key, with WWW-Authenticate; 403 with a wrong one', async () => {
+    const none = await post(INIT, { authorization: '' });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect((await json(none)).error.message).toContain('Missing API key');
+    const wrong = await post(INIT, { authorization: 'Bearer nope' });
+    expect(wrong.status).toBe(403);
+    expect((await json(wrong)).error.message).toContain('Wrong API key');
+  });
+
+  it('never takes the key from the query string', async () => {
+    const res = await fetch(`${gw.url}/mcp?apiKey=${gw.apiKey}&token=${gw.apiKey}`, { method: 'POST', body: JSON.stringify(INIT), headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(401);
+  });
+
+  it('403 for a foreign Host (DNS rebinding) and for a web page Origin', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${gw.url}/mcp`, { method: 'POST', headers: { host: 'evil.example', authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(INIT));
+    });
+    expect(status).toBe(403);
+    const origin = await post(INIT, { origin: 'https://evil.example' });
+    expect(origin.status).toBe(403);
+    expect((await json(origin)).error.message).toContain('--cors-origins');
+    expect(hostOf(gw)).toMatch(/^127\.0\.0\.1:\d+$/);
+  });
+
+  it('400 for a request without a session, 404 for an unknown session', async () => {
+    const noSession = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(noSession.status).toBe(400);
+    expect((await json(noSession)).error.message).toContain('Mcp-Session-Id header is required');
+    const unknown = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25' });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('400 for an unsupported protocol version, -32700 for bad JSON, 413 for a huge body, 405 for PUT', async () => {
+    const id = await openRawSession();
+    const version = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': id, 'mcp-protocol-version': '1999-01-01' });
+    expect(version.status).toBe(400);
+    const parse = await post('{"jsonrpc": ', { 'mcp-session-id': id });
+    expect(parse.status).toBe(400);
+    expect((await json(parse)).error.code).toBe(-32700);
+    const huge = await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'browser_type', arguments: { target: 'e1', text: 'x'.repeat(2_000_000) } } }, { 'mcp-session-id': id });
+    expect(huge.status).toBe(413);
+    const put = await fetch(`${gw.url}/mcp`, { method: 'PUT', headers: { authorization: `Bearer ${gw.apiKey}` } });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+
+  it('202 for notifications, and session ids carry at least 128 random bits', async () => {
+    const res = await post(INIT);
+    const id = res.headers.get('mcp-session-id')!;
+    await res.text();
+    expect(Buffer.from(id, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
+    const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    expect(note.status).toBe(202);
+  });
+
+  it('refuses batches for protocol versions that dropped them', async () => {
+    const id = await openRawSession();
+    const batch = await post([{ jsonrpc: '2.0', id: 5, method: 'tools/list' }], { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    expect(batch.status).toBe(400);
+    expect((await json(batch)).error.message).toContain('batches are not allowed in protocol version 2025-11-25');
+  });
+
+  it('health answers without auth and leaks no secrets', async () => {
+    const res = await fetch(`${gw.url}/health`);
+    const body = (await res.json()) as { activeSessions: unknown };
+    expect(body).toMatchObject({ status: 'ok', browser: { mode: 'launch' } });
+    expect(typeof body.activeSessions).toBe('number');
+    expect(JSON.stringify(body)).not.toContain(gw.apiKey!);
+    const tools = await fetch(`${gw.url}/tools`);
+    expect(tools.status).toBe(401);
+  });
+});
+
+describe('session lifecycle', () => {
+  it('DELETE ends the session and closes its tabs', async () => {
+    const client = await connectClient(gw);
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    const browser = await (gw.backend as unknown as { executor: { browser: { get(): Promise<import('puppeteer-core').Browser> } } }).executor.browser.get();
+    const countPages = async () => (await browser.pages()).filter((p) => p.url().includes('/index.html')).length;
+    const before = await countPages();
+    expect(before).toBeGreaterThan(0);
+    const transport = client.transport as import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+    await transport.terminateSession();
+    await expect.poll(countPages).toBe(before - 1);
+    await client.close();
+  });
+});
