@@ -80,6 +80,11 @@ export const security = fp(
       if (origin !== undefined && !opts.corsOrigins.has(origin.toLowerCase())) {
         return sendError(reply, 403, ErrorCodes.Forbidden, `Origin ${origin} is not allowed. Web apps must be listed with --cors-origins.`);
       }
+    });
+
+    // The key is checked after the rate limiter (a route-level onRequest hook) has counted the request, and before
+    // the body is read.
+    app.addHook('preParsing', async (req, reply) => {
       if (isPublic(req)) return;
       const auth = authState(req);
       if (auth.kind === 'missing') {

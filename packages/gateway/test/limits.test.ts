@@ -1,0 +1,118 @@
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningHttpGateway } from '../src/index.js';
+import { startGateway } from './helpers.js';
+
+let gw: RunningHttpGateway;
+let server: FixtureServer;
+
+beforeAll(async () => {
+  [gw, server] = await Promise.all([
+    startGateway(['--session-idle-timeout', '1', '--cors-origins', 'http://app.example']),
+    startFixtureServer(),
+  ]);
+});
+afterAll(async () => {
+  await gw?.close();
+  await server?.close();
+});
+
+const headers = (extra: Record<string, string> = {}) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  authorization: `Bearer ${gw.apiKey}`,
+  ...extra,
+});
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+async function rawSession(extra: Record<string, string> = {}): Promise<string> {
+  const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: headers(extra), body: INIT });
+  const id = res.headers.get('mcp-session-id')!;
+  await res.text();
+  await fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: headers({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', ...extra }),
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  return id;
+}
+
+async function call(id: string, name: string, args: unknown, reqId = 2): Promise<Response> {
+  return fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: headers({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: reqId, method: 'tools/call', params: { name, arguments: args } }),
+  });
+}
+
+describe('limits and lifecycle', () => {
+  it('closes a session whose client vanished, and its tabs', async () => {
+    const id = await rawSession();
+    const res = await call(id, 'browser_navigate', { url: server.url('/index.html') });
+    expect(await res.text()).toContain('Fixture home');
+    const health = async () => ((await (await fetch(`${gw.url}/health`)).json()) as { activeSessions: number }).activeSessions;
+    expect(await health()).toBe(1);
+    await expect.poll(health, { timeout: 10_000, interval: 200 }).toBe(0);
+    const after = await call(id, 'browser_snapshot', {});
+    expect(after.status).toBe(404);
+  });
+
+  it('replays what a dropped stream missed when the client resumes with Last-Event-ID', async () => {
+    const id = await rawSession();
+    const res = await call(id, 'browser_wait_for', { time: 1 }, 7);
+    const reader = res.body!.getReader();
+    // The first event primes the stream with an id to resume from; then the connection drops.
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const eventId = /^id: (.+)$/m.exec(first)![1]!;
+    await reader.cancel();
+    const resume = () =>
+      fetch(`${gw.url}/mcp`, {
+        headers: { ...headers({ 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', 'last-event-id': eventId }), accept: 'text/event-stream' },
+      });
+    // Like a real client, retry while the server has not yet seen the old connection go (409).
+    let resumed = await resume();
+    for (let i = 0; resumed.status === 409 && i < 50; i++) {
+      await resumed.text();
+      await new Promise((r) => setTimeout(r, 20));
+      resumed = await resume();
+    }
+    expect(resumed.status).toBe(200);
+    const resumedReader = resumed.body!.getReader();
+    let body = '';
+    while (!body.includes('"id":7')) body += new TextDecoder().decode((await resumedReader.read()).value);
+    expect(body).toContain('Waited for 1 s');
+    await resumedReader.cancel();
+  });
+
+  it('answers a listed web origin with CORS headers, also on hijacked MCP replies', async () => {
+    const preflight = await fetch(`${gw.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-session-id' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://app.example');
+    const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: headers({ origin: 'http://app.example' }), body: INIT });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://app.example');
+    expect(res.headers.get('access-control-expose-headers')).toContain('Mcp-Session-Id');
+    await res.text();
+  });
+
+  it('rate limits failed keys per address with 429 and Retry-After', async () => {
+    const tries: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: headers({ authorization: `Bearer guess-${i}` }), body: INIT });
+      tries.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    }
+    expect(tries.slice(0, 10).every((s) => s === 403)).toBe(true);
+    expect(tries.slice(10)).toEqual([429, 429]);
+  });
+});
