@@ -1,0 +1,44 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningHttpGateway } from '../src/index.js';
+import { startGateway } from './helpers.js';
+
+// Third-party MCP tools that need Node ≥ 22: run through the npm `node@22` package (cached by npx after the first run).
+const run = promisify(execFile);
+const EXPECTED_FAILURES = fileURLToPath(new URL('./conformance-expected-failures.yml', import.meta.url));
+const npx = (args: string[]) =>
+  run('npx', ['-y', '-p', 'node@22', ...args], { timeout: 240_000, maxBuffer: 20 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'error' } });
+
+let gw: RunningHttpGateway;
+beforeAll(async () => {
+  // Neither tool sends an Authorization header from its CLI; loopback without a key is what --no-auth is for.
+  gw = await startGateway(['--no-auth']);
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+describe('third-party MCP clients', () => {
+  it('passes the applicable @modelcontextprotocol/conformance server scenarios', async () => {
+    const { stdout } = await npx([
+      '-p', '@modelcontextprotocol/conformance@0.1.16', 'conformance', 'server',
+      '--url', `${gw.url}/mcp`, '--expected-failures', EXPECTED_FAILURES,
+    ]);
+    expect(stdout).toContain('✓ server-initialize');
+    expect(stdout).toContain('✓ tools-list');
+    expect(stdout).toContain('✓ dns-rebinding-protection');
+    expect(stdout).toContain('Baseline check passed');
+  }, 300_000);
+
+  it('is listed and called by the MCP Inspector CLI', async () => {
+    const inspector = ['-p', '@modelcontextprotocol/inspector@2.12.0', 'mcp-inspector', '--cli', `${gw.url}/mcp`, '--transport', 'http'];
+    const list = JSON.parse((await npx([...inspector, '--method', 'tools/list'])).stdout) as { tools: Array<{ name: string }> };
+    expect(list.tools.map((t) => t.name)).toContain('browser_snapshot');
+    const call = JSON.parse(
+      (await npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', 'function=() => 6 * 7'])).stdout,
+    ) as { content: Array<{ text: string }> };
+    expect(call.content[0]!.text).toContain('### Result\n42');
+  }, 300_000);
+});
