@@ -102,11 +102,36 @@ export class ToolSession {
     const tab = new Tab(page);
     this.tabList.push(tab);
     if (makeCurrent || !this.current) this.setCurrent(tab);
-    page.on('popup', (popup) => {
+    this.watch(tab);
+    return tab;
+  }
+
+  /** Drops a page the host saw go away (the user closed its tab) without closing it again. */
+  removePage(page: Page): void {
+    const tab = this.tabList.find((t) => t.page === page);
+    if (tab) this.forget(tab);
+  }
+
+  /**
+   * Puts a new Page in an old one's place (same index, still current if it was): the extension re-attaches to a
+   * tab whose debugger the user detached.
+   */
+  replacePage(oldPage: Page, newPage: Page): Tab {
+    const i = this.tabList.findIndex((t) => t.page === oldPage);
+    if (i < 0) return this.adoptPage(newPage);
+    const wasCurrent = this.current === this.tabList[i];
+    const tab = new Tab(newPage);
+    this.tabList[i] = tab;
+    this.watch(tab);
+    if (wasCurrent) this.current = tab;
+    return tab;
+  }
+
+  private watch(tab: Tab): void {
+    tab.page.on('popup', (popup) => {
       if (popup) this.adoptPage(popup, true);
     });
-    page.once('close', () => this.forget(tab));
-    return tab;
+    tab.page.once('close', () => this.forget(tab));
   }
 
   private forget(tab: Tab): void {
