@@ -147,3 +147,27 @@ export function toWireError(error: unknown): ErrorObject {
   if (isDaemonError(error)) return errorObject(error.rpcCode, error.message, error.data);
   return toErrorObject(error);
 }
+
+export const UnauthorizedError = defineError<'BMCP_ERR_UNAUTHORIZED', [reason: string]>(
+  'BMCP_ERR_UNAUTHORIZED',
+  '%s',
+  ErrorCodes.Unauthorized,
+);
+
+export const ForbiddenError = defineError<'BMCP_ERR_FORBIDDEN', [reason: string]>(
+  'BMCP_ERR_FORBIDDEN',
+  '%s',
+  ErrorCodes.Forbidden,
+);
+
+export const ExtensionNotFoundError = defineError<'BMCP_ERR_EXTENSION_NOT_FOUND', [extensionId: string]>(
+  'BMCP_ERR_EXTENSION_NOT_FOUND',
+  'no browser "%s" is connected for you; call list_extensions to see the ones you can use',
+  ErrorCodes.ExtensionNotFound,
+);
+
+export const BadRequestError = defineError<'BMCP_ERR_BAD_REQUEST', [reason: string]>(
+  'BMCP_ERR_BAD_REQUEST',
+  '%s',
+  ErrorCodes.InvalidRequest,
+);

@@ -36,6 +36,11 @@ export class LocalBrowser {
     return this.browser?.connected === true;
   }
 
+  /** The launched browser's process id (undefined before launch, after close, or in CDP mode): for health checks and tests. */
+  get pid(): number | undefined {
+    return this.browser?.process()?.pid ?? undefined;
+  }
+
   get mode(): 'launch' | 'cdp' {
     return this.options.cdpEndpoint ? 'cdp' : 'launch';
   }
@@ -58,7 +63,10 @@ export class LocalBrowser {
   private async start(): Promise<Browser> {
     const browser = this.options.cdpEndpoint ? await this.connect(this.options.cdpEndpoint) : await this.launch();
     this.browser = browser;
+    const pid = browser.process()?.pid;
     browser.once('disconnected', () => {
+      // A crashed browser leaves its renderers and helpers behind for a moment; take them down with it.
+      if (pid !== undefined) void killProcessGroup(pid);
       if (this.browser !== browser) return;
       this.browser = undefined;
       if (this.closing) return;
@@ -116,7 +124,32 @@ export class LocalBrowser {
     const browser = this.browser ?? (starting ? await starting.catch(() => undefined) : undefined);
     this.browser = undefined;
     if (!browser) return;
-    if (this.options.cdpEndpoint) await browser.disconnect().catch(() => undefined);
-    else await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+    if (this.options.cdpEndpoint) {
+      await browser.disconnect().catch(() => undefined);
+      return;
+    }
+    const pid = browser.process()?.pid;
+    await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+    // close() returns when the main process exits; its children may outlive it by a few milliseconds.
+    if (pid !== undefined) await killProcessGroup(pid);
   }
+}
+
+/**
+ * Kills what is left of a launched browser's process group (puppeteer starts Chromium detached, so the group id is
+ * its pid) and waits, briefly, until the group is empty. POSIX only: on Windows puppeteer kills the tree itself.
+ */
+async function killProcessGroup(pid: number, waitMs = 2000): Promise<void> {
+  if (process.platform === 'win32') return;
+  const signal = (sig: NodeJS.Signals | 0): boolean => {
+    try {
+      process.kill(-pid, sig);
+      return true;
+    } catch {
+      return false; // ESRCH: the group is empty
+    }
+  };
+  if (!signal('SIGKILL')) return;
+  const deadline = Date.now() + waitMs;
+  while (signal(0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 }

@@ -11,7 +11,7 @@ import {
   type ToolResult,
 } from '@browsermcp/tools';
 import type { BrowserContext, Page } from 'puppeteer-core';
-import { toWireError } from '../errors.js';
+import { isDaemonError, toWireError } from '../errors.js';
 import type { Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
 import { SessionContexts } from './contexts.js';
@@ -44,6 +44,8 @@ export class LocalExecutor implements Executor {
   private readonly tools: Tool[];
   private readonly sessions = new Map<string, SessionContexts>();
   private readonly tabIds = new WeakMap<Page, string>();
+  /** The tab ids each session was given, to release them in the router when the browser goes away. */
+  private readonly sessionTabs = new Map<string, Set<string>>();
   private nextTabId = 1;
 
   constructor(router: SessionRouter, options: LocalExecutorOptions) {
@@ -76,16 +78,21 @@ export class LocalExecutor implements Executor {
         if (!(err instanceof ToolError)) throw err;
         result = { content: [{ type: 'text', text: `### Error\n${err.message}` }], isError: true };
       }
-      if (!this.browser.connected) {
-        result = {
-          content: [{ type: 'text', text: `### Error\nThe browser closed or crashed while ${command.name} ran. Call the tool again: a new browser starts.` }],
-          isError: true,
-        };
-      }
+      if (!this.browser.connected) return this.answerCrashed(command);
       const tab = contexts.active().peekCurrentTab();
+      const tabId = tab ? this.tabId(command.sessionId, tab.page) : undefined;
+      // A tab the command moved to (a new tab, a popup, a relaunched browser) becomes the session's own and its
+      // current tab in the router, so the next command without a tab goes there and naming it is allowed.
+      if (tabId !== undefined && tabId !== command.tabId) {
+        await this.router.claimTab(this.id, command.sessionId, tabId).catch(() => undefined);
+      }
       const response = responseFor(command, contexts.prefixRefs(result));
-      this.router.handleResponse(this.id, tab ? { ...response, tabId: this.tabId(tab.page) } : response);
+      this.router.handleResponse(this.id, tabId ? { ...response, tabId } : response);
     } catch (err) {
+      // A CDP call cut off by a crash throws a bare "Target closed"; the model needs to know what to do instead.
+      if (!this.browser.connected && !isLaunchError(err)) {
+        return this.answerCrashed(command);
+      }
       const error =
         err instanceof UnknownToolError
           ? { code: ErrorCodes.MethodNotFound, message: err.message }
@@ -94,18 +101,42 @@ export class LocalExecutor implements Executor {
     }
   }
 
+  /** Answers a command whose browser died under it; without a tab, so the router does not claim a dead one again. */
+  private answerCrashed(command: CommandEnvelope): void {
+    const text = `### Error\nThe browser closed or crashed while ${command.name} ran. Call the tool again: a new browser starts.`;
+    this.router.handleResponse(this.id, responseFor(command, { content: [{ type: 'text', text }], isError: true }));
+  }
+
+  // A tab id the active context does not hold is ignored rather than refused: after browser_context_switch the
+  // router still names the previous context's tab until the new context has one.
   private selectTab(session: ToolSession, tabId: string): void {
     const index = session.tabs.findIndex((t) => this.tabIds.get(t.page) === tabId);
     if (index >= 0) session.selectTab(index);
   }
 
-  private tabId(page: Page): string {
+  /** The page's tab id, given on first sight; the router is told when the page closes. */
+  private tabId(sessionId: string, page: Page): string {
     let id = this.tabIds.get(page);
     if (!id) {
-      id = `local-${this.nextTabId++}`;
-      this.tabIds.set(page, id);
+      const tabId = `local-${this.nextTabId++}`;
+      id = tabId;
+      this.tabIds.set(page, tabId);
+      let tabs = this.sessionTabs.get(sessionId);
+      if (!tabs) this.sessionTabs.set(sessionId, (tabs = new Set()));
+      tabs.add(tabId);
+      page.once('close', () => {
+        tabs.delete(tabId);
+        this.releaseTab(tabId);
+      });
     }
     return id;
+  }
+
+  private releaseTab(tabId: string): void {
+    // The router may be closed already at shutdown; there is nothing left to tell then.
+    void Promise.resolve()
+      .then(() => this.router.releaseTab(this.id, tabId))
+      .catch(() => undefined);
   }
 
   private async contextsFor(sessionId: string): Promise<SessionContexts> {
@@ -134,12 +165,16 @@ export class LocalExecutor implements Executor {
   async closeSession(sessionId: string): Promise<void> {
     const contexts = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
+    this.sessionTabs.delete(sessionId);
     await contexts?.closeAll();
   }
 
   private browserGone(reason: string): void {
     const ids = [...this.sessions.keys()];
     this.sessions.clear();
+    // Its pages died with it without a close event: the sessions' next commands must open new tabs, not name these.
+    for (const tabs of this.sessionTabs.values()) for (const tabId of tabs) this.releaseTab(tabId);
+    this.sessionTabs.clear();
     for (const sessionId of ids) {
       void this.router.handleEvent(
         this.id,
@@ -159,4 +194,8 @@ export class LocalExecutor implements Executor {
     await Promise.all(all.map((c) => c.closeAll().catch(() => undefined)));
     await this.browser.close();
   }
+}
+
+function isLaunchError(error: unknown): boolean {
+  return isDaemonError(error) && error.code === 'BMCP_ERR_BROWSER_LAUNCH';
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { startDaemon } from './daemon.js';
+import { parseCli, UsageError } from './cli-args.js';
+import { hs256Verifier, signToken } from './server/auth.js';
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  let command;
+  try {
+    command = parseCli(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`browsermcp-daemon: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (command.kind === 'help') return void process.stdout.write(command.text);
+  if (command.kind === 'version') return void process.stdout.write(`${version()}\n`);
+  if (command.kind === 'token') {
+    process.stdout.write(`${await signToken({ userId: command.userId, secret: command.secret, ttlSeconds: command.ttlSeconds })}\n`);
+    return;
+  }
+  const daemon = await startDaemon({
+    ...command.options,
+    version: version(),
+    ...(command.secret ? { verifier: hs256Verifier(command.secret) } : {}),
+    logger: { level: command.logLevel },
+  });
+  daemon.app.log.info({ address: daemon.address, auth: command.secret !== undefined, local: daemon.localExecutor !== undefined }, 'browsermcp daemon listening');
+  const stop = (signal: string): void => {
+    daemon.app.log.info({ signal }, 'shutting down');
+    daemon.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        daemon.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`browsermcp-daemon: ${(error as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+import websocket from '@fastify/websocket';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { daemonCore } from './core.js';
+import { extensionEndpoint } from './extension-endpoint.js';
+import { httpApi } from './http.js';
+import type { DaemonAppOptions } from './options.js';
+import { proxyEndpoint } from './proxy.js';
+
+/**
+ * The daemon's Fastify app: /health, /sessions, /commands, WebSocket /extension and /mcp. Not listening yet:
+ * call `app.listen({host, port})`, or `app.inject` in tests. Closing the app closes its sockets, not the router.
+ */
+export async function buildDaemonApp(
+  options: DaemonAppOptions,
+  fastifyOptions: Pick<FastifyServerOptions, 'logger' | 'loggerInstance'> = {},
+): Promise<FastifyInstance> {
+  // One log line per session and per command is written by the endpoints; Fastify's two per request would drown them.
+  const app = Fastify({
+    ...fastifyOptions,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+  });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
+  await app.register(daemonCore, options);
+  await app.register(httpApi);
+  await app.register(extensionEndpoint);
+  await app.register(proxyEndpoint);
+  return app;
+}

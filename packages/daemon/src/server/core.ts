@@ -1,0 +1,121 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ForbiddenError, isDaemonError, toWireError } from '../errors.js';
+import type { DispatchRequest, SessionRouter } from '../router/index.js';
+import { ExtensionRegistry } from './extensions.js';
+import { resolveOptions, type DaemonAppOptions, type ResolvedOptions } from './options.js';
+
+/** What the daemon's plugins share, as `app.browsermcp`. */
+export interface DaemonState {
+  readonly options: ResolvedOptions;
+  readonly router: SessionRouter;
+  readonly extensions: ExtensionRegistry;
+  readonly startedAt: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    browsermcp: DaemonState;
+  }
+}
+
+/** The wire shape of every HTTP error: `{error: {code, message, rpcCode}}`. */
+export interface HttpErrorBody {
+  error: { code: string; message: string; rpcCode: number };
+}
+
+export function errorBody(error: unknown): { status: number; body: HttpErrorBody } {
+  const wire = toWireError(error);
+  const status = isDaemonError(error) ? error.statusCode : 500;
+  const code = isDaemonError(error) ? error.code : 'BMCP_ERR_INTERNAL';
+  return { status, body: { error: { code, message: wire.message, rpcCode: wire.code } } };
+}
+
+function hostName(host: string | undefined): string {
+  if (!host) return '';
+  const h = host.toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.lastIndexOf(':');
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
+/**
+ * Runs one command and logs it as one line (session, name, duration, outcome): the daemon's command log.
+ */
+export async function runLogged(
+  app: FastifyInstance,
+  log: FastifyRequest['log'] | FastifyInstance['log'],
+  sessionId: string,
+  request: DispatchRequest,
+): Promise<unknown> {
+  const started = performance.now();
+  try {
+    const data = await app.browsermcp.router.dispatch(sessionId, request);
+    log.info({ sessionId, command: request.name, ms: Math.round(performance.now() - started) }, 'command');
+    return data;
+  } catch (error) {
+    const code = isDaemonError(error) ? error.code : 'BMCP_ERR_INTERNAL';
+    log.info({ sessionId, command: request.name, ms: Math.round(performance.now() - started), error: code }, 'command failed');
+    throw error;
+  }
+}
+
+/**
+ * Shared state, the Host/Origin guard and the error format. The guard answers 403 to a Host the daemon is not
+ * reached by (DNS rebinding), to /extension from anything but an allowed extension's Origin, and to other routes
+ * from a browser Origin that is not allowed (a web page must not drive the browser). Callers without an Origin
+ * (curl, scripts, Node clients) pass.
+ */
+async function daemonCorePlugin(app: FastifyInstance, options: DaemonAppOptions): Promise<void> {
+  const resolved = resolveOptions(options);
+  const state: DaemonState = {
+    options: resolved,
+    router: resolved.router,
+    extensions: new ExtensionRegistry(),
+    startedAt: Date.now(),
+  };
+  app.decorate('browsermcp', state);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const host = hostName(request.headers.host);
+    if (!resolved.allowedHosts.has(host)) {
+      return refuse(reply, `Host "${host}" is not allowed; reach the daemon as localhost or 127.0.0.1, or add the name to --allowed-host`);
+    }
+    const origin = request.headers.origin;
+    if (request.url.split('?')[0] === '/extension') {
+      if (origin === undefined || !resolved.extensionOrigins.has(origin)) {
+        return refuse(reply, `Origin ${origin ?? '(none)'} may not open /extension; only the browsermcp extension may (add its id with --extension-id)`);
+      }
+      return undefined;
+    }
+    if (origin !== undefined && !resolved.allowedOrigins.has(origin)) {
+      return refuse(reply, `Origin ${origin} is not allowed; add it with --allowed-origin if this page may drive the browser`);
+    }
+    return undefined;
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    // Fastify's own errors (a body that is not JSON, one too large) carry a 4xx statusCode and a clear message.
+    const fastifyStatus = (error as { statusCode?: unknown }).statusCode;
+    if (!isDaemonError(error) && typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
+      const code = (error as { code?: unknown }).code;
+      return reply.status(fastifyStatus).send({
+        error: { code: typeof code === 'string' ? code : 'BMCP_ERR_BAD_REQUEST', message: (error as Error).message, rpcCode: -32600 },
+      } satisfies HttpErrorBody);
+    }
+    const { status, body } = errorBody(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.status(status).send(body);
+  });
+
+  app.addHook('onClose', async () => {
+    state.extensions.clear();
+  });
+}
+
+function refuse(reply: FastifyReply, message: string): FastifyReply {
+  return reply.status(403).send(errorBody(new ForbiddenError(message)).body);
+}
+
+export const daemonCore = fp(daemonCorePlugin, { name: 'browsermcp-core', fastify: '5.x' });
+export default daemonCore;

@@ -1,0 +1,310 @@
+import {
+  jsonRpcNotification,
+  jsonRpcRequest,
+  parseEnvelope,
+  parseMessage,
+  parseProxyResult,
+  proxyControlId,
+  ProxyMethods,
+  createEvent,
+  type CommandEnvelope,
+} from '@browsermcp/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { Executor, ReportedTab, SessionRecord, SessionRouter } from '../router/index.js';
+import type { TokenVerifier } from './auth.js';
+
+/** What an extension says first (after `authenticate`, when the daemon asks for it). See the README. */
+export interface HelloPayload {
+  /** Stable across restarts and reconnects (the extension keeps it in chrome.storage): its sessions follow it. */
+  browserId: string;
+  /** e.g. "Chrome 131". */
+  browser: string;
+  /** The extension's version. */
+  version: string;
+  /** The tabs it holds for daemon sessions. */
+  tabs: ReportedTab[];
+}
+
+export type ExtensionState = 'connected' | 'reconnecting' | 'gone';
+
+export interface ExtensionRecord {
+  readonly id: string;
+  name: string;
+  browser: string;
+  version: string;
+  /** The user whose token the extension authenticated with; null when the daemon runs without auth. */
+  userId: string | null;
+  /** The live connection, or null while it is away (within its grace period). */
+  connection: ExtensionConnection | null;
+  expiry: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** The browsers connected through /extension, by browserId. Shared with the proxy endpoint (/mcp). */
+export class ExtensionRegistry {
+  readonly records = new Map<string, ExtensionRecord>();
+  private readonly listeners = new Set<(id: string, state: ExtensionState) => void>();
+
+  onChange(listener: (id: string, state: ExtensionState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(id: string, state: ExtensionState): void {
+    for (const listener of this.listeners) listener(id, state);
+  }
+
+  get connectedCount(): number {
+    let n = 0;
+    for (const r of this.records.values()) if (r.connection) n++;
+    return n;
+  }
+
+  clear(): void {
+    for (const r of this.records.values()) clearTimeout(r.expiry);
+    this.records.clear();
+    this.listeners.clear();
+  }
+}
+
+const BROWSER_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Checks a hello payload field by field; returns the reason it is bad, or the payload. */
+export function parseHello(payload: unknown): HelloPayload | string {
+  if (typeof payload !== 'object' || payload === null) return 'the hello payload must be an object {browserId, browser, version, tabs}';
+  const p = payload as Record<string, unknown>;
+  if (typeof p.browserId !== 'string' || !BROWSER_ID.test(p.browserId)) {
+    return '"payload.browserId" must be 1-64 letters, digits, "_" or "-" (a stable id the extension keeps)';
+  }
+  if (p.browserId === 'local') return '"payload.browserId" must not be "local" (the daemon\'s own browser)';
+  if (typeof p.browser !== 'string') return '"payload.browser" must be a string such as "Chrome 131"';
+  if (typeof p.version !== 'string') return '"payload.version" must be the extension\'s version string';
+  const tabs = p.tabs ?? [];
+  if (!Array.isArray(tabs)) return '"payload.tabs" must be an array of {tabId, sessionId}';
+  for (const [i, t] of tabs.entries()) {
+    const tab = t as Record<string, unknown> | null;
+    if (typeof tab?.tabId !== 'string' || tab.tabId === '') return `"payload.tabs[${i}].tabId" must be a non-empty string`;
+    if (typeof tab.sessionId !== 'string' || tab.sessionId === '') return `"payload.tabs[${i}].sessionId" must be a non-empty string`;
+  }
+  return {
+    browserId: p.browserId,
+    browser: p.browser,
+    version: p.version,
+    tabs: (tabs as Array<{ tabId: string; sessionId: string }>).map(({ tabId, sessionId }) => ({ tabId, sessionId })),
+  };
+}
+
+/** WebSocket close codes the endpoint uses (4000-4999 are the application's). */
+export const CloseCodes = {
+  /** No valid `authenticate` answer, or none in time. */
+  Unauthorized: 4401,
+  /** The browserId belongs to another user's extension. */
+  Forbidden: 4403,
+  /** A malformed hello, or none in time. */
+  BadHello: 4400,
+  /** The same browser connected again; this older socket is replaced. */
+  Replaced: 4409,
+  /** The daemon is shutting down. */
+  Shutdown: 1001,
+} as const;
+
+export interface ExtensionConnectionOptions {
+  socket: WebSocket;
+  router: SessionRouter;
+  registry: ExtensionRegistry;
+  log: FastifyBaseLogger;
+  verifier: TokenVerifier | undefined;
+  helloTimeoutMs: number;
+  graceMs: number;
+}
+
+/**
+ * One extension's WebSocket as an Executor: commands go out as v2 envelopes, responses and events come back to the
+ * router. State: `authenticating` (only with auth) → `waiting-hello` → `ready` → `closed`.
+ */
+export class ExtensionConnection implements Executor {
+  readonly kind = 'extension' as const;
+  private browserId: string | undefined;
+  private state: 'authenticating' | 'waiting-hello' | 'ready' | 'closed';
+  private userId: string | null = null;
+  private authName: string | undefined;
+  private readonly authRequestId: string;
+  private readonly helloTimer: ReturnType<typeof setTimeout>;
+  private readonly o: ExtensionConnectionOptions;
+  private static authSequence = 0;
+
+  constructor(options: ExtensionConnectionOptions) {
+    this.o = options;
+    this.authRequestId = proxyControlId(++ExtensionConnection.authSequence);
+    this.state = options.verifier ? 'authenticating' : 'waiting-hello';
+    this.helloTimer = setTimeout(() => {
+      const what = this.state === 'authenticating' ? 'answer authenticate' : 'send its hello';
+      this.closeWith(this.state === 'authenticating' ? CloseCodes.Unauthorized : CloseCodes.BadHello, `the extension did not ${what} in time`);
+    }, options.helloTimeoutMs);
+    this.helloTimer.unref();
+    options.socket.on('message', (data, isBinary) => {
+      if (isBinary) return this.closeWith(CloseCodes.BadHello, 'binary frames are not v2 envelopes; send JSON text');
+      void this.onMessage(data.toString()).catch((error: unknown) => this.o.log.warn({ error }, 'extension message failed'));
+    });
+    options.socket.once('close', () => this.onClose());
+    if (options.verifier) this.sendJson(jsonRpcRequest(this.authRequestId, ProxyMethods.authenticate));
+  }
+
+  /** The browserId from the hello; readable once the connection is ready. */
+  get id(): string {
+    if (this.browserId === undefined) throw new Error('the extension has not said hello yet');
+    return this.browserId;
+  }
+
+  send(command: CommandEnvelope): void {
+    if (this.state !== 'ready' || this.o.socket.readyState !== this.o.socket.OPEN) {
+      throw new Error('the extension socket is not open');
+    }
+    this.o.socket.send(JSON.stringify(command));
+  }
+
+  /** Tells the extension a session opened, so it can label the session's tab group with the client's name. */
+  async openSession(session: SessionRecord): Promise<void> {
+    this.notify(session.sessionId, 'session_opened', { clientName: session.clientName ?? null });
+  }
+
+  /** Tells the extension to close the session's tabs; fire and forget, as the socket gives no answer to wait for. */
+  async closeSession(sessionId: string): Promise<void> {
+    this.notify(sessionId, 'session_closed', null);
+  }
+
+  close(code: number, reason: string): void {
+    this.closeWith(code, reason);
+  }
+
+  private notify(sessionId: string, name: string, payload: unknown): void {
+    if (this.state === 'ready') this.sendJson(createEvent({ sessionId, name, payload }));
+  }
+
+  private sendJson(message: unknown): void {
+    // ws reports a send on a closing socket through the callback; there is nobody left to tell then.
+    this.o.socket.send(JSON.stringify(message), () => undefined);
+  }
+
+  private closeWith(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    this.o.log.info({ code, reason, browserId: this.browserId }, 'closing extension socket');
+    this.o.socket.close(code, reason.slice(0, 120));
+  }
+
+  private async onMessage(text: string): Promise<void> {
+    if (this.state === 'closed') return;
+    if (this.state === 'authenticating') return this.onAuthAnswer(text);
+    const parsed = parseEnvelope(text);
+    if (!parsed.ok) {
+      if (this.state === 'waiting-hello') return this.closeWith(CloseCodes.BadHello, `bad hello: ${parsed.error.message}`);
+      // A response we cannot read but whose wireId we can: fail that command now rather than at its timeout.
+      if (parsed.wireId !== null && this.o.router.failCommand(this.id, parsed.wireId, parsed.error)) return;
+      this.o.log.warn({ browserId: this.browserId, error: parsed.error }, 'dropped an unreadable envelope');
+      return;
+    }
+    const envelope = parsed.envelope;
+    if (this.state === 'waiting-hello') {
+      if (envelope.type !== 'event' || envelope.name !== 'hello') {
+        return this.closeWith(CloseCodes.BadHello, 'the first message must be the hello event');
+      }
+      return this.onHello(envelope.payload);
+    }
+    if (envelope.type === 'response') {
+      this.o.router.handleResponse(this.id, envelope);
+    } else if (envelope.type === 'event') {
+      await this.onEvent(envelope.name, envelope.sessionId, envelope.tabId, envelope);
+    } else {
+      this.o.log.warn({ browserId: this.browserId, name: envelope.name }, 'extensions do not send commands; dropped');
+    }
+  }
+
+  private async onEvent(name: string, sessionId: string, tabId: string | undefined, envelope: Parameters<SessionRouter['handleEvent']>[1]): Promise<void> {
+    // Tab bookkeeping events keep ownership right for tabs the extension opens or the user closes.
+    if (name === 'tab_opened' && tabId !== undefined) {
+      await this.o.router.claimTab(this.id, sessionId, tabId).catch((error: unknown) => this.o.log.warn({ error, tabId }, 'tab_opened refused'));
+    } else if (name === 'tab_closed' && tabId !== undefined) {
+      await this.o.router.releaseTab(this.id, tabId).catch(() => undefined);
+    } else {
+      await this.o.router.handleEvent(this.id, envelope);
+    }
+  }
+
+  private async onAuthAnswer(text: string): Promise<void> {
+    const message = parseMessage(text);
+    if (!message.ok || message.kind !== 'response' || message.message.id !== this.authRequestId) {
+      return this.closeWith(CloseCodes.Unauthorized, 'answer the authenticate request first');
+    }
+    const response = message.message;
+    if ('error' in response && response.error) return this.closeWith(CloseCodes.Unauthorized, `authenticate failed: ${response.error.message}`);
+    const result = parseProxyResult(ProxyMethods.authenticate, response.result);
+    if (!result.ok) return this.closeWith(CloseCodes.Unauthorized, result.error.message);
+    try {
+      const { userId } = await this.o.verifier!.verify(result.value.accessToken);
+      this.userId = userId;
+      this.authName = result.value.name;
+    } catch (error) {
+      return this.closeWith(CloseCodes.Unauthorized, (error as Error).message);
+    }
+    if (this.state !== 'authenticating') return;
+    this.state = 'waiting-hello';
+    this.sendJson(jsonRpcNotification(ProxyMethods.authenticated));
+  }
+
+  private async onHello(payload: unknown): Promise<void> {
+    const hello = parseHello(payload);
+    if (typeof hello === 'string') return this.closeWith(CloseCodes.BadHello, hello);
+    const { registry, router } = this.o;
+    const existing = registry.records.get(hello.browserId);
+    if (existing && existing.userId !== this.userId) {
+      return this.closeWith(CloseCodes.Forbidden, `browser ${hello.browserId} belongs to another user`);
+    }
+    clearTimeout(this.helloTimer);
+    this.browserId = hello.browserId;
+    this.state = 'ready';
+    const previous = existing?.connection;
+    const record: ExtensionRecord = existing ?? {
+      id: hello.browserId,
+      name: '',
+      browser: '',
+      version: '',
+      userId: this.userId,
+      connection: null,
+      expiry: undefined,
+    };
+    clearTimeout(record.expiry);
+    record.expiry = undefined;
+    record.name = this.authName ?? hello.browser;
+    record.browser = hello.browser;
+    record.version = hello.version;
+    record.connection = this;
+    registry.records.set(hello.browserId, record);
+    const { orphanedTabs } = await router.executorConnected(this, hello.tabs);
+    // The old socket of the same browser lost the race; its late close must not disconnect this one.
+    previous?.close(CloseCodes.Replaced, 'replaced by a newer connection of the same browser');
+    this.o.log.info({ browserId: hello.browserId, browser: hello.browser, version: hello.version, tabs: hello.tabs.length }, 'extension connected');
+    for (const tab of orphanedTabs) this.notify(tab.sessionId, 'session_closed', { tabId: tab.tabId });
+    registry.emit(hello.browserId, 'connected');
+  }
+
+  private onClose(): void {
+    const wasReady = this.state === 'ready';
+    this.state = 'closed';
+    clearTimeout(this.helloTimer);
+    if (!wasReady || this.browserId === undefined) return;
+    const { registry, router, graceMs } = this.o;
+    const record = registry.records.get(this.browserId);
+    if (record?.connection !== this) return; // replaced by a newer socket
+    record.connection = null;
+    router.executorDisconnected(this);
+    this.o.log.info({ browserId: this.browserId }, 'extension disconnected; waiting for it to reconnect');
+    const id = this.browserId;
+    record.expiry = setTimeout(() => {
+      if (registry.records.get(id) !== record || record.connection) return;
+      registry.records.delete(id);
+      registry.emit(id, 'gone');
+    }, graceMs);
+    record.expiry.unref();
+    registry.emit(id, 'reconnecting');
+  }
+}

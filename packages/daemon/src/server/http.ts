@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { BadRequestError } from '../errors.js';
+import { runLogged } from './core.js';
+
+export interface HealthBody {
+  status: 'ok';
+  version: string;
+  /** Open sessions. */
+  sessions: number;
+  /** Browsers that can run commands now: connected extensions, plus the local executor when enabled. */
+  browsers: number;
+  /** Seconds since the daemon started. */
+  uptime: number;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  const value = body[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new BadRequestError(`"${key}" must be a non-empty string`);
+  return value;
+}
+
+/** GET /health, POST /sessions, DELETE /sessions/:id and POST /commands. */
+async function httpApiPlugin(app: FastifyInstance): Promise<void> {
+  const { router, options, extensions } = app.browsermcp;
+
+  app.get('/health', async (): Promise<HealthBody> => {
+    const stats = await router.stats();
+    return {
+      status: 'ok',
+      version: options.version,
+      sessions: stats.sessions,
+      browsers: extensions.connectedCount + (options.localExecutor ? 1 : 0),
+      uptime: Math.round((Date.now() - app.browsermcp.startedAt) / 1000),
+    };
+  });
+
+  app.post('/sessions', async (request, reply) => {
+    const body = request.body ?? {};
+    if (!isObject(body)) throw new BadRequestError('the body must be a JSON object {sessionId?, clientName?, executorId?}');
+    const sessionId = optionalString(body, 'sessionId') ?? randomUUID();
+    const clientName = optionalString(body, 'clientName');
+    const executorId = optionalString(body, 'executorId');
+    const session = await router.openSession(sessionId, {
+      ...(clientName !== undefined ? { clientName } : {}),
+      ...(executorId !== undefined ? { executorId } : {}),
+    });
+    request.log.info({ sessionId, executorId: session.executorId, clientName }, 'session opened');
+    return reply.status(201).send({ sessionId, executorId: session.executorId });
+  });
+
+  app.delete<{ Params: { sessionId: string } }>('/sessions/:sessionId', async (request, reply) => {
+    const { sessionId } = request.params;
+    const closed = await router.closeSession(sessionId);
+    if (!closed) {
+      return reply.status(404).send({ error: { code: 'BMCP_ERR_SESSION_NOT_FOUND', message: `session ${sessionId} is not open`, rpcCode: -32011 } });
+    }
+    request.log.info({ sessionId }, 'session closed');
+    return reply.status(204).send();
+  });
+
+  app.post('/commands', async (request) => {
+    const header = request.headers['x-instance-id'];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    if (!sessionId) throw new BadRequestError('the X-Instance-ID header must name the session (create one with POST /sessions)');
+    const body = request.body;
+    if (!isObject(body)) throw new BadRequestError('the body must be a JSON object {name, payload?, tabId?}');
+    const name = body.name;
+    if (typeof name !== 'string' || name === '') throw new BadRequestError('"name" must be the tool name, e.g. "browser_navigate"');
+    if (body.payload !== undefined && !isObject(body.payload)) throw new BadRequestError('"payload" must be an object of the tool\'s arguments');
+    const tabId = optionalString(body, 'tabId');
+    const timeoutMs = body.timeoutMs;
+    if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0))) {
+      throw new BadRequestError('"timeoutMs" must be a positive number');
+    }
+    const result = await runLogged(app, request.log, sessionId, {
+      name,
+      payload: body.payload ?? {},
+      ...(tabId !== undefined ? { tabId } : {}),
+      ...(typeof timeoutMs === 'number' ? { timeoutMs } : {}),
+    });
+    const session = await router.getSession(sessionId);
+    return { result, tabId: session?.currentTabId ?? null };
+  });
+}
+
+export const httpApi = fp(httpApiPlugin, { name: 'browsermcp-http', fastify: '5.x', dependencies: ['browsermcp-core'] });
+export default httpApi;

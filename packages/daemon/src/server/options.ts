@@ -1,0 +1,95 @@
+import { InvalidArgumentError } from '../errors.js';
+import type { LocalExecutor } from '../local/executor.js';
+import { DEFAULT_GRACE_MS, type SessionRouter } from '../router/index.js';
+import type { TokenVerifier } from './auth.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_HELLO_TIMEOUT_MS, EXTENSION_ID, EXTENSION_ID_PATTERN } from './constants.js';
+
+export interface DaemonAppOptions {
+  /** The router every endpoint dispatches to. The app does not close it: its owner does. */
+  router: SessionRouter;
+  /** The in-process executor, when enabled: listed by list_extensions as "local" and counted by /health. */
+  localExecutor?: LocalExecutor | undefined;
+  /** Reported by /health. */
+  version?: string | undefined;
+  /**
+   * Host header values (without port) that may reach the daemon; others get 403, which stops DNS rebinding.
+   * Default: localhost, 127.0.0.1 and [::1]. Add the names you reach the daemon by when it listens elsewhere.
+   */
+  allowedHosts?: string[] | undefined;
+  /** Browser Origins (e.g. "https://app.example.com") that may call the HTTP API; requests with other Origins get 403. */
+  allowedOrigins?: string[] | undefined;
+  /** Extension ids whose `chrome-extension://<id>` Origin may open /extension. Default: [EXTENSION_ID]. */
+  extensionIds?: string[] | undefined;
+  /** Verifies access tokens on /mcp and /extension; without it the daemon runs without auth (loopback use). */
+  verifier?: TokenVerifier | undefined;
+  /** Ping interval of both WebSockets; a peer that misses one pong is dropped. Default 15 000 ms. */
+  heartbeatMs?: number | undefined;
+  /** How long an extension has to authenticate and say hello. Default 10 000 ms. */
+  helloTimeoutMs?: number | undefined;
+  /** How long a disconnected extension stays listed; use the router's graceMs. Default 5 minutes. */
+  graceMs?: number | undefined;
+}
+
+export interface ResolvedOptions {
+  router: SessionRouter;
+  localExecutor: LocalExecutor | undefined;
+  version: string;
+  allowedHosts: Set<string>;
+  allowedOrigins: Set<string>;
+  extensionOrigins: Set<string>;
+  verifier: TokenVerifier | undefined;
+  heartbeatMs: number;
+  helloTimeoutMs: number;
+  graceMs: number;
+}
+
+function positive(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidArgumentError(`"${name}" must be a positive number of milliseconds`);
+  }
+  return value;
+}
+
+function strings(value: string[] | undefined, name: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) {
+    throw new InvalidArgumentError(`"${name}" must be an array of non-empty strings`);
+  }
+  return value;
+}
+
+/** Checks and defaults the options once, at registration; a bad option fails here with a message naming the fix. */
+export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null || typeof options.router?.dispatch !== 'function') {
+    throw new InvalidArgumentError('"router" must be a SessionRouter');
+  }
+  const extensionIds = options.extensionIds === undefined ? [EXTENSION_ID] : strings(options.extensionIds, 'extensionIds');
+  for (const id of extensionIds) {
+    if (!EXTENSION_ID_PATTERN.test(id)) {
+      throw new InvalidArgumentError(`extension id "${id}" is not a Chrome extension id (32 letters a-p, from chrome://extensions)`);
+    }
+  }
+  const origins = strings(options.allowedOrigins, 'allowedOrigins');
+  for (const origin of origins) {
+    if (origin === '*' || new URL(origin, 'invalid://').origin !== origin.replace(/\/$/, '')) {
+      throw new InvalidArgumentError(`allowed origin "${origin}" must be an exact origin such as https://app.example.com ("*" is not allowed)`);
+    }
+  }
+  const hosts = strings(options.allowedHosts, 'allowedHosts').map((h) => h.toLowerCase());
+  if (options.verifier !== undefined && typeof options.verifier?.verify !== 'function') {
+    throw new InvalidArgumentError('"verifier" must have a verify(token) method');
+  }
+  return {
+    router: options.router,
+    localExecutor: options.localExecutor,
+    version: options.version ?? '0.0.0',
+    allowedHosts: new Set(['localhost', '127.0.0.1', '[::1]', ...hosts]),
+    allowedOrigins: new Set(origins.map((o) => o.replace(/\/$/, ''))),
+    extensionOrigins: new Set(extensionIds.map((id) => `chrome-extension://${id}`)),
+    verifier: options.verifier,
+    heartbeatMs: positive(options.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
+    helloTimeoutMs: positive(options.helloTimeoutMs, 'helloTimeoutMs', DEFAULT_HELLO_TIMEOUT_MS),
+    graceMs: positive(options.graceMs, 'graceMs', DEFAULT_GRACE_MS),
+  };
+}

@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import {
+  ErrorCodes,
+  isReservedId,
+  jsonRpcError,
+  jsonRpcNotification,
+  jsonRpcResult,
+  mapId,
+  parseMessage,
+  parseProxyParams,
+  ProxyMethods,
+  unmapId,
+  type ExtensionInfo,
+  type JsonRpcId,
+  type JsonRpcRequest,
+  type ProxyConnectionState,
+} from '@browsermcp/protocol';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { WebSocket } from 'ws';
+import { BadRequestError, ExtensionNotFoundError, UnauthorizedError, toWireError } from '../errors.js';
+import type { Unsubscribe } from '../router/index.js';
+import { runLogged, type DaemonState } from './core.js';
+import type { ExtensionState } from './extensions.js';
+import { watchHeartbeat } from './heartbeat.js';
+
+const LOCAL_ID = 'local';
+
+interface Link {
+  readonly connectionId: string;
+  readonly extensionId: string;
+  readonly sessionId: string;
+  readonly stop: Unsubscribe[];
+}
+
+function shortId(): string {
+  return randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
+}
+
+/**
+ * One remote MCP client on /mcp. State: `handshake` (only mcp_handshake is accepted) → `ready` → `closed`; while
+ * ready it may hold one link to a browser (connect … disconnect), whose daemon session runs its tool calls.
+ */
+class ProxyClient {
+  private state: 'handshake' | 'ready' | 'closed' = 'handshake';
+  private userId: string | null = null;
+  private readonly clientId = shortId();
+  private link: Link | undefined;
+  private readonly stopWatching: () => void;
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly socket: WebSocket,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    socket.on('message', (data) => {
+      void this.onMessage(data.toString()).catch((error: unknown) => this.log.warn({ error }, 'proxy message failed'));
+    });
+    socket.once('close', () => void this.onClose());
+    this.stopWatching = this.daemon.extensions.onChange((id, state) => this.onExtension(id, state));
+  }
+
+  private get daemon(): DaemonState {
+    return this.app.browsermcp;
+  }
+
+  private send(message: unknown): void {
+    if (this.state !== 'closed') this.socket.send(JSON.stringify(message), () => undefined);
+  }
+
+  private status(state: ProxyConnectionState, message?: string): void {
+    if (!this.link) return;
+    const { connectionId, extensionId } = this.link;
+    this.send(
+      jsonRpcNotification(ProxyMethods.status, {
+        state,
+        connection_id: connectionId,
+        extension_id: extensionId,
+        ...(message !== undefined ? { message } : {}),
+      }),
+    );
+  }
+
+  private async onMessage(text: string): Promise<void> {
+    const parsed = parseMessage(text);
+    if (!parsed.ok) return this.send(jsonRpcError(parsed.id, parsed.error.code, parsed.error.message));
+    if (parsed.kind === 'batch') return this.send(jsonRpcError(null, ErrorCodes.InvalidRequest, 'batches are not supported on /mcp; send one request at a time'));
+    if (parsed.kind !== 'request') return; // notifications and stray responses need no answer
+    const request = parsed.message;
+    if (isReservedId(request.id)) {
+      return this.send(jsonRpcError(request.id, ErrorCodes.InvalidRequest, 'ids starting with "proxy:" or "ext:" are reserved for the daemon; use another id'));
+    }
+    try {
+      this.send(jsonRpcResult(request.id, await this.handle(request)));
+    } catch (error) {
+      const wire = toWireError(error);
+      this.send(jsonRpcError(request.id, wire.code, wire.message, wire.data));
+    }
+  }
+
+  private async handle(request: JsonRpcRequest): Promise<unknown> {
+    const { method } = request;
+    if (method === ProxyMethods.mcpHandshake) return this.handshake(request.params);
+    if (this.state !== 'ready') throw new UnauthorizedError('call mcp_handshake with your access token first');
+    switch (method) {
+      case ProxyMethods.listExtensions:
+        return { extensions: this.visibleExtensions() };
+      case ProxyMethods.connect:
+        return this.connect(request.params);
+      case ProxyMethods.disconnect:
+        return this.disconnect(request.params);
+      default:
+        return this.forward(request);
+    }
+  }
+
+  private async handshake(params: unknown): Promise<unknown> {
+    const checked = parseProxyParams(ProxyMethods.mcpHandshake, params);
+    if (!checked.ok) throw new BadRequestError(checked.error.message);
+    if (this.state === 'ready') throw new BadRequestError('mcp_handshake was already done on this connection');
+    const { verifier } = this.daemon.options;
+    if (verifier) this.userId = (await verifier.verify(checked.value.accessToken)).userId;
+    this.state = 'ready';
+    this.log.info({ clientId: this.clientId, userId: this.userId }, 'proxy client authenticated');
+    return { authenticated: verifier !== undefined, user_id: this.userId, mcp_client_id: this.clientId };
+  }
+
+  /** The browsers this client may use: its own user's extensions, and the local executor when enabled. */
+  private visibleExtensions(): ExtensionInfo[] {
+    const out: ExtensionInfo[] = [];
+    if (this.daemon.options.localExecutor) out.push({ id: LOCAL_ID, name: 'Local Chromium', connected: true });
+    for (const record of this.daemon.extensions.records.values()) {
+      if (record.userId === this.userId) out.push({ id: record.id, name: record.name, connected: record.connection !== null });
+    }
+    return out;
+  }
+
+  private async connect(params: unknown): Promise<unknown> {
+    const checked = parseProxyParams(ProxyMethods.connect, params);
+    if (!checked.ok) throw new BadRequestError(checked.error.message);
+    if (this.link) {
+      throw new BadRequestError(`already connected to ${this.link.extensionId} (connection ${this.link.connectionId}); call disconnect first`);
+    }
+    const extensionId = checked.value.extension_id;
+    const info = this.visibleExtensions().find((e) => e.id === extensionId);
+    // Another user's browser reads exactly like an unknown one: its existence is not this client's business.
+    if (!info) throw new ExtensionNotFoundError(extensionId);
+    const connectionId = shortId();
+    const sessionId = `proxy-${this.clientId}-${connectionId}`;
+    await this.daemon.router.openSession(sessionId, { executorId: extensionId, clientName: `remote ${this.clientId}` });
+    const link: Link = { connectionId, extensionId, sessionId, stop: [] };
+    this.link = link;
+    link.stop.push(
+      this.daemon.router.onSessionClosed(sessionId, (reason) => {
+        if (this.link !== link) return;
+        this.link = undefined;
+        for (const stop of link.stop) stop();
+        this.send(
+          jsonRpcNotification(ProxyMethods.disconnected, {
+            connection_id: connectionId,
+            extension_id: extensionId,
+            reason: reason === 'browser-gone' ? 'the browser did not reconnect within its grace period' : 'the session was closed',
+          }),
+        );
+      }),
+      this.daemon.router.onEvent(sessionId, (event) => this.send(jsonRpcNotification(`event/${event.name}`, { tabId: event.tabId ?? null, payload: event.payload }))),
+    );
+    this.log.info({ clientId: this.clientId, connectionId, extensionId, sessionId }, 'session opened');
+    this.status('connected');
+    return { connection_id: connectionId, extension_id: extensionId, extension_name: info.name };
+  }
+
+  private async disconnect(params: unknown): Promise<unknown> {
+    const checked = parseProxyParams(ProxyMethods.disconnect, params);
+    if (!checked.ok) throw new BadRequestError(checked.error.message);
+    const link = this.link;
+    const wanted = checked.value?.connection_id;
+    if (!link || (wanted !== undefined && wanted !== link.connectionId)) return { disconnected: false };
+    await this.unlink(link);
+    return { disconnected: true };
+  }
+
+  private async unlink(link: Link): Promise<void> {
+    this.link = undefined;
+    for (const stop of link.stop) stop();
+    await this.daemon.router.closeSession(link.sessionId).catch(() => undefined);
+    this.log.info({ clientId: this.clientId, connectionId: link.connectionId }, 'session closed');
+  }
+
+  /** A tool call: id mapped to "<connectionId>:<id>" on the way in (the envelope's originId), unmapped on the way out. */
+  private async forward(request: JsonRpcRequest): Promise<unknown> {
+    const link = this.link;
+    if (!link) throw new BadRequestError(`"${request.method}" needs a browser: call list_extensions, then connect`);
+    const mapped = mapId(link.connectionId, request.id);
+    const params = request.params;
+    if (params !== undefined && (typeof params !== 'object' || Array.isArray(params))) {
+      throw new BadRequestError('params must be an object of the tool\'s arguments');
+    }
+    const { tabId, ...payload } = (params ?? {}) as Record<string, unknown>;
+    if (tabId !== undefined && (typeof tabId !== 'string' || tabId === '')) throw new BadRequestError('"params.tabId" must be a non-empty string');
+    const data = await runLogged(this.app, this.log, link.sessionId, {
+      name: request.method,
+      payload,
+      originId: mapped,
+      ...(typeof tabId === 'string' ? { tabId } : {}),
+    });
+    // The answer goes back under the client's own id; unmapping proves the round trip kept it intact.
+    const original: JsonRpcId | undefined = unmapId(mapped)?.id;
+    if (original === undefined || original !== request.id) throw new Error(`id ${String(request.id)} did not survive mapping`);
+    return data;
+  }
+
+  private onExtension(id: string, state: ExtensionState): void {
+    if (this.link?.extensionId !== id) return;
+    if (state === 'reconnecting') this.status('reconnecting', 'the browser disconnected; commands fail until it reconnects');
+    else if (state === 'connected') this.status('connected');
+  }
+
+  private async onClose(): Promise<void> {
+    this.state = 'closed';
+    this.stopWatching();
+    if (this.link) await this.unlink(this.link);
+  }
+}
+
+/** WebSocket /mcp: the proxy protocol for MCP clients elsewhere (JWT auth when the daemon has a verifier). */
+async function proxyEndpointPlugin(app: FastifyInstance): Promise<void> {
+  const sockets = new Set<WebSocket>();
+  app.get('/mcp', { websocket: true }, (socket, request) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    watchHeartbeat(socket, app.browsermcp.options.heartbeatMs);
+    new ProxyClient(app, socket, request.log);
+  });
+  app.addHook('preClose', async () => {
+    for (const socket of sockets) socket.close(1001, 'the daemon is shutting down');
+  });
+}
+
+export const proxyEndpoint = fp(proxyEndpointPlugin, {
+  name: 'browsermcp-proxy-endpoint',
+  fastify: '5.x',
+  dependencies: ['browsermcp-core', '@fastify/websocket'],
+});
+export default proxyEndpoint;

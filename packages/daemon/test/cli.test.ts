@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startFixtureServer } from '@browsermcp/testkit';
+import { jwtVerify } from 'jose';
+import { expect, it } from 'vitest';
+import { parseCli, SERVE_FLAGS, SERVE_HELP, UsageError } from '../src/cli-args.js';
+import { alive, processTree, tempDir, testChromePath } from './helpers/local.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm --filter @browsermcp/daemon build)`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+it('lists every flag with its default in --help', () => {
+  for (const [name, spec] of Object.entries(SERVE_FLAGS)) {
+    expect(SERVE_HELP).toContain(`--${name}`);
+    if (spec.default) expect(SERVE_HELP).toContain(`(default: ${spec.default})`);
+  }
+});
+
+it.each([
+  [['--port', 'http'], '--port must be a whole number from 0 to 65535 (got "http")'],
+  [['--grace-period=-3'], '--grace-period must be a number of seconds (got "-3")'],
+  [['--viewport', 'big'], '--viewport must be WIDTHxHEIGHT such as 1280x720'],
+  [['--caps', 'telepathy'], '--caps: unknown capability "telepathy"'],
+  [['--host', '0.0.0.0'], '--host 0.0.0.0 exposes the daemon beyond this machine; set --auth-secret-file too'],
+  [['--auth-secret-file', '/nonexistent/secret'], '--auth-secret-file /nonexistent/secret cannot be read (ENOENT)'],
+  [['--cdp-endpoint', 'localhost:9222'], '--cdp-endpoint must be an http:// or ws:// URL'],
+  [['token', '--user', 'u'], 'token needs --secret-file'],
+])('refuses %j with the reason', (args, reason) => {
+  expect(() => parseCli(args)).toThrow(UsageError);
+  expect(() => parseCli(args)).toThrow(reason);
+});
+
+it('exits 2 with the reason on a bad value', async () => {
+  const { code, stderr } = await run(['--command-timeout', 'soon']);
+  expect(code).toBe(2);
+  expect(stderr).toBe('browsermcp-daemon: --command-timeout must be a number of seconds above 0.001 (got "soon")\n');
+});
+
+it('prints a token for a user that the secret verifies', async () => {
+  const secretFile = join(tempDir('secret'), 'secret');
+  const secret = 'x'.repeat(40);
+  writeFileSync(secretFile, `${secret}\n`);
+  const { code, stdout } = await run(['token', '--user', 'alice', '--secret-file', secretFile, '--ttl', '1h']);
+  expect(code).toBe(0);
+  const { payload } = await jwtVerify(stdout.trim(), new TextEncoder().encode(secret));
+  expect(payload.sub).toBe('alice');
+  expect(payload.exp! - payload.iat!).toBe(3600);
+});
+
+it('serves commands, logs one line per session and command, and leaves no Chromium after SIGTERM', async () => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first`);
+  const server = await startFixtureServer();
+  const child = spawn(process.execPath, [CLI, '--port', '0', '--output-dir', tempDir('cli-out'), '--executable-path', testChromePath()]);
+  try {
+    const lines: Array<Record<string, unknown>> = [];
+    let buffer = '';
+    const listening = new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        buffer += d.toString();
+        let i: number;
+        while ((i = buffer.indexOf('\n')) >= 0) {
+          const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
+          buffer = buffer.slice(i + 1);
+          lines.push(line);
+          if (line.msg === 'browsermcp daemon listening') resolve(line.address as string);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`daemon exited early (${code})`)));
+    });
+    const address = await listening;
+    const created = await fetch(`${address}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"clientName":"cli-test"}' });
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    const ran = await fetch(`${address}/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-instance-id': sessionId },
+      body: JSON.stringify({ name: 'browser_navigate', payload: { url: server.url('/item/9') } }),
+    });
+    expect(ran.status).toBe(200);
+    expect(JSON.stringify(await ran.json())).toContain('Item 9');
+    const tree = processTree(child.pid!);
+    expect(tree.length).toBeGreaterThan(3); // the daemon and its Chromium
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(tree.filter(alive)).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'session opened')).toHaveLength(1);
+    expect(lines.filter((l) => l.msg === 'command')).toEqual([expect.objectContaining({ sessionId, command: 'browser_navigate' })]);
+  } finally {
+    child.kill('SIGKILL');
+    await server.close();
+  }
+});

@@ -1,0 +1,53 @@
+import { WebSocket, type ClientOptions } from 'ws';
+import { EXTENSION_ID } from '../../src/index.js';
+
+export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`;
+
+/** A scripted WebSocket peer: reads messages in order with next(), and knows how its socket closed. */
+export class Peer {
+  private readonly queue: unknown[] = [];
+  private readonly waiting: Array<{ match: (message: unknown) => boolean; resolve: (message: unknown) => void }> = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const message: unknown = JSON.parse(data.toString());
+      const i = this.waiting.findIndex((w) => w.match(message));
+      if (i >= 0) this.waiting.splice(i, 1)[0]!.resolve(message);
+      else this.queue.push(message);
+    });
+    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  }
+
+  /** The next message (in arrival order) that `match` accepts; the others stay queued for later reads. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  next(match: (message: any) => boolean = () => true): Promise<any> {
+    const i = this.queue.findIndex(match);
+    if (i >= 0) return Promise.resolve(this.queue.splice(i, 1)[0]);
+    return new Promise((resolve) => this.waiting.push({ match, resolve }));
+  }
+
+  send(message: unknown): void {
+    this.ws.send(JSON.stringify(message));
+  }
+
+  close(): Promise<{ code: number; reason: string }> {
+    this.ws.close();
+    return this.closed;
+  }
+}
+
+/** Opens a WebSocket and resolves once it is open (rejects with the HTTP status if the upgrade is refused). */
+export function connectPeer(url: string, options: ClientOptions & { origin?: string } = {}): Promise<Peer> {
+  const ws = new WebSocket(url, { origin: EXTENSION_ORIGIN, ...options });
+  const peer = new Peer(ws);
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(peer));
+    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { statusCode: res.statusCode })));
+    ws.once('error', reject);
+  });
+}
+
+export function hello(browserId: string, tabs: Array<{ tabId: string; sessionId: string }> = []) {
+  return { wireId: `hello-${browserId}`, sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId, browser: 'Chrome 131', version: '0.1.0', tabs } };
+}

@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify';
+import { afterEach, expect, it } from 'vitest';
+import { buildDaemonApp, SessionRouter } from '../../src/index.js';
+import { connectPeer, hello, type Peer } from '../helpers/ws-peer.js';
+
+let app: FastifyInstance;
+let router: SessionRouter;
+let url: string;
+const peers: Peer[] = [];
+
+async function start(options: { graceMs?: number; heartbeatMs?: number; helloTimeoutMs?: number } = {}): Promise<void> {
+  router = new SessionRouter({ graceMs: options.graceMs ?? 60_000, commandTimeoutMs: 5_000 });
+  app = await buildDaemonApp({ router, graceMs: options.graceMs ?? 60_000, heartbeatMs: options.heartbeatMs, helloTimeoutMs: options.helloTimeoutMs });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  url = `${address.replace('http', 'ws')}/extension`;
+}
+
+afterEach(async () => {
+  for (const p of peers.splice(0)) p.ws.terminate();
+  await app?.close();
+  await router?.close();
+});
+
+/** A browser that said hello and is registered with the router. */
+async function browserPeer(browserId: string, tabs: Array<{ tabId: string; sessionId: string }> = []): Promise<Peer> {
+  const peer = await connectPeer(url);
+  peers.push(peer);
+  peer.send(hello(browserId, tabs));
+  // Registered once the router knows it: poll-free, the health endpoint counts it on the next turn.
+  await waitFor(async () => (await router.stats()).executors > 0 && app.browsermcp.extensions.records.get(browserId)?.connection != null);
+  return peer;
+}
+
+async function waitFor(check: () => Promise<boolean> | boolean): Promise<void> {
+  // Registration is a few event-loop turns away from the hello; setImmediate yields to I/O without a fixed sleep.
+  for (let i = 0; i < 1000; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('condition not met');
+}
+
+/** Answers the next command the peer receives with data, in tab `tabId`. */
+async function answerNext(peer: Peer, data: unknown, tabId?: string) {
+  const command = await peer.next();
+  expect(command.type).toBe('command');
+  peer.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data, ...(tabId ? { tabId } : command.tabId ? { tabId: command.tabId } : {}) });
+  return command;
+}
+
+it('refuses an http://evil.example Origin', async () => {
+  await start();
+  await expect(connectPeer(url, { origin: 'http://evil.example' })).rejects.toMatchObject({ statusCode: 403 });
+  await expect(connectPeer(url, { origin: 'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' })).rejects.toMatchObject({ statusCode: 403 });
+});
+
+it('runs a session’s commands in the browser that said hello, over v2 envelopes', async () => {
+  await start();
+  const peer = await browserPeer('b1');
+  await router.openSession('s1', { executorId: 'b1', clientName: 'Claude' });
+  expect(await peer.next()).toMatchObject({ type: 'event', name: 'session_opened', sessionId: 's1', payload: { clientName: 'Claude' } });
+
+  const result = router.dispatch('s1', { name: 'browser_snapshot', payload: {} });
+  const command = await answerNext(peer, { content: [{ type: 'text', text: 'ok' }] }, '7');
+  expect(command).toMatchObject({ sessionId: 's1', name: 'browser_snapshot', payload: {} });
+  expect(command.wireId).toMatch(/^[0-9a-f-]{36}$/);
+  await expect(result).resolves.toEqual({ content: [{ type: 'text', text: 'ok' }] });
+  expect((await router.getSession('s1'))?.currentTabId).toBe('7');
+
+  const events: unknown[] = [];
+  router.onEvent('s1', (event) => events.push(event.name));
+  peer.send({ wireId: 'e1', sessionId: 's1', type: 'event', name: 'console', tabId: '7', payload: { text: 'hi' } });
+  await waitFor(() => events.length > 0);
+  expect(events).toEqual(['console']);
+
+  await router.closeSession('s1');
+  expect(await peer.next()).toMatchObject({ type: 'event', name: 'session_closed', sessionId: 's1' });
+});
+
+it('keeps a session’s tabs when its browser reconnects within the grace period', async () => {
+  await start();
+  const first = await browserPeer('b1');
+  await router.openSession('s1', { executorId: 'b1' });
+  await first.next(); // session_opened
+  const done = router.dispatch('s1', { name: 'browser_navigate', payload: { url: 'http://127.0.0.1/' } });
+  await answerNext(first, 'navigated', '7');
+  await done;
+
+  await first.close();
+  await waitFor(async () => (await router.stats()).reconnecting === 1);
+  await expect(router.dispatch('s1', { name: 'browser_snapshot' })).rejects.toMatchObject({ code: 'BMCP_ERR_BROWSER_DISCONNECTED' });
+
+  const second = await browserPeer('b1', [{ tabId: '7', sessionId: 's1' }]);
+  const again = router.dispatch('s1', { name: 'browser_snapshot', tabId: '7' });
+  expect(await answerNext(second, 'snapshot')).toMatchObject({ tabId: '7', sessionId: 's1' });
+  await expect(again).resolves.toBe('snapshot');
+  expect(await router.hasSession('s1')).toBe(true);
+});
+
+it('forgets the sessions and tabs of a browser that stays away past the grace period', async () => {
+  await start({ graceMs: 50 });
+  const first = await browserPeer('b1');
+  await router.openSession('s1', { executorId: 'b1' });
+  await first.next();
+  const done = router.dispatch('s1', { name: 'browser_navigate', payload: {} });
+  await answerNext(first, 'ok', '7');
+  await done;
+  const closed = new Promise((resolve) => router.onSessionClosed('s1', resolve));
+  await first.close();
+  expect(await closed).toBe('browser-gone');
+  expect(await router.hasSession('s1')).toBe(false);
+
+  // Coming back with the tab, the browser is told to close it: no session owns it any more.
+  const second = await browserPeer('b1', [{ tabId: '7', sessionId: 's1' }]);
+  expect(await second.next()).toMatchObject({ type: 'event', name: 'session_closed', sessionId: 's1', payload: { tabId: '7' } });
+  await expect(router.openSession('s2', { executorId: 'b1' })).resolves.toBeDefined();
+});
+
+it('serves several browsers at once, each with its own sessions', async () => {
+  await start();
+  const one = await browserPeer('b1');
+  const two = await browserPeer('b2');
+  await router.openSession('s1', { executorId: 'b1' });
+  await router.openSession('s2', { executorId: 'b2' });
+  await one.next();
+  await two.next();
+  const r1 = router.dispatch('s1', { name: 'browser_snapshot' });
+  const r2 = router.dispatch('s2', { name: 'browser_snapshot' });
+  expect((await answerNext(two, 'from b2', '1')).sessionId).toBe('s2');
+  expect((await answerNext(one, 'from b1', '1')).sessionId).toBe('s1');
+  await expect(r1).resolves.toBe('from b1');
+  await expect(r2).resolves.toBe('from b2');
+  const health = await app.inject({ method: 'GET', url: '/health' });
+  expect(health.json().browsers).toBe(2);
+});
+
+it('drops a peer that stops answering pings', async () => {
+  await start({ heartbeatMs: 30 });
+  const peer = await connectPeer(url, { autoPong: false });
+  peers.push(peer);
+  peer.send(hello('b1'));
+  // The server terminates the socket: an abnormal close (1006) from the peer's side.
+  expect((await peer.closed).code).toBe(1006);
+});
+
+it('closes the socket of a peer whose hello is malformed, saying why', async () => {
+  await start();
+  const peer = await connectPeer(url);
+  peers.push(peer);
+  peer.send({ ...hello('b1'), payload: { browserId: 'b1', browser: 'Chrome', version: '1', tabs: [{ tabId: 7 }] } });
+  expect(await peer.closed).toEqual({ code: 4400, reason: '"payload.tabs[0].tabId" must be a non-empty string' });
+});
+
+it('closes the socket of a peer that never says hello', async () => {
+  await start({ helloTimeoutMs: 30 });
+  const peer = await connectPeer(url);
+  peers.push(peer);
+  expect(await peer.closed).toEqual({ code: 4400, reason: 'the extension did not send its hello in time' });
+});
+
+it('fails a command at once when the browser answers it with an unreadable response', async () => {
+  await start();
+  const peer = await browserPeer('b1');
+  await router.openSession('s1', { executorId: 'b1' });
+  await peer.next();
+  const result = router.dispatch('s1', { name: 'browser_snapshot' });
+  const command = await peer.next();
+  peer.send({ wireId: command.wireId, sessionId: 's1', type: 'response', name: command.name });
+  await expect(result).rejects.toMatchObject({ message: 'a response must carry "data" or "error"' });
+});

@@ -1,0 +1,171 @@
+import { SignJWT } from 'jose';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { buildDaemonApp, hs256Verifier, SessionRouter, signToken } from '../../src/index.js';
+import { connectPeer, hello, type Peer } from '../helpers/ws-peer.js';
+
+const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
+let app: FastifyInstance;
+let router: SessionRouter;
+let base: string;
+const peers: Peer[] = [];
+
+beforeEach(async () => {
+  router = new SessionRouter({ commandTimeoutMs: 5_000, graceMs: 60_000 });
+  app = await buildDaemonApp({ router, verifier: hs256Verifier(SECRET), helloTimeoutMs: 2_000 });
+  base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws');
+});
+
+afterEach(async () => {
+  for (const p of peers.splice(0)) p.ws.terminate();
+  await app.close();
+  await router.close();
+});
+
+async function client(): Promise<Peer> {
+  const peer = await connectPeer(`${base}/mcp`, { origin: undefined });
+  peers.push(peer);
+  return peer;
+}
+
+let nextId = 1;
+async function call(peer: Peer, method: string, params?: unknown, id: string | number = nextId++) {
+  peer.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
+  return peer.next((message) => message.id === id);
+}
+
+/** An extension of `user` that answered authenticate and said hello as `browserId`. */
+async function extension(user: string, browserId: string): Promise<Peer> {
+  const peer = await connectPeer(`${base}/extension`);
+  peers.push(peer);
+  const auth = await peer.next();
+  expect(auth).toMatchObject({ jsonrpc: '2.0', method: 'authenticate', id: expect.stringMatching(/^proxy:\d+$/) });
+  peer.send({ jsonrpc: '2.0', id: auth.id, result: { name: `${user}'s Chrome`, accessToken: await signToken({ userId: user, secret: SECRET }) } });
+  expect(await peer.next()).toMatchObject({ method: 'authenticated' });
+  peer.send(hello(browserId));
+  for (let i = 0; i < 1000 && !app.browsermcp.extensions.records.get(browserId)?.connection; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return peer;
+}
+
+async function handshake(peer: Peer, user: string) {
+  return call(peer, 'mcp_handshake', { accessToken: await signToken({ userId: user, secret: SECRET }) });
+}
+
+it('accepts a valid token and says who the client is', async () => {
+  const c = await client();
+  const res = await handshake(c, 'alice');
+  expect(res.result).toEqual({ authenticated: true, user_id: 'alice', mcp_client_id: expect.any(String) });
+});
+
+it('refuses an expired token', async () => {
+  const c = await client();
+  const now = Math.floor(Date.now() / 1000);
+  const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuedAt(now - 100).setExpirationTime(now - 10).sign(new TextEncoder().encode(SECRET));
+  const res = await call(c, 'mcp_handshake', { accessToken: expired });
+  expect(res.error).toEqual({ code: -32015, message: 'the access token has expired; create a new one with `browsermcp-daemon token`' });
+  expect((await call(c, 'list_extensions')).error.message).toBe('call mcp_handshake with your access token first');
+});
+
+it('refuses a token signed with another secret', async () => {
+  const c = await client();
+  const forged = await signToken({ userId: 'alice', secret: 'another-secret-that-is-also-32-bytes-long!' });
+  const res = await call(c, 'mcp_handshake', { accessToken: forged });
+  expect(res.error.code).toBe(-32015);
+  expect(res.error.message).toContain("signature does not match this daemon's secret");
+});
+
+it('refuses calls before the handshake', async () => {
+  const c = await client();
+  expect((await call(c, 'browser_snapshot')).error).toEqual({ code: -32015, message: 'call mcp_handshake with your access token first' });
+});
+
+it('lists only the browsers of the token’s user, and refuses connecting to another user’s', async () => {
+  await extension('alice', 'alice-chrome');
+  await extension('bob', 'bob-chrome');
+  const c = await client();
+  await handshake(c, 'alice');
+  expect((await call(c, 'list_extensions')).result).toEqual({ extensions: [{ id: 'alice-chrome', name: "alice's Chrome", connected: true }] });
+  const res = await call(c, 'connect', { extension_id: 'bob-chrome' });
+  expect(res.error).toEqual({ code: -32020, message: 'no browser "bob-chrome" is connected for you; call list_extensions to see the ones you can use' });
+});
+
+it('forwards tool calls to the connected browser with mapped ids and answers under the client’s id', async () => {
+  const ext = await extension('alice', 'alice-chrome');
+  const c = await client();
+  await handshake(c, 'alice');
+  const connected = await call(c, 'connect', { extension_id: 'alice-chrome' });
+  const { connection_id } = connected.result;
+  expect(connected.result).toEqual({ connection_id: expect.any(String), extension_id: 'alice-chrome', extension_name: "alice's Chrome" });
+  expect(await c.next()).toMatchObject({ method: 'status', params: { state: 'connected', connection_id, extension_id: 'alice-chrome' } });
+  expect(await ext.next()).toMatchObject({ type: 'event', name: 'session_opened' });
+
+  c.send({ jsonrpc: '2.0', id: 42, method: 'browser_navigate', params: { url: 'http://127.0.0.1/' } });
+  const command = await ext.next();
+  expect(command).toMatchObject({ type: 'command', name: 'browser_navigate', payload: { url: 'http://127.0.0.1/' }, originId: `${connection_id}:42` });
+  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { ok: true }, tabId: '3' });
+  expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 42, result: { ok: true } });
+
+  c.send({ jsonrpc: '2.0', id: 'same-id', method: 'browser_snapshot' });
+  const second = await ext.next();
+  expect(second.originId).toBe(`${connection_id}:s:same-id`);
+  ext.send({ wireId: second.wireId, sessionId: second.sessionId, type: 'response', name: second.name, error: { code: -32018, message: 'boom' } });
+  expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 'same-id', error: { code: -32018, message: 'boom' } });
+});
+
+it('refuses ids with the reserved prefixes', async () => {
+  const c = await client();
+  await handshake(c, 'alice');
+  for (const id of ['proxy:1', 'ext:9']) {
+    expect((await call(c, 'list_extensions', undefined, id)).error).toEqual({
+      code: -32600,
+      message: 'ids starting with "proxy:" or "ext:" are reserved for the daemon; use another id',
+    });
+  }
+});
+
+it('refuses a second connect while connected, and connects again after disconnect', async () => {
+  const ext = await extension('alice', 'alice-chrome');
+  const c = await client();
+  await handshake(c, 'alice');
+  const first = (await call(c, 'connect', { extension_id: 'alice-chrome' })).result;
+  const again = await call(c, 'connect', { extension_id: 'alice-chrome' });
+  expect(again.error.message).toBe(`already connected to alice-chrome (connection ${first.connection_id}); call disconnect first`);
+  expect((await call(c, 'disconnect')).result).toEqual({ disconnected: true });
+  expect(await ext.next()).toMatchObject({ name: 'session_opened' });
+  expect(await ext.next()).toMatchObject({ name: 'session_closed' });
+  expect((await call(c, 'disconnect')).result).toEqual({ disconnected: false });
+  expect((await call(c, 'connect', { extension_id: 'alice-chrome' })).result.extension_id).toBe('alice-chrome');
+});
+
+it('tells a connected client when its browser drops and comes back', async () => {
+  const ext = await extension('alice', 'alice-chrome');
+  const c = await client();
+  await handshake(c, 'alice');
+  await call(c, 'connect', { extension_id: 'alice-chrome' });
+  expect((await c.next()).params.state).toBe('connected');
+  await ext.close();
+  expect(await c.next()).toMatchObject({ method: 'status', params: { state: 'reconnecting' } });
+  await extension('alice', 'alice-chrome');
+  expect(await c.next()).toMatchObject({ method: 'status', params: { state: 'connected' } });
+});
+
+it('closes an extension that answers authenticate with a bad token', async () => {
+  const peer = await connectPeer(`${base}/extension`);
+  peers.push(peer);
+  const auth = await peer.next();
+  peer.send({ jsonrpc: '2.0', id: auth.id, result: { name: 'x', accessToken: 'not-a-jwt' } });
+  expect(await peer.closed).toEqual({ code: 4401, reason: 'the access token is not a valid JWT' });
+});
+
+it('refuses an extension that takes over another user’s browser id', async () => {
+  await extension('alice', 'shared-id');
+  const peer = await connectPeer(`${base}/extension`);
+  peers.push(peer);
+  const auth = await peer.next();
+  peer.send({ jsonrpc: '2.0', id: auth.id, result: { name: 'x', accessToken: await signToken({ userId: 'mallory', secret: SECRET }) } });
+  await peer.next();
+  peer.send(hello('shared-id'));
+  expect(await peer.closed).toEqual({ code: 4403, reason: 'browser shared-id belongs to another user' });
+});
