@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PAGES_DIR = fileURLToPath(new URL('../pages/', import.meta.url));
@@ -17,6 +18,25 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
+export interface FixtureServerOptions {
+  /**
+   * Extra files served as they are, by URL path: `{ '/client.js': '/abs/path/dist/index.global.js' }`. For tests that
+   * load a build (a script, a demo page) into a fixture origin. Read on every request, so a rebuild is picked up.
+   */
+  files?: Record<string, string>;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
+
 /** Rows of links, buttons and inputs: the big-page fixture for the snapshot budgets. */
 export function tableHtml(rows: number): string {
   const body: string[] = [];
@@ -31,9 +51,17 @@ export function tableHtml(rows: number): string {
 <tbody>${body.join('\n')}</tbody></table></body></html>`;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, requests: string[]): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, requests: string[], files: Record<string, string>): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://fixture');
   requests.push(url.pathname);
+  const file = Object.hasOwn(files, url.pathname) ? files[url.pathname] : undefined;
+  if (file !== undefined) {
+    // Bytes, not a string: the {{CROSS}}/{{SAME}} filling below is for fixture pages only.
+    const body = await readFile(file);
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    res.end(body);
+    return;
+  }
   const send = (status: number, type: string, body: string) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
     res.end(body);
@@ -65,7 +93,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: strin
 }
 
 /** Serves the fixture pages on loopback only. Pages may link to `{{CROSS}}` (the other origin), filled in here. */
-export async function startFixtureServer(): Promise<FixtureServer> {
+export async function startFixtureServer(options: FixtureServerOptions = {}): Promise<FixtureServer> {
+  const files = options.files ?? {};
   const requests: string[] = [];
   let crossOrigin = '';
   let origin = '';
@@ -76,7 +105,7 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       if (typeof chunk === 'string') chunk = chunk.replaceAll('{{CROSS}}', crossOrigin).replaceAll('{{SAME}}', origin);
       return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
     }) as ServerResponse['end'];
-    handle(req, res, requests).catch((err: unknown) => {
+    handle(req, res, requests, files).catch((err: unknown) => {
       res.statusCode = 500;
       end(String(err));
     });

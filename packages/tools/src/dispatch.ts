@@ -45,6 +45,7 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   } catch (err) {
     response.addError(errorText(err));
   }
+  await session.settled();
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
   await addPageState(session, response);

@@ -67,6 +67,7 @@ export class ToolSession {
   readonly config: SessionConfig;
   private tabList: Tab[] = [];
   private current: Tab | undefined;
+  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(host: SessionHost, config: Partial<SessionConfig> = {}) {
     this.host = host;
@@ -104,6 +105,23 @@ export class ToolSession {
     if (makeCurrent || !this.current) this.setCurrent(tab);
     this.watch(tab);
     return tab;
+  }
+
+  /**
+   * Lets a host report work that will add a tab (a popup it is attaching), so the answer to the action that opened
+   * it can already show the new tab.
+   */
+  track(work: Promise<unknown>): void {
+    const p = work.catch(() => undefined).finally(() => this.pending.delete(p));
+    this.pending.add(p);
+  }
+
+  /** Waits (briefly) for the work hosts reported with track(). */
+  async settled(capMs = 2000): Promise<void> {
+    if (!this.pending.size) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(this.pending), new Promise((r) => (timer = setTimeout(r, capMs)))]);
+    clearTimeout(timer);
   }
 
   /** Drops a page the host saw go away (the user closed its tab) without closing it again. */

@@ -19,6 +19,7 @@ import {
   TabNotFoundError,
   TabOwnedError,
   executorError,
+  isDaemonError,
 } from '../errors';
 import { formatDuration } from './duration';
 import type { SessionCloseReason, SessionClosedListener, SessionEventListener, Unsubscribe } from './listeners';
@@ -212,6 +213,8 @@ export class SessionRouter {
     // Registered before send: an in-process executor may answer from inside send.
     const response = this.#pending.wait(command, executor.id, timeoutMs);
     const fail = (error: unknown): void => {
+      // An executor that knows what went wrong (e.g. its socket just closed) says so with a daemon error of its own.
+      if (isDaemonError(error)) return void this.#pending.fail(command.wireId, error);
       const reason = error instanceof Error ? error.message : String(error);
       this.#pending.fail(command.wireId, new CommandFailedError(command.name, reason, { cause: error }));
     };

@@ -11,6 +11,8 @@ import {
 } from '@browsermcp/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
+import { BrowserDisconnectedError } from '../errors.js';
+import { formatDuration } from '../router/duration.js';
 import type { Executor, ReportedTab, SessionRecord, SessionRouter } from '../router/index.js';
 import type { TokenVerifier } from './auth.js';
 
@@ -158,7 +160,8 @@ export class ExtensionConnection implements Executor {
 
   send(command: CommandEnvelope): void {
     if (this.state !== 'ready' || this.o.socket.readyState !== this.o.socket.OPEN) {
-      throw new Error('the extension socket is not open');
+      // The socket is closing and the router has not heard yet: same answer as once it has.
+      throw new BrowserDisconnectedError('disconnected', formatDuration(this.o.graceMs));
     }
     this.o.socket.send(JSON.stringify(command));
   }
@@ -294,9 +297,12 @@ export class ExtensionConnection implements Executor {
     if (!wasReady || this.browserId === undefined) return;
     const { registry, router, graceMs } = this.o;
     const record = registry.records.get(this.browserId);
-    if (record?.connection !== this) return; // replaced by a newer socket
-    record.connection = null;
+    if (record && record.connection !== this) return; // replaced by a newer socket
+    // The router hears of it even when the registry is already cleared (the app is closing): its sessions wait out
+    // the grace period for the browser to come back, possibly to another app on the same router.
     router.executorDisconnected(this);
+    if (!record) return;
+    record.connection = null;
     this.o.log.info({ browserId: this.browserId }, 'extension disconnected; waiting for it to reconnect');
     const id = this.browserId;
     record.expiry = setTimeout(() => {

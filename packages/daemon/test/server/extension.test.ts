@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildDaemonApp, SessionRouter } from '../../src/index.js';
 import { connectPeer, hello, type Peer } from '../helpers/ws-peer.js';
 
@@ -167,4 +167,20 @@ it('fails a command at once when the browser answers it with an unreadable respo
   const command = await peer.next();
   peer.send({ wireId: command.wireId, sessionId: 's1', type: 'response', name: command.name });
   await expect(result).rejects.toMatchObject({ message: 'a response must carry "data" or "error"' });
+});
+
+describe('shutdown', () => {
+  it('tells the router the extension left when the app closes, so its sessions wait for it', async () => {
+    const router = new SessionRouter();
+    const app = await buildDaemonApp({ router });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as { port: number }).port;
+    const peer = await connectPeer(`ws://127.0.0.1:${port}/extension`);
+    peer.send(hello('closing-app'));
+    await vi.waitFor(async () => expect((await router.stats()).executors).toBe(1));
+    await app.close();
+    await peer.closed;
+    await vi.waitFor(async () => expect(await router.stats()).toMatchObject({ executors: 0, reconnecting: 1 }));
+    await router.close();
+  });
 });
