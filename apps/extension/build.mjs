@@ -1,0 +1,58 @@
+// Builds the unpacked extension into dist/ and zips it as browsermcp-extension-<version>.zip.
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { build } from 'esbuild';
+import { zipSync } from 'fflate';
+
+const here = new URL('.', import.meta.url);
+const dist = new URL('dist/', here);
+const { version } = JSON.parse(await readFile(new URL('package.json', here), 'utf8'));
+
+// puppeteer-core's browser entry still imports Node-only modules it never calls in a worker: resolve them to an
+// empty CommonJS module (plain --external would leave static imports the worker cannot load).
+const NODE_ONLY = new Set(['ws', 'debug', 'yargs', 'yargs/helpers', '@puppeteer/browsers', 'chromium-bidi', ...builtinModules]);
+const stubNodeOnly = {
+  name: 'stub-node-only',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      const bare = args.path.replace(/^node:/, '');
+      const root = bare.startsWith('@') ? bare.split('/').slice(0, 2).join('/') : bare.split('/')[0];
+      if (args.path.startsWith('node:') || NODE_ONLY.has(bare) || NODE_ONLY.has(root) || bare.startsWith('chromium-bidi/')) {
+        return { path: args.path, namespace: 'stub' };
+      }
+      return undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+  },
+};
+
+await rm(dist, { recursive: true, force: true });
+await mkdir(dist, { recursive: true });
+await build({
+  entryPoints: { background: 'src/background.ts', popup: 'src/popup.ts', options: 'src/options.ts' },
+  outdir: dist.pathname,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'chrome120',
+  minify: false,
+  sourcemap: 'linked',
+  plugins: [stubNodeOnly],
+  define: { __EXTENSION_VERSION__: JSON.stringify(version) },
+  logLevel: 'warning',
+});
+await cp(new URL('static/', here), dist, { recursive: true });
+const manifest = JSON.parse(await readFile(new URL('manifest.json', dist), 'utf8'));
+manifest.version = version;
+await writeFile(new URL('manifest.json', dist), `${JSON.stringify(manifest, null, 2)}\n`);
+
+// The zip holds the same files as dist/, ready for the Chrome Web Store or "Load unpacked".
+const { readdir } = await import('node:fs/promises');
+const files = {};
+for (const name of await readdir(dist, { recursive: true, withFileTypes: true })) {
+  if (!name.isFile() || name.name.endsWith('.map')) continue;
+  const path = new URL(`${name.parentPath ?? name.path}/${name.name}`, 'file://').pathname;
+  files[path.slice(dist.pathname.length)] = new Uint8Array(await readFile(path));
+}
+await writeFile(new URL(`browsermcp-extension-${version}.zip`, here), zipSync(files, { level: 9 }));
+console.log(`extension ${version}: dist/ and browsermcp-extension-${version}.zip`);

@@ -1,0 +1,164 @@
+import { parseEnvelope, parseMessage, type CommandEnvelope, type Envelope, type EventEnvelope } from '@browsermcp/protocol';
+import { checkDaemonUrl, type Settings } from './settings.js';
+
+export type ConnectionState = 'connecting' | 'connected' | 'error' | 'disconnected';
+
+export interface ConnectionStatus {
+  state: ConnectionState;
+  url: string;
+  /** Why the last attempt failed, for the popup. */
+  error: string | undefined;
+}
+
+export interface ConnectionHandlers {
+  /** The hello payload: which browser this is and the tabs it holds for sessions (asked anew on each connect). */
+  hello(): Promise<{ browserId: string; browser: string; version: string; tabs: Array<{ tabId: string; sessionId: string }> }>;
+  command(command: CommandEnvelope): void;
+  event(event: EventEnvelope): void;
+  status(status: ConnectionStatus): void;
+}
+
+const BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000];
+// MV3 stops an idle worker after 30 s; WebSocket traffic counts as activity, so talk at least every 20 s.
+const KEEPALIVE_MS = 20_000;
+
+/** Close codes the daemon uses on purpose: no point retrying these until the user changes something. */
+const FATAL_CLOSE: Record<number, string> = {
+  4401: 'The daemon refused the access token. Set the right one in the options page.',
+  4403: 'This browser is registered to another user on the daemon.',
+};
+
+/**
+ * The one WebSocket to the daemon: connects, answers `authenticate`, says hello, reconnects with backoff, and keeps
+ * the worker alive while connected.
+ */
+export class DaemonConnection {
+  private ws: WebSocket | undefined;
+  private attempt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
+  private wanted = false;
+  private current: ConnectionStatus;
+
+  constructor(
+    private settings: Settings,
+    private readonly handlers: ConnectionHandlers,
+  ) {
+    this.current = { state: 'disconnected', url: settings.daemonUrl, error: undefined };
+  }
+
+  get status(): ConnectionStatus {
+    return this.current;
+  }
+
+  private setStatus(state: ConnectionState, error?: string): void {
+    this.current = { state, url: this.settings.daemonUrl, error };
+    this.handlers.status(this.current);
+  }
+
+  /** Connects (again) with these settings, unless already connected with them. */
+  start(settings: Settings = this.settings): void {
+    const changed = settings.daemonUrl !== this.settings.daemonUrl || settings.accessToken !== this.settings.accessToken;
+    this.settings = settings;
+    this.wanted = true;
+    if (!changed && this.ws && this.ws.readyState <= WebSocket.OPEN) return;
+    this.teardown();
+    this.attempt = 0;
+    this.open();
+  }
+
+  /** The popup's Disconnect button: closes and stays closed until start() is called again. */
+  stop(): void {
+    this.wanted = false;
+    this.teardown();
+    this.setStatus('disconnected');
+  }
+
+  send(envelope: Envelope): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(envelope));
+  }
+
+  private teardown(): void {
+    clearTimeout(this.retryTimer);
+    clearInterval(this.keepAlive);
+    const ws = this.ws;
+    this.ws = undefined;
+    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'reconnecting');
+  }
+
+  private open(): void {
+    const problem = checkDaemonUrl(this.settings.daemonUrl);
+    if (problem) {
+      this.setStatus('error', `${this.settings.daemonUrl}: ${problem}`);
+      return;
+    }
+    this.setStatus('connecting', this.current.error);
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(this.settings.daemonUrl);
+    } catch (err) {
+      this.setStatus('error', (err as Error).message);
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    let helloSent = false;
+    const sayHello = async () => {
+      if (helloSent || this.ws !== ws) return;
+      helloSent = true;
+      const hello = await this.handlers.hello();
+      if (this.ws !== ws) return;
+      ws.send(JSON.stringify({ wireId: crypto.randomUUID(), sessionId: 'hello', type: 'event', name: 'hello', payload: hello }));
+      this.attempt = 0;
+      this.setStatus('connected');
+      this.keepAlive = setInterval(() => this.send({ wireId: crypto.randomUUID(), sessionId: 'keepalive', type: 'event', name: 'keepalive', payload: null }), KEEPALIVE_MS);
+    };
+    // A daemon with auth asks `authenticate` first; one without waits for the hello. With a token set we expect
+    // the question (and still say hello if none comes); without one we say hello at once.
+    let helloTimer: ReturnType<typeof setTimeout> | undefined;
+    ws.onopen = () => {
+      if (this.settings.accessToken) helloTimer = setTimeout(() => void sayHello(), 1000);
+      else void sayHello();
+    };
+    ws.onmessage = (event) => {
+      if (this.ws !== ws) return;
+      const text = typeof event.data === 'string' ? event.data : '';
+      const rpc = parseMessage(text);
+      if (rpc.ok && rpc.kind === 'request' && rpc.message.method === 'authenticate') {
+        clearTimeout(helloTimer);
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: rpc.message.id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken } }));
+        return;
+      }
+      if (rpc.ok && rpc.kind === 'notification' && rpc.message.method === 'authenticated') {
+        void sayHello();
+        return;
+      }
+      const parsed = parseEnvelope(text);
+      if (!parsed.ok) return;
+      const envelope = parsed.envelope;
+      if (envelope.type === 'command') this.handlers.command(envelope);
+      else if (envelope.type === 'event') this.handlers.event(envelope);
+    };
+    ws.onclose = (event) => {
+      clearTimeout(helloTimer);
+      if (this.ws !== ws) return;
+      clearInterval(this.keepAlive);
+      this.ws = undefined;
+      if (!this.wanted) return;
+      const fatal = FATAL_CLOSE[event.code];
+      if (fatal) {
+        this.setStatus('error', fatal);
+        return;
+      }
+      const reason = event.reason || (helloSent ? 'the connection closed' : `cannot reach the daemon at ${this.settings.daemonUrl} (is browsermcp running?)`);
+      this.setStatus('error', reason);
+      this.scheduleRetry();
+    };
+  }
+
+  private scheduleRetry(): void {
+    if (!this.wanted) return;
+    const delay = BACKOFF_MS[Math.min(this.attempt++, BACKOFF_MS.length - 1)]!;
+    this.retryTimer = setTimeout(() => this.open(), delay);
+  }
+}

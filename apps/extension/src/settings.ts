@@ -1,0 +1,38 @@
+/** What the user sets in the options page; kept in chrome.storage.local (survives restarts). */
+export interface Settings {
+  daemonUrl: string;
+  accessToken: string;
+}
+
+export const DEFAULT_DAEMON_URL = 'ws://127.0.0.1:8765/extension';
+
+export async function loadSettings(): Promise<Settings> {
+  const stored = await chrome.storage.local.get(['daemonUrl', 'accessToken']);
+  return {
+    daemonUrl: typeof stored.daemonUrl === 'string' && stored.daemonUrl ? stored.daemonUrl : DEFAULT_DAEMON_URL,
+    accessToken: typeof stored.accessToken === 'string' ? stored.accessToken : '',
+  };
+}
+
+/** Why a daemon URL is unusable, or undefined when it is fine. */
+export function checkDaemonUrl(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'Not a URL. Example: ws://127.0.0.1:8765/extension';
+  }
+  if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') return 'Use a ws:// or wss:// URL.';
+  const loopback = parsed.hostname === '127.0.0.1' || parsed.hostname === 'localhost' || parsed.hostname === '[::1]';
+  if (parsed.protocol === 'ws:' && !loopback) return 'A remote daemon must use wss:// (the token would travel in clear).';
+  return undefined;
+}
+
+/** A stable id for this browser profile: the daemon gives a reconnecting browser its sessions back by it. */
+export async function browserId(): Promise<string> {
+  const { browserId: id } = await chrome.storage.local.get('browserId');
+  if (typeof id === 'string' && id) return id;
+  const fresh = `ext-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
+  await chrome.storage.local.set({ browserId: fresh });
+  return fresh;
+}

@@ -1,0 +1,64 @@
+import type { EventEnvelope } from '@browsermcp/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectExtension, refIn, startExtensionHarness, textOf, type ExtensionHarness } from './harness.js';
+
+let h: ExtensionHarness;
+const BROWSER = 'ext-e2e';
+
+beforeAll(async () => {
+  h = await startExtensionHarness();
+  await connectExtension(h, BROWSER);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function groups(): Promise<Array<{ title?: string }>> {
+  const w = await h.control();
+  return w.evaluate(() => chrome.tabGroups.query({}));
+}
+
+describe('the extension in a real browser', () => {
+  it('runs navigate, snapshot and click for a session, in a tab group named after the client', async () => {
+    await h.router.openSession('s1', { executorId: BROWSER, clientName: 'Agent One' });
+    const nav = textOf(await h.router.dispatch('s1', { name: 'browser_navigate', payload: { url: h.server.url('/index.html') } }));
+    expect(nav).toContain('- Page Title: Fixture home');
+    const snap = textOf(await h.router.dispatch('s1', { name: 'browser_snapshot', payload: {} }));
+    const clicked = textOf(await h.router.dispatch('s1', { name: 'browser_click', payload: { target: refIn(snap, 'button "Click me"') } }));
+    expect(clicked).toContain('button "Clicked 1 times"');
+    await expect.poll(async () => (await groups()).map((g) => g.title)).toContain('Agent One');
+  });
+
+  it('keeps sessions apart: own tabs, a foreign tab refused, events only to the owner', async () => {
+    await h.router.openSession('s2', { executorId: BROWSER, clientName: 'Agent Two' });
+    const events: EventEnvelope[] = [];
+    h.router.onEvent('s2', (e) => events.push(e));
+    const ownTab = await h.router.dispatch('s2', { name: 'browser_navigate', payload: { url: h.server.url('/form.html') } });
+    expect(textOf(ownTab)).toContain('- Page Title: Form');
+    const s1Tabs = (await h.router.getSession('s1'))!;
+    expect(s1Tabs).toBeDefined();
+    const s1Tab = (await h.router.dispatch('s1', { name: 'browser_tabs', payload: { action: 'list' } })) as unknown;
+    expect(textOf(s1Tab)).toContain('Fixture home');
+    expect(textOf(s1Tab)).not.toContain('[Form]');
+    await h.router.dispatch('s1', { name: 'browser_evaluate', payload: { function: "() => console.log('only for s1')" } });
+    await h.router.dispatch('s2', { name: 'browser_evaluate', payload: { function: "() => console.log('only for s2')" } });
+    await expect.poll(() => events.map((e) => JSON.stringify(e.payload)).join()).toContain('only for s2');
+    expect(events.map((e) => JSON.stringify(e.payload)).join()).not.toContain('only for s1');
+    await expect.poll(async () => (await groups()).map((g) => g.title)).toContain('Agent Two');
+  });
+
+  it('answers context tools and chrome:// pages with clear errors', async () => {
+    const ctx = textOf(await h.router.dispatch('s1', { name: 'browser_context_create', payload: { name: 'uk' } }));
+    expect(ctx).toContain('Named browser contexts need a browser that browsermcp launched');
+    const chromePage = textOf(await h.router.dispatch('s1', { name: 'browser_navigate', payload: { url: 'chrome://settings' } }));
+    expect(chromePage).toContain('"chrome:" scheme are not allowed');
+  });
+
+  it('closes the session tabs when the session ends', async () => {
+    const w = await h.control();
+    const count = () => w.evaluate(() => chrome.tabs.query({}).then((t) => t.length));
+    const before = await count();
+    await h.router.closeSession('s2');
+    await expect.poll(count).toBe(before - 1);
+  });
+});

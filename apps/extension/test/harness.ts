@@ -1,0 +1,98 @@
+import { fileURLToPath } from 'node:url';
+import { buildDaemonApp, SessionRouter } from '@browsermcp/daemon';
+import { QUIET_FLAGS, startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
+import type { FastifyInstance } from 'fastify';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+
+export const DIST = fileURLToPath(new URL('../dist', import.meta.url));
+/** The id Chrome derives from the manifest's fixed key. */
+export const EXTENSION_ID = 'cmdffnckcgjgekgabmggmpmhjpgmiehn';
+
+export interface ExtensionHarness {
+  router: SessionRouter;
+  daemon: FastifyInstance;
+  daemonUrl: string;
+  browser: Browser;
+  server: FixtureServer;
+  /**
+   * An extension page (the options page) to call chrome.* APIs from, as the extension itself would. Tests never open
+   * a DevTools session on the service worker: one holds a restarting worker at "starting".
+   */
+  control(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** A daemon on an ephemeral loopback port and a headless Chromium with the built extension loaded. */
+export async function startExtensionHarness(options: { graceMs?: number } = {}): Promise<ExtensionHarness> {
+  const router = new SessionRouter({ graceMs: options.graceMs ?? 300_000 });
+  const daemon = await buildDaemonApp({ router, extensionIds: [EXTENSION_ID], graceMs: options.graceMs, heartbeatMs: 60_000 });
+  await daemon.listen({ port: 0, host: '127.0.0.1' });
+  const address = daemon.server.address() as { port: number };
+  const server = await startFixtureServer();
+  const args = [...QUIET_FLAGS, `--load-extension=${DIST}`, `--disable-extensions-except=${DIST}`];
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  const browser = await puppeteer.launch({
+    executablePath: testChromePath(),
+    headless: true,
+    args,
+    defaultViewport: { width: 1280, height: 720 },
+    // Puppeteer stays off the extension's worker: attached, it would hold the worker when Chrome restarts it.
+    targetFilter: (target) => target.type() !== 'service_worker',
+  });
+  let controlPage: Page | undefined;
+  const control = async () => {
+    if (controlPage && !controlPage.isClosed()) return controlPage;
+    // The worker registers the extension's pages; wait until it is up before opening one.
+    await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith(`chrome-extension://${EXTENSION_ID}/`));
+    controlPage = await browser.newPage();
+    await controlPage.goto(`chrome-extension://${EXTENSION_ID}/options.html`);
+    return controlPage;
+  };
+  return {
+    router,
+    daemon,
+    daemonUrl: `ws://127.0.0.1:${address.port}/extension`,
+    browser,
+    server,
+    control,
+    async close() {
+      await browser.close();
+      await daemon.close();
+      await router.close();
+      await server.close();
+    },
+  };
+}
+
+/** Points the extension at the test daemon under a fixed browser id, as a user would in the options page. */
+export async function connectExtension(h: ExtensionHarness, browserId: string): Promise<void> {
+  const w = await h.control();
+  await w.evaluate(
+    (url, id) => chrome.storage.local.set({ browserId: id, daemonUrl: url, paused: false }),
+    h.daemonUrl,
+    browserId,
+  );
+  await waitFor(async () => (await h.router.stats()).executors === 1, 'the extension to connect to the daemon');
+}
+
+/** Polls a condition (for hooks, where expect.poll is not available). */
+export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export function textOf(result: unknown): string {
+  const r = result as { content: Array<{ type: string; text?: string }> };
+  return r.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+}
+
+export function refIn(snapshot: string, needle: string): string {
+  const line = snapshot.split('\n').find((l) => l.includes(needle) && l.includes('[ref='));
+  const ref = line && /\[ref=([^\]]+)\]/.exec(line)?.[1];
+  if (!ref) throw new Error(`no ref for ${needle} in\n${snapshot}`);
+  return ref;
+}
