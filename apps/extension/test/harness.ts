@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { buildDaemonApp, SessionRouter } from '@browsermcp/daemon';
-import { QUIET_FLAGS, startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
+import { buildDaemonApp, EXTENSION_ID, SessionRouter } from '@browsermcp/daemon';
+import { launchExtensionBrowser, openExtensionPage, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import type { FastifyInstance } from 'fastify';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 
 export const DIST = fileURLToPath(new URL('../dist', import.meta.url));
-/** The id Chrome derives from the manifest's fixed key. */
-export const EXTENSION_ID = 'cmdffnckcgjgekgabmggmpmhjpgmiehn';
+/** The id Chrome derives from the manifest's fixed key, which the daemon accepts by default. */
+export { EXTENSION_ID };
 
 export interface ExtensionHarness {
   router: SessionRouter;
@@ -29,23 +29,10 @@ export async function startExtensionHarness(options: { graceMs?: number } = {}):
   await daemon.listen({ port: 0, host: '127.0.0.1' });
   const address = daemon.server.address() as { port: number };
   const server = await startFixtureServer();
-  const args = [...QUIET_FLAGS, `--load-extension=${DIST}`, `--disable-extensions-except=${DIST}`];
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
-  const browser = await puppeteer.launch({
-    executablePath: testChromePath(),
-    headless: true,
-    args,
-    defaultViewport: { width: 1280, height: 720 },
-    // Puppeteer stays off the extension's worker: attached, it would hold the worker when Chrome restarts it.
-    targetFilter: (target) => target.type() !== 'service_worker',
-  });
+  const browser = await launchExtensionBrowser(DIST);
   let controlPage: Page | undefined;
   const control = async () => {
-    if (controlPage && !controlPage.isClosed()) return controlPage;
-    // The worker registers the extension's pages; wait until it is up before opening one.
-    await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith(`chrome-extension://${EXTENSION_ID}/`));
-    controlPage = await browser.newPage();
-    await controlPage.goto(`chrome-extension://${EXTENSION_ID}/options.html`);
+    if (!controlPage || controlPage.isClosed()) controlPage = await openExtensionPage(browser, EXTENSION_ID, 'options.html');
     return controlPage;
   };
   return {

@@ -1,4 +1,4 @@
-import { LocalExecutor, SessionRouter, type LocalExecutorOptions } from '@browsermcp/daemon';
+import { LocalExecutor, SessionRouter, startDaemon, type LocalExecutorOptions, type RunningDaemon } from '@browsermcp/daemon';
 import type { ToolResult } from '@browsermcp/tools';
 
 /** Where tool calls go: the embedded daemon by default, a remote daemon later. The gateway runs no browser code. */
@@ -54,5 +54,82 @@ export class EmbeddedBackend implements Backend {
   async close(): Promise<void> {
     await this.executor.close();
     await this.router.close();
+  }
+}
+
+export interface ExtensionBackendOptions {
+  /** Where the extension connects: ws://127.0.0.1:<daemonPort>/extension. */
+  daemonPort: number;
+  commandTimeoutMs?: number | undefined;
+  graceMs?: number | undefined;
+  /** How long a tool call waits for a browser to connect before it says how to connect one. */
+  connectWaitMs?: number;
+}
+
+/**
+ * The user's own browser through the MV3 extension: the daemon runs in-process with its /extension endpoint, and
+ * each MCP session opens on a connected browser (in a tab group named after the client).
+ */
+export class ExtensionBackend implements Backend {
+  readonly mode = 'extension' as const;
+  private constructor(
+    private readonly daemon: RunningDaemon,
+    private readonly options: ExtensionBackendOptions,
+  ) {}
+
+  static async start(options: ExtensionBackendOptions): Promise<ExtensionBackend> {
+    const daemon = await startDaemon({
+      host: '127.0.0.1',
+      port: options.daemonPort,
+      // Only the user's browser: no browser launched by the daemon.
+      local: null,
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
+      ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+    });
+    return new ExtensionBackend(daemon, options);
+  }
+
+  get extensionUrl(): string {
+    return `ws://127.0.0.1:${new URL(this.daemon.address).port}/extension`;
+  }
+
+  private connectedBrowser(): string | undefined {
+    for (const record of this.daemon.app.browsermcp.extensions.records.values()) if (record.connection) return record.id;
+    return undefined;
+  }
+
+  private async waitForBrowser(): Promise<string> {
+    const deadline = Date.now() + (this.options.connectWaitMs ?? 10_000);
+    for (;;) {
+      const id = this.connectedBrowser();
+      if (id) return id;
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `No browser is connected. Install the browsermcp extension (apps/extension, "Load unpacked") and make sure its daemon URL is ${this.extensionUrl}, then call the tool again.`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  async openSession(sessionId: string, clientName: string | undefined): Promise<void> {
+    const executorId = await this.waitForBrowser();
+    await this.daemon.router.openSession(sessionId, { executorId, ...(clientName ? { clientName } : {}) });
+  }
+
+  async callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult> {
+    return (await this.daemon.router.dispatch(sessionId, { name, payload: args })) as ToolResult;
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    await this.daemon.router.closeSession(sessionId);
+  }
+
+  browserConnected(): boolean {
+    return this.connectedBrowser() !== undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.daemon.close();
   }
 }

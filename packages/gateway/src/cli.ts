@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { buildProgram, ConfigError, isLoopback, resolveConfig, type GatewayConfig } from './config.js';
-import { runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
+import { describeBrowser, runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
 import { VERSION } from './version.js';
 
 function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
   const mcp = `${gw.url}/mcp`;
-  const browser = config.cdpEndpoint ? `connects to ${config.cdpEndpoint}` : `launched on first use, ${config.headlessReason}`;
+  const browser = describeBrowser(config);
   const lines = [
     `browsermcp-gateway ${VERSION}`,
     `  MCP (Streamable HTTP)  ${mcp}`,
@@ -26,6 +26,13 @@ function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
     );
   } else {
     lines.push('  Auth                   none (--no-auth; loopback only)', '', `Claude Code:\n  claude mcp add --transport http browsermcp ${mcp}`);
+  }
+  if (config.extension) {
+    lines.push(
+      '',
+      'Your browser: install the extension once (chrome://extensions → Developer mode → Load unpacked →',
+      `apps/extension/dist); it connects to ws://127.0.0.1:${config.daemonPort}/extension by itself. Each agent gets its own tab group.`,
+    );
   }
   if (!isLoopback(config.host)) {
     lines.push('', `WARNING: bound to ${config.host}, reachable from other machines. Keep the API key secret; requests are rate limited.`);

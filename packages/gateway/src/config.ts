@@ -9,6 +9,9 @@ export interface GatewayConfig {
   /** HTTP port; undefined = stdio. */
   port: number | undefined;
   host: string;
+  /** Drive the user's browser through the extension. */
+  extension: boolean;
+  daemonPort: number;
   headless: boolean;
   /** Why headless was chosen, for the startup banner. */
   headlessReason: string;
@@ -66,6 +69,8 @@ function options(): Option[] {
     opt('--config <file>', 'JSON file with any of these options (camelCase keys); flags and env override it', 'CONFIG'),
     opt('--output-dir <dir>', 'where screenshots and PDFs are saved (uploads are allowed from here too)', 'OUTPUT_DIR').default(join(tmpdir(), 'browsermcp-output')),
     opt('--file-roots <list>', 'more directories uploads and storage states may be read from, comma-separated (default: none)', 'FILE_ROOTS'),
+    opt('--extension', "drive your own browser through the browsermcp extension instead of launching one", 'EXTENSION'),
+    opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)', 'DAEMON_PORT').default('8765'),
     opt('--api-key <key>', 'bearer key HTTP clients must send (default: a random key, printed at startup)', 'API_KEY'),
     opt('--no-auth', 'serve HTTP without a key (only allowed on a loopback host)', 'NO_AUTH'),
     opt('--cors-origins <list>', 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)', 'CORS_ORIGINS'),
@@ -180,9 +185,15 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const headlessReason = bool('headless') ? 'headless (--headless)' : hasDisplay ? 'headed (a display is available; --headless to hide it)' : 'headless (no display found)';
 
 
+  const extension = bool('extension');
+  if (extension && (cdpEndpoint || userDataDir || str('executablePath'))) {
+    throw new ConfigError('--extension drives your own browser: it cannot be combined with --cdp-endpoint, --user-data-dir or --executable-path.');
+  }
   return {
     port,
     host,
+    extension,
+    daemonPort: int('daemonPort', 'daemon-port', 0, 65535)!,
     headless,
     headlessReason,
     executablePath: str('executablePath'),

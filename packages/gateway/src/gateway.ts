@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { toolsFor } from '@browsermcp/tools';
-import { EmbeddedBackend, type Backend } from './backend.js';
+import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
 import { originFilter, type GatewayConfig } from './config.js';
 import { buildHttpGateway, type HttpGateway } from './http/app.js';
 import { createMcpServer, describeTools } from './mcp-server.js';
@@ -8,7 +8,10 @@ import { newSessionId } from './sessions.js';
 import { LineStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
 
-export function createBackend(config: GatewayConfig): Backend {
+export async function createBackend(config: GatewayConfig): Promise<Backend> {
+  if (config.extension) {
+    return ExtensionBackend.start({ daemonPort: config.daemonPort, commandTimeoutMs: config.commandTimeoutMs, graceMs: config.gracePeriodMs });
+  }
   return new EmbeddedBackend({
     executablePath: config.executablePath,
     headless: config.headless,
@@ -33,7 +36,7 @@ export interface RunningHttpGateway extends HttpGateway {
 /** Starts the HTTP gateway (Streamable HTTP + legacy SSE) with the embedded daemon. */
 export async function startHttpGateway(config: GatewayConfig & { port: number }, extra: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningHttpGateway> {
   const apiKey = config.noAuth ? undefined : (config.apiKey ?? randomBytes(24).toString('base64url'));
-  const backend = createBackend(config);
+  const backend = await createBackend(config);
   // Filled in once the port is known (it may be 0, any free port).
   const allowedHosts = new Set(config.allowedHosts);
   const gateway = await buildHttpGateway({
@@ -80,7 +83,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
 
 /** Serves one MCP session over stdin/stdout; resolves when stdin closes and everything is shut down. */
 export async function runStdioGateway(config: GatewayConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<void> {
-  const backend = createBackend(config);
+  const backend = await createBackend(config);
   const sessionId = newSessionId();
   const transport = new LineStdioTransport();
   const closed = new Promise<void>((resolve) => {
@@ -95,9 +98,16 @@ export async function runStdioGateway(config: GatewayConfig, log: (line: string)
     onSessionReady: (clientName) => backend.openSession(sessionId, clientName),
   });
   await server.connect(transport);
-  log(`browsermcp-gateway ${VERSION} on stdio; browser: ${backend.mode === 'cdp' ? `CDP ${config.cdpEndpoint}` : `launched on first use, ${config.headlessReason}`}`);
+  log(`browsermcp-gateway ${VERSION} on stdio; browser: ${describeBrowser(config)}`);
   await closed;
   await server.close().catch(() => undefined);
   await backend.closeSession(sessionId).catch(() => undefined);
   await backend.close();
+}
+
+/** One line on which browser the tools drive, for the startup banner. */
+export function describeBrowser(config: GatewayConfig): string {
+  if (config.extension) return `your own, through the extension at ws://127.0.0.1:${config.daemonPort}/extension`;
+  if (config.cdpEndpoint) return `connects to ${config.cdpEndpoint}`;
+  return `launched on first use, ${config.headlessReason}`;
 }

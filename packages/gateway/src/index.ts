@@ -1,8 +1,8 @@
-export { EmbeddedBackend } from './backend.js';
-export type { Backend, EmbeddedBackendOptions } from './backend.js';
+export { EmbeddedBackend, ExtensionBackend } from './backend.js';
+export type { Backend, EmbeddedBackendOptions, ExtensionBackendOptions } from './backend.js';
 export { buildProgram, ConfigError, originFilter, resolveConfig } from './config.js';
 export type { GatewayConfig } from './config.js';
-export { createBackend, runStdioGateway, startHttpGateway } from './gateway.js';
+export { createBackend, describeBrowser, runStdioGateway, startHttpGateway } from './gateway.js';
 export type { RunningHttpGateway } from './gateway.js';
 export { buildHttpGateway } from './http/app.js';
 export type { HttpGateway, HttpGatewayOptions } from './http/app.js';

@@ -58,7 +58,12 @@ export function createMcpServer(options: {
     },
   );
   let ready: Promise<void> | undefined;
-  const ensureReady = () => (ready ??= options.onSessionReady(server.getClientVersion()?.name));
+  // A failed open (no browser connected yet) is tried again by the next tool call.
+  const ensureReady = () =>
+    (ready ??= options.onSessionReady(server.getClientVersion()?.name).catch((err: unknown) => {
+      ready = undefined;
+      throw err;
+    }));
   server.oninitialized = () => void ensureReady().catch(() => undefined);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.tools }));
@@ -78,8 +83,9 @@ export function createMcpServer(options: {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       options.log({ sessionId, tool: name, ms: performance.now() - started, ok: false, error: message });
-      // Daemon failures (timeout, browser gone) are tool results the model can act on, not protocol errors.
-      if (isDaemonError(err) && err.rpcCode !== ErrorCodes.MethodNotFound) {
+      // Daemon failures (timeout, browser gone, none connected) are tool results the model can act on, not
+      // protocol errors.
+      if (!(err instanceof McpError) && !(isDaemonError(err) && err.rpcCode === ErrorCodes.MethodNotFound)) {
         return { content: [{ type: 'text', text: `### Error\n${message}` }], isError: true };
       }
       throw err;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 const CANDIDATES = [
   '/usr/bin/chromium',
@@ -39,4 +39,31 @@ export async function launchTestBrowser(extraArgs: string[] = []): Promise<Brows
     args,
     defaultViewport: { width: 1280, height: 720 },
   });
+}
+
+/**
+ * A test browser with an unpacked extension loaded (headless Debian Chromium honours --load-extension).
+ * Puppeteer stays off service workers: attached to one, it holds the worker at "starting" when Chrome restarts it.
+ */
+export async function launchExtensionBrowser(extensionDir: string): Promise<Browser> {
+  const args = [...QUIET_FLAGS, `--load-extension=${extensionDir}`, `--disable-extensions-except=${extensionDir}`];
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  return puppeteer.launch({
+    executablePath: testChromePath(),
+    headless: true,
+    args,
+    defaultViewport: { width: 1280, height: 720 },
+    targetFilter: (target) => target.type() !== 'service_worker',
+  });
+}
+
+/**
+ * An extension page (e.g. the options page) to call chrome.* APIs from, as the extension itself would: tests never
+ * open a DevTools session on the extension's worker.
+ */
+export async function openExtensionPage(browser: Browser, extensionId: string, path: string): Promise<Page> {
+  await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith(`chrome-extension://${extensionId}/`));
+  const page = await browser.newPage();
+  await page.goto(`chrome-extension://${extensionId}/${path}`);
+  return page;
 }
