@@ -11,6 +11,10 @@ export interface GatewayConfig {
   host: string;
   /** Drive the user's browser through the extension. */
   extension: boolean;
+  /** A remote daemon's proxy endpoint, its token and the browser to use there. */
+  daemonUrl: string | undefined;
+  daemonToken: string;
+  daemonBrowser: string | undefined;
   daemonPort: number;
   headless: boolean;
   /** Why headless was chosen, for the startup banner. */
@@ -71,6 +75,9 @@ function options(): Option[] {
     opt('--file-roots <list>', 'more directories uploads and storage states may be read from, comma-separated (default: none)', 'FILE_ROOTS'),
     opt('--extension', "drive your own browser through the browsermcp extension instead of launching one", 'EXTENSION'),
     opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)', 'DAEMON_PORT').default('8765'),
+    opt('--daemon-url <url>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one', 'DAEMON_URL'),
+    opt('--daemon-token <token>', 'access token for --daemon-url (browsermcp-daemon token --user U --secret-file F)', 'DAEMON_TOKEN'),
+    opt('--daemon-browser <id>', 'with --daemon-url: the browser to drive (default: the first connected)', 'DAEMON_BROWSER'),
     opt('--api-key <key>', 'bearer key HTTP clients must send (default: a random key, printed at startup)', 'API_KEY'),
     opt('--no-auth', 'serve HTTP without a key (only allowed on a loopback host)', 'NO_AUTH'),
     opt('--cors-origins <list>', 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)', 'CORS_ORIGINS'),
@@ -189,10 +196,27 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   if (extension && (cdpEndpoint || userDataDir || str('executablePath'))) {
     throw new ConfigError('--extension drives your own browser: it cannot be combined with --cdp-endpoint, --user-data-dir or --executable-path.');
   }
+  const daemonUrl = str('daemonUrl');
+  if (daemonUrl) {
+    let parsed: URL;
+    try {
+      parsed = new URL(daemonUrl);
+    } catch {
+      throw new ConfigError(`--daemon-url must be a ws:// or wss:// URL such as ws://127.0.0.1:8765/mcp, got "${daemonUrl}".`);
+    }
+    if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') throw new ConfigError(`--daemon-url must be a ws:// or wss:// URL, got "${daemonUrl}".`);
+    if (parsed.protocol === 'ws:' && !isLoopback(parsed.hostname)) {
+      throw new ConfigError('--daemon-url must use wss:// for a daemon on another machine: the token would travel in clear.');
+    }
+    if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
+  }
   return {
     port,
     host,
     extension,
+    daemonUrl,
+    daemonToken: str('daemonToken') ?? '',
+    daemonBrowser: str('daemonBrowser'),
     daemonPort: int('daemonPort', 'daemon-port', 0, 65535)!,
     headless,
     headlessReason,

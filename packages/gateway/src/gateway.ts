@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { toolsFor } from '@browsermcp/tools';
 import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
+import { RemoteBackend } from './remote-backend.js';
 import { originFilter, type GatewayConfig } from './config.js';
 import { buildHttpGateway, type HttpGateway } from './http/app.js';
 import { createMcpServer, describeTools } from './mcp-server.js';
@@ -9,6 +10,9 @@ import { LineStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
 
 export async function createBackend(config: GatewayConfig): Promise<Backend> {
+  if (config.daemonUrl) {
+    return new RemoteBackend({ daemonUrl: config.daemonUrl, daemonToken: config.daemonToken, browser: config.daemonBrowser, timeoutMs: config.commandTimeoutMs });
+  }
   if (config.extension) {
     return ExtensionBackend.start({ daemonPort: config.daemonPort, commandTimeoutMs: config.commandTimeoutMs, graceMs: config.gracePeriodMs });
   }
@@ -107,6 +111,7 @@ export async function runStdioGateway(config: GatewayConfig, log: (line: string)
 
 /** One line on which browser the tools drive, for the startup banner. */
 export function describeBrowser(config: GatewayConfig): string {
+  if (config.daemonUrl) return `on the remote daemon ${config.daemonUrl}${config.daemonBrowser ? ` (browser ${config.daemonBrowser})` : ''}`;
   if (config.extension) return `your own, through the extension at ws://127.0.0.1:${config.daemonPort}/extension`;
   if (config.cdpEndpoint) return `connects to ${config.cdpEndpoint}`;
   return `launched on first use, ${config.headlessReason}`;

@@ -8,3 +8,5 @@ export { buildHttpGateway } from './http/app.js';
 export type { HttpGateway, HttpGatewayOptions } from './http/app.js';
 export { createMcpServer, describeTools, SERVER_NAME } from './mcp-server.js';
 export { VERSION } from './version.js';
+export { RemoteBackend, RemoteDaemonError } from './remote-backend.js';
+export type { RemoteBackendOptions } from './remote-backend.js';

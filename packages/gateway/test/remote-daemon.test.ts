@@ -1,0 +1,66 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningHttpGateway } from '../src/index.js';
+import { connectClient, refIn, startGateway, text } from './helpers.js';
+
+const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
+
+let daemon: RunningDaemon;
+let server: FixtureServer;
+let daemonUrl: string;
+
+beforeAll(async () => {
+  [daemon, server] = await Promise.all([
+    startDaemon({
+      host: '127.0.0.1',
+      port: 0,
+      local: { outputDir: join(tmpdir(), 'bmcp-remote-test'), headless: true },
+      verifier: hs256Verifier(SECRET),
+    }),
+    startFixtureServer(),
+  ]);
+  daemonUrl = `${daemon.address.replace(/^http/, 'ws')}/mcp`;
+});
+afterAll(async () => {
+  await daemon?.close();
+  await server?.close();
+});
+
+describe('--daemon-url: a remote daemon through the proxy protocol', () => {
+  it('runs navigate, snapshot and click on the daemon\'s browser with a valid token', async () => {
+    const token = await signToken({ userId: 'alice', secret: SECRET });
+    const gw: RunningHttpGateway = await startGateway(['--daemon-url', daemonUrl, '--daemon-token', token]);
+    try {
+      const client = await connectClient(gw);
+      const nav = text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }));
+      expect(nav).toContain('- Page Title: Fixture home');
+      const snap = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
+      const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snap, 'button "Click me"') } }));
+      expect(clicked).toContain('button "Clicked 1 times"');
+      expect((await daemon.router.stats()).sessions).toBe(1);
+      // DELETE ends the MCP session, which ends the daemon session and closes its tabs there.
+      await (client.transport as import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport).terminateSession();
+      await client.close();
+      await expect.poll(async () => (await daemon.router.stats()).sessions).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('answers a forged token with the daemon\'s refusal as a tool error', async () => {
+    const forged = await signToken({ userId: 'mallory', secret: 'another-secret-of-at-least-32-bytes!!' });
+    const gw = await startGateway(['--daemon-url', daemonUrl, '--daemon-token', forged]);
+    try {
+      const client = await connectClient(gw);
+      const result = await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/signature|token/i);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+});
