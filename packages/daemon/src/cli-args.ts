@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Capability } from '@browsermcp/tools';
@@ -23,6 +24,7 @@ export const SERVE_FLAGS: Record<string, FlagSpec> = {
   port: { type: 'string', default: String(DEFAULT_PORT), help: 'TCP port to listen on' },
   host: { type: 'string', default: DEFAULT_HOST, help: 'address to bind; keep it on loopback unless --auth-secret-file is set' },
   'auth-secret-file': { type: 'string', default: '(none: no auth)', help: 'file with the HS256 secret (≥ 32 bytes) that access tokens are signed with' },
+  'auth-public-key-file': { type: 'string', default: '(none)', help: 'PEM public key (RSA → RS256, EC P-256 → ES256) of whoever signs the access tokens, instead of a shared secret' },
   'grace-period': { type: 'string', default: `${DEFAULT_GRACE_MS / 1000}`, help: 'seconds a disconnected browser keeps its sessions' },
   'command-timeout': { type: 'string', default: `${DEFAULT_COMMAND_TIMEOUT_MS / 1000}`, help: 'seconds one command may take' },
   heartbeat: { type: 'string', default: `${DEFAULT_HEARTBEAT_MS / 1000}`, help: 'seconds between WebSocket pings; a peer missing one pong is dropped' },
@@ -100,7 +102,7 @@ export type CliCommand =
   | { kind: 'help'; text: string }
   | { kind: 'version' }
   | { kind: 'token'; userId: string; secret: string; ttlSeconds: number }
-  | { kind: 'serve'; options: StartDaemonOptions; secret: string | undefined; logLevel: string };
+  | { kind: 'serve'; options: StartDaemonOptions; verifier: TokenVerifier | undefined; logLevel: string };
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -119,8 +121,17 @@ export function parseCli(argv: string[]): CliCommand {
   const host = str('host') ?? DEFAULT_HOST;
   const secretFile = str('auth-secret-file');
   const secret = secretFile ? readSecret(secretFile, 'auth-secret-file') : undefined;
-  if (!secret && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
-    throw new UsageError(`--host ${host} exposes the daemon beyond this machine; set --auth-secret-file too`);
+  const publicKeyFile = str('auth-public-key-file');
+  const publicKey = publicKeyFile ? readSecret(publicKeyFile, 'auth-public-key-file') : undefined;
+  if (secret && publicKey) throw new UsageError('--auth-secret-file and --auth-public-key-file are two ways to check tokens: pick one');
+  let verifier: TokenVerifier | undefined;
+  try {
+    verifier = secret ? hs256Verifier(secret) : publicKey ? publicKeyVerifier(publicKey) : undefined;
+  } catch (error) {
+    throw new UsageError(`--${secret ? 'auth-secret-file' : 'auth-public-key-file'}: ${(error as Error).message}`);
+  }
+  if (!secret && !publicKey && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
+    throw new UsageError(`--host ${host} exposes the daemon beyond this machine; set --auth-secret-file (or --auth-public-key-file) too`);
   }
   const logLevel = str('log-level') ?? 'info';
   if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`--log-level must be one of ${[...LOG_LEVELS].join(', ')} (got "${logLevel}")`);
@@ -159,7 +170,7 @@ export function parseCli(argv: string[]): CliCommand {
   const graceMs = seconds(str('grace-period'), 'grace-period', DEFAULT_GRACE_MS);
   return {
     kind: 'serve',
-    secret,
+    verifier,
     logLevel,
     options: {
       host,

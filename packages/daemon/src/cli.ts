@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { startDaemon } from './daemon.js';
 import { parseCli, UsageError } from './cli-args.js';
-import { hs256Verifier, signToken } from './server/auth.js';
+import { signToken } from './server/auth.js';
 
 function version(): string {
   try {
@@ -32,10 +32,10 @@ async function main(argv: string[]): Promise<void> {
   const daemon = await startDaemon({
     ...command.options,
     version: version(),
-    ...(command.secret ? { verifier: hs256Verifier(command.secret) } : {}),
+    ...(command.verifier ? { verifier: command.verifier } : {}),
     logger: { level: command.logLevel },
   });
-  daemon.app.log.info({ address: daemon.address, auth: command.secret !== undefined, local: daemon.localExecutor !== undefined }, 'browsermcp daemon listening');
+  daemon.app.log.info({ address: daemon.address, auth: command.verifier !== undefined, local: daemon.localExecutor !== undefined }, 'browsermcp daemon listening');
   const stop = (signal: string): void => {
     daemon.app.log.info({ signal }, 'shutting down');
     daemon.close().then(

@@ -16,7 +16,7 @@ export { extensionEndpoint } from './server/extension-endpoint.js';
 export { proxyEndpoint } from './server/proxy.js';
 export { ExtensionConnection, ExtensionRegistry, CloseCodes, parseHello } from './server/extensions.js';
 export type { HelloPayload, ExtensionRecord, ExtensionState } from './server/extensions.js';
-export { hs256Verifier, signToken } from './server/auth.js';
+export { hs256Verifier, publicKeyVerifier, signToken } from './server/auth.js';
 export type { TokenVerifier, TokenIdentity, SignTokenOptions } from './server/auth.js';
 export { EXTENSION_ID, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_HEARTBEAT_MS } from './server/constants.js';
 export { startDaemon } from './daemon.js';

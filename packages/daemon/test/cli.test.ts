@@ -34,7 +34,7 @@ it.each([
   [['--grace-period=-3'], '--grace-period must be a number of seconds (got "-3")'],
   [['--viewport', 'big'], '--viewport must be WIDTHxHEIGHT such as 1280x720'],
   [['--caps', 'telepathy'], '--caps: unknown capability "telepathy"'],
-  [['--host', '0.0.0.0'], '--host 0.0.0.0 exposes the daemon beyond this machine; set --auth-secret-file too'],
+  [['--host', '0.0.0.0'], '--host 0.0.0.0 exposes the daemon beyond this machine; set --auth-secret-file (or --auth-public-key-file) too'],
   [['--auth-secret-file', '/nonexistent/secret'], '--auth-secret-file /nonexistent/secret cannot be read (ENOENT)'],
   [['--cdp-endpoint', 'localhost:9222'], '--cdp-endpoint must be an http:// or ws:// URL'],
   [['token', '--user', 'u'], 'token needs --secret-file'],

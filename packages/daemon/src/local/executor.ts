@@ -57,7 +57,7 @@ export class LocalExecutor implements Executor {
     this.browser.onGone((reason) => this.browserGone(reason));
   }
 
-  /** Whether sessions share the browser's default context (a shared or persistent profile, or CDP). */
+  /** Whether sessions share the browser's default context (a shared or persistent profile); CDP gets one each too. */
   private get sharesDefaultContext(): boolean {
     return this.options.sharedBrowserContext === true || this.options.userDataDir !== undefined;
   }
@@ -143,7 +143,7 @@ export class LocalExecutor implements Executor {
     let contexts = this.sessions.get(sessionId);
     if (contexts) return contexts;
     const browser = await this.browser.get();
-    const shared = this.sharesDefaultContext || this.browser.mode === 'cdp';
+    const shared = this.sharesDefaultContext;
     const context: BrowserContext = shared ? browser.defaultBrowserContext() : await browser.createBrowserContext();
     // Another command of this session may have raced us here while the browser started.
     contexts = this.sessions.get(sessionId);

@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { InvalidArgumentError, UnauthorizedError } from '../errors.js';
 
@@ -21,7 +22,28 @@ function secretKey(secret: string | Uint8Array): Uint8Array {
 
 /** Verifies HS256 JWTs whose `sub` is the user id. Every failure is an UnauthorizedError that says what to do. */
 export function hs256Verifier(secret: string | Uint8Array): TokenVerifier {
-  const key = secretKey(secret);
+  return jwtVerifier(secretKey(secret), 'HS256');
+}
+
+/**
+ * Verifies JWTs signed by someone else's private key (an identity provider, a hosted relay): RS256 for an RSA
+ * public key, ES256 for a P-256 one, given as PEM (SPKI).
+ */
+export function publicKeyVerifier(pem: string): TokenVerifier {
+  let key: KeyObject;
+  try {
+    key = createPublicKey(pem);
+  } catch (error) {
+    throw new InvalidArgumentError(`the auth public key is not a PEM public key: ${(error as Error).message}`);
+  }
+  const type = key.asymmetricKeyType;
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  if (type === 'rsa') return jwtVerifier(key, 'RS256');
+  if (type === 'ec' && curve === 'prime256v1') return jwtVerifier(key, 'ES256');
+  throw new InvalidArgumentError(`the auth public key must be RSA (RS256) or EC P-256 (ES256), not ${type}${curve ? ` ${curve}` : ''}`);
+}
+
+function jwtVerifier(key: Uint8Array | KeyObject, algorithm: 'HS256' | 'RS256' | 'ES256'): TokenVerifier {
   return {
     async verify(token) {
       if (typeof token !== 'string' || token === '') {
@@ -29,9 +51,9 @@ export function hs256Verifier(secret: string | Uint8Array): TokenVerifier {
       }
       let sub: unknown;
       try {
-        ({ payload: { sub } } = await jwtVerify(token, key, { algorithms: ['HS256'] }));
+        ({ payload: { sub } } = await jwtVerify(token, key, { algorithms: [algorithm] }));
       } catch (error) {
-        throw new UnauthorizedError(describeJoseError(error));
+        throw new UnauthorizedError(describeJoseError(error, algorithm));
       }
       if (typeof sub !== 'string' || sub === '') throw new UnauthorizedError('the access token has no "sub" (user id) claim');
       return { userId: sub };
@@ -39,12 +61,14 @@ export function hs256Verifier(secret: string | Uint8Array): TokenVerifier {
   };
 }
 
-function describeJoseError(error: unknown): string {
+function describeJoseError(error: unknown, algorithm: string): string {
   if (error instanceof joseErrors.JWTExpired) return 'the access token has expired; create a new one with `browsermcp-daemon token`';
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
-    return "the access token's signature does not match this daemon's secret; create it with the daemon's --auth-secret-file";
+    return algorithm === 'HS256'
+      ? "the access token's signature does not match this daemon's secret; create it with the daemon's --auth-secret-file"
+      : "the access token's signature does not match this daemon's public key";
   }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'the access token must be signed with HS256';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return `the access token must be signed with ${algorithm}`;
   if (error instanceof joseErrors.JWTClaimValidationFailed) return `the access token is not valid yet or has a bad claim: ${error.message}`;
   return 'the access token is not a valid JWT';
 }

@@ -54,6 +54,10 @@ it('runs sessions on a browser reached over CDP and leaves that browser running 
     expect(a).toContain('Page Title: Item 1');
     expect(b).toContain('Page Title: Item 2');
     expect(rig.executor.browser.pid).toBeUndefined();
+    // Each session has its own context in the browser it reached, as in one it launched: cookies do not cross.
+    await rig.text('cdp-a', 'browser_evaluate', { function: "() => { document.cookie = 'who=cdp-a; path=/'; }" });
+    expect(await rig.text('cdp-b', 'browser_navigate', { url: server.url('/echo-cookie') })).not.toContain('who=cdp-a');
+    expect(await rig.text('cdp-a', 'browser_navigate', { url: server.url('/echo-cookie') })).toContain('who=cdp-a');
 
     await rig.router.closeSession('cdp-a');
     await rig.close();
