@@ -34,7 +34,7 @@ interface StoredSession {
 const STORAGE_KEY = 'sessions';
 const POPUP_WINDOW_MS = 1500;
 // Context tools need a browser browsermcp owns: here they answer with the engine's clear error.
-const TOOLS = toolsFor(['vision', 'pdf']);
+const TOOLS = toolsFor(['vision', 'pdf', 'gif']);
 
 const errorResult = (message: string): ToolResult => ({ content: [{ type: 'text', text: `### Error\n${message}` }], isError: true });
 

@@ -46,6 +46,7 @@ export async function callTool(session: ToolSession, name: string, args: unknown
     response.addError(errorText(err));
   }
   await session.settled();
+  await recordFrame(session, name);
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
   await addPageState(session, response);
@@ -60,6 +61,13 @@ function unknownArguments(schema: z.ZodType, args: unknown): string {
   if (!extra.length) return '';
   const hint = extra.includes('ref') && 'target' in shape ? ' (pass the ref as "target")' : '';
   return `unknown argument${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}${hint}`;
+}
+
+// While a GIF is recorded, each action adds what the page shows after it.
+async function recordFrame(session: ToolSession, name: string): Promise<void> {
+  const tab = session.peekCurrentTab();
+  if (!session.recorder || !tab || tab.modalStates().length || name.startsWith('browser_gif_')) return;
+  await session.recorder.capture(tab).catch(() => undefined);
 }
 
 function errorText(err: unknown): string {

@@ -1,6 +1,7 @@
 import type { Capability, Tool } from './tool.js';
 import context from './tools/context.js';
 import evaluate from './tools/evaluate.js';
+import gif from './tools/gif.js';
 import input from './tools/input.js';
 import logs from './tools/logs.js';
 import modals from './tools/modals.js';
@@ -26,11 +27,12 @@ export const allTools: readonly Tool[] = [
   ...context,
   ...vision,
   ...pdf,
+  ...gif,
 ] as Tool[];
 
 /** Capabilities that are always on; the others are opt-in (`--caps vision,pdf`). */
 export const defaultCapabilities: readonly Capability[] = ['core', 'context'];
-export const optionalCapabilities: readonly Capability[] = ['vision', 'pdf'];
+export const optionalCapabilities: readonly Capability[] = ['vision', 'pdf', 'gif'];
 
 /** The tools for a set of opt-in capabilities (core and context tools are always included). */
 export function toolsFor(caps: readonly Capability[] = []): Tool[] {

@@ -1,5 +1,6 @@
 import type { Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
+import type { GifRecorder } from './gif.js';
 import { Tab } from './tab.js';
 
 /** How a host lets tools touch files: each host allows, maps or refuses paths (no Node built-ins here). */
@@ -68,6 +69,8 @@ export class ToolSession {
   private tabList: Tab[] = [];
   private current: Tab | undefined;
   private readonly pending = new Set<Promise<unknown>>();
+  /** The GIF being recorded (browser_gif_start), which every tool call adds a frame to. */
+  recorder: GifRecorder | undefined;
 
   constructor(host: SessionHost, config: Partial<SessionConfig> = {}) {
     this.host = host;

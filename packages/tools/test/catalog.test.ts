@@ -49,6 +49,8 @@ const BAD_ARGS: Record<string, [Record<string, unknown>, string]> = {
   browser_mouse_drag_xy: [{ startX: 1, startY: 1, endX: 2 }, 'endY'],
   browser_mouse_wheel: [{ deltaY: 'down' }, 'deltaY'],
   browser_pdf_save: [{ filename: 3 }, 'filename'],
+  browser_gif_start: [{ fps: 10 }, 'unknown argument "fps"'],
+  browser_gif_stop: [{ filename: '' }, 'filename'],
 };
 
 describe('catalog', () => {

@@ -210,6 +210,33 @@ describe('capabilities', () => {
     expect(await callError(s, 'browser_mouse_click_xy', { x: -1, y: 0 })).toContain('x must not be negative');
   });
 
+  it('records the actions as an animated GIF', async () => {
+    let saved: Uint8Array = new Uint8Array();
+    const s = await h.session({}, { files: { resolveUpload: async (p) => p, writeOutput: async (name, data) => ((saved = data), `/out/${name}`) } });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await callError(s, 'browser_gif_stop')).toContain('No GIF is being recorded');
+    await call(s, 'browser_gif_start');
+    expect(await callError(s, 'browser_gif_start')).toContain('already being recorded');
+    await call(s, 'browser_click', { target: '#counter' });
+    await call(s, 'browser_click', { target: '#counter' });
+    const result = await callTool(s, 'browser_gif_stop', { filename: 'clicks.gif' });
+    expect(result.isError).toBeUndefined();
+    const text = result.content[0]!.type === 'text' ? result.content[0]!.text : '';
+    expect(text).toContain('Saved the GIF to /out/clicks.gif');
+    expect(text).toContain('Recorded 3 frames.');
+    const image = result.content.find((c) => c.type === 'image');
+    expect(image?.type === 'image' && image.mimeType).toBe('image/gif');
+    const bytes = Buffer.from(image?.type === 'image' ? image.data : '', 'base64');
+    expect(bytes.subarray(0, 6).toString()).toBe('GIF89a');
+    expect(Buffer.from(saved).equals(bytes)).toBe(true);
+    // One graphic control extension (21 F9 04 …) right before each image descriptor (2C): one per frame.
+    let frames = 0;
+    for (let i = 0; i + 8 < bytes.length; i++) {
+      if (bytes[i] === 0x21 && bytes[i + 1] === 0xf9 && bytes[i + 2] === 0x04 && bytes[i + 7] === 0x00 && bytes[i + 8] === 0x2c) frames++;
+    }
+    expect(frames).toBe(3);
+  });
+
   it('saves the page as PDF through the host', async () => {
     let bytes: Uint8Array = new Uint8Array();
     const s = await h.session({}, { files: { resolveUpload: async (p) => p, writeOutput: async (name, data) => ((bytes = data), `/out/${name}`) } });
