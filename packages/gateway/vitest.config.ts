@@ -6,6 +6,8 @@ export default defineConfig({
     // Each file runs its own gateway and Chromium; two cores cannot run several at once without flakiness.
     fileParallelism: false,
     testTimeout: 30_000,
+    // The load test checks the gateway's memory after a forced collection.
+    execArgv: ['--expose-gc'],
     hookTimeout: 30_000,
   },
 });

@@ -1,0 +1,70 @@
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningHttpGateway } from '../src/index.js';
+import { connectClient, startGateway, text } from './helpers.js';
+
+let gw: RunningHttpGateway;
+let server: FixtureServer;
+
+beforeAll(async () => {
+  [gw, server] = await Promise.all([startGateway(), startFixtureServer()]);
+});
+afterAll(async () => {
+  await gw?.close();
+  await server?.close();
+});
+
+describe('sessions do not wait for each other', () => {
+  it('a 60 s browser_wait_for in one session does not delay another session', async () => {
+    const [slow, fast] = await Promise.all([connectClient(gw, 'slow'), connectClient(gw, 'fast')]);
+    await slow.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    const waiting = slow.callTool({ name: 'browser_wait_for', arguments: { time: 60 } }, undefined, { timeout: 120_000 }).catch((e: unknown) => e);
+    const started = performance.now();
+    for (let i = 0; i < 3; i++) {
+      const nav = text(await fast.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } }));
+      expect(nav).toContain('- Page Title: Form');
+    }
+    // Three navigations with snapshots take well under a second on this machine; 10 s leaves room for a slow CI.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    let settled = false;
+    void waiting.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    await Promise.all([slow.close(), fast.close()]);
+  });
+});
+
+describe('web pages in the same browser cannot use the gateway', () => {
+  it('refuses fetch and WebSocket from a page the agent opened', async () => {
+    const client = await connectClient(gw);
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    const sessions = async () => ((await (await fetch(`${gw.url}/health`)).json()) as { activeSessions: number }).activeSessions;
+    const before = await sessions();
+    const attack = `async () => {
+      const out = {};
+      try {
+        const r = await fetch('${gw.url}/mcp', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer ${gw.apiKey}' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+        out.fetch = 'status ' + r.status;
+      } catch (e) { out.fetch = 'blocked: ' + e.message; }
+      try {
+        const r = await fetch('${gw.url}/mcp', { method: 'POST', mode: 'no-cors', body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}' });
+        out.noCors = 'opaque ' + r.type;
+      } catch (e) { out.noCors = 'blocked: ' + e.message; }
+      out.ws = await new Promise((resolve) => {
+        const ws = new WebSocket('${gw.url.replace('http', 'ws')}/mcp');
+        ws.onopen = () => resolve('open');
+        ws.onerror = () => resolve('error');
+      });
+      return out;
+    }`;
+    const result = text(await client.callTool({ name: 'browser_evaluate', arguments: { function: attack } }));
+    // The preflighted request never reaches the handler (403 on the preflight → fetch fails); the simple one is
+    // refused by the Origin check before any work; the WebSocket upgrade is refused too.
+    expect(result).toMatch(/"fetch": "blocked: /);
+    expect(result).toContain('"noCors": "opaque opaque"');
+    expect(result).toContain('"ws": "error"');
+    // The no-cors initialize created no session.
+    expect(await sessions()).toBe(before);
+    await client.close();
+  });
+});
