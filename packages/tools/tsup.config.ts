@@ -6,4 +6,7 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
+  // Bundled in: gifenc's CommonJS main hides its named exports from Node's ESM loader, and fast-png is ESM-only,
+  // which the CommonJS build could not require. Bundled, both builds load everywhere.
+  noExternal: ['gifenc', 'fast-png'],
 });
