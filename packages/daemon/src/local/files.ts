@@ -1,4 +1,4 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { ToolError, type FileAccess } from '@browsermcp/tools';
 
@@ -22,13 +22,15 @@ export class NodeFileAccess implements FileAccess {
 
   async resolveUpload(path: string): Promise<string> {
     if (!isAbsolute(path)) throw new ToolError(`Upload paths must be absolute; "${path}" is not.`);
-    const full = resolve(path);
-    if (!this.roots.some((root) => inside(root, full))) {
-      throw new ToolError(`${path} is outside the allowed file roots (${this.roots.join(', ')}). Put the file in one of them.`);
-    }
-    const info = await stat(full).catch(() => undefined);
-    if (!info?.isFile()) throw new ToolError(`${path} does not exist or is not a file.`);
-    return full;
+    const outside = () => new ToolError(`${path} is outside the allowed file roots (${this.roots.join(', ')}). Put the file in one of them.`);
+    if (!this.roots.some((root) => inside(root, resolve(path)))) throw outside();
+    // Judged by where the file really is: a link inside a root must not reach a file outside it.
+    const real = await realpath(path).catch(() => undefined);
+    const info = real ? await stat(real).catch(() => undefined) : undefined;
+    if (!real || !info?.isFile()) throw new ToolError(`${path} does not exist or is not a file.`);
+    const realRoots = await Promise.all(this.roots.map((r) => realpath(r).catch(() => r)));
+    if (!realRoots.some((root) => inside(root, real))) throw outside();
+    return real;
   }
 
   async writeOutput(name: string, data: Uint8Array): Promise<string> {
@@ -36,7 +38,16 @@ export class NodeFileAccess implements FileAccess {
     if (isAbsolute(name) || !inside(this.outputDir, full) || full === this.outputDir) {
       throw new ToolError(`"${name}" must be a file name inside the output directory (${this.outputDir}), without ".." or an absolute path.`);
     }
-    await mkdir(resolve(full, '..'), { recursive: true });
+    const dir = resolve(full, '..');
+    await mkdir(dir, { recursive: true });
+    // A directory link inside the output directory must not carry the write somewhere else.
+    const [realDir, realOut] = await Promise.all([realpath(dir), realpath(this.outputDir)]);
+    if (!inside(realOut, realDir)) {
+      throw new ToolError(`"${name}" leads out of the output directory (${this.outputDir}) through a link; pick another name.`);
+    }
+    if ((await lstat(full).catch(() => undefined))?.isSymbolicLink()) {
+      throw new ToolError(`"${name}" is a link in the output directory; pick another name.`);
+    }
     await writeFile(full, data);
     return full;
   }

@@ -1,0 +1,71 @@
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NodeFileAccess } from '../../src/index.js';
+
+let root: string;
+let outputDir: string;
+let extraRoot: string;
+let files: NodeFileAccess;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'bmcp-files-'));
+  outputDir = join(root, 'out');
+  extraRoot = join(root, 'uploads');
+  await mkdir(outputDir, { recursive: true });
+  await mkdir(extraRoot, { recursive: true });
+  await writeFile(join(extraRoot, 'ok.txt'), 'fine');
+  await writeFile(join(root, 'secret.txt'), 'secret');
+  // A link inside an allowed root that points outside it.
+  await symlink(join(root, 'secret.txt'), join(extraRoot, 'sneaky.txt'));
+  files = new NodeFileAccess({ outputDir, roots: [extraRoot] });
+});
+
+describe('file access for tools (no path traversal)', () => {
+  it('saves outputs inside the output directory only', async () => {
+    const saved = await files.writeOutput('shot.png', new Uint8Array([1, 2, 3]));
+    expect(saved).toBe(join(outputDir, 'shot.png'));
+    expect([...(await readFile(saved))]).toEqual([1, 2, 3]);
+    expect(await files.writeOutput('sub/dir/page.pdf', new Uint8Array([4]))).toBe(join(outputDir, 'sub/dir/page.pdf'));
+    for (const name of ['../escape.png', '/etc/passwd', 'a/../../escape.png', '..', '.']) {
+      await expect(files.writeOutput(name, new Uint8Array())).rejects.toThrow('must be a file name inside the output directory');
+    }
+  });
+
+  it('refuses any generated name that leaves the output directory', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('..', '.', 'a', 'b.png', '', '/'), { minLength: 1, maxLength: 6 }), async (parts) => {
+        const name = parts.join('/');
+        const full = join(outputDir, name);
+        const inside = full.startsWith(`${outputDir}/`) && !name.startsWith('/');
+        const result = await files.writeOutput(name, new Uint8Array()).then(() => 'saved', (e: Error) => e.message);
+        if (!inside) expect(result).toContain('must be a file name inside the output directory');
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('reads uploads from the allowed roots only', async () => {
+    expect(await files.resolveUpload(join(extraRoot, 'ok.txt'))).toBe(join(extraRoot, 'ok.txt'));
+    await expect(files.resolveUpload(join(root, 'secret.txt'))).rejects.toThrow('is outside the allowed file roots');
+    await expect(files.resolveUpload(`${extraRoot}/../secret.txt`)).rejects.toThrow('is outside the allowed file roots');
+    await expect(files.resolveUpload('ok.txt')).rejects.toThrow('Upload paths must be absolute');
+    await expect(files.resolveUpload(join(extraRoot, 'missing.txt'))).rejects.toThrow('does not exist or is not a file');
+  });
+
+  it('does not follow a link out of an allowed root', async () => {
+    await expect(files.resolveUpload(join(extraRoot, 'sneaky.txt'))).rejects.toThrow('is outside the allowed file roots');
+  });
+});
+
+describe('links in the output directory', () => {
+  it('does not write through a directory link that leaves it', async () => {
+    await symlink(root, join(outputDir, 'linked'));
+    await expect(files.writeOutput('linked/escape.png', new Uint8Array([1]))).rejects.toThrow('leads out of the output directory');
+    await symlink(join(root, 'secret.txt'), join(outputDir, 'trap.png'));
+    await expect(files.writeOutput('trap.png', new Uint8Array([1]))).rejects.toThrow('is a link in the output directory');
+    expect(await readFile(join(root, 'secret.txt'), 'utf8')).toBe('secret');
+  });
+});
