@@ -13,6 +13,9 @@ import type {
   Tool,
 } from './types.js';
 
+/** Errors of Node's fetch (undici) for a pooled connection that was already closed by the server. */
+const DEAD_SOCKET = new Set(['UND_ERR_SOCKET', 'ECONNRESET']);
+
 declare const __VERSION__: string;
 
 /** Newest first: the first is offered, the others are accepted when the server answers with them. */
@@ -285,8 +288,14 @@ export class MCPClient {
     if (this.version) headers['mcp-protocol-version'] = this.version;
     if (lastEventId) headers['last-event-id'] = lastEventId;
     let res: Response;
+    const send = () => this.fetch(this.url, { method, headers, body: body && JSON.stringify(body), signal });
     try {
-      res = await this.fetch(this.url, { method, headers, body: body && JSON.stringify(body), signal });
+      res = await send().catch((cause: unknown) => {
+        // Node's fetch may hand out a pooled connection the server has just closed (it restarted): that request
+        // never reached a server, so it is sent once more on a fresh connection. Browsers do this themselves.
+        if (signal.aborted || !DEAD_SOCKET.has((cause as { cause?: { code?: string } }).cause?.code ?? '')) throw cause;
+        return send();
+      });
     } catch (cause) {
       throw signal.aborted
         ? new MCPError('TIMEOUT', `${method} ${this.url} was stopped`, { cause })

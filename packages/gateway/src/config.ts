@@ -30,7 +30,8 @@ export interface GatewayConfig {
   blockedOrigins: string[];
   outputDir: string;
   fileRoots: string[];
-  apiKey: string | undefined;
+  /** Keys HTTP clients may use; empty means one is generated at startup (unless noAuth). */
+  apiKeys: string[];
   noAuth: boolean;
   corsOrigins: string[];
   rateLimit: number | undefined;
@@ -78,7 +79,7 @@ function options(): Option[] {
     opt('--daemon-url <url>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one', 'DAEMON_URL'),
     opt('--daemon-token <token>', 'access token for --daemon-url (browsermcp-daemon token --user U --secret-file F)', 'DAEMON_TOKEN'),
     opt('--daemon-browser <id>', 'with --daemon-url: the browser to drive (default: the first connected)', 'DAEMON_BROWSER'),
-    opt('--api-key <key>', 'bearer key HTTP clients must send (default: a random key, printed at startup)', 'API_KEY'),
+    opt('--api-key <keys>', 'bearer key(s) HTTP clients must send, comma-separated; a session only works with the key that opened it (default: a random key, printed at startup)', 'API_KEY'),
     opt('--no-auth', 'serve HTTP without a key (only allowed on a loopback host)', 'NO_AUTH'),
     opt('--cors-origins <list>', 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)', 'CORS_ORIGINS'),
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)', 'RATE_LIMIT'),
@@ -231,7 +232,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     blockedOrigins: origins('blockedOrigins', 'blocked-origins'),
     outputDir: str('outputDir') ?? join(tmpdir(), 'browsermcp-output'),
     fileRoots: list(str('fileRoots') ?? ''),
-    apiKey: str('apiKey'),
+    apiKeys: list(str('apiKey') ?? ''),
     noAuth,
     corsOrigins: origins('corsOrigins', 'cors-origins'),
     rateLimit: int('rateLimit', 'rate-limit', 1, 1_000_000) ?? (loopback ? undefined : 100),

@@ -39,14 +39,15 @@ export interface RunningHttpGateway extends HttpGateway {
 
 /** Starts the HTTP gateway (Streamable HTTP + legacy SSE) with the embedded daemon. */
 export async function startHttpGateway(config: GatewayConfig & { port: number }, extra: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningHttpGateway> {
-  const apiKey = config.noAuth ? undefined : (config.apiKey ?? randomBytes(24).toString('base64url'));
+  const apiKeys = config.noAuth ? [] : config.apiKeys.length ? config.apiKeys : [randomBytes(24).toString('base64url')];
+  const apiKey = apiKeys[0];
   const backend = await createBackend(config);
   // Filled in once the port is known (it may be 0, any free port).
   const allowedHosts = new Set(config.allowedHosts);
   const gateway = await buildHttpGateway({
     backend,
     tools: describeTools(toolsFor(config.caps)),
-    apiKey,
+    apiKeys,
     allowedHosts,
     corsOrigins: new Set(config.corsOrigins),
     rateLimit: config.rateLimit,

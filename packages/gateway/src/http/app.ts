@@ -35,6 +35,9 @@ export interface HttpGateway {
 export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGateway> {
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
+    // On shutdown every socket goes at once (open SSE streams included), so clients see the restart right away
+    // instead of finding a half-closed keep-alive connection on their next request.
+    forceCloseConnections: true,
     logger: { level: opts.logLevel, stream: opts.logStream ?? humanLogStream() },
     // One line per session and per tool call is logged by us; per-request lines would drown them.
     logController: new LogController({ disableRequestLogging: true }),
@@ -80,7 +83,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     maxAge: 600,
   });
   await app.register(security, {
-    apiKey: opts.apiKey,
+    apiKeys: opts.apiKeys,
     allowedHosts: opts.allowedHosts,
     corsOrigins: opts.corsOrigins,
     rateLimit: opts.rateLimit,

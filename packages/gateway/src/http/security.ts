@@ -5,8 +5,8 @@ import rateLimit from '@fastify/rate-limit';
 import { ErrorCodes } from '@browsermcp/protocol';
 
 export interface SecurityOptions {
-  /** Bearer token clients must send; undefined = no auth (loopback only, checked at startup). */
-  apiKey: string | undefined;
+  /** Bearer keys clients may send (one per client or team); empty = no auth (loopback only, checked at startup). */
+  apiKeys: string[];
   /** Host header values accepted (host and host:port), lower case. */
   allowedHosts: Set<string>;
   /** Browser origins allowed to call (CORS); any other Origin is refused. */
@@ -37,15 +37,18 @@ export function sendError(reply: FastifyReply, status: number, code: number, mes
  */
 export const security = fp(
   async function security(app: FastifyInstance, opts: SecurityOptions) {
-    const expected = opts.apiKey !== undefined ? sha256(opts.apiKey) : undefined;
+    const expected = opts.apiKeys.map(sha256);
     type Auth = { kind: 'open' } | { kind: 'ok'; hash: string } | { kind: 'missing' } | { kind: 'wrong' };
     // Hashing both sides gives equal lengths for timingSafeEqual and never keeps the key itself around.
     const authState = (req: FastifyRequest): Auth => {
-      if (!expected) return { kind: 'open' };
+      if (!expected.length) return { kind: 'open' };
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       if (!m) return { kind: 'missing' };
       const given = sha256(m[1]!);
-      return timingSafeEqual(given, expected) ? { kind: 'ok', hash: given.toString('hex') } : { kind: 'wrong' };
+      // Compared with every key, without stopping at a match: the time says nothing about which key it was.
+      let match = false;
+      for (const key of expected) match = timingSafeEqual(given, key) || match;
+      return match ? { kind: 'ok', hash: given.toString('hex') } : { kind: 'wrong' };
     };
     const trusted = (a: Auth) => a.kind === 'ok' || a.kind === 'open';
     const isPublic = (req: FastifyRequest) => req.method === 'OPTIONS' || (req.method === 'GET' && req.url.split('?')[0] === '/health');
