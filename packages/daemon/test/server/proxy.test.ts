@@ -169,3 +169,18 @@ it('refuses an extension that takes over another user’s browser id', async () 
   peer.send(hello('shared-id'));
   expect(await peer.closed).toEqual({ code: 4403, reason: 'browser shared-id belongs to another user' });
 });
+
+it('refuses to disconnect another client’s connection and ids that spoof a connection prefix stay theirs', async () => {
+  await extension('alice', 'alice-chrome');
+  await extension('bob', 'bob-chrome');
+  const alice = await client();
+  const bob = await client();
+  await handshake(alice, 'alice');
+  await handshake(bob, 'bob');
+  const aliceConn = (await call(alice, 'connect', { extension_id: 'alice-chrome' })).result.connection_id as string;
+  await call(bob, 'connect', { extension_id: 'bob-chrome' });
+  const spoofed = await call(bob, 'disconnect', { connection_id: aliceConn });
+  expect(spoofed.error ?? spoofed.result).not.toEqual({ disconnected: true });
+  // Alice's session is untouched.
+  expect((await call(alice, 'disconnect')).result).toEqual({ disconnected: true });
+});
