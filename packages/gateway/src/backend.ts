@@ -89,6 +89,11 @@ export class ExtensionBackend implements Backend {
     return new ExtensionBackend(daemon, options);
   }
 
+  /** The embedded daemon, for tests that check what it holds. */
+  get daemonForTests(): RunningDaemon {
+    return this.daemon;
+  }
+
   get extensionUrl(): string {
     return `ws://127.0.0.1:${new URL(this.daemon.address).port}/extension`;
   }

@@ -45,6 +45,10 @@ export class SessionRegistry {
     return this.sessions.size;
   }
 
+  ids(): string[] {
+    return [...this.sessions.keys()];
+  }
+
   get(id: string): GatewaySession | undefined {
     return this.sessions.get(id);
   }

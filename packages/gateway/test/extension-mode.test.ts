@@ -1,8 +1,11 @@
+/// <reference lib="dom" />
+import { mkdir, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '@browsermcp/daemon';
 import { launchExtensionBrowser, openExtensionPage, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
-import type { Browser } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionBackend, type RunningHttpGateway } from '../src/index.js';
 import { connectClient, refIn, startGateway, text } from './helpers.js';
@@ -12,6 +15,9 @@ const EXTENSION_DIR = join(dirname(createRequire(import.meta.url).resolve('@brow
 let gw: RunningHttpGateway;
 let server: FixtureServer;
 let browser: Browser;
+let control: Page;
+let helper: Page;
+const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 
 beforeAll(async () => {
   [gw, server, browser] = await Promise.all([
@@ -21,6 +27,9 @@ beforeAll(async () => {
   ]);
   // What a user does once in the options page when the daemon is not on the default port.
   const options = await openExtensionPage(browser, EXTENSION_ID, 'options.html');
+  control = options;
+  // Opened before any agent tab exists, for the CDP session that stops the worker and to show the popup.
+  helper = await browser.newPage();
   const url = (gw.backend as ExtensionBackend).extensionUrl;
   await options.evaluate(
     (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false }),
@@ -34,17 +43,74 @@ afterAll(async () => {
 });
 
 describe('--extension: the user\'s own browser', () => {
-  it('runs navigate, snapshot and click in the browser that has the extension', async () => {
-    const client = await connectClient(gw, 'Claude Code');
+  it('serves two MCP clients at once, each in its own tab group, and survives the worker being stopped', async () => {
+    const [a, b] = await Promise.all([connectClient(gw, 'Agent Alpha'), connectClient(gw, 'Agent Beta')]);
     await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected).toBe(true);
-    const nav = text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }));
-    expect(nav).toContain('- Page Title: Fixture home');
-    const snap = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
-    const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snap, 'button "Click me"') } }));
+    const [navA, navB] = await Promise.all([
+      a.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }),
+      b.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } }),
+    ]);
+    expect(text(navA)).toContain('- Page Title: Fixture home');
+    expect(text(navB)).toContain('- Page Title: Form');
+    const snapA = text(await a.callTool({ name: 'browser_snapshot', arguments: {} }));
+    const clicked = text(await a.callTool({ name: 'browser_click', arguments: { target: refIn(snapA, 'button "Click me"') } }));
     expect(clicked).toContain('button "Clicked 1 times"');
+    const snapB = text(await b.callTool({ name: 'browser_snapshot', arguments: {} }));
+    expect(snapB).toContain('textbox "Name"');
+    expect(snapB).not.toContain('Click me');
+
+    // Console messages reach only the session whose page logged them.
+    await a.callTool({ name: 'browser_evaluate', arguments: { function: "() => console.log('alpha says hi')" } });
+    const consoleB = text(await b.callTool({ name: 'browser_console_messages', arguments: { level: 'debug' } }));
+    expect(consoleB).not.toContain('alpha says hi');
+    const consoleA = text(await a.callTool({ name: 'browser_console_messages', arguments: { level: 'debug' } }));
+    expect(consoleA).toContain('alpha says hi');
+
+    // Each client's tabs sit in a group named after it.
+    const groups = await control.evaluate(() => (globalThis as unknown as { chrome: { tabGroups: { query(q: object): Promise<Array<{ title?: string }>> } } }).chrome.tabGroups.query({}));
+    expect(groups.map((g) => g.title).sort()).toEqual(['Agent Alpha', 'Agent Beta']);
+
+    // Naming the other session's tab is refused by the daemon.
+    const daemon = (gw.backend as ExtensionBackend).daemonForTests;
+    const sessions = gw.registry.ids();
+    const tabOf = async (id: string) => (await daemon.router.getSession(id))?.currentTabId;
+    const [s1, s2] = sessions;
+    const foreignTab = await tabOf(s2!);
+    expect(foreignTab).toBeDefined();
+    await expect(daemon.router.dispatch(s1!, { name: 'browser_snapshot', payload: {}, tabId: foreignTab! })).rejects.toThrow(/owned by another session/);
+
+    // Chrome stops the idle worker; it comes back (here: the popup opens) and both sessions carry on with their tabs.
+    const cdp = await helper.createCDPSession();
+    const running = new Promise<void>((resolve) =>
+      cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
+        if (e.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXTENSION_ID}/`) && v.runningStatus === 'running')) resolve();
+      }),
+    );
+    await cdp.send('ServiceWorker.enable');
+    await running;
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    await cdp.detach();
+    await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected).toBe(false);
+    await helper.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+    await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected, { timeout: 20_000 }).toBe(true);
+    expect(text(await a.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('button "Clicked 1 times"');
+    expect(text(await b.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('textbox "Name"');
+
+    // The popup, as the user sees it: connected, with both agents.
+    await helper.reload();
+    await helper.waitForFunction(() => document.getElementById('state-text')?.textContent === 'Connected');
+    const popupText = await helper.evaluate(() => document.body.innerText);
+    expect(popupText).toContain('Connected');
+    expect(popupText).toContain('Agent Alpha');
+    expect(popupText).toContain('Agent Beta');
+    await mkdir(ARTIFACTS, { recursive: true });
+    await helper.setViewport({ width: 340, height: 260 });
+    await helper.screenshot({ path: join(ARTIFACTS, 'extension-popup.png') });
+    expect((await stat(join(ARTIFACTS, 'extension-popup.png'))).size).toBeGreaterThan(1000);
+
     const pages = await browser.pages();
     expect(pages.some((p) => p.url() === server.url('/index.html'))).toBe(true);
-    await client.close();
+    await Promise.all([a.close(), b.close()]);
   });
 });
 
