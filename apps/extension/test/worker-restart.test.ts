@@ -1,5 +1,6 @@
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { stopExtensionWorker } from '@browsermcp/testkit';
 import { connectExtension, EXTENSION_ID, refIn, startExtensionHarness, textOf, waitFor, type ExtensionHarness } from './harness.js';
 
 // A file of its own: a fresh browser whose worker no test has evaluated in (a DevTools session on the worker
@@ -22,16 +23,7 @@ it('comes back after Chrome stops its idle service worker, with its sessions and
   await h.router.openSession('s1', { executorId: BROWSER, clientName: 'Restarts' });
   const snap = textOf(await h.router.dispatch('s1', { name: 'browser_navigate', payload: { url: h.server.url('/index.html') } }));
   await h.router.dispatch('s1', { name: 'browser_click', payload: { target: refIn(snap, 'button "Click me"') } });
-  const cdp = await page.createCDPSession();
-  // stopAllWorkers only reaches workers the domain has reported, so wait for ours to show up running.
-  const running = new Promise<void>((resolve) =>
-    cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
-      if (e.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXTENSION_ID}/`) && v.runningStatus === 'running')) resolve();
-    }),
-  );
-  await cdp.send('ServiceWorker.enable');
-  await running;
-  await cdp.send('ServiceWorker.stopAllWorkers');
+  await stopExtensionWorker(page, EXTENSION_ID);
   await waitFor(async () => (await h.router.stats()).executors === 0, 'the daemon to see the worker go');
   const whileAway = await h.router.dispatch('s1', { name: 'browser_snapshot', payload: {} }).catch((e: Error) => e);
   expect(String(whileAway)).toMatch(/browser (is )?disconnected/);

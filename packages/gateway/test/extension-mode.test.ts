@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '@browsermcp/daemon';
-import { launchExtensionBrowser, openExtensionPage, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { launchExtensionBrowser, openExtensionPage, startFixtureServer, stopExtensionWorker, type FixtureServer } from '@browsermcp/testkit';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionBackend, type RunningHttpGateway } from '../src/index.js';
@@ -80,16 +80,7 @@ describe('--extension: the user\'s own browser', () => {
     await expect(daemon.router.dispatch(s1!, { name: 'browser_snapshot', payload: {}, tabId: foreignTab! })).rejects.toThrow(/owned by another session/);
 
     // Chrome stops the idle worker; it comes back (here: the popup opens) and both sessions carry on with their tabs.
-    const cdp = await helper.createCDPSession();
-    const running = new Promise<void>((resolve) =>
-      cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
-        if (e.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXTENSION_ID}/`) && v.runningStatus === 'running')) resolve();
-      }),
-    );
-    await cdp.send('ServiceWorker.enable');
-    await running;
-    await cdp.send('ServiceWorker.stopAllWorkers');
-    await cdp.detach();
+    await stopExtensionWorker(helper, EXTENSION_ID);
     await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected).toBe(false);
     await helper.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
     await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected, { timeout: 20_000 }).toBe(true);

@@ -67,3 +67,21 @@ export async function openExtensionPage(browser: Browser, extensionId: string, p
   await page.goto(`chrome-extension://${extensionId}/${path}`);
   return page;
 }
+
+/**
+ * Stops the extension's service worker the way Chrome does when it is idle (CDP ServiceWorker.stopAllWorkers from a
+ * page session). The domain must have reported the worker running first, or the stop does not reach it; the session
+ * is let go afterwards, since a DevTools client holding the domain would keep the restarted worker at "starting".
+ */
+export async function stopExtensionWorker(page: Page, extensionId: string): Promise<void> {
+  const cdp = await page.createCDPSession();
+  const running = new Promise<void>((resolve) =>
+    cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
+      if (e.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${extensionId}/`) && v.runningStatus === 'running')) resolve();
+    }),
+  );
+  await cdp.send('ServiceWorker.enable');
+  await running;
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await cdp.detach();
+}

@@ -1,3 +1,3 @@
-export { launchExtensionBrowser, launchTestBrowser, openExtensionPage, QUIET_FLAGS, testChromePath } from './browser.js';
+export { launchExtensionBrowser, launchTestBrowser, openExtensionPage, QUIET_FLAGS, stopExtensionWorker, testChromePath } from './browser.js';
 export { startFixtureServer, tableHtml } from './fixture-server.js';
 export type { FixtureServer, FixtureServerOptions } from './fixture-server.js';

@@ -497,7 +497,10 @@ export function walkPage(opts: WalkOptions): WalkResult {
   return { lines, iframeRefs, next: st.next };
 }
 
-/** Ref of an element (assigning one if needed), so a CSS selector can be turned into a ref. */
+/**
+ * Ref of an element (assigning one if needed), so a CSS selector can be turned into a ref. It repeats walkPage's
+ * state setup on purpose: each injected function is sent to the page on its own and cannot share helpers.
+ */
 export function refOfElement(el: Element, seed: number): string {
   interface State {
     ids: WeakMap<Element, string>;
