@@ -1,10 +1,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MCPClient } from '@browsermcp/client';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startDaemon, type RunningDaemon } from '@browsermcp/daemon';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway } from './helpers.js';
+import { connectClient, startGateway, text } from './helpers.js';
 
 let server: FixtureServer;
 beforeAll(async () => {
@@ -66,17 +66,28 @@ describe('restarts', () => {
     const key = 'restart-key-0123456789abcdef';
     const first = await startGateway(['--daemon-url', daemonUrl, '--api-key', key]);
     const port = new URL(first.url).port;
-    const client = new MCPClient(`${first.url}/mcp`, { headers: { Authorization: `Bearer ${key}` } });
-    const before = await client.call('browser_navigate', { url: server.url('/index.html') });
-    expect(before.text).toContain('- Page Title: Fixture home');
-    const oldSession = client.getSessionId();
+    const client = await connectClient(first, 'survivor');
+    const before = text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }));
+    expect(before).toContain('- Page Title: Fixture home');
     await first.close();
+    // The gateway is down until the port refuses connections; any pooled keep-alive socket to it is gone by then.
+    for (let i = 0; i < 100; i++) {
+      const refused = await fetch(`${first.url}/health`).then(
+        () => false,
+        (e: { cause?: { code?: string } }) => e.cause?.code === 'ECONNREFUSED',
+      );
+      if (refused) break;
+    }
     const second = await startGateway(['--daemon-url', daemonUrl, '--api-key', key, '--port', port]);
     try {
-      const after = await client.call('browser_navigate', { url: server.url('/form.html') });
-      expect(after.text).toContain('- Page Title: Form');
-      expect(client.getSessionId()).not.toBe(oldSession);
-      await client.close();
+      // The new gateway does not know the old session: 404, which tells the client to start a new one.
+      const gone = await client.callTool({ name: 'browser_snapshot', arguments: {} }).catch((e: unknown) => e);
+      expect(gone).toBeInstanceOf(StreamableHTTPError);
+      expect((gone as StreamableHTTPError).code).toBe(404);
+      const again = await connectClient(second, 'survivor');
+      const after = text(await again.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } }));
+      expect(after).toContain('- Page Title: Form');
+      await again.close();
     } finally {
       await second.close();
     }
