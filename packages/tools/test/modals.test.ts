@@ -17,7 +17,7 @@ describe('dialogs', () => {
     expect(refused).toContain('The page is blocked by a modal: handle it first with browser_handle_dialog.');
     const handled = await call(s, 'browser_handle_dialog', { accept: true });
     expect(handled).toContain('Accepted the alert dialog');
-    expect(handled).toContain('paragraph: "alert closed"');
+    expect(handled).toContain('paragraph: alert closed');
     expect(handled).not.toContain('### Modal state');
   });
 
@@ -25,7 +25,7 @@ describe('dialogs', () => {
     const s = await h.session();
     const snap = await call(s, 'browser_navigate', { url: h.server.url('/dialogs.html') });
     await call(s, 'browser_click', { target: refOf(snap, 'button "Confirm"') });
-    expect(await call(s, 'browser_handle_dialog', { accept: false })).toContain('paragraph: "cancelled"');
+    expect(await call(s, 'browser_handle_dialog', { accept: false })).toContain('paragraph: cancelled');
     await call(s, 'browser_click', { target: refOf(snap, 'button "Prompt"') });
     expect(await call(s, 'browser_handle_dialog', { accept: true, promptText: 'Ada' })).toContain('paragraph: "prompt: Ada"');
   });

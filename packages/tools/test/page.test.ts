@@ -132,7 +132,7 @@ describe('browser_wait_for', () => {
     await call(s, 'browser_navigate', { url: h.server.url('/delayed.html') });
     const appeared = await call(s, 'browser_wait_for', { text: 'Ready now' });
     expect(appeared).toContain('Waited for text "Ready now" to appear');
-    expect(appeared).toContain('paragraph: "Ready now"');
+    expect(appeared).toContain('paragraph: Ready now');
     expect(await call(s, 'browser_wait_for', { textGone: 'Loading' })).toContain('to disappear');
     expect(await call(s, 'browser_wait_for', { time: 0.05 })).toContain('Waited for 0.05 s');
   });

@@ -441,6 +441,10 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
 
   const esc = (s: string) => JSON.stringify(s);
+  // Text and values are written bare when YAML would read them back unchanged, quoted otherwise (as Playwright's
+  // ARIA snapshots do); names always keep their quotes.
+  const PLAIN = /^[A-Za-z0-9(][^:#"'\\\n]*$/;
+  const scalar = (s: string) => (PLAIN.test(s) && !/\s$/.test(s) && !/^(true|false|null|yes|no|on|off|~)$/i.test(s) ? s : esc(s));
   const lines: string[] = [];
   const iframeRefs: string[] = [];
   const maxDepth = opts.depth ?? Infinity;
@@ -449,7 +453,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     // Adjacent text runs are joined into one `text:` line.
     let pending = '';
     const flush = () => {
-      if (pending) lines.push(`${indent}- text: ${esc(clip(pending, 400))}`);
+      if (pending) lines.push(`${indent}- text: ${scalar(clip(pending, 400))}`);
       pending = '';
     };
     for (const item of items) {
@@ -467,16 +471,16 @@ export function walkPage(opts: WalkOptions): WalkResult {
       const onlyText = item.children.length > 0 && item.children.every((c) => typeof c === 'string');
       const hasKids = item.children.length > 0;
       if (item.value !== undefined && !hasKids) {
-        lines.push(`${line}: ${esc(clip(item.value, 200))}`);
+        lines.push(`${line}: ${scalar(clip(item.value, 200))}`);
       } else if (onlyText && item.value === undefined) {
-        lines.push(`${line}: ${esc(clip((item.children as string[]).join(' '), 400))}`);
+        lines.push(`${line}: ${scalar(clip((item.children as string[]).join(' '), 400))}`);
       } else if (!hasKids) {
         lines.push(line);
       } else if (depth >= maxDepth) {
         lines.push(`${line}: …`);
       } else {
         lines.push(`${line}:`);
-        if (item.value !== undefined) lines.push(`${indent}  - /value: ${esc(clip(item.value, 200))}`);
+        if (item.value !== undefined) lines.push(`${indent}  - /value: ${scalar(clip(item.value, 200))}`);
         render(item.children, `${indent}  `, depth + 1);
       }
     }
