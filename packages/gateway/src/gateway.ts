@@ -87,7 +87,9 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
 }
 
 /** Serves one MCP session over stdin/stdout; resolves when stdin closes and everything is shut down. */
-export async function runStdioGateway(config: GatewayConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<void> {
+export async function runStdioGateway(config: GatewayConfig, write: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<void> {
+  // stdout carries the protocol; these lines go to stderr, and only at --log-level info or chattier.
+  const log = ['info', 'debug', 'trace'].includes(config.logLevel) ? write : () => undefined;
   const backend = await createBackend(config);
   const sessionId = newSessionId();
   const transport = new LineStdioTransport();

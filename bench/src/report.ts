@@ -1,0 +1,179 @@
+import type { BenchResult, SessionResult } from './run.js';
+import type { ServerId } from './servers.js';
+
+export const START_MARK = '<!-- bench:peers:start (written by `npm run bench`; edits here are replaced) -->';
+export const END_MARK = '<!-- bench:peers:end -->';
+
+const ms = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`);
+const int = (x: number) => Math.round(x).toLocaleString('en');
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !b ? '–' : `${(a / b).toFixed(2)}×`);
+
+function session(result: BenchResult, id: ServerId): SessionResult | undefined {
+  return result.sessions.find((s) => s.id === id && !s.error);
+}
+
+function table(head: string[], rows: string[][]): string[] {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+}
+
+export interface TargetRow {
+  target: string;
+  measured: string;
+  met: boolean | null;
+}
+
+/** The issue's targets, judged from this run. */
+export function targets(result: BenchResult): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const ours = session(result, 'ours-stdio') ?? session(result, 'ours-http');
+  const oursHttp = session(result, 'ours-http');
+  const pw = session(result, 'playwright-mcp');
+  const cdt = session(result, 'chrome-devtools-mcp');
+  const big = `${Math.max(...result.options.rows).toLocaleString('en')}-row table`;
+  const snap = (s: SessionResult | undefined) => s?.snapshots.find((p) => p.page === big);
+  const act = (s: SessionResult | undefined, a: string) => s?.actions.find((x) => x.action === a);
+  if (ours && pw && snap(ours) && snap(pw)) {
+    const t = snap(ours)!.medianMs / snap(pw)!.medianMs;
+    rows.push({ target: `${big} snapshot time ≤ 0.15× @playwright/mcp`, measured: `${t.toFixed(3)}× (${ms(snap(ours)!.medianMs)} vs ${ms(snap(pw)!.medianMs)})`, met: t <= 0.15 });
+    const s = snap(ours)!.chars / snap(pw)!.chars;
+    rows.push({ target: `${big} snapshot size ≤ 0.5× @playwright/mcp`, measured: `${s.toFixed(3)}× (${int(snap(ours)!.chars)} vs ${int(snap(pw)!.chars)} chars)`, met: s <= 0.5 });
+  }
+  if (ours && cdt && act(ours, 'click') && act(cdt, 'click')) {
+    const r = act(ours, 'click')!.p50 / act(cdt, 'click')!.p50;
+    rows.push({ target: 'click p50 ≤ 0.2× chrome-devtools-mcp', measured: `${r.toFixed(3)}× (${ms(act(ours, 'click')!.p50)} vs ${ms(act(cdt, 'click')!.p50)})`, met: r <= 0.2 });
+  }
+  const evals = [oursHttp, session(result, 'ours-stdio')].filter((s): s is SessionResult => !!s && !!act(s, 'evaluate'));
+  if (evals.length > 0) {
+    const worst = Math.max(...evals.map((s) => act(s, 'evaluate')!.p50));
+    rows.push({ target: 'evaluate p50 ≤ 10 ms', measured: evals.map((s) => `${ms(act(s, 'evaluate')!.p50)} over ${s.id === 'ours-http' ? 'HTTP' : 'stdio'}`).join(', '), met: worst <= 10 });
+  }
+  const load = result.throughput.filter((t) => t.id === 'ours-http' && !t.error);
+  const one = load.find((t) => t.sessions === 1);
+  const most = load.reduce<(typeof load)[number] | undefined>((a, t) => (!a || t.sessions > a.sessions ? t : a), undefined);
+  if (one && most && most.sessions > 1) {
+    const r = most.p95 / one.p95;
+    rows.push({
+      target: `${most.sessions} concurrent sessions: no errors, p95 ≤ 2× the single-session p95`,
+      measured: `${most.errors} errors; p95 ${ms(most.p95)} = ${r.toFixed(2)}× ${ms(one.p95)}`,
+      met: most.errors === 0 && r <= 2,
+    });
+  }
+  if (result.router && result.router.length > 0) {
+    const ok = result.router.filter((l) => l.p99 <= 5 && l.errors === 0);
+    const best = (ok.length ? ok : result.router).reduce((a, l) => (l.envelopesPerSec > a.envelopesPerSec ? l : a));
+    rows.push({
+      target: 'router ≥ 20,000 envelopes/s with p99 ≤ 5 ms',
+      measured: `${int(best.envelopesPerSec)} envelopes/s (${int(best.commandsPerSec)} commands + as many responses) at ${best.sessions} sessions, p99 ${ms(best.p99)}`,
+      met: best.envelopesPerSec >= 20_000 && best.p99 <= 5,
+    });
+  }
+  return rows;
+}
+
+export function renderMarkdown(result: BenchResult, command: string): string {
+  const m = result.machine;
+  const o = result.options;
+  const out: string[] = [START_MARK, ''];
+  out.push(
+    `Command: \`${command}\` (${m.date.slice(0, 10)}, ${result.durationS.toFixed(0)} s). Machine: ${m.nproc} × ${m.cpu}, ${m.memoryGB} GB, ` +
+      `Node ${m.node}, ${m.chromium}; load average at start ${m.loadAtStart}. Versions: ${Object.entries(result.versions)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}${result.build ? ` (our build ${result.build})` : ''}.`,
+    '',
+    'Every server drives the same Chromium binary, headless, with an in-memory profile, `--no-sandbox` (root) and the quiet flags; ' +
+      'the official SDK `Client` drives all of them; pages come from the testkit fixture server on 127.0.0.1. Ours runs with ' +
+      '`--snapshot-max-chars 10000000` (uncut, as the peers are; the default cuts at 40,000 characters). Sizes are the characters of ' +
+      "all text parts of the tool's answer, as a model receives them; tokens ≈ chars / 4. Each action is one tool call with the " +
+      "server's defaults (ours and @playwright/mcp answer navigate/click/type with page state; chrome-devtools-mcp answers a click " +
+      'with a line). chrome-devtools-mcp speaks stdio only, so its "10 sessions" are 10 processes; ratios compare same transports (stdio).',
+  );
+  for (const n of result.notes) out.push('', `Note: ${n}`);
+
+  const ok = result.sessions.filter((s) => !s.error);
+  const pages = ok[0]?.snapshots.map((p) => p.page) ?? [];
+  out.push('', `### Snapshot time (median of ${o.snapshotRuns}; min in brackets)`, '');
+  out.push(...table(['page', ...ok.map((s) => s.label)], pages.map((p) => [p, ...ok.map((s) => {
+    const row = s.snapshots.find((x) => x.page === p);
+    return row ? `${ms(row.medianMs)} (${ms(row.minMs)})` : '–';
+  })])));
+  out.push('', '### Snapshot size (characters / ≈ tokens)', '');
+  out.push(...table(['page', ...ok.map((s) => s.label)], pages.map((p) => [p, ...ok.map((s) => {
+    const row = s.snapshots.find((x) => x.page === p);
+    return row ? `${int(row.chars)} / ${int(row.chars / 4)}` : '–';
+  })])));
+  out.push('', `### Round trips, p50 / p95 (${o.iterations} calls each)`, '');
+  const actions = ['click', 'type', 'navigate', 'evaluate'] as const;
+  out.push(...table(['action', ...ok.map((s) => s.label)], actions.map((a) => [a, ...ok.map((s) => {
+    const row = s.actions.find((x) => x.action === a);
+    return row ? `${ms(row.p50)} / ${ms(row.p95)}` : '–';
+  })])));
+  for (const s of result.sessions.filter((x) => x.error)) out.push('', `${s.label} failed: ${s.error}`);
+
+  const ours = session(result, 'ours-stdio');
+  const peers = (['playwright-mcp', 'chrome-devtools-mcp'] as const).map((id) => session(result, id)).filter((s): s is SessionResult => !!s);
+  if (ours && peers.length) {
+    out.push('', '### Ratios ours / peer (browsermcp over stdio against each peer over stdio; below 1 is better for us)', '');
+    const rows: string[][] = [];
+    for (const p of pages) {
+      const a = ours.snapshots.find((x) => x.page === p);
+      rows.push([`${p} snapshot time`, ...peers.map((peer) => ratio(a?.medianMs, peer.snapshots.find((x) => x.page === p)?.medianMs))]);
+      rows.push([`${p} snapshot size`, ...peers.map((peer) => ratio(a?.chars, peer.snapshots.find((x) => x.page === p)?.chars))]);
+    }
+    for (const a of actions) rows.push([`${a} p50`, ...peers.map((peer) => ratio(ours.actions.find((x) => x.action === a)?.p50, peer.actions.find((x) => x.action === a)?.p50))]);
+    out.push(...table(['measure', ...peers.map((p) => p.label)], rows));
+  }
+
+  if (result.memory.length) {
+    out.push('', `### Memory with ${o.memorySessions} sessions open (each on the 300-row table, after a snapshot)`, '');
+    out.push('Sum over the server process and everything below it (Chromium), from /proc. RSS counts pages Chromium\'s processes share once per process; PSS splits them.', '');
+    out.push(...table(['server', 'processes', 'RSS sum', 'PSS sum', 'PSS per session'], result.memory.map((x) =>
+      x.error ? [x.label, '–', `failed: ${x.error}`, '–', '–'] : [x.label, String(x.processes), `${int(x.rssMB)} MB`, `${int(x.pssMB)} MB`, `${(x.pssMB / x.sessions).toFixed(0)} MB`])));
+    const oursMem = result.memory.find((x) => x.id === 'ours-http' && !x.error);
+    const cmp = result.memory.filter((x) => x.id !== 'ours-http' && x.id !== 'ours-stdio' && !x.error);
+    if (oursMem && cmp.length) out.push('', `Ours over HTTP / peer: ${cmp.map((x) => `${x.label} RSS ${ratio(oursMem.rssMB, x.rssMB)}, PSS ${ratio(oursMem.pssMB, x.pssMB)}`).join('; ')}.`);
+  }
+
+  if (result.throughput.length) {
+    out.push('', `### Throughput: concurrent HTTP sessions looping navigate → snapshot → click for ${o.throughputSeconds} s`, '');
+    const pct = (x: number | undefined) => (x === undefined ? '–' : `${x.toFixed(0)} %`);
+    out.push('CPU is in % of one core over the window (the machine has ' + `${result.machine.nproc}` + '): the server\'s Node process, and everything below it (Chromium).', '');
+    out.push(...table(['server', 'sessions', 'calls/s', 'p50', 'p95', 'errors', 'server CPU', 'browser CPU'], result.throughput.map((t) =>
+      t.error
+        ? [t.label, String(t.sessions), `failed: ${t.error}`, '–', '–', '–', '–', '–']
+        : [t.label, String(t.sessions), t.callsPerSec.toFixed(1), ms(t.p50), ms(t.p95), t.errors ? `${t.errors} (${t.firstError ?? ''})` : '0', pct(t.serverCpu), pct(t.browserCpu)])));
+    const ratios = o.concurrency.map((n) => {
+      const a = result.throughput.find((t) => t.id === 'ours-http' && t.sessions === n && !t.error);
+      const b = result.throughput.find((t) => t.id === 'playwright-mcp-http' && t.sessions === n && !t.error);
+      return a && b ? `${n}: calls/s ${ratio(a.callsPerSec, b.callsPerSec)}, p95 ${ratio(a.p95, b.p95)}` : undefined;
+    }).filter(Boolean);
+    if (ratios.length) out.push('', `Ours / @playwright/mcp by sessions — ${ratios.join('; ')}. chrome-devtools-mcp is not in this table: it serves one client per process over stdio.`);
+  }
+
+  if (result.router || result.routerError) {
+    out.push('', `### Router micro-benchmark (${o.router?.seconds ?? 0} s per level)`, '');
+    out.push(
+      "`SessionRouter` → `/extension` WebSocket (the daemon's Fastify app on 127.0.0.1) → a no-op extension in a worker thread that answers " +
+        'each command envelope at once → back to the caller. Closed loop: each session sends its next command when the last is answered. ' +
+        'Envelopes/s counts the command and its response.',
+      '',
+    );
+    if (result.routerError) out.push(`Failed: ${result.routerError}`);
+    else out.push(...table(['sessions', 'commands/s', 'envelopes/s', 'p50', 'p99', 'errors'], result.router!.map((l) => [String(l.sessions), int(l.commandsPerSec), int(l.envelopesPerSec), ms(l.p50), ms(l.p99), String(l.errors)])));
+  }
+
+  const t = targets(result);
+  if (t.length) {
+    out.push('', '### Targets of the benchmark issue, judged in this run', '');
+    out.push(...table(['target', 'measured', 'met'], t.map((r) => [r.target, r.measured, r.met === null ? '–' : r.met ? 'yes' : '**no**'])));
+  }
+  out.push('', END_MARK);
+  return out.join('\n');
+}
+
+/** Puts the rendered section into a BENCHMARKS.md text: replaces the old one, or adds it under a heading at the end. */
+export function spliceSection(doc: string, section: string, heading = '## Side by side with @playwright/mcp and chrome-devtools-mcp'): string {
+  const start = doc.indexOf(START_MARK);
+  const end = doc.indexOf(END_MARK);
+  if (start >= 0 && end > start) return doc.slice(0, start) + section + doc.slice(end + END_MARK.length);
+  return `${doc.trimEnd()}\n\n${heading}\n\n${section}\n`;
+}

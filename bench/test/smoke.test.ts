@@ -1,0 +1,45 @@
+// Keeps the benchmark from rotting: the whole harness at tiny sizes (20 rows, 1 run, 2 s of load), ours only by
+// default. BENCH_SMOKE_PEERS=1 adds @playwright/mcp and chrome-devtools-mcp (slower). The real run is `npm run bench`.
+import { expect, it } from 'vitest';
+import { renderMarkdown, runBench, spliceSection, type BenchOptions } from '../src/index.js';
+import { END_MARK, START_MARK } from '../src/report.js';
+
+const peers = process.env.BENCH_SMOKE_PEERS === '1';
+
+it('runs the scripted session, memory, load and router parts at tiny sizes and renders the report', async () => {
+  const options: BenchOptions = {
+    servers: peers ? ['ours-http', 'ours-stdio', 'playwright-mcp', 'chrome-devtools-mcp'] : ['ours-http', 'ours-stdio'],
+    rows: [20],
+    snapshotRuns: 1,
+    iterations: 2,
+    memorySessions: 2,
+    memoryServers: ['ours-http'],
+    throughputSeconds: 2,
+    concurrency: [1, 2],
+    throughputServers: ['ours-http'],
+    router: { seconds: 0.5, levels: [1, 4] },
+    chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+  };
+  const result = await runBench(options);
+
+  for (const s of result.sessions) {
+    expect(s.error, s.label).toBeUndefined();
+    expect(s.snapshots.map((p) => p.page)).toEqual(['20-row table', 'form', 'iframes (same + cross origin)']);
+    expect(s.snapshots.every((p) => p.chars > 0 && p.medianMs > 0)).toBe(true);
+    expect(s.actions.map((a) => a.action).sort()).toEqual(['click', 'evaluate', 'navigate', 'type']);
+  }
+  expect(result.memory[0]).toMatchObject({ id: 'ours-http', sessions: 2 });
+  expect(result.memory[0]!.error).toBeUndefined();
+  expect(result.memory[0]!.processes).toBeGreaterThan(1); // the gateway and its Chromium
+  expect(result.throughput.map((t) => [t.sessions, t.errors, t.error])).toEqual([[1, 0, undefined], [2, 0, undefined]]);
+  expect(result.throughput.every((t) => t.calls > 0)).toBe(true);
+  expect(result.routerError).toBeUndefined();
+  expect(result.router?.every((l) => l.commands > 0 && l.errors === 0)).toBe(true);
+
+  const markdown = renderMarkdown(result, 'smoke');
+  expect(markdown).toContain('### Snapshot time');
+  expect(markdown).toContain('### Router micro-benchmark');
+  const doc = spliceSection('# Benchmarks\n\n## Engine\n\nkept\n', markdown);
+  expect(doc).toContain('kept');
+  expect(spliceSection(doc, `${START_MARK}\nnew\n${END_MARK}`)).toBe(doc.replace(markdown, `${START_MARK}\nnew\n${END_MARK}`));
+});
