@@ -2,6 +2,7 @@ import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
 import { connectClient, startGateway, text } from './helpers.js';
+import { startDaemon } from '@browsermcp/daemon';
 
 let gw: RunningHttpGateway;
 let server: FixtureServer;
@@ -34,7 +35,7 @@ describe('sessions do not wait for each other', () => {
   });
 });
 
-describe('web pages in the same browser cannot use the gateway', () => {
+describe('web pages in the same browser cannot use the gateway or the daemon', () => {
   it('refuses fetch and WebSocket from a page the agent opened', async () => {
     const client = await connectClient(gw);
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
@@ -66,5 +67,37 @@ describe('web pages in the same browser cannot use the gateway', () => {
     // The no-cors initialize created no session.
     expect(await sessions()).toBe(before);
     await client.close();
+  });
+
+  it('refuses fetch and WebSocket from a page to the daemon\'s HTTP API, /extension and /mcp', async () => {
+    const daemon = await startDaemon({ host: '127.0.0.1', port: 0, local: null });
+    try {
+      const client = await connectClient(gw);
+      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      const base = daemon.address;
+      const ws = base.replace('http', 'ws');
+      const attack = `async () => {
+        const out = {};
+        try { const r = await fetch('${base}/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }); out.sessions = 'status ' + r.status; }
+        catch (e) { out.sessions = 'blocked'; }
+        try { const r = await fetch('${base}/sessions', { method: 'POST', mode: 'no-cors', body: '{}' }); out.noCors = r.type; }
+        catch (e) { out.noCors = 'blocked'; }
+        const open = (path) => new Promise((resolve) => { const s = new WebSocket('${ws}' + path); s.onopen = () => resolve('open'); s.onerror = () => resolve('error'); });
+        out.extension = await open('/extension');
+        out.mcp = await open('/mcp');
+        return out;
+      }`;
+      const sessionsBefore = (await daemon.router.stats()).sessions;
+      const result = text(await client.callTool({ name: 'browser_evaluate', arguments: { function: attack } }));
+      expect(result).toContain('"sessions": "blocked"');
+      expect(result).toContain('"noCors": "opaque"');
+      expect(result).toContain('"extension": "error"');
+      expect(result).toContain('"mcp": "error"');
+      // The simple no-cors POST was refused before it could open a session.
+      expect((await daemon.router.stats()).sessions).toBe(sessionsBefore);
+      await client.close();
+    } finally {
+      await daemon.close();
+    }
   });
 });
