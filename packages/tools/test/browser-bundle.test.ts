@@ -42,6 +42,20 @@ describe('the engine runs in an MV3 service worker', () => {
     expect(result.outputFiles[0]!.text).toContain('browser_navigate');
   });
 
+  it('builds a dist that needs no Node built-in either (dependencies bundled into it included)', async () => {
+    const found: string[] = [];
+    await build({
+      entryPoints: [fileURLToPath(new URL('../dist/index.js', import.meta.url))],
+      bundle: true,
+      write: false,
+      platform: 'browser',
+      format: 'esm',
+      plugins: [forbidNodeBuiltins(found)],
+      logLevel: 'silent',
+    });
+    expect(found).toEqual([]);
+  });
+
   it('notices a Node built-in when one sneaks in', async () => {
     const found: string[] = [];
     await build({
