@@ -26,14 +26,16 @@ export interface RunningDaemon {
 /** A router, the local executor (unless disabled) and the HTTP/WebSocket app, listening: what the CLI runs. */
 export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
   const { host, port, commandTimeoutMs, local, logger, ...appOptions } = options;
+  // The router warns through the app's logger once there is one (it is made first: the app needs the router).
+  let app: FastifyInstance | undefined;
   const router = new SessionRouter({
+    logger: { warn: (details, message) => app?.log.warn(details, message) },
     ...(local ? { defaultExecutorId: 'local' } : {}),
     ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
     ...(appOptions.graceMs !== undefined ? { graceMs: appOptions.graceMs } : {}),
   });
   const localExecutor = local ? new LocalExecutor(router, local) : undefined;
   if (localExecutor) await router.executorConnected(localExecutor);
-  let app: FastifyInstance;
   try {
     app = await buildDaemonApp({ ...appOptions, router, localExecutor }, { logger: logger ?? false });
   } catch (error) {
