@@ -72,14 +72,6 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export function textOf(result: unknown): string {
-  const r = result as { content: Array<{ type: string; text?: string }> };
-  return r.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
-}
 
-export function refIn(snapshot: string, needle: string): string {
-  const line = snapshot.split('\n').find((l) => l.includes(needle) && l.includes('[ref='));
-  const ref = line && /\[ref=([^\]]+)\]/.exec(line)?.[1];
-  if (!ref) throw new Error(`no ref for ${needle} in\n${snapshot}`);
-  return ref;
-}
+
+export { refIn, textOf } from '@browsermcp/testkit';

@@ -1,7 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { buildProgram, resolveConfig, startHttpGateway, type RunningHttpGateway } from '../src/index.js';
 
 /** A gateway on an ephemeral loopback port, configured with CLI flags as a user would; logs are kept quiet. */
@@ -27,17 +26,6 @@ export async function connectClient(gw: RunningHttpGateway, name = 'test-client'
   return client;
 }
 
-export function text(result: unknown): string {
-  const r = result as CallToolResult;
-  return r.content
-    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
-}
 
-export function refIn(snapshot: string, needle: string): string {
-  const line = snapshot.split('\n').find((l) => l.includes(needle) && l.includes('[ref='));
-  const ref = line && /\[ref=([^\]]+)\]/.exec(line)?.[1];
-  if (!ref) throw new Error(`no ref for ${needle} in\n${snapshot}`);
-  return ref;
-}
+
+export { refIn, textOf as text } from '@browsermcp/testkit';

@@ -1,3 +1,4 @@
 export { launchExtensionBrowser, launchTestBrowser, openExtensionPage, QUIET_FLAGS, stopExtensionWorker, testChromePath } from './browser.js';
 export { startFixtureServer, tableHtml } from './fixture-server.js';
 export type { FixtureServer, FixtureServerOptions } from './fixture-server.js';
+export { refIn, textOf } from './results.js';

@@ -274,6 +274,17 @@ export class Tab {
     return { handle: el, frame };
   }
 
+  /** Runs `fn` on a target's live element, then lets the handle go. */
+  async withElement<T>(target: string, fn: (el: ElementHandle<Element>, frame: Frame) => Promise<T>): Promise<T> {
+    const { handle, frame } = await this.elementFor(target);
+    try {
+      return await fn(handle, frame);
+    } finally {
+      // Not awaited: while a dialog the action opened is up, the renderer answers nothing, releasing included.
+      void handle.dispose().catch(() => undefined);
+    }
+  }
+
   /**
    * Waits until the element can be acted on (visible, enabled, not covered), scrolled into view, and returns a
    * point in main-frame viewport coordinates.
@@ -455,7 +466,8 @@ function cut(lines: string[], maxChars: number): string {
   return lines.join('\n');
 }
 
-function formatConsole(e: ConsoleEntry): string {
+/** One console entry as the tools print it: `[ERROR] text @ url:line`. */
+export function formatConsole(e: ConsoleEntry): string {
   return `[${e.level.toUpperCase()}] ${e.text}${e.location ? ` @ ${e.location}` : ''}`;
 }
 

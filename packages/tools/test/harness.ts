@@ -1,7 +1,7 @@
-import { launchTestBrowser, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { launchTestBrowser, refIn, startFixtureServer, textOf, type FixtureServer } from '@browsermcp/testkit';
 import type { Browser, BrowserContext } from 'puppeteer-core';
 import { afterAll, beforeAll } from 'vitest';
-import { callTool, ToolSession, type SessionConfig, type SessionHost, type ToolResult } from '../src/index.js';
+import { callTool, ToolSession, type SessionConfig, type SessionHost } from '../src/index.js';
 
 export interface Harness {
   browser: Browser;
@@ -32,12 +32,6 @@ export function useHarness(): Harness {
   return h;
 }
 
-export function textOf(result: ToolResult): string {
-  return result.content
-    .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
-}
 
 /** Calls a tool and returns its text, failing the test with the tool's own message if it reported an error. */
 export async function call(session: ToolSession, name: string, args: Record<string, unknown> = {}): Promise<string> {
@@ -55,10 +49,5 @@ export async function callError(session: ToolSession, name: string, args: Record
   return text;
 }
 
-/** The ref on the first snapshot line that contains `needle`. */
-export function refOf(snapshot: string, needle: string): string {
-  const line = snapshot.split('\n').find((l) => l.includes(needle) && /\[ref=/.test(l));
-  const ref = line && /\[ref=([^\]]+)\]/.exec(line)?.[1];
-  if (!ref) throw new Error(`No ref for ${JSON.stringify(needle)} in snapshot:\n${snapshot}`);
-  return ref;
-}
+
+export { refIn as refOf, textOf };

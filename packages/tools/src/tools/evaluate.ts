@@ -36,12 +36,7 @@ const evaluate = defineTabTool({
     let result: unknown;
     try {
       if (target) {
-        const { handle, frame } = await tab.elementFor(target);
-        try {
-          result = await frame.evaluate(pageFunction(source), handle);
-        } finally {
-          await handle.dispose();
-        }
+        result = await tab.withElement(target, (handle, frame) => frame.evaluate(pageFunction(source), handle));
       } else {
         result = await tab.page.mainFrame().evaluate(pageFunction(source));
       }

@@ -14,16 +14,6 @@ function modifierKey(m: Modifier): KeyInput {
   return m;
 }
 
-async function withElement<T>(tab: Tab, target: string, fn: (el: ElementHandle<Element>, frame: Frame) => Promise<T>): Promise<T> {
-  const { handle, frame } = await tab.elementFor(target);
-  try {
-    return await fn(handle, frame);
-  } finally {
-    // Not awaited: while a dialog the action opened is up, the renderer answers nothing, releasing included.
-    void handle.dispose().catch(() => undefined);
-  }
-}
-
 const click = defineTabTool({
   capability: 'core',
   schema: {
@@ -42,7 +32,7 @@ const click = defineTabTool({
     type: 'action',
   },
   async handle(tab, { target, element, doubleClick, button, modifiers = [] }, response, session) {
-    await withElement(tab, target, async (el, frame) => {
+    await tab.withElement(target, async (el, frame) => {
       const point = await tab.actionPoint(el, frame, label(target, element), true, session.config.actionTimeoutMs);
       const { mouse, keyboard } = tab.page;
       await tab.runAction(async () => {
@@ -69,7 +59,7 @@ const hover = defineTabTool({
     type: 'readOnly',
   },
   async handle(tab, { target, element }, response, session) {
-    await withElement(tab, target, async (el, frame) => {
+    await tab.withElement(target, async (el, frame) => {
       const point = await tab.actionPoint(el, frame, label(target, element), false, session.config.actionTimeoutMs);
       await tab.runAction(() => tab.page.mouse.move(point.x, point.y));
     });
@@ -94,8 +84,8 @@ const drag = defineTabTool({
   },
   async handle(tab, { startTarget, startElement, endTarget, endElement }, response, session) {
     const timeout = session.config.actionTimeoutMs;
-    await withElement(tab, startTarget, (startEl, startFrame) =>
-      withElement(tab, endTarget, async (endEl, endFrame) => {
+    await tab.withElement(startTarget, (startEl, startFrame) =>
+      tab.withElement(endTarget, async (endEl, endFrame) => {
         const from = await tab.actionPoint(startEl, startFrame, label(startTarget, startElement), true, timeout);
         const to = await tab.actionPoint(endEl, endFrame, label(endTarget, endElement), false, timeout);
         const { mouse } = tab.page;
@@ -158,7 +148,7 @@ const type = defineTabTool({
   },
   async handle(tab, { target, element, text, submit, slowly }, response, session) {
     const what = label(target, element);
-    await withElement(tab, target, async (el, frame) => {
+    await tab.withElement(target, async (el, frame) => {
       await tab.runAction(async () => {
         await fill(tab, el, frame, text, what, session.config.actionTimeoutMs, slowly === true);
         if (submit) await tab.page.keyboard.press('Enter');
@@ -253,7 +243,7 @@ const selectOption = defineTabTool({
   },
   async handle(tab, { target, element, values }, response, session) {
     const what = label(target, element);
-    await withElement(tab, target, (el, frame) => tab.runAction(() => select(tab, el, frame, values, what, session.config.actionTimeoutMs)));
+    await tab.withElement(target, (el, frame) => tab.runAction(() => select(tab, el, frame, values, what, session.config.actionTimeoutMs)));
     response.addResult(`Selected ${values.map((v) => JSON.stringify(v)).join(', ')} in ${what}`);
     response.setIncludeSnapshot();
   },
@@ -296,7 +286,7 @@ const fillForm = defineTabTool({
     const timeout = session.config.actionTimeoutMs;
     for (const field of fields) {
       const what = label(field.target, field.name);
-      await withElement(tab, field.target, async (el, frame) => {
+      await tab.withElement(field.target, async (el, frame) => {
         switch (field.type) {
           case 'textbox':
             await tab.runAction(() => fill(tab, el, frame, field.value, what, timeout));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import { formatConsole } from '../tab.js';
 import { defineTabTool } from '../tool.js';
 
 const LEVELS = ['error', 'warning', 'info', 'debug'] as const;
@@ -21,7 +22,7 @@ const consoleMessages = defineTabTool({
     const max = LEVELS.indexOf(level);
     const lines = tab.console
       .filter((e) => (RANK[e.level] ?? 2) <= max)
-      .map((e) => `[${e.level.toUpperCase()}] ${e.text}${e.location ? ` @ ${e.location}` : ''}`);
+      .map(formatConsole);
     tab.takeNewConsole();
     response.addResult(lines.length ? lines.join('\n') : `No console messages at level ${level} or above.`);
   },

@@ -25,14 +25,11 @@ const screenshot = defineTabTool({
     const options = { type, ...(type === 'jpeg' ? { quality: 80 } : {}), encoding: 'binary' as const };
     let bytes: Uint8Array;
     if (target) {
-      const { handle } = await tab.elementFor(target);
-      try {
-        bytes = await handle.screenshot(options);
-      } catch (err) {
-        throw new ToolError(`Could not capture ${label(target, element)}: ${(err as Error).message}`);
-      } finally {
-        await handle.dispose();
-      }
+      bytes = await tab.withElement(target, (handle) =>
+        handle.screenshot(options).catch((err: Error) => {
+          throw new ToolError(`Could not capture ${label(target, element)}: ${err.message}`);
+        }),
+      );
     } else {
       bytes = await tab.page.screenshot({ ...options, fullPage: fullPage === true });
     }

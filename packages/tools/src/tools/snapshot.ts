@@ -106,12 +106,7 @@ const getText = defineTabTool({
   async handle(tab, { target }, response, session) {
     let text: string;
     if (target) {
-      const { handle } = await tab.elementFor(target);
-      try {
-        text = await handle.evaluate(readableText);
-      } finally {
-        await handle.dispose();
-      }
+      text = await tab.withElement(target, (handle) => handle.evaluate(readableText));
     } else {
       text = await tab.page.mainFrame().evaluate(readableText, null);
     }
