@@ -24,6 +24,8 @@ export interface SnapshotOptions {
   target?: string;
   depth?: number;
   maxChars: number;
+  /** Every link's url, not only those the name does not already tell (see walkPage). */
+  allUrls?: boolean;
 }
 
 const MAX_ENTRIES = 1000;
@@ -167,7 +169,7 @@ export class Tab {
     return id;
   }
 
-  private async walk(frame: Frame, prefix: string, opts: { targetRef?: string; depth?: number }): Promise<WalkResult> {
+  private async walk(frame: Frame, prefix: string, opts: { targetRef?: string; depth?: number; allUrls?: boolean }): Promise<WalkResult> {
     const result = await frame.evaluate(walkPage, { seed: this.nextRef, prefix, ...opts });
     this.nextRef = Math.max(this.nextRef, result.next);
     return result;
@@ -184,17 +186,18 @@ export class Tab {
       targetRef = resolved.ref;
       prefix = resolved.prefix;
     }
-    const walkOpts = { ...(targetRef ? { targetRef } : {}), ...(opts.depth !== undefined ? { depth: opts.depth } : {}) };
+    const allUrls = opts.allUrls === true;
+    const walkOpts = { allUrls, ...(targetRef ? { targetRef } : {}), ...(opts.depth !== undefined ? { depth: opts.depth } : {}) };
     const main = await this.walk(frame, prefix, walkOpts);
     if (main.missing) throw ToolError.staleRef(opts.target ?? '');
     let lines = main.lines;
-    if (main.iframeRefs.length && opts.depth === undefined) lines = await this.spliceFrames(frame, prefix, main);
+    if (main.iframeRefs.length && opts.depth === undefined) lines = await this.spliceFrames(frame, prefix, main, allUrls);
     return cut(lines, opts.maxChars);
   }
 
   // Child frames render with their own walker (cross-origin frames run in other processes) and are spliced
   // under their <iframe> line.
-  private async spliceFrames(parent: Frame, parentPrefix: string, parentResult: WalkResult): Promise<string[]> {
+  private async spliceFrames(parent: Frame, parentPrefix: string, parentResult: WalkResult, allUrls: boolean): Promise<string[]> {
     let lines = parentResult.lines;
     for (const child of parent.childFrames()) {
       if (child.detached) continue;
@@ -213,12 +216,12 @@ export class Tab {
       const prefix = `f${this.frameId(child)}`;
       let result: WalkResult;
       try {
-        result = await this.walk(child, prefix, {});
+        result = await this.walk(child, prefix, { allUrls });
       } catch {
         continue;
       }
       let childLines = result.lines;
-      if (result.iframeRefs.length) childLines = await this.spliceFrames(child, prefix, result);
+      if (result.iframeRefs.length) childLines = await this.spliceFrames(child, prefix, result, allUrls);
       const line = lines[at]!;
       const indent = /^ */.exec(line)![0] + '  ';
       const head = line.endsWith(':') ? line : `${line}:`;
@@ -313,6 +316,21 @@ export class Tab {
       this.modalListeners.add(listener);
     });
     return { promise, dispose: () => this.modalListeners.delete(listener) };
+  }
+
+  /**
+   * Runs page work that a dialog may block (an evaluate whose code calls alert): 'modal' as soon as one opens,
+   * since the renderer answers nothing until it is handled. The work's late outcome is dropped.
+   */
+  async unlessModal<T>(work: () => Promise<T>): Promise<{ value: T } | 'modal'> {
+    const modal = this.modalOpened();
+    try {
+      const running = work().then((value) => ({ value }));
+      running.catch(() => undefined);
+      return await Promise.race([running, modal.promise]);
+    } finally {
+      modal.dispose();
+    }
   }
 
   /**

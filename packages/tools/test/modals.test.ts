@@ -30,6 +30,21 @@ describe('dialogs', () => {
     expect(await call(s, 'browser_handle_dialog', { accept: true, promptText: 'Ada' })).toContain('paragraph: "prompt: Ada"');
   });
 
+  it('answers at once when evaluated code opens a dialog, and the page goes on once it is handled', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/dialogs.html') });
+    const evaluated = await call(s, 'browser_evaluate', { function: "() => { alert('from code'); return 1; }" });
+    expect(evaluated).toContain('The function opened a dialog, so it has not returned.');
+    expect(evaluated).toContain('### Modal state\n- ["alert" dialog with message "from code"]');
+    const onElement = await callError(s, 'browser_evaluate', { function: '(el) => el.textContent', target: '#result' });
+    expect(onElement).toContain('The page is blocked by a modal');
+    await call(s, 'browser_handle_dialog', { accept: true });
+    const confirmed = await call(s, 'browser_evaluate', { function: "(el) => { el.textContent = String(confirm('sure?')); return 2; }", target: '#result' });
+    expect(confirmed).toContain('["confirm" dialog with message "sure?"]');
+    expect(await call(s, 'browser_handle_dialog', { accept: true })).toContain('paragraph: "true"');
+    expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Dialogs"');
+  });
+
   it('says so when there is no dialog to handle', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/dialogs.html') });

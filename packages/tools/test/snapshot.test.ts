@@ -81,11 +81,28 @@ describe('browser_snapshot', () => {
     await call(s, 'browser_navigate', { url: h.server.url('/table?rows=300') });
     const snap = await call(s, 'browser_snapshot');
     for (const i of [1, 150, 300]) {
-      expect(snap).toMatch(new RegExp(`- link "Item ${i}" \\[ref=e\\d+\\] \\[url=/item/${i}\\]`));
+      expect(snap).toMatch(new RegExp(`- link "Item ${i}" \\[ref=e\\d+\\]$`, 'm'));
       expect(snap).toMatch(new RegExp(`- button "Edit ${i}" \\[ref=e\\d+\\]`));
       expect(snap).toMatch(new RegExp(`- textbox "Quantity ${i}" \\[ref=e\\d+\\]: ${i % 10}$`, 'm'));
     }
     expect(snap).not.toContain('Snapshot cut');
+  });
+
+  it('writes a link url only where the name does not tell it; browser_find shows every url', async () => {
+    const s = await h.session({ includeSnapshot: false });
+    await call(s, 'browser_navigate', { url: h.server.url('/links.html') });
+    const snap = await call(s, 'browser_snapshot');
+    // A unique name on this origin, and two same-named links to one place: the name is enough.
+    expect(snap).toMatch(/- link "Pricing" \[ref=e\d+\]$/m);
+    expect(snap).toMatch(/- link "Home" \[ref=e\d+\]\n.*- link "Home" \[ref=e\d+\]$/m);
+    // Same name, different places; another origin; another scheme; no name: the url says what the name does not.
+    expect(snap).toMatch(/- link "Read more" \[ref=e\d+\] \[url=\/news\/1\]/);
+    expect(snap).toMatch(/- link "Read more" \[ref=e\d+\] \[url=\/news\/2\]/);
+    expect(snap).toMatch(/- link "Docs" \[ref=e\d+\] \[url=http:\/\/localhost:\d+\/docs\]/);
+    expect(snap).toMatch(/- link "Write to us" \[ref=e\d+\] \[url=mailto:team@example.test\]/);
+    expect(snap).toMatch(/- link \[ref=e\d+\] \[url=\/logo\]/);
+    const found = await call(s, 'browser_find', { text: '/pricing' });
+    expect(found).toMatch(/1 match:\n- link "Pricing" \[ref=e\d+\] \[url=\/pricing\]/);
   });
 
   it('renders only a target subtree, or only some levels with depth', async () => {

@@ -17,6 +17,8 @@ export interface WalkOptions {
   depth?: number;
   /** Ref prefix for this frame (`f1` for the first iframe), empty for the main frame. */
   prefix: string;
+  /** Write `[url=…]` on every link, not only where the url adds to the name (for `browser_find`). */
+  allUrls?: boolean;
 }
 
 export interface WalkResult {
@@ -437,6 +439,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
       ownName: own !== '',
     };
     if (role === 'iframe' && ref) iframeRefs.push(ref);
+    if (role === 'link') links.push({ node, href: (el as HTMLAnchorElement).href });
     return node;
   }
 
@@ -447,6 +450,23 @@ export function walkPage(opts: WalkOptions): WalkResult {
   const scalar = (s: string) => (PLAIN.test(s) && !/\s$/.test(s) && !/^(true|false|null|yes|no|on|off|~)$/i.test(s) ? s : esc(s));
   const lines: string[] = [];
   const iframeRefs: string[] = [];
+  const links: { node: Node_; href: string }[] = [];
+
+  // A link's url is written only where it tells the reader something its name does not: the link has no name,
+  // leads to another origin or scheme, or shares its name with a link to elsewhere. Elsewhere it repeats the
+  // name (a 3,000-row table of links is 8 % smaller without); browser_find shows every url.
+  function pruneUrls(): void {
+    const urlsByName = new Map<string, Set<string>>();
+    for (const { node, href } of links) {
+      let set = urlsByName.get(node.name);
+      if (!set) urlsByName.set(node.name, (set = new Set()));
+      set.add(href);
+    }
+    const here = `${location.origin}/`;
+    for (const { node, href } of links) {
+      if (node.name && href.startsWith(here) && urlsByName.get(node.name)!.size === 1) node.url = undefined;
+    }
+  }
   const maxDepth = opts.depth ?? Infinity;
 
   function render(items: Item[], indent: string, depth: number): void {
@@ -497,6 +517,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
   } else {
     collect(root, items);
   }
+  if (!opts.allUrls) pruneUrls();
   render(items, '', 0);
   return { lines, iframeRefs, next: st.next };
 }

@@ -33,18 +33,24 @@ const evaluate = defineTabTool({
     if (!FUNCTION_RE.test(source)) {
       throw new ToolError('function must be a JavaScript function such as "() => document.title" or "async () => { … }".');
     }
-    let result: unknown;
+    let outcome: { value: unknown } | 'modal';
     try {
       if (target) {
-        result = await tab.withElement(target, (handle, frame) => frame.evaluate(pageFunction(source), handle));
+        outcome = await tab.withElement(target, (handle, frame) => tab.unlessModal(() => frame.evaluate(pageFunction(source), handle)));
       } else {
-        result = await tab.page.mainFrame().evaluate(pageFunction(source));
+        outcome = await tab.unlessModal(() => tab.page.mainFrame().evaluate(pageFunction(source)));
       }
     } catch (err) {
       if (err instanceof ToolError) throw err;
       const msg = err instanceof Error ? err.message : String(err);
       throw new ToolError(`The function threw in the page${target ? ` (on ${label(target, element)})` : ''}: ${msg.split('\n')[0]}`);
     }
+    if (outcome === 'modal') {
+      // The page is paused inside the function until the dialog is handled; its return value is lost.
+      response.addResult('The function opened a dialog, so it has not returned. Handle the dialog; the result is not kept.');
+      return;
+    }
+    const result = outcome.value;
     response.addResult(result === undefined ? 'undefined' : JSON.stringify(result, null, 2));
   },
 });

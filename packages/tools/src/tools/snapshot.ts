@@ -34,7 +34,8 @@ const find = defineTabTool({
     name: 'browser_find',
     title: 'Find on page',
     description:
-      'Find elements whose name or text matches, with their refs and where they sit. Use it on pages too big to snapshot.',
+      'Find elements whose name, text or link url matches, with their refs and where they sit. Use it on pages too big ' +
+      'to snapshot, or to read where links lead (snapshots show a link url only where the name does not tell it).',
     inputSchema: z
       .object({
         text: z.string().min(1).optional().describe('Case-insensitive text to look for'),
@@ -60,7 +61,7 @@ const find = defineTabTool({
       const needle = text!.toLowerCase();
       test = (line) => line.toLowerCase().includes(needle);
     }
-    const lines = (await tab.snapshot({ maxChars: Infinity })).split('\n');
+    const lines = (await tab.snapshot({ maxChars: Infinity, allUrls: true })).split('\n');
     const matches: string[] = [];
     let total = 0;
     for (let i = 0; i < lines.length; i++) {
