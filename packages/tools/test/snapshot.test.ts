@@ -18,6 +18,23 @@ describe('browser_snapshot', () => {
     expect(text).toMatch(/- group "Size":/);
   });
 
+  it('reads states from live properties and aria attributes alike', async () => {
+    const s = await h.session();
+    const text = await call(s, 'browser_navigate', { url: h.server.url('/states.html') });
+    expect(text).toMatch(/- heading "Settings" \[level=2\] \[ref=e\d+\]/);
+    // Attribute-less controls inside a disabled fieldset are disabled too.
+    expect(text).toMatch(/- button "Save" \[disabled\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- textbox \[disabled\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- option "Two" \[selected\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- option "One" \[ref=e\d+\]$/m);
+    expect(text).toMatch(/- button "Bold" \[pressed\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- button "Menu" \[expanded\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- checkbox "All" \[checked=mixed\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- textbox \[ref=e\d+\]: typed by script/);
+    expect(text).toMatch(/- progressbar: 3$/m);
+    expect(text).toMatch(/- textbox "Search" \[active\] \[ref=e\d+\]/);
+  });
+
   it('leaves out hidden elements', async () => {
     const s = await h.session();
     const text = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });

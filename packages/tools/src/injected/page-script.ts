@@ -47,8 +47,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
     value: string | undefined;
     url: string | undefined;
     children: Item[];
-    /** Visible text of the subtree, used for names taken from content. */
-    text: string;
+    /** Visible text of the subtree, for names taken from content: worked out only when an ancestor asks. */
+    text: string | undefined;
     /** Whether the name came from the element's own attributes (aria-label, alt, a label…), not its content. */
     ownName: boolean;
   }
@@ -86,10 +86,14 @@ export function walkPage(opts: WalkOptions): WalkResult {
     'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
     'switch', 'checkbox', 'radio', 'cell', 'gridcell', 'columnheader', 'rowheader',
   ]);
+  const VALUE_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'PROGRESS', 'METER']);
+  const VALUE_ROLES = new Set(['textbox', 'slider', 'spinbutton', 'progressbar', 'meter']);
   const SECTIONING = 'article, aside, main, nav, section';
   const CONTAINER_CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
   const WRAPPERS = new Set(['cell', 'gridcell', 'listitem']);
 
+  // The focused element does not move while the walk runs; the body is focused when nothing is.
+  const active = document.activeElement === document.body ? null : document.activeElement;
   const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
   const clip = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -212,8 +216,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
     }
   }
 
-  function roleOf(el: Element): string {
-    const explicit = el.getAttribute('role');
+  function roleOf(el: Element, bare: boolean): string {
+    const explicit = bare ? null : el.getAttribute('role');
     if (explicit) {
       const first = explicit.trim().split(/\s+/)[0];
       if (first) return first === 'none' ? 'presentation' : first;
@@ -231,7 +235,9 @@ export function walkPage(opts: WalkOptions): WalkResult {
     );
   }
 
-  function attrName(el: Element, role: string): string {
+  function attrName(el: Element, role: string, bare: boolean): string {
+    const tag = el.tagName;
+    if (bare && tag !== 'INPUT' && tag !== 'TEXTAREA' && tag !== 'SELECT' && tag !== 'TABLE' && tag !== 'FIELDSET') return '';
     const labelledBy = el.getAttribute('aria-labelledby');
     if (labelledBy) {
       const t = textOfIds(labelledBy);
@@ -239,7 +245,6 @@ export function walkPage(opts: WalkOptions): WalkResult {
     }
     const label = el.getAttribute('aria-label');
     if (label && label.trim()) return collapse(label);
-    const tag = el.tagName;
     if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'METER' || tag === 'PROGRESS') {
       const input = el as HTMLInputElement;
       const type = (input.type || '').toLowerCase();
@@ -285,7 +290,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
 
   // Elements without an interactive role that a person can still act on: click handlers and focus stops.
-  function isClickable(el: Element, role: string): 'pointer' | 'focusable' | false {
+  function isClickable(el: Element, role: string, bare: boolean): 'pointer' | 'focusable' | false {
+    if (bare) return false;
     if (role !== 'generic' && role !== 'presentation' && role !== 'listitem' && role !== 'cell' && role !== 'img') {
       return false;
     }
@@ -305,39 +311,46 @@ export function walkPage(opts: WalkOptions): WalkResult {
     return ref;
   }
 
-  function props(el: Element, role: string): string {
+  // `bare`: the element has no attributes, so every aria-* lookup can be skipped (most cells, rows, list items).
+  function props(el: Element, role: string, bare: boolean): string {
+    const attr = (name: string) => (bare ? null : el.getAttribute(name));
     let p = '';
     if (role === 'heading') {
-      const level = el.getAttribute('aria-level') ?? (/^H([1-6])$/.exec(el.tagName)?.[1] ?? '');
+      const level = attr('aria-level') ?? (/^H([1-6])$/.exec(el.tagName)?.[1] ?? '');
       if (level) p += ` [level=${level}]`;
     }
     if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
-      const aria = el.getAttribute('aria-checked');
+      const aria = attr('aria-checked');
       const checked = el instanceof HTMLInputElement ? (el.indeterminate ? 'mixed' : el.checked) : aria === 'mixed' ? 'mixed' : aria === 'true';
       if (checked === 'mixed') p += ' [checked=mixed]';
       else if (checked) p += ' [checked]';
     }
     if (role === 'option') {
-      if (el instanceof HTMLOptionElement ? el.selected : el.getAttribute('aria-selected') === 'true') p += ' [selected]';
-    } else if (el.getAttribute('aria-selected') === 'true') p += ' [selected]';
-    const pressed = el.getAttribute('aria-pressed');
-    if (pressed === 'true') p += ' [pressed]';
-    else if (pressed === 'mixed') p += ' [pressed=mixed]';
-    const expanded = el.getAttribute('aria-expanded');
-    if (expanded === 'true') p += ' [expanded]';
-    else if (el.tagName === 'DETAILS' && (el as HTMLDetailsElement).open) p += ' [expanded]';
+      if (el instanceof HTMLOptionElement ? el.selected : attr('aria-selected') === 'true') p += ' [selected]';
+    } else if (attr('aria-selected') === 'true') p += ' [selected]';
+    if (!bare) {
+      const pressed = el.getAttribute('aria-pressed');
+      if (pressed === 'true') p += ' [pressed]';
+      else if (pressed === 'mixed') p += ' [pressed=mixed]';
+      const expanded = el.getAttribute('aria-expanded');
+      if (expanded === 'true') p += ' [expanded]';
+      else if (el.tagName === 'DETAILS' && (el as HTMLDetailsElement).open) p += ' [expanded]';
+    }
+    const formControl = /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(el.tagName);
+    // `disabled` is a live property on buttons, inputs, options, fieldsets…; undefined elsewhere.
     if (
-      el.getAttribute('aria-disabled') === 'true' ||
-      ((el as HTMLButtonElement).disabled === true && 'disabled' in el) ||
-      (el.closest('fieldset:disabled') !== null && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(el.tagName))
+      attr('aria-disabled') === 'true' ||
+      (el as HTMLButtonElement).disabled === true ||
+      (formControl && el.closest('fieldset:disabled') !== null)
     ) {
       p += ' [disabled]';
     }
-    if (el === document.activeElement && el !== document.body) p += ' [active]';
+    if (el === active) p += ' [active]';
     return p;
   }
 
   function valueOf(el: Element, role: string): string | undefined {
+    if (!VALUE_TAGS.has(el.tagName) && !VALUE_ROLES.has(role)) return undefined;
     if (el instanceof HTMLInputElement) {
       const type = el.type.toLowerCase();
       if (type === 'checkbox' || type === 'radio' || type === 'button' || type === 'submit' || type === 'reset' || type === 'image') return undefined;
@@ -382,7 +395,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
 
   function visit(el: Element, out: Item[]): void {
     if (SKIP.has(el.tagName)) return;
-    if (el.getAttribute('aria-hidden') === 'true') return;
+    const bare = !el.hasAttributes();
+    if (!bare && el.getAttribute('aria-hidden') === 'true') return;
     const isSlot = el instanceof HTMLSlotElement;
     // One style check in the common case; the rarer hidden cases decide whether children can still show.
     if (!isSlot && !el.checkVisibility({ visibilityProperty: true })) {
@@ -390,13 +404,13 @@ export function walkPage(opts: WalkOptions): WalkResult {
       // display: none (or a hidden ancestor): nothing below renders either.
       return;
     }
-    const role = roleOf(el);
-    const clickable = isClickable(el, role);
+    const role = roleOf(el, bare);
+    const clickable = isClickable(el, role, bare);
     if ((role === 'generic' || role === 'presentation' || role === 'none') && !clickable) {
       collect(el, out);
       return;
     }
-    const node = build(el, role, clickable);
+    const node = build(el, role, clickable, bare);
     // A cell or list item that only wraps one element says nothing the element does not: show the element.
     // (This keeps big tables within budget: a 3,000-row table shrinks by about a fifth.)
     if (WRAPPERS.has(node.role) && !node.ref && node.children.length === 1 && typeof node.children[0] !== 'string' && !node.ownName) {
@@ -406,24 +420,31 @@ export function walkPage(opts: WalkOptions): WalkResult {
     out.push(node);
   }
 
-  function build(el: Element, role: string, clickable: 'pointer' | 'focusable' | false): Node_ {
+  // Text of a run of items; a node's own text is worked out once, when first asked for (most never are).
+  function textOf(items: Item[]): string {
+    let text = '';
+    for (const c of items) {
+      let t: string;
+      if (typeof c === 'string') t = c;
+      else t = c.text ??= textOf(c.children) || c.name;
+      if (t) text = text ? `${text} ${t}` : t;
+    }
+    return text;
+  }
+
+  function build(el: Element, role: string, clickable: 'pointer' | 'focusable' | false, bare: boolean): Node_ {
     // Refs are handed out in document order (parents before children).
     const ref = INTERACTIVE.has(role) || TARGETABLE.has(role) || clickable ? refFor(el) : undefined;
     const children: Item[] = [];
     if (role !== 'iframe' && !(el instanceof HTMLSelectElement && role === 'combobox') && el.tagName !== 'TEXTAREA') {
       collect(el, children);
     }
-    let text = '';
-    for (const c of children) {
-      const t = typeof c === 'string' ? c : c.text;
-      if (t) text = text ? `${text} ${t}` : t;
-    }
-    const own = attrName(el, role) || collapse(el.getAttribute('title') ?? '');
+    const own = attrName(el, role, bare) || (bare ? '' : collapse(el.getAttribute('title') ?? ''));
     let name = own;
     let kids = children;
     if (!name && NAME_FROM_CONTENT.has(role) && role !== 'row') {
       // Cells and headers shown with their children would only repeat them in the name.
-      if (!CONTAINER_CELLS.has(role) || kids.every((c) => typeof c === 'string')) name = text;
+      if (!CONTAINER_CELLS.has(role) || kids.every((c) => typeof c === 'string')) name = textOf(children);
     }
     // A name repeated by the only text inside adds nothing.
     if (LEAF_BY_NAME.has(role) && kids.every((c) => typeof c === 'string')) kids = [];
@@ -431,11 +452,11 @@ export function walkPage(opts: WalkOptions): WalkResult {
       role: role === 'presentation' || role === 'none' ? 'generic' : role,
       name: clip(name, role === 'heading' || role === 'link' || role === 'button' ? 200 : 120),
       ref,
-      props: props(el, role) + (clickable === 'pointer' ? ' [cursor=pointer]' : ''),
+      props: props(el, role, bare) + (clickable === 'pointer' ? ' [cursor=pointer]' : ''),
       value: valueOf(el, role),
-      url: role === 'link' ? (el.getAttribute('href') ?? undefined) : undefined,
+      url: role === 'link' && !bare ? (el.getAttribute('href') ?? undefined) : undefined,
       children: kids,
-      text: name && NAME_FROM_CONTENT.has(role) ? name : text || name,
+      text: name && NAME_FROM_CONTENT.has(role) ? name : undefined,
       ownName: own !== '',
     };
     if (role === 'iframe' && ref) iframeRefs.push(ref);
