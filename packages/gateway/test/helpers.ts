@@ -1,4 +1,6 @@
 import { PassThrough } from 'node:stream';
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildProgram, resolveConfig, startHttpGateway, type RunningHttpGateway } from '../src/index.js';
@@ -29,3 +31,20 @@ export async function connectClient(gw: RunningHttpGateway, name = 'test-client'
 
 
 export { refIn, textOf as text } from '@browsermcp/testkit';
+
+/**
+ * One gateway (default flags) and the fixture server for a whole test file, closed after it. `ready` hands them to
+ * the file's own `gw`/`server` variables.
+ */
+export function useGatewayAndFixtures(ready: (pair: { gw: RunningHttpGateway; server: FixtureServer }) => void): void {
+  let pair: { gw: RunningHttpGateway; server: FixtureServer } | undefined;
+  beforeAll(async () => {
+    const [gw, server] = await Promise.all([startGateway(), startFixtureServer()]);
+    pair = { gw, server };
+    ready(pair);
+  });
+  afterAll(async () => {
+    await pair?.gw.close();
+    await pair?.server.close();
+  });
+}

@@ -1,19 +1,13 @@
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FixtureServer } from '@browsermcp/testkit';
+import { describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
-import { connectClient, startGateway, text } from './helpers.js';
+import { connectClient, text, useGatewayAndFixtures } from './helpers.js';
 import { startDaemon } from '@browsermcp/daemon';
 
 let gw: RunningHttpGateway;
 let server: FixtureServer;
 
-beforeAll(async () => {
-  [gw, server] = await Promise.all([startGateway(), startFixtureServer()]);
-});
-afterAll(async () => {
-  await gw?.close();
-  await server?.close();
-});
+useGatewayAndFixtures((pair) => ({ gw, server } = pair));
 
 describe('sessions do not wait for each other', () => {
   it('a 60 s browser_wait_for in one session does not delay another session', async () => {

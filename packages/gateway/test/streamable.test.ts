@@ -1,19 +1,13 @@
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import type { FixtureServer } from '@browsermcp/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
-import { connectClient, hostOf, refIn, startGateway, text } from './helpers.js';
+import { connectClient, hostOf, refIn, text, useGatewayAndFixtures } from './helpers.js';
 
 let gw: RunningHttpGateway;
 let server: FixtureServer;
 
-beforeAll(async () => {
-  [gw, server] = await Promise.all([startGateway(), startFixtureServer()]);
-});
-afterAll(async () => {
-  await gw?.close();
-  await server?.close();
-});
+useGatewayAndFixtures((pair) => ({ gw, server } = pair));
 
 const INIT = {
   jsonrpc: '2.0',

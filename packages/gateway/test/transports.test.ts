@@ -1,26 +1,20 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import type { FixtureServer } from '@browsermcp/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
-import { refIn, startGateway, text } from './helpers.js';
+import { refIn, text, useGatewayAndFixtures } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
 let gw: RunningHttpGateway;
 let server: FixtureServer;
 
-beforeAll(async () => {
-  [gw, server] = await Promise.all([startGateway(), startFixtureServer()]);
-});
-afterAll(async () => {
-  await gw?.close();
-  await server?.close();
-});
+useGatewayAndFixtures((pair) => ({ gw, server } = pair));
 
 async function navigateSnapshotClick(client: Client): Promise<void> {
   const nav = text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }));

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach, vi } from 'vitest';
 import { errorResponseFor, responseFor, type CommandEnvelope, type ErrorObject } from '@browsermcp/protocol';
 import { SessionRouter, type Executor, type ExecutorKind, type RouterOptions } from '../../src/index';
 
@@ -62,4 +63,28 @@ export async function connectedRouter(
   const browser = new FakeExecutor(router);
   await router.executorConnected(browser);
   return { router, browser };
+}
+
+/**
+ * The setup every router test file shares: fake timers, a connected router with `sessions` open (then `setup`), and
+ * the router closed after each test. `ready` hands the pair to the file's own `router`/`browser` variables.
+ */
+export function useConnectedRouter(
+  opts: { sessions?: string[]; options?: RouterOptions; setup?: (router: SessionRouter) => Promise<void> },
+  ready: (pair: { router: SessionRouter; browser: FakeExecutor }) => void,
+): void {
+  let current: SessionRouter | undefined;
+  beforeEach(async () => {
+    vi.useFakeTimers();
+    const pair = await connectedRouter(opts.options);
+    current = pair.router;
+    for (const id of opts.sessions ?? []) await pair.router.openSession(id);
+    await opts.setup?.(pair.router);
+    ready(pair);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+    vi.useRealTimers();
+  });
 }

@@ -1,24 +1,13 @@
 import { ErrorCodes } from '@browsermcp/protocol';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SessionRouter } from '../../src/index';
-import { FakeExecutor, connectedRouter } from '../helpers/fake-executor';
+import { connectedRouter, FakeExecutor, useConnectedRouter } from '../helpers/fake-executor';
 
 const MINUTE = 60_000;
 let router: SessionRouter;
 let browser: FakeExecutor;
 
-beforeEach(async () => {
-  vi.useFakeTimers();
-  ({ router, browser } = await connectedRouter());
-  await router.openSession('A');
-  await router.openSession('B');
-  await router.claimTab('browser-1', 'A', '12');
-});
-
-afterEach(async () => {
-  await router.close();
-  vi.useRealTimers();
-});
+useConnectedRouter({ sessions: ['A', 'B'], setup: (r) => r.claimTab('browser-1', 'A', '12') }, (pair) => ({ router, browser } = pair));
 
 describe('a browser that disconnects', () => {
   it('fails its commands in flight at once with BrowserDisconnected', async () => {

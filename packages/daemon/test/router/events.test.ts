@@ -1,24 +1,14 @@
 import { createEvent, type EventEnvelope } from '@browsermcp/protocol';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SessionRouter } from '../../src/index';
-import { FakeExecutor, connectedRouter } from '../helpers/fake-executor';
+import { FakeExecutor, useConnectedRouter } from '../helpers/fake-executor';
 
 let router: SessionRouter;
 let browser: FakeExecutor;
 const warn = vi.fn();
 
-beforeEach(async () => {
-  vi.useFakeTimers();
-  warn.mockReset();
-  ({ router, browser } = await connectedRouter({ logger: { warn } }));
-  await router.openSession('A');
-  await router.openSession('B');
-});
-
-afterEach(async () => {
-  await router.close();
-  vi.useRealTimers();
-});
+beforeEach(() => warn.mockReset());
+useConnectedRouter({ sessions: ['A', 'B'], options: { logger: { warn } } }, (pair) => ({ router, browser } = pair));
 
 function consoleEvent(sessionId: string, text: string, tabId?: string): EventEnvelope {
   return createEvent({ sessionId, name: 'console', payload: { text }, ...(tabId === undefined ? {} : { tabId }) });

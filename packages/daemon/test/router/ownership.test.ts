@@ -1,22 +1,12 @@
 import { ErrorCodes } from '@browsermcp/protocol';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SessionRouter } from '../../src/index';
-import { FakeExecutor, connectedRouter } from '../helpers/fake-executor';
+import { FakeExecutor, useConnectedRouter } from '../helpers/fake-executor';
 
 let router: SessionRouter;
 let browser: FakeExecutor;
 
-beforeEach(async () => {
-  vi.useFakeTimers();
-  ({ router, browser } = await connectedRouter());
-  await router.openSession('A');
-  await router.openSession('B');
-});
-
-afterEach(async () => {
-  await router.close();
-  vi.useRealTimers();
-});
+useConnectedRouter({ sessions: ['A', 'B'] }, (pair) => ({ router, browser } = pair));
 
 describe('tab ownership', () => {
   it("fails a command naming another session's tab with TabOwnedByOtherSession, without sending it", async () => {

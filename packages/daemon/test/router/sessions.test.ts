@@ -1,20 +1,12 @@
 import { ErrorCodes } from '@browsermcp/protocol';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SessionRouter, type SessionRecord } from '../../src/index';
-import { FakeExecutor, connectedRouter } from '../helpers/fake-executor';
+import { FakeExecutor, useConnectedRouter } from '../helpers/fake-executor';
 
 let router: SessionRouter;
 let browser: FakeExecutor;
 
-beforeEach(async () => {
-  vi.useFakeTimers();
-  ({ router, browser } = await connectedRouter());
-});
-
-afterEach(async () => {
-  await router.close();
-  vi.useRealTimers();
-});
+useConnectedRouter({}, (pair) => ({ router, browser } = pair));
 
 describe('opening sessions', () => {
   it('opens a session on the default executor', async () => {
