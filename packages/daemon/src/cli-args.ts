@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Capability } from '@browsermcp/tools';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_HOST, DEFAULT_PORT, EXTENSION_ID } from './server/constants.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_HOST, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
 
 /** A bad command line: the CLI prints the message and exits with status 2. */
@@ -130,7 +130,7 @@ export function parseCli(argv: string[]): CliCommand {
   } catch (error) {
     throw new UsageError(`--${secret ? 'auth-secret-file' : 'auth-public-key-file'}: ${(error as Error).message}`);
   }
-  if (!secret && !publicKey && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
+  if (!secret && !publicKey && !isLoopbackHost(host)) {
     throw new UsageError(`--host ${host} exposes the daemon beyond this machine; set --auth-secret-file (or --auth-public-key-file) too`);
   }
   const logLevel = str('log-level') ?? 'info';

@@ -29,7 +29,12 @@ it('lists every flag with its default in --help', () => {
   }
 });
 
+it.each(['127.0.0.1', '127.0.0.2', 'localhost', '::1'])('binds %s without a token: it stays on this machine', (host) => {
+  expect(() => parseCli(['--host', host])).not.toThrow();
+});
+
 it.each([
+  [['--host', '192.168.1.5'], '--host 192.168.1.5 exposes the daemon beyond this machine'],
   [['--port', 'http'], '--port must be a whole number from 0 to 65535 (got "http")'],
   [['--grace-period=-3'], '--grace-period must be a number of seconds (got "-3")'],
   [['--viewport', 'big'], '--viewport must be WIDTHxHEIGHT such as 1280x720'],

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { buildProgram, ConfigError, isLoopback, resolveConfig, type GatewayConfig } from './config.js';
+import { isLoopbackHost } from '@browsermcp/daemon';
+import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config.js';
 import { describeBrowser, runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
 import { VERSION } from './version.js';
 
@@ -34,7 +35,7 @@ function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
       `apps/extension/dist); it connects to ws://127.0.0.1:${config.daemonPort}/extension by itself. Each agent gets its own tab group.`,
     );
   }
-  if (!isLoopback(config.host)) {
+  if (!isLoopbackHost(config.host)) {
     lines.push('', `WARNING: bound to ${config.host}, reachable from other machines. Keep the API key secret; requests are rate limited.`);
   }
   return lines.join('\n');

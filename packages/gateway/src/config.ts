@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
+import { isLoopbackHost } from '@browsermcp/daemon';
 import { optionalCapabilities, type Capability } from '@browsermcp/tools';
 import { VERSION } from './version.js';
 
@@ -150,7 +151,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
 
   const port = int('port', 'port', 0, 65535);
   const host = str('host') ?? '127.0.0.1';
-  const loopback = isLoopback(host);
+  const loopback = isLoopbackHost(host);
 
   const viewportText = str('viewportSize') ?? '1280x720';
   const vm = /^(\d{2,5})[x×,](\d{2,5})$/i.exec(viewportText);
@@ -206,7 +207,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       throw new ConfigError(`--daemon-url must be a ws:// or wss:// URL such as ws://127.0.0.1:8765/mcp, got "${daemonUrl}".`);
     }
     if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') throw new ConfigError(`--daemon-url must be a ws:// or wss:// URL, got "${daemonUrl}".`);
-    if (parsed.protocol === 'ws:' && !isLoopback(parsed.hostname)) {
+    if (parsed.protocol === 'ws:' && !isLoopbackHost(parsed.hostname)) {
       throw new ConfigError('--daemon-url must use wss:// for a daemon on another machine: the token would travel in clear.');
     }
     if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
@@ -244,9 +245,6 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   };
 }
 
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
 
 /** The navigation filter for --allowed-origins / --blocked-origins, as the tools' checkUrl hook. */
 export function originFilter(config: Pick<GatewayConfig, 'allowedOrigins' | 'blockedOrigins'>): ((url: string) => string | undefined) | undefined {

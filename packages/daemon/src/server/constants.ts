@@ -13,3 +13,8 @@ export const DEFAULT_HELLO_TIMEOUT_MS = 10_000;
 
 /** Chrome extension ids are 32 letters from a to p. */
 export const EXTENSION_ID_PATTERN = /^[a-p]{32}$/;
+
+/** Whether a bind address stays on this machine: localhost, ::1 or any of 127.0.0.0/8. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
