@@ -31,6 +31,8 @@ export interface SnapshotOptions {
 const MAX_ENTRIES = 1000;
 // After an action: let the page answer (handlers, microtasks, zero timers), then wait for quiet if it is changing.
 const SETTLE_QUIET_MS = 50;
+// How long a click on a file input waits for Chromium to report the chooser it opens.
+const CHOOSER_CAP_MS = 2000;
 const SETTLE_CAP_MS = 1000;
 const NAVIGATION_CAP_MS = 10_000;
 const REQUESTS_CAP_MS = 5_000;
@@ -292,13 +294,19 @@ export class Tab {
    * Waits until the element can be acted on (visible, enabled, not covered), scrolled into view, and returns a
    * point in main-frame viewport coordinates.
    */
-  async actionPoint(handle: ElementHandle<Element>, frame: Frame, label: string, needsEnabled = true, timeoutMs = 5000): Promise<{ x: number; y: number }> {
+  async actionPoint(
+    handle: ElementHandle<Element>,
+    frame: Frame,
+    label: string,
+    needsEnabled = true,
+    timeoutMs = 5000,
+  ): Promise<{ x: number; y: number; opensChooser: boolean }> {
     const deadline = Date.now() + timeoutMs;
     for (let attempt = 0; ; attempt++) {
       const point = await handle.evaluate(prepareAction, needsEnabled);
       if (point.ok) {
         const offset = frame === this.page.mainFrame() ? { x: 0, y: 0 } : await frameOffset(frame);
-        return { x: point.x + offset.x, y: point.y + offset.y };
+        return { x: point.x + offset.x, y: point.y + offset.y, opensChooser: point.opensChooser === true };
       }
       if (Date.now() >= deadline) {
         throw new ToolError(`Could not act on ${label}: ${point.reason}. Take a new snapshot to see the page as it is now.`);
@@ -336,8 +344,10 @@ export class Tab {
   /**
    * Runs an action and then waits for what it caused: a navigation it started (until DOMContentLoaded), the
    * requests it started, and the DOM settling — never a fixed sleep. A dialog or file chooser ends the wait.
+   * `expectChooser`: the action clicked a file input, whose chooser Chromium reports a moment after the click
+   * itself is done; wait for it (capped) so the answer carries the modal state.
    */
-  async runAction<T>(action: () => Promise<T>): Promise<void> {
+  async runAction<T>(action: () => Promise<T>, opts: { expectChooser?: boolean } = {}): Promise<void> {
     const page = this.page;
     const started: HTTPRequest[] = [];
     let navigation: HTTPRequest | undefined;
@@ -351,7 +361,16 @@ export class Tab {
     try {
       const outcome = await Promise.race([action().then(() => 'done' as const), modal.promise]);
       if (outcome === 'modal') return;
-      await Promise.race([this.settle(urlBefore, () => navigation, started), modal.promise]);
+      const settled = Promise.race([this.settle(urlBefore, () => navigation, started), modal.promise]);
+      if (!opts.expectChooser) {
+        await settled;
+        return;
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, CHOOSER_CAP_MS)));
+      // The page may still cancel the chooser (preventDefault on the click): then the cap ends the wait.
+      await Promise.all([settled, Promise.race([modal.promise, cap])]);
+      clearTimeout(timer);
     } finally {
       page.off('request', onRequest);
       modal.dispose();

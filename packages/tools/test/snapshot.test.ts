@@ -15,7 +15,9 @@ describe('browser_snapshot', () => {
     expect(text).toMatch(/- checkbox "I agree" \[ref=e\d+\]/);
     expect(text).toMatch(/- slider "Volume" \[ref=e\d+\]: 10/);
     expect(text).toMatch(/- button "Disabled action" \[disabled\] \[ref=e\d+\]/);
-    expect(text).toMatch(/- group "Size":/);
+    expect(text).toMatch(/- group "Size":\n\s+- radio "Small" \[ref=e\d+\]\n/);
+    // Label and legend text that is already a control's or group's name is not written again.
+    expect(text).not.toMatch(/- text: (Name|Email|Color|I agree|Size|Small|Volume)$/m);
   });
 
   it('reads states from live properties and aria attributes alike', async () => {
@@ -33,6 +35,9 @@ describe('browser_snapshot', () => {
     expect(text).toMatch(/- textbox \[ref=e\d+\]: typed by script/);
     expect(text).toMatch(/- progressbar: 3$/m);
     expect(text).toMatch(/- textbox "Search" \[active\] \[ref=e\d+\]/);
+    // Label text stays where it is the only place it shows: its control is hidden, or named otherwise.
+    expect(text).toMatch(/- paragraph: Remember me$/m);
+    expect(text).toMatch(/- paragraph:\n\s+- text: Phone\n\s+- textbox "Mobile number" \[ref=e\d+\]/);
   });
 
   it('leaves out hidden elements', async () => {

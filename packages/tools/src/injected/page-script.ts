@@ -289,6 +289,27 @@ export function walkPage(opts: WalkOptions): WalkResult {
     return out;
   }
 
+  // A <label> whose text is in the name of a control the snapshot shows, or the <legend> naming its <fieldset>:
+  // writing that text again as `- text:` next to the control would only repeat it.
+  function namesItsOwner(el: Element): boolean {
+    if (el.tagName === 'LABEL') {
+      const control = (el as HTMLLabelElement).control;
+      if (!control || !control.checkVisibility({ visibilityProperty: true }) || control.getAttribute('aria-hidden') === 'true') return false;
+      const text = collapse(labelText(el as HTMLLabelElement, control));
+      return text !== '' && attrName(control, roleOf(control, false), false).includes(text);
+    }
+    if (el.tagName === 'LEGEND') {
+      const fieldset = el.parentElement;
+      return (
+        fieldset?.tagName === 'FIELDSET' &&
+        fieldset.querySelector(':scope > legend') === el &&
+        !fieldset.hasAttribute('aria-label') &&
+        !fieldset.hasAttribute('aria-labelledby')
+      );
+    }
+    return false;
+  }
+
   // Elements without an interactive role that a person can still act on: click handlers and focus stops.
   function isClickable(el: Element, role: string, bare: boolean): 'pointer' | 'focusable' | false {
     if (bare) return false;
@@ -407,7 +428,14 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const role = roleOf(el, bare);
     const clickable = isClickable(el, role, bare);
     if ((role === 'generic' || role === 'presentation' || role === 'none') && !clickable) {
-      collect(el, out);
+      if (namesItsOwner(el)) {
+        // Its text is already the name of the control or group it labels: keep only the elements inside.
+        const inner: Item[] = [];
+        collect(el, inner);
+        for (const item of inner) if (typeof item !== 'string') out.push(item);
+      } else {
+        collect(el, out);
+      }
       return;
     }
     const node = build(el, role, clickable, bare);
@@ -584,6 +612,8 @@ export interface ActionPoint {
   y: number;
   /** Why the element cannot be acted on yet. */
   reason?: string;
+  /** A click here opens a file chooser (a file input, or a label for one). */
+  opensChooser?: boolean;
 }
 
 /**
@@ -632,7 +662,8 @@ export function prepareAction(el: Element, needsEnabled: boolean): ActionPoint {
       return { ok: false, x, y, reason: `another element would receive the click: ${describe(hit)}` };
     }
   }
-  return { ok: true, x, y };
+  const control = el instanceof HTMLLabelElement ? el.control : el;
+  return { ok: true, x, y, opensChooser: control instanceof HTMLInputElement && control.type === 'file' };
 }
 
 /** Readable text of the page or an element (what a person sees, laid out). */

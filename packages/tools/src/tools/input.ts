@@ -42,7 +42,7 @@ const click = defineTabTool({
         } finally {
           for (const m of [...modifiers].reverse()) await keyboard.up(modifierKey(m));
         }
-      });
+      }, { expectChooser: point.opensChooser && (button ?? 'left') === 'left' });
     });
     response.addResult(`${doubleClick ? 'Double-clicked' : 'Clicked'} ${label(target, element)}`);
     response.setIncludeSnapshot();
