@@ -16,7 +16,7 @@ export interface GatewaySession {
   readonly transport: Transport;
   readonly server: Server;
   lastSeen: number;
-  /** Open GET/SSE streams: a client holding one is alive even when it sends nothing. */
+  /** Open responses and GET/SSE streams: a session with one is in use, however long since its client last sent. */
   openStreams: number;
 }
 

@@ -51,6 +51,21 @@ async function call(id: string, name: string, args: unknown, reqId = 2): Promise
 }
 
 describe('limits and lifecycle', () => {
+  it('does not expire a session while one of its calls is still running', async () => {
+    const id = await rawSession();
+    // The idle timeout is 1 s: a 2.5 s call outlives it, and its answer must still come.
+    const res = await call(id, 'browser_wait_for', { time: 2.5 });
+    expect(await res.text()).toContain('Waited for 2.5 s');
+    const after = await call(id, 'browser_tabs', { action: 'list' }, 3);
+    expect(after.status).toBe(200);
+    await after.text();
+    const ended = await fetch(`${gw.url}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${gw.apiKey}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+    });
+    expect(ended.status).toBe(200);
+  });
+
   it('closes a session whose client vanished, and its tabs', async () => {
     const id = await rawSession();
     const res = await call(id, 'browser_navigate', { url: server.url('/index.html') });

@@ -48,6 +48,15 @@ export const streamableHttp = fp(
       return session;
     };
 
+    // Counted until the response ends: the idle sweep leaves a session alone while it has one open.
+    const holdOpen = (session: GatewaySession, reply: FastifyReply): void => {
+      session.openStreams++;
+      reply.raw.once('close', () => {
+        session.openStreams--;
+        registry.touch(session);
+      });
+    };
+
     app.post('/mcp', async (req, reply) => {
       const body = req.body;
       if (req.headers['mcp-session-id'] === undefined) {
@@ -80,6 +89,8 @@ export const streamableHttp = fp(
           return sendError(reply, 400, ErrorCodes.InvalidRequest, `JSON-RPC batches are not allowed in protocol version ${version}: send one message per request.`);
         }
       }
+      // A session answering a long call (a 60 s browser_wait_for) is busy, not idle.
+      holdOpen(session, reply);
       handOver(reply);
       await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw, body);
       return reply;
@@ -88,11 +99,7 @@ export const streamableHttp = fp(
     app.get('/mcp', async (req, reply) => {
       const session = sessionFor(req, reply);
       if (!session) return reply;
-      session.openStreams++;
-      req.raw.once('close', () => {
-        session.openStreams--;
-        registry.touch(session);
-      });
+      holdOpen(session, reply);
       handOver(reply);
       await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw);
       return reply;
