@@ -115,8 +115,11 @@ describe('browser_snapshot', () => {
     await call(s, 'browser_navigate', { url: h.server.url('/links.html') });
     const snap = await call(s, 'browser_snapshot');
     // A unique name on this origin, and two same-named links to one place: the name is enough.
-    expect(snap).toMatch(/- link "Pricing" \[ref=e\d+\]$/m);
+    expect(snap).toMatch(/- link "About us" \[ref=e\d+\]$/m);
     expect(snap).toMatch(/- link "Home" \[ref=e\d+\]\n.*- link "Home" \[ref=e\d+\]$/m);
+    // A link and a role="link" element (no url) named alike: the url tells them apart.
+    expect(snap).toMatch(/- link "Pricing" \[ref=e\d+\] \[url=\/pricing\]/);
+    expect(snap).toMatch(/- link "Pricing" \[ref=e\d+\]$/m);
     // Same name, different places; another origin; another scheme; no name: the url says what the name does not.
     expect(snap).toMatch(/- link "Read more" \[ref=e\d+\] \[url=\/news\/1\]/);
     expect(snap).toMatch(/- link "Read more" \[ref=e\d+\] \[url=\/news\/2\]/);

@@ -488,7 +488,11 @@ export function walkPage(opts: WalkOptions): WalkResult {
       ownName: own !== '',
     };
     if (role === 'iframe' && ref) iframeRefs.push(ref);
-    if (role === 'link') links.push({ node, href: (el as HTMLAnchorElement).href });
+    if (role === 'link') {
+      // A role="link" element (or an <a> without href) has no url: '' stands for "none" among same-named links.
+      const href = node.url !== undefined ? (el as HTMLAnchorElement).href : undefined;
+      links.push({ node, href: typeof href === 'string' ? href : '' });
+    }
     return node;
   }
 
