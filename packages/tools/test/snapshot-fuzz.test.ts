@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { callTool } from '../src/index.js';
+import { call, textOf, useHarness } from './harness.js';
+
+const h = useHarness();
+
+// Random documents from the markup real pages mix: controls, links with and without urls, labels, fieldsets,
+// tables and lists, ARIA roles and names, and the ways of hiding things. The parser repairs bad nesting, as it does
+// on the web.
+const words = fc.constantFrom('Save', 'Read more', 'Item 1', 'a: b', '"quoted"', 'Ünïcode ✓', '#tag', 'yes', '  ', '<b>');
+const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
+const control = fc.constantFrom(
+  '<input>',
+  '<input type="checkbox" checked>',
+  '<input type="radio" name="r">',
+  '<input type="range">',
+  '<input type="hidden" value="h">',
+  '<input type="file">',
+  '<input type="password" value="p">',
+  '<textarea>note</textarea>',
+  '<select><option>One</option><option selected>Two</option></select>',
+  '<select multiple><option>A</option><option>B</option></select>',
+  '<button disabled>Off</button>',
+  '<img alt="pic" src="data:,">',
+  '<progress value="2" max="5"></progress>',
+  '<div contenteditable="true">edit me</div>',
+);
+const link = fc
+  .tuple(words, fc.constantFrom('/a', '/b', 'mailto:x@example.test', 'http://localhost:1/x', '#top', ''))
+  .map(([t, href]) => `<a href="${href}">${escape(t)}</a>`);
+const attributes = fc
+  .tuple(
+    fc.option(words, { nil: undefined }),
+    fc.constantFrom('', ' aria-hidden="true"', ' style="display:none"', ' style="visibility:hidden"', ' hidden', ' style="display:contents"'),
+    fc.constantFrom('', ' role="link" tabindex="0"', ' role="button"', ' role="checkbox" aria-checked="true"', ' role="none"', ' onclick="void 0"'),
+  )
+  .map(([label, hide, role]) => `${label === undefined ? '' : ` aria-label="${escape(label)}"`}${hide}${role}`);
+const TAGS = ['div', 'span', 'p', 'ul', 'li', 'table', 'tr', 'td', 'label', 'fieldset', 'legend', 'h2', 'nav', 'section', 'form', 'button'];
+const { tree } = fc.letrec((tie) => ({
+  tree: fc.oneof({ depthSize: 'small' }, words.map(escape), control, link, tie('element')),
+  element: fc
+    .tuple(fc.constantFrom(...TAGS), attributes, fc.array(tie('tree'), { maxLength: 4 }))
+    .map(([tag, attrs, kids]) => {
+      // Roles go only on tags without one of their own (a role on a <button> changes what it is).
+      const own = tag === 'button' ? attrs.replace(/ role="[^"]*"( tabindex="0"| aria-checked="true")?/, '') : attrs;
+      return `<${tag}${own}>${(kids as string[]).join('')}</${tag}>`;
+    }),
+}));
+const page = fc.array(tree, { minLength: 1, maxLength: 6 }).map((parts) => (parts as string[]).join('\n'));
+
+// Every element a person can act on that is shown: each must have a ref, written in the snapshot.
+const INTERACTIVE = 'a[href], button, input:not([type=hidden]), select, textarea, [role=link], [role=button], [role=checkbox], [onclick], [contenteditable]';
+function refsOfInteractive(selector: string): { ref: string | undefined; html: string }[] {
+  const st = (window as unknown as Record<symbol, { ids: WeakMap<Element, string> } | undefined>)[Symbol.for('browsermcp.refs')];
+  const out: { ref: string | undefined; html: string }[] = [];
+  for (const el of document.querySelectorAll(selector)) {
+    if (!el.checkVisibility({ visibilityProperty: true }) || el.closest('[aria-hidden="true"]')) continue;
+    // A select shown as a combobox stands for its options; an editable region's inside is its value.
+    if (el.parentElement?.closest('select, [contenteditable]')) continue;
+    out.push({ ref: st?.ids.get(el), html: el.outerHTML.slice(0, 120) });
+  }
+  return out;
+}
+
+describe('snapshot of random documents', () => {
+  it('never fails, and writes a ref for every shown element a person can act on', async () => {
+    const s = await h.session({ snapshotMaxChars: Infinity, includeSnapshot: false });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const tab = s.tabs[0]!;
+    await fc.assert(
+      fc.asyncProperty(page, async (html) => {
+        await tab.page.setContent(`<!doctype html><title>Fuzz</title><body>${html}</body>`);
+        const result = await callTool(s, 'browser_snapshot', {});
+        const text = textOf(result);
+        expect(result.isError, text).not.toBe(true);
+        const yaml = /```yaml\n([\s\S]*?)\n?```/.exec(text)?.[1] ?? '';
+        for (const line of yaml.split('\n').filter(Boolean)) expect(line).toMatch(/^( {2})*- /);
+        for (const { ref, html: el } of await tab.page.evaluate(refsOfInteractive, INTERACTIVE)) {
+          expect(ref, `no ref for ${el}`).toBeDefined();
+          expect(yaml, `${el} (ref ${ref}) is not in the snapshot`).toContain(`[ref=${ref}]`);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+});
