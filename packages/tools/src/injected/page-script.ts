@@ -312,10 +312,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
 
   // Elements without an interactive role that a person can still act on: click handlers and focus stops.
   function isClickable(el: Element, role: string, bare: boolean): 'pointer' | 'focusable' | false {
-    if (bare) return false;
-    if (role !== 'generic' && role !== 'presentation' && role !== 'listitem' && role !== 'cell' && role !== 'img') {
-      return false;
-    }
+    // Interactive roles get a ref anyway; any other element (a clickable row, paragraph or heading) needs one.
+    if (bare || INTERACTIVE.has(role)) return false;
     if (el.hasAttribute('onclick')) return 'pointer';
     const tabindex = el.getAttribute('tabindex');
     if (tabindex !== null && Number(tabindex) >= 0) return 'focusable';
