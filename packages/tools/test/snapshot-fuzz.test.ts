@@ -64,17 +64,30 @@ function refsOfInteractive(selector: string): { ref: string | undefined; html: s
 }
 
 describe('snapshot of random documents', () => {
-  it('never fails, and writes a ref for every shown element a person can act on', async () => {
+  it('never fails, is stable, and writes a ref for every shown element a person can act on; old refs go stale', async () => {
     const s = await h.session({ snapshotMaxChars: Infinity, includeSnapshot: false });
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     const tab = s.tabs[0]!;
+    const snapshot = async () => {
+      const result = await callTool(s, 'browser_snapshot', {});
+      const text = textOf(result);
+      expect(result.isError, text).not.toBe(true);
+      return /```yaml\n([\s\S]*?)\n?```/.exec(text)?.[1] ?? '';
+    };
+    let previousRefs: string[] = [];
     await fc.assert(
       fc.asyncProperty(page, async (html) => {
         await tab.page.setContent(`<!doctype html><title>Fuzz</title><body>${html}</body>`);
-        const result = await callTool(s, 'browser_snapshot', {});
-        const text = textOf(result);
-        expect(result.isError, text).not.toBe(true);
-        const yaml = /```yaml\n([\s\S]*?)\n?```/.exec(text)?.[1] ?? '';
+        const yaml = await snapshot();
+        // Nothing changed: the same snapshot, the same refs.
+        expect(await snapshot()).toBe(yaml);
+        // A ref of the document before never reaches an element of this one.
+        for (const ref of previousRefs.slice(0, 3)) {
+          const stale = await callTool(s, 'browser_get_text', { target: ref });
+          expect(stale.isError).toBe(true);
+          expect(textOf(stale)).toContain(`ref ${ref} is no longer on the page`);
+        }
+        previousRefs = [...yaml.matchAll(/\[ref=(e\d+)\]/g)].map((m) => m[1]!);
         for (const line of yaml.split('\n').filter(Boolean)) expect(line).toMatch(/^( {2})*- /);
         for (const { ref, html: el } of await tab.page.evaluate(refsOfInteractive, INTERACTIVE)) {
           expect(ref, `no ref for ${el}`).toBeDefined();
