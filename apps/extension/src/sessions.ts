@@ -33,6 +33,8 @@ interface StoredSession {
 
 const STORAGE_KEY = 'sessions';
 const POPUP_WINDOW_MS = 1500;
+// How long browser_navigate waits for a tab stuck on a chrome:// page to load about:blank before it attaches.
+const UNSTICK_TIMEOUT_MS = 5000;
 // Context tools need a browser browsermcp owns: here they answer with the engine's clear error.
 const TOOLS = toolsFor(['vision', 'pdf', 'gif']);
 
@@ -46,7 +48,10 @@ export class BrowserSessions {
   private readonly sessions = new Map<string, SessionState>();
   private readonly pages = new Map<number, Page>();
   private readonly tabOfPage = new WeakMap<Page, number>();
-  /** Tabs whose debugger went away while a session still wants them (the user pressed Cancel on the infobar). */
+  /**
+   * Tabs whose debugger went away while a session still wants them: the user pressed Cancel on the infobar, or took
+   * the tab to a page extensions may not drive (chrome://…). The next command attaches again.
+   */
   private readonly detached = new Set<number>();
   /** Tabs this extension is closing itself: their removal is not news for the daemon. */
   private readonly closing = new Set<number>();
@@ -157,11 +162,36 @@ export class BrowserSessions {
     await adopt;
   }
 
-  debuggerDetached(tabId: number, reason: string): void {
-    if (reason === 'target_closed') return;
+  async debuggerDetached(tabId: number, reason: string): Promise<void> {
     const page = this.pages.get(tabId);
-    this.pages.delete(tabId);
-    if (page && this.ownerOf(tabId)) this.detached.add(tabId);
+    if (!page || !this.ownerOf(tabId)) return;
+    // 'target_closed' also means the tab moved to a page Chrome keeps from extensions; a closed tab is tabRemoved's.
+    if (reason === 'target_closed' && !(await chrome.tabs.get(tabId).catch(() => undefined))) return;
+    this.detached.add(tabId);
+    // Let go of the dead connection now: closing it later would detach the next attachment to this tab (puppeteer's
+    // ExtensionTransport detaches by tab id). The Page stays in `pages` until replaced, so a tab closed meanwhile
+    // still leaves its session.
+    await detachTab(page);
+  }
+
+  /** A tab the user took to a page extensions may not drive: browser_navigate brings it back via about:blank. */
+  private async unstick(tabId: number): Promise<void> {
+    const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+    if (!tab || !refusalFor(tab.url ?? tab.pendingUrl)) return;
+    const loaded = new Promise<void>((resolve) => {
+      const timer = setTimeout(done, UNSTICK_TIMEOUT_MS);
+      function done(): void {
+        clearTimeout(timer);
+        chrome.tabs.onUpdated.removeListener(listener);
+        resolve();
+      }
+      function listener(id: number, change: { status?: string }, t: chrome.tabs.Tab): void {
+        if (id === tabId && change.status === 'complete' && t.url === 'about:blank') done();
+      }
+      chrome.tabs.onUpdated.addListener(listener);
+    });
+    await chrome.tabs.update(tabId, { url: 'about:blank' });
+    await loaded;
   }
 
   private ownerOf(tabId: number): SessionState | undefined {
@@ -227,8 +257,17 @@ export class BrowserSessions {
     for (const tabId of [...this.detached]) {
       if (!s.tabIds.includes(tabId)) continue;
       const old = s.tools.tabs.find((t) => this.tabOfPage.get(t.page) === tabId)?.page;
-      const page = await this.attach(s, tabId);
+      let page: Page;
+      try {
+        page = await this.attach(s, tabId);
+      } catch (err) {
+        // Still out of reach: commands on this tab say why (see run); the session's other tabs go on.
+        const why = err instanceof Error ? err.message : String(err);
+        this.attachErrors.set(tabId, `${why} browser_navigate takes the tab to a web page again; browser_tabs opens or selects another.`);
+        continue;
+      }
       this.detached.delete(tabId);
+      this.attachErrors.delete(tabId);
       if (old) s.tools.replacePage(old, page);
       else s.tools.adoptPage(page);
     }
@@ -240,7 +279,13 @@ export class BrowserSessions {
     let result: ToolResult;
     s.running++;
     try {
+      const target = command.tabId !== undefined ? Number(command.tabId) : s.currentTabId;
+      const stuck = target !== undefined && this.detached.has(target);
+      if (stuck && command.name === 'browser_navigate') await this.unstick(target);
       const tools = await this.toolsFor(s);
+      if (target !== undefined && this.detached.has(target)) {
+        throw new ToolError(this.attachErrors.get(target) ?? `Tab ${target} lost its debugger connection. Try again.`);
+      }
       if (command.tabId !== undefined) {
         const index = tools.tabs.findIndex((t) => String(this.tabOfPage.get(t.page)) === command.tabId);
         if (index < 0) {

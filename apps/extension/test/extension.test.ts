@@ -54,6 +54,30 @@ describe('the extension in a real browser', () => {
     expect(chromePage).toContain('"chrome:" scheme are not allowed');
   });
 
+  it('says so when the user takes a session tab to chrome://, and browser_navigate brings it back', async () => {
+    await h.router.openSession('s3', { executorId: BROWSER, clientName: 'Agent Three' });
+    const url = h.server.url('/index.html?s3');
+    await h.router.dispatch('s3', { name: 'browser_navigate', payload: { url } });
+    const w = await h.control();
+    const tabId = await w.evaluate((u) => chrome.tabs.query({ url: u }).then((tabs) => tabs[0]!.id!), url);
+    // Chrome detaches the extension's debugger from a tab that shows one of its own pages.
+    await w.evaluate((id) => chrome.tabs.update(id, { url: 'chrome://version' }), tabId);
+    await expect
+      .poll(async () => textOf(await h.router.dispatch('s3', { name: 'browser_snapshot', payload: {} })))
+      .toContain('browsermcp cannot control chrome://version');
+    const stuck = textOf(await h.router.dispatch('s3', { name: 'browser_snapshot', payload: {} }));
+    expect(stuck).toContain('browser_navigate takes the tab to a web page again');
+    const back = textOf(await h.router.dispatch('s3', { name: 'browser_navigate', payload: { url: h.server.url('/index.html?back') } }));
+    expect(back).toContain('- Page Title: Fixture home');
+    const clicked = textOf(await h.router.dispatch('s3', { name: 'browser_click', payload: { target: refIn(back, 'button "Click me"') } }));
+    expect(clicked).toContain('button "Clicked 1 times"');
+    // Still the same tab, still in the session's group.
+    const tabs = textOf(await h.router.dispatch('s3', { name: 'browser_tabs', payload: { action: 'list' } }));
+    expect(tabs.match(/^- \d+:/gm)).toHaveLength(1);
+    expect(await w.evaluate((id) => chrome.tabs.get(id).then((t) => t.url), tabId)).toBe(h.server.url('/index.html?back'));
+    await h.router.closeSession('s3');
+  });
+
   it('closes the session tabs when the session ends', async () => {
     const w = await h.control();
     const count = () => w.evaluate(() => chrome.tabs.query({}).then((t) => t.length));
