@@ -98,4 +98,25 @@ describe('snapshot of random documents', () => {
       { numRuns: Number(process.env.FUZZ_RUNS ?? 150) },
     );
   }, 1_200_000);
+
+  it('acts on any ref of a random document with an answer: done, or an error that says why', async () => {
+    const s = await h.session({ snapshotMaxChars: Infinity, includeSnapshot: false, actionTimeoutMs: 300 });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await fc.assert(
+      fc.asyncProperty(page, fc.nat(), fc.constantFrom('browser_click', 'browser_hover', 'browser_type'), async (html, pick, tool) => {
+        const tab = s.tabs[0]!;
+        await tab.page.setContent(`<!doctype html><title>Fuzz</title><body>${html}</body>`);
+        const refs = [...(await call(s, 'browser_snapshot')).matchAll(/\[ref=(e\d+)\]/g)].map((m) => m[1]!);
+        if (!refs.length) return;
+        const target = refs[pick % refs.length]!;
+        const result = await callTool(s, tool, tool === 'browser_type' ? { target, text: 'hi' } : { target });
+        const text = textOf(result);
+        // Failures are ours to explain: never a raw protocol or script error.
+        if (result.isError) expect(text).not.toMatch(/Unexpected error|Protocol error|TypeError|ReferenceError/);
+        // A file chooser or a navigation must not leave the next run stuck.
+        if (tab.modalStates().length) await call(s, 'browser_file_upload', {});
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 60) },
+    );
+  }, 1_200_000);
 });
