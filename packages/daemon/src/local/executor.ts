@@ -43,6 +43,7 @@ export class LocalExecutor implements Executor {
   private readonly files: NodeFileAccess;
   private readonly tools: Tool[];
   private readonly sessions = new Map<string, SessionContexts>();
+  private readonly creating = new Map<string, Promise<SessionContexts>>();
   private readonly tabIds = new WeakMap<Page, string>();
   /** The tab ids each session was given, to release them in the router when the browser goes away. */
   private readonly sessionTabs = new Map<string, Set<string>>();
@@ -139,19 +140,24 @@ export class LocalExecutor implements Executor {
       .catch(() => undefined);
   }
 
-  private async contextsFor(sessionId: string): Promise<SessionContexts> {
-    let contexts = this.sessions.get(sessionId);
-    if (contexts) return contexts;
+  private contextsFor(sessionId: string): Promise<SessionContexts> {
+    const contexts = this.sessions.get(sessionId);
+    if (contexts) return Promise.resolve(contexts);
+    // One creation per session, which closeSession can wait for: a session closed while its first command is still
+    // starting the browser or creating its context must not leave that context behind.
+    let creating = this.creating.get(sessionId);
+    if (!creating) {
+      creating = this.createContexts(sessionId).finally(() => this.creating.delete(sessionId));
+      this.creating.set(sessionId, creating);
+    }
+    return creating;
+  }
+
+  private async createContexts(sessionId: string): Promise<SessionContexts> {
     const browser = await this.browser.get();
     const shared = this.sharesDefaultContext;
     const context: BrowserContext = shared ? browser.defaultBrowserContext() : await browser.createBrowserContext();
-    // Another command of this session may have raced us here while the browser started.
-    contexts = this.sessions.get(sessionId);
-    if (contexts) {
-      if (!shared) await context.close().catch(() => undefined);
-      return contexts;
-    }
-    contexts = new SessionContexts({
+    const contexts = new SessionContexts({
       browser,
       defaultContext: context,
       ownsDefaultContext: !shared,
@@ -163,6 +169,7 @@ export class LocalExecutor implements Executor {
   }
 
   async closeSession(sessionId: string): Promise<void> {
+    await this.creating.get(sessionId)?.catch(() => undefined);
     const contexts = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
     this.sessionTabs.delete(sessionId);

@@ -1,3 +1,4 @@
+import { createCommand } from '@browsermcp/protocol';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { evaluated, startLocal, type LocalRig } from '../helpers/local.js';
@@ -62,6 +63,22 @@ it('closes the session’s tabs and browser context when the session closes', as
   const urls = (await browser.pages()).map((p) => p.url());
   expect(urls).not.toContain(server.url('/item/3'));
   expect(urls).not.toContain(server.url('/item/4'));
+  expect(rig.executor.stats().sessions).toBe(0);
+});
+
+it('leaves no browser context behind when a session closes while its first command is creating it', async () => {
+  const browser = await rig.executor.browser.get();
+  const contextsBefore = browser.browserContexts().length;
+  // Straight to the executor, so the close lands while the command's context is being created.
+  rig.executor.send(createCommand({ sessionId: 'early-close', name: 'browser_snapshot', payload: {} }));
+  await rig.executor.closeSession('early-close');
+  expect(browser.browserContexts()).toHaveLength(contextsBefore);
+  // A full round trip of another session through the same CDP connection: anything the first command still did
+  // has reached the browser by now.
+  await rig.router.openSession('after-early-close');
+  await rig.text('after-early-close', 'browser_snapshot');
+  await rig.router.closeSession('after-early-close');
+  expect(browser.browserContexts()).toHaveLength(contextsBefore);
   expect(rig.executor.stats().sessions).toBe(0);
 });
 

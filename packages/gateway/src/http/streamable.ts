@@ -71,6 +71,8 @@ export const streamableHttp = fp(
             session = { id, kind: 'streamable', keyHash: req.keyHash, transport, server, lastSeen: Date.now(), openStreams: 0 };
             registry.add(session);
           },
+          // Awaited before DELETE is answered: a client that has its 200 finds the session's tabs closed.
+          onsessionclosed: (id) => registry.close(id, 'client sent DELETE'),
         });
         transport.onclose = () => {
           if (session) void registry.close(session.id, 'client ended the session');
@@ -120,7 +122,6 @@ export const streamableHttp = fp(
       if (!session) return reply;
       handOver(reply);
       await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw);
-      await registry.close(session.id, 'client sent DELETE');
       return reply;
     });
   },
