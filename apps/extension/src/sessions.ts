@@ -167,11 +167,11 @@ export class BrowserSessions {
     if (!page || !this.ownerOf(tabId)) return;
     // 'target_closed' also means the tab moved to a page Chrome keeps from extensions; a closed tab is tabRemoved's.
     if (reason === 'target_closed' && !(await chrome.tabs.get(tabId).catch(() => undefined))) return;
-    this.detached.add(tabId);
-    // Let go of the dead connection now: closing it later would detach the next attachment to this tab (puppeteer's
+    // Let go of the dead connection first: closing it after a new attachment would detach that one too (puppeteer's
     // ExtensionTransport detaches by tab id). The Page stays in `pages` until replaced, so a tab closed meanwhile
     // still leaves its session.
     await detachTab(page);
+    this.detached.add(tabId);
   }
 
   /** A tab the user took to a page extensions may not drive: browser_navigate brings it back via about:blank. */
