@@ -171,7 +171,11 @@ export class Tab {
     return id;
   }
 
-  private async walk(frame: Frame, prefix: string, opts: { targetRef?: string; depth?: number; allUrls?: boolean }): Promise<WalkResult> {
+  private async walk(
+    frame: Frame,
+    prefix: string,
+    opts: { targetRef?: string; depth?: number; allUrls?: boolean; budget?: number },
+  ): Promise<WalkResult> {
     const result = await frame.evaluate(walkPage, { seed: this.nextRef, prefix, ...opts });
     this.nextRef = Math.max(this.nextRef, result.next);
     return result;
@@ -189,17 +193,23 @@ export class Tab {
       prefix = resolved.prefix;
     }
     const allUrls = opts.allUrls === true;
-    const walkOpts = { allUrls, ...(targetRef ? { targetRef } : {}), ...(opts.depth !== undefined ? { depth: opts.depth } : {}) };
+    const budget = Number.isFinite(opts.maxChars) ? { budget: opts.maxChars } : {};
+    const walkOpts = { allUrls, ...budget, ...(targetRef ? { targetRef } : {}), ...(opts.depth !== undefined ? { depth: opts.depth } : {}) };
     const main = await this.walk(frame, prefix, walkOpts);
     if (main.missing) throw ToolError.staleRef(opts.target ?? '');
     let lines = main.lines;
-    if (main.iframeRefs.length && opts.depth === undefined) lines = await this.spliceFrames(frame, prefix, main, allUrls);
-    return cut(lines, opts.maxChars);
+    if (main.iframeRefs.length && opts.depth === undefined) lines = await this.spliceFrames(frame, prefix, main, { allUrls, ...budget });
+    return cut(lines, opts.maxChars, main.stopped === true);
   }
 
   // Child frames render with their own walker (cross-origin frames run in other processes) and are spliced
   // under their <iframe> line.
-  private async spliceFrames(parent: Frame, parentPrefix: string, parentResult: WalkResult, allUrls: boolean): Promise<string[]> {
+  private async spliceFrames(
+    parent: Frame,
+    parentPrefix: string,
+    parentResult: WalkResult,
+    walkOpts: { allUrls: boolean; budget?: number },
+  ): Promise<string[]> {
     let lines = parentResult.lines;
     for (const child of parent.childFrames()) {
       if (child.detached) continue;
@@ -218,12 +228,12 @@ export class Tab {
       const prefix = `f${this.frameId(child)}`;
       let result: WalkResult;
       try {
-        result = await this.walk(child, prefix, { allUrls });
+        result = await this.walk(child, prefix, walkOpts);
       } catch {
         continue;
       }
       let childLines = result.lines;
-      if (result.iframeRefs.length) childLines = await this.spliceFrames(child, prefix, result, allUrls);
+      if (result.iframeRefs.length) childLines = await this.spliceFrames(child, prefix, result, walkOpts);
       const line = lines[at]!;
       const indent = /^ */.exec(line)![0] + '  ';
       const head = line.endsWith(':') ? line : `${line}:`;
@@ -488,19 +498,23 @@ async function frameOffset(frame: Frame): Promise<{ x: number; y: number }> {
   return { x, y };
 }
 
-function cut(lines: string[], maxChars: number): string {
+// `stopped`: the walk itself ended at the budget, so how much is left is not known.
+function cut(lines: string[], maxChars: number, stopped: boolean): string {
   let size = 0;
+  let at = lines.length;
   for (let i = 0; i < lines.length; i++) {
     size += lines[i]!.length + 1;
     if (size > maxChars) {
-      const rest = lines.length - i;
-      return [
-        ...lines.slice(0, i),
-        `- note: "Snapshot cut at ${maxChars} characters; ${rest} more lines not shown. Use browser_snapshot with target=<ref> or depth=<n> to see part of the page, or browser_find to search it."`,
-      ].join('\n');
+      at = i;
+      break;
     }
   }
-  return lines.join('\n');
+  if (at === lines.length && !stopped) return lines.join('\n');
+  const rest = stopped ? 'the rest of the page is' : `${lines.length - at} more lines`;
+  return [
+    ...lines.slice(0, at),
+    `- note: "Snapshot cut at ${maxChars} characters; ${rest} not shown. Use browser_snapshot with target=<ref> or depth=<n> to see part of the page, or browser_find to search it."`,
+  ].join('\n');
 }
 
 /** One console entry as the tools print it: `[ERROR] text @ url:line`. */

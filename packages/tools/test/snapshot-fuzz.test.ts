@@ -81,6 +81,15 @@ describe('snapshot of random documents', () => {
         const yaml = await snapshot();
         // Nothing changed: the same snapshot, the same refs.
         expect(await snapshot()).toBe(yaml);
+        // A budget only cuts: what is shown is the start of the whole snapshot, and a note says the rest is not.
+        // (Link urls aside: a cut walk weighs a link's name against the links it saw.)
+        const small = await tab.snapshot({ maxChars: 300 });
+        if (small !== yaml) {
+          const lines = small.split('\n');
+          expect(lines.at(-1)).toMatch(/^- note: "Snapshot cut at 300 characters/);
+          const noUrls = (text: string) => text.replace(/ \[url=[^\]]*\]/g, '');
+          expect(noUrls(`${yaml}\n`).startsWith(noUrls(lines.slice(0, -1).map((l) => `${l}\n`).join('')))).toBe(true);
+        }
         // A ref of the document before never reaches an element of this one.
         for (const ref of previousRefs.slice(0, 3)) {
           const stale = await callTool(s, 'browser_get_text', { target: ref });

@@ -93,9 +93,19 @@ describe('browser_snapshot', () => {
     const text = await call(s, 'browser_navigate', { url: h.server.url('/table?rows=300') });
     const snapshot = /```yaml\n([\s\S]*)\n```/.exec(text)![1]!;
     expect(snapshot.length).toBeLessThanOrEqual(5_000 + 300);
-    expect(snapshot).toMatch(/Snapshot cut at 5000 characters; \d+ more lines not shown\. Use browser_snapshot with target=<ref> or depth=<n>.*browser_find/);
+    expect(snapshot).toMatch(/Snapshot cut at 5000 characters; the rest of the page is not shown\. Use browser_snapshot with target=<ref> or depth=<n>.*browser_find/);
     // Cut on a node boundary: every line but the note is a whole node line.
     for (const line of snapshot.split('\n')) expect(line).toMatch(/^\s*- /);
+    // The walk stops soon after the budget, and what it shows is the start of the whole snapshot, unchanged.
+    const uncut = await h.session({ snapshotMaxChars: Infinity, includeSnapshot: false });
+    await call(uncut, 'browser_navigate', { url: h.server.url('/table?rows=300') });
+    const whole = /```yaml\n([\s\S]*)\n```/.exec(await call(uncut, 'browser_snapshot'))![1]!;
+    const shown = snapshot.split('\n').slice(0, -1).join('\n');
+    expect(shown.length).toBeGreaterThan(4_000);
+    expect(whole.startsWith(`${shown}\n`)).toBe(true);
+    // With depth the whole (shallow) tree is walked, and the note counts what it left out.
+    const shallow = await call(s, 'browser_snapshot', { depth: 3 });
+    expect(shallow).toMatch(/Snapshot cut at 5000 characters; \d+ more lines not shown\./);
   });
 
   it('names every interactive element of the uncut big table', async () => {

@@ -19,6 +19,11 @@ export interface WalkOptions {
   prefix: string;
   /** Write `[url=…]` on every link, not only where the url adds to the name (for `browser_find`). */
   allUrls?: boolean;
+  /**
+   * Stop walking once the snapshot is sure to pass this many characters (it is cut there anyway): on a big page an
+   * action's answer costs a walk of what it shows, not of the whole page. Ignored with `depth`.
+   */
+  budget?: number;
 }
 
 export interface WalkResult {
@@ -29,6 +34,8 @@ export interface WalkResult {
   next: number;
   /** Set when `targetRef` did not resolve. */
   missing?: boolean;
+  /** The walk stopped at the budget: the page has more than these lines show. */
+  stopped?: boolean;
 }
 
 export interface FindMatch {
@@ -398,10 +405,16 @@ export function walkPage(opts: WalkOptions): WalkResult {
     return el.childNodes;
   }
 
+  // A lower bound of the rendered size: only lines with a ref count, as they are always written (never flattened,
+  // their names never dropped), so stopping here never leaves the snapshot shorter than the budget.
+  const budget = opts.depth === undefined ? (opts.budget ?? Infinity) : Infinity;
+  let written = 0;
+  let stopped = false;
+
   // Collects the items for `el`'s children into `out`, flattening elements that carry no role of their own.
   function collect(el: Element, out: Item[]): void {
     const kids = childNodesOf(el);
-    for (let i = 0; i < kids.length; i++) {
+    for (let i = 0; i < kids.length && !stopped; i++) {
       const n = kids[i]!;
       if (n.nodeType === 3) {
         const t = collapse(n.nodeValue ?? '');
@@ -486,6 +499,10 @@ export function walkPage(opts: WalkOptions): WalkResult {
       ownName: own !== '',
     };
     if (role === 'iframe' && ref) iframeRefs.push(ref);
+    if (ref) {
+      written += node.role.length + node.name.length + node.props.length + opts.prefix.length + ref.length + 10;
+      if (written > budget) stopped = true;
+    }
     if (role === 'link') {
       // A role="link" element (or an <a> without href) has no url: '' stands for "none" among same-named links.
       const href = node.url !== undefined ? (el as HTMLAnchorElement).href : undefined;
@@ -570,7 +587,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
   if (!opts.allUrls) pruneUrls();
   render(items, '', 0);
-  return { lines, iframeRefs, next: st.next };
+  return { lines, iframeRefs, next: st.next, ...(stopped ? { stopped } : {}) };
 }
 
 /**
