@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type LaunchOptions, type Page } from 'puppeteer-core';
 
 const CANDIDATES = [
   '/usr/bin/chromium',
@@ -31,6 +31,11 @@ export const QUIET_FLAGS = [
 ];
 
 export async function launchTestBrowser(extraArgs: string[] = []): Promise<Browser> {
+  return launchHeadless(extraArgs);
+}
+
+// The installed Chromium, headless and quiet; root needs --no-sandbox.
+function launchHeadless(extraArgs: string[], options: Pick<LaunchOptions, 'targetFilter'> = {}): Promise<Browser> {
   const args = [...QUIET_FLAGS, ...extraArgs];
   if (process.getuid?.() === 0) args.push('--no-sandbox');
   return puppeteer.launch({
@@ -38,6 +43,7 @@ export async function launchTestBrowser(extraArgs: string[] = []): Promise<Brows
     headless: true,
     args,
     defaultViewport: { width: 1280, height: 720 },
+    ...options,
   });
 }
 
@@ -46,13 +52,7 @@ export async function launchTestBrowser(extraArgs: string[] = []): Promise<Brows
  * Puppeteer stays off service workers: attached to one, it holds the worker at "starting" when Chrome restarts it.
  */
 export async function launchExtensionBrowser(extensionDir: string): Promise<Browser> {
-  const args = [...QUIET_FLAGS, `--load-extension=${extensionDir}`, `--disable-extensions-except=${extensionDir}`];
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
-  return puppeteer.launch({
-    executablePath: testChromePath(),
-    headless: true,
-    args,
-    defaultViewport: { width: 1280, height: 720 },
+  return launchHeadless([`--load-extension=${extensionDir}`, `--disable-extensions-except=${extensionDir}`], {
     targetFilter: (target) => target.type() !== 'service_worker',
   });
 }
