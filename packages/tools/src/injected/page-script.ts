@@ -354,14 +354,12 @@ export function walkPage(opts: WalkOptions): WalkResult {
     if (role === 'option') {
       if (el instanceof HTMLOptionElement ? el.selected : attr('aria-selected') === 'true') p += ' [selected]';
     } else if (attr('aria-selected') === 'true') p += ' [selected]';
-    if (!bare) {
-      const pressed = el.getAttribute('aria-pressed');
-      if (pressed === 'true') p += ' [pressed]';
-      else if (pressed === 'mixed') p += ' [pressed=mixed]';
-      const expanded = el.getAttribute('aria-expanded');
-      if (expanded === 'true') p += ' [expanded]';
-      else if (el.tagName === 'DETAILS' && (el as HTMLDetailsElement).open) p += ' [expanded]';
-    }
+    const pressed = attr('aria-pressed');
+    if (pressed === 'true') p += ' [pressed]';
+    else if (pressed === 'mixed') p += ' [pressed=mixed]';
+    const expanded = attr('aria-expanded');
+    if (expanded === 'true') p += ' [expanded]';
+    else if (el.tagName === 'DETAILS' && (el as HTMLDetailsElement).open) p += ' [expanded]';
     const formControl = /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(el.tagName);
     // `disabled` is a live property on buttons, inputs, options, fieldsets…; undefined elsewhere.
     if (
