@@ -19,6 +19,9 @@ export async function buildDaemonApp(
     ...fastifyOptions,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
+    // On shutdown every socket goes at once: a connection a browser left open mid-request (a refused page fetch)
+    // would otherwise hold close() until the browser drops it.
+    forceCloseConnections: true,
   });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
   await app.register(daemonCore, options);

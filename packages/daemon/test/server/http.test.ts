@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { buildDaemonApp, type SessionRouter } from '../../src/index.js';
@@ -128,4 +130,18 @@ it('rejects bad options at build time with the fix in the message', async () => 
   await expect(buildDaemonApp({ router, extensionIds: ['abc'] })).rejects.toThrow('is not a Chrome extension id (32 letters a-p');
   await expect(buildDaemonApp({ router, allowedOrigins: ['*'] })).rejects.toThrow('"*" is not allowed');
   await expect(buildDaemonApp({ router, heartbeatMs: -1 })).rejects.toThrow('"heartbeatMs" must be a positive number');
+});
+
+it('closes at once, even with a request still half sent on an open connection', async () => {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  // Headers in, body promised but never sent: the request stays in progress, so the connection is not idle.
+  socket.write('POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+  // The server drops it: a reset is how that looks from this side.
+  socket.on('error', () => undefined);
+  const dropped = new Promise((resolve) => socket.once('close', resolve));
+  await app.close();
+  await dropped;
 });
