@@ -1,14 +1,23 @@
+import { ExtensionEvents, parseSessionOpened } from '@browsermcp/protocol';
 import { DaemonConnection, type ConnectionStatus } from './connection.js';
-import { BrowserSessions } from './sessions.js';
+import { normalizeSites } from './offlimits.js';
+import { BrowserSessions, type AgentSummary } from './sessions.js';
 import { browserId, loadSettings } from './settings.js';
 
 declare const __EXTENSION_VERSION__: string;
 
 /** Messages the popup and options page send to the worker. */
-export type UiRequest = { type: 'status' } | { type: 'connect' } | { type: 'disconnect' };
+export type UiRequest =
+  | { type: 'status' }
+  | { type: 'connect' }
+  | { type: 'disconnect' }
+  /** Stop one agent: close its tabs and end its session. */
+  | { type: 'stop'; sessionId: string }
+  /** Bring one agent's tab to the front. */
+  | { type: 'show'; sessionId: string };
 export interface UiStatus {
   connection: ConnectionStatus;
-  sessions: Array<{ sessionId: string; clientName: string | null; tabs: number }>;
+  sessions: AgentSummary[];
   version: string;
 }
 
@@ -23,6 +32,8 @@ function browserName(): string {
 // Everything below must be registered synchronously at startup: a stopped worker is woken only by these events.
 const ready = (async () => {
   await sessions.restore();
+  const { offLimits } = await chrome.storage.local.get('offLimits');
+  sessions.setOffLimits(normalizeSites(typeof offLimits === 'string' ? offLimits : ''));
   const settings = await loadSettings();
   connection = new DaemonConnection(settings, {
     hello: async () => ({ browserId: await browserId(), browser: browserName(), version: __EXTENSION_VERSION__, tabs: sessions.reportTabs() }),
@@ -30,10 +41,12 @@ const ready = (async () => {
       void sessions.run(command).then((response) => connection.send(response));
     },
     event: (event) => {
-      if (event.name === 'session_opened') {
-        const name = (event.payload as { clientName?: unknown } | null)?.clientName;
-        sessions.sessionOpened(event.sessionId, typeof name === 'string' ? name : null);
-      } else if (event.name === 'session_closed') void sessions.sessionClosed(event.sessionId);
+      if (event.name === ExtensionEvents.sessionOpened) {
+        const opened = parseSessionOpened(event.payload);
+        // An older daemon may send fewer fields; a payload we cannot read still opens the session, unnamed.
+        if (opened.ok) sessions.sessionOpened(event.sessionId, opened.value.clientName, opened.value.settings);
+        else sessions.sessionOpened(event.sessionId, null);
+      } else if (event.name === ExtensionEvents.sessionClosed) void sessions.sessionClosed(event.sessionId);
     },
     status: (status) => void chrome.storage.session.set({ connection: status }),
   });
@@ -42,7 +55,10 @@ const ready = (async () => {
 })();
 
 chrome.tabs.onRemoved.addListener((tabId) => void ready.then(() => sessions.tabRemoved(tabId)));
-chrome.tabs.onCreated.addListener((tab) => void ready.then(() => sessions.tabCreated(tab)));
+chrome.webNavigation.onCreatedNavigationTarget.addListener(
+  ({ sourceTabId, tabId }) => void ready.then(() => sessions.popupOpened(sourceTabId, tabId)),
+);
+chrome.tabs.onActivated.addListener(({ tabId, windowId }) => void ready.then(() => sessions.tabActivated(tabId, windowId)));
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId !== undefined) void ready.then(() => sessions.debuggerDetached(source.tabId!, reason));
 });
@@ -57,7 +73,15 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   });
 });
 
+chrome.webNavigation.onBeforeNavigate.addListener(({ tabId, frameId, url }) => {
+  if (frameId === 0) void ready.then(() => sessions.navigationStarted(tabId, url));
+});
+
 chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && changes.offLimits) {
+    const text = changes.offLimits.newValue;
+    void ready.then(() => sessions.setOffLimits(normalizeSites(typeof text === 'string' ? text : '')));
+  }
   if (area !== 'local' || (!changes.daemonUrl && !changes.accessToken)) return;
   void ready.then(async () => {
     await chrome.storage.local.set({ paused: false });
@@ -73,6 +97,10 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
     } else if (request.type === 'connect') {
       await chrome.storage.local.set({ paused: false });
       connection.start(await loadSettings());
+    } else if (request.type === 'stop') {
+      await sessions.stopByPerson(request.sessionId);
+    } else if (request.type === 'show') {
+      await sessions.show(request.sessionId);
     }
     reply({ connection: connection.status, sessions: sessions.summary(), version: __EXTENSION_VERSION__ });
   });

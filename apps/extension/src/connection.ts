@@ -1,4 +1,13 @@
-import { parseEnvelope, parseMessage, type CommandEnvelope, type Envelope, type EventEnvelope } from '@browsermcp/protocol';
+import {
+  ExtensionCloseCodes,
+  ExtensionEvents,
+  parseEnvelope,
+  parseMessage,
+  ProxyMethods,
+  type CommandEnvelope,
+  type Envelope,
+  type EventEnvelope,
+} from '@browsermcp/protocol';
 import { checkDaemonUrl, type Settings } from './settings.js';
 
 export type ConnectionState = 'connecting' | 'connected' | 'error' | 'disconnected';
@@ -24,8 +33,8 @@ const KEEPALIVE_MS = 20_000;
 
 /** Close codes the daemon uses on purpose: no point retrying these until the user changes something. */
 const FATAL_CLOSE: Record<number, string> = {
-  4401: 'The daemon refused the access token. Set the right one in the options page.',
-  4403: 'This browser is registered to another user on the daemon.',
+  [ExtensionCloseCodes.Unauthorized]: 'The daemon refused the access token. Set the right one in the options page.',
+  [ExtensionCloseCodes.Forbidden]: 'This browser is registered to another user on the daemon.',
 };
 
 /**
@@ -67,10 +76,13 @@ export class DaemonConnection {
     this.open();
   }
 
-  /** The popup's Disconnect button: closes and stays closed until start() is called again. */
+  /**
+   * The popup's Disconnect button: closes and stays closed until start() is called again. The daemon hears that the
+   * person paused it, and tells agents so.
+   */
   stop(): void {
     this.wanted = false;
-    this.teardown();
+    this.teardown(ExtensionCloseCodes.Paused, 'paused by the person');
     this.setStatus('disconnected');
   }
 
@@ -78,12 +90,12 @@ export class DaemonConnection {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(envelope));
   }
 
-  private teardown(): void {
+  private teardown(code = 1000, reason = 'reconnecting'): void {
     clearTimeout(this.retryTimer);
     clearInterval(this.keepAlive);
     const ws = this.ws;
     this.ws = undefined;
-    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'reconnecting');
+    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(code, reason);
   }
 
   private open(): void {
@@ -108,28 +120,21 @@ export class DaemonConnection {
       helloSent = true;
       const hello = await this.handlers.hello();
       if (this.ws !== ws) return;
-      ws.send(JSON.stringify({ wireId: crypto.randomUUID(), sessionId: 'hello', type: 'event', name: 'hello', payload: hello }));
+      ws.send(JSON.stringify({ wireId: crypto.randomUUID(), sessionId: 'hello', type: 'event', name: ExtensionEvents.hello, payload: hello }));
       this.attempt = 0;
       this.setStatus('connected');
-      this.keepAlive = setInterval(() => this.send({ wireId: crypto.randomUUID(), sessionId: 'keepalive', type: 'event', name: 'keepalive', payload: null }), KEEPALIVE_MS);
+      this.keepAlive = setInterval(() => this.send({ wireId: crypto.randomUUID(), sessionId: 'keepalive', type: 'event', name: ExtensionEvents.keepalive, payload: null }), KEEPALIVE_MS);
     };
-    // A daemon with auth asks `authenticate` first; one without waits for the hello. With a token set we expect
-    // the question (and still say hello if none comes); without one we say hello at once.
-    let helloTimer: ReturnType<typeof setTimeout> | undefined;
-    ws.onopen = () => {
-      if (this.settings.accessToken) helloTimer = setTimeout(() => void sayHello(), 1000);
-      else void sayHello();
-    };
+    // The daemon speaks first: `authenticate` (answered with the token) or `authenticated` (say hello now).
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
       const text = typeof event.data === 'string' ? event.data : '';
       const rpc = parseMessage(text);
-      if (rpc.ok && rpc.kind === 'request' && rpc.message.method === 'authenticate') {
-        clearTimeout(helloTimer);
+      if (rpc.ok && rpc.kind === 'request' && rpc.message.method === ProxyMethods.authenticate) {
         ws.send(JSON.stringify({ jsonrpc: '2.0', id: rpc.message.id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken } }));
         return;
       }
-      if (rpc.ok && rpc.kind === 'notification' && rpc.message.method === 'authenticated') {
+      if (rpc.ok && rpc.kind === 'notification' && rpc.message.method === ProxyMethods.authenticated) {
         void sayHello();
         return;
       }
@@ -140,7 +145,6 @@ export class DaemonConnection {
       else if (envelope.type === 'event') this.handlers.event(envelope);
     };
     ws.onclose = (event) => {
-      clearTimeout(helloTimer);
       if (this.ws !== ws) return;
       clearInterval(this.keepAlive);
       this.ws = undefined;
@@ -150,7 +154,7 @@ export class DaemonConnection {
         this.setStatus('error', fatal);
         return;
       }
-      const reason = event.reason || (helloSent ? 'the connection closed' : `cannot reach the daemon at ${this.settings.daemonUrl} (is browsermcp running?)`);
+      const reason = event.reason || (helloSent ? 'the connection closed' : `cannot reach browsermcp at ${this.settings.daemonUrl}: start it with \`browsermcp-gateway --extension\` (or a browsermcp-daemon)`);
       this.setStatus('error', reason);
       this.scheduleRetry();
     };

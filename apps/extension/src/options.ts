@@ -1,9 +1,26 @@
+import { normalizeSites } from './offlimits.js';
 import { checkDaemonUrl, loadSettings } from './settings.js';
 
 const url = document.getElementById('url') as HTMLInputElement;
 const token = document.getElementById('token') as HTMLInputElement;
 const problem = document.getElementById('problem') as HTMLParagraphElement;
 const saved = document.getElementById('saved') as HTMLSpanElement;
+
+const limits = document.getElementById('off-limits') as HTMLTextAreaElement;
+const limitsSaved = document.getElementById('limits-saved') as HTMLSpanElement;
+
+void chrome.storage.local.get('offLimits').then(({ offLimits }) => {
+  limits.value = typeof offLimits === 'string' ? offLimits : '';
+});
+
+document.getElementById('limits-form')!.addEventListener('submit', (event) => {
+  event.preventDefault();
+  // The worker applies the list to every agent as soon as it is stored.
+  void chrome.storage.local.set({ offLimits: normalizeSites(limits.value).join('\n') }).then(() => {
+    limits.value = normalizeSites(limits.value).join('\n');
+    limitsSaved.hidden = false;
+  });
+});
 
 void loadSettings().then((s) => {
   url.value = s.daemonUrl;

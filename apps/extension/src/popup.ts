@@ -1,4 +1,5 @@
 import type { UiRequest, UiStatus } from './background.js';
+import type { AgentSummary, LastAction } from './sessions.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const LABELS = { connected: 'Connected', connecting: 'Connecting…', error: 'Not connected', disconnected: 'Disconnected' } as const;
@@ -16,18 +17,7 @@ function render(status: UiStatus): void {
   error.hidden = !connection.error || connection.state === 'connected';
   error.textContent = connection.error ?? '';
   const list = $('sessions');
-  list.replaceChildren(
-    ...status.sessions.map((s) => {
-      const li = document.createElement('li');
-      const name = document.createElement('span');
-      name.textContent = s.clientName ?? 'MCP client';
-      const tabs = document.createElement('span');
-      tabs.className = 'muted';
-      tabs.textContent = `${s.tabs} tab${s.tabs === 1 ? '' : 's'}`;
-      li.append(name, tabs);
-      return li;
-    }),
-  );
+  list.replaceChildren(...status.sessions.map(agentRow));
   $('no-sessions').hidden = status.sessions.length > 0;
   const toggle = $<HTMLButtonElement>('toggle');
   const off = connection.state === 'disconnected';
@@ -36,8 +26,70 @@ function render(status: UiStatus): void {
   $('version').textContent = `v${status.version}`;
 }
 
+/** One agent: its name (a click shows its tab), tab count, last action in words, and a Stop button. */
+function agentRow(agent: AgentSummary): HTMLLIElement {
+  const li = document.createElement('li');
+  li.className = 'agent';
+  li.dataset.sessionId = agent.sessionId;
+  const about = document.createElement('button');
+  about.className = 'link agent-show';
+  about.title = 'Show its tab';
+  const name = document.createElement('strong');
+  name.textContent = agent.clientName ?? 'MCP client';
+  const detail = document.createElement('span');
+  detail.className = 'muted agent-detail';
+  detail.textContent = `${agent.tabs} tab${agent.tabs === 1 ? '' : 's'}${agent.lastAction ? ` · ${describeAction(agent.lastAction)}` : ''}`;
+  about.append(name, detail);
+  about.onclick = () => void ask({ type: 'show', sessionId: agent.sessionId });
+  const stop = document.createElement('button');
+  stop.className = 'agent-stop';
+  stop.textContent = 'Stop';
+  stop.title = 'End this agent’s session and close its tabs';
+  stop.onclick = async () => render(await ask({ type: 'stop', sessionId: agent.sessionId }));
+  li.append(about, stop);
+  return li;
+}
+
+const WORDS: Record<string, string> = {
+  browser_navigate: 'opened',
+  browser_navigate_back: 'went back on',
+  browser_navigate_forward: 'went forward on',
+  browser_click: 'clicked on',
+  browser_type: 'typed on',
+  browser_fill_form: 'filled a form on',
+  browser_select_option: 'chose an option on',
+  browser_hover: 'hovered on',
+  browser_drag: 'dragged on',
+  browser_press_key: 'pressed a key on',
+  browser_file_upload: 'uploaded a file on',
+  browser_handle_dialog: 'answered a dialog on',
+  browser_evaluate: 'ran a script on',
+  browser_snapshot: 'read',
+  browser_take_screenshot: 'took a screenshot of',
+  browser_wait_for: 'waited on',
+  browser_tabs: 'switched tabs, on',
+  browser_console_messages: 'read the console of',
+  browser_network_requests: 'read the requests of',
+};
+
+/** "clicked on example.com, 12 s ago". */
+function describeAction(action: LastAction): string {
+  const verb = WORDS[action.tool] ?? `used ${action.tool.replace(/^browser_/, '').replace(/_/g, ' ')} on`;
+  const where = action.site ?? 'a blank page';
+  return `${verb} ${where}, ${ago(Date.now() - action.at)}`;
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s ago`;
+  const m = Math.round(s / 60);
+  return m < 60 ? `${m} min ago` : `${Math.round(m / 60)} h ago`;
+}
+
 void ask({ type: 'status' }).then(render);
-// The worker stores each state change; the popup follows while it is open.
+// "12 s ago" keeps counting while the popup is open.
+setInterval(() => void ask({ type: 'status' }).then(render), 5000);
+// The worker stores each change of the connection and of the sessions; the popup follows while it is open.
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'session' && changes.connection) void ask({ type: 'status' }).then(render);
+  if (area === 'session' && (changes.connection || changes.sessions)) void ask({ type: 'status' }).then(render);
 });

@@ -2,14 +2,28 @@ import {
   createEvent,
   ErrorCodes,
   errorResponseFor,
+  ExtensionEvents,
   responseFor,
   type CommandEnvelope,
   type EventEnvelope,
   type ResponseEnvelope,
+  type SessionSettings,
 } from '@browsermcp/protocol';
-import { callTool, ToolError, ToolSession, toolsFor, UnknownToolError, type ToolResult } from '@browsermcp/tools';
+import {
+  callTool,
+  optionalCapabilities,
+  sessionConfigFrom,
+  ToolError,
+  ToolSession,
+  toolsFor,
+  UnknownToolError,
+  type Capability,
+  type Tool,
+  type ToolResult,
+} from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
 import { attachTab, detachTab, refusalFor } from './attach.js';
+import { offLimits } from './offlimits.js';
 
 interface SessionState {
   id: string;
@@ -17,26 +31,52 @@ interface SessionState {
   running: number;
   lastActionEnd: number;
   clientName: string | null;
+  /** How its tools behave: the gateway's flags, as a launched browser applies them. */
+  settings: SessionSettings;
   tabIds: number[];
   groupId: number | undefined;
   currentTabId: number | undefined;
   tools: ToolSession | undefined;
+  /** What it did last, for the popup: the tool, the site, when it ended. */
+  lastAction: LastAction | undefined;
+}
+
+export interface LastAction {
+  tool: string;
+  /** The host of the page it acted on, when there was one. */
+  site: string | null;
+  at: number;
+}
+
+/** One agent as the popup shows it. */
+export interface AgentSummary {
+  sessionId: string;
+  clientName: string | null;
+  tabs: number;
+  lastAction: LastAction | null;
 }
 
 /** What survives a service-worker restart (chrome.storage.session): sessions and their tabs, not the Page objects. */
 interface StoredSession {
+  lastAction?: LastAction;
   clientName: string | null;
+  settings?: SessionSettings;
   tabIds: number[];
   groupId: number | undefined;
   currentTabId: number | undefined;
 }
 
 const STORAGE_KEY = 'sessions';
+// Grey is left out: it reads as "not an agent" next to the person's own groups.
+const GROUP_COLORS: `${chrome.tabGroups.Color}`[] = ['blue', 'red', 'yellow', 'green', 'pink', 'purple', 'cyan', 'orange'];
 const POPUP_WINDOW_MS = 1500;
 // How long browser_navigate waits for a tab stuck on a chrome:// page to load about:blank before it attaches.
 const UNSTICK_TIMEOUT_MS = 5000;
-// Context tools need a browser browsermcp owns: here they answer with the engine's clear error.
-const TOOLS = toolsFor(['vision', 'pdf', 'gif']);
+/** The tools a session may call: the core ones and the optional groups the gateway enabled (--caps). */
+function toolsOf(settings: SessionSettings): Tool[] {
+  // Context tools need a browser browsermcp owns: here they answer with the engine's clear error.
+  return toolsFor((settings.caps ?? []).filter((c): c is Capability => (optionalCapabilities as readonly string[]).includes(c)));
+}
 
 const errorResult = (message: string): ToolResult => ({ content: [{ type: 'text', text: `### Error\n${message}` }], isError: true });
 
@@ -53,26 +93,79 @@ export class BrowserSessions {
    * the tab to a page extensions may not drive (chrome://…). The next command attaches again.
    */
   private readonly detached = new Set<number>();
-  /** Tabs this extension is closing itself: their removal is not news for the daemon. */
+  /** Tabs this extension is closing itself: it tells the daemon at once, not when Chrome reports the removal. */
   private readonly closing = new Set<number>();
+  /** The tabs the person last looked at in each window, newest last: a popup an agent's page opens must not stay in front. */
+  private readonly personTabs = new Map<number, number[]>();
+  /** Popups of agents' pages just adopted, and when: Chrome may bring one to the front a moment after it opens. */
+  private readonly recentPopups = new Map<number, number>();
   /** Why a session tab could not be attached again, for the error of the next command that names it. */
   private readonly attachErrors = new Map<number, string>();
 
+  /** Sites the person put off limits for agents (options page). */
+  private offLimitSites: string[] = [];
+
   constructor(private readonly emit: (event: EventEnvelope) => void) {}
+
+  /** The person changed the off-limits list: it applies to every session at once. */
+  setOffLimits(sites: string[]): void {
+    this.offLimitSites = sites;
+    for (const s of this.sessions.values()) s.tools?.configure(this.configFor(s));
+  }
+
+  /** The session's tool config: the gateway's settings, and the person's off-limits sites before them. */
+  private configFor(s: SessionState): ReturnType<typeof sessionConfigFrom> {
+    const config = sessionConfigFrom(s.settings);
+    const gateway = config.checkUrl;
+    return { ...config, checkUrl: (url) => offLimits(url, this.offLimitSites) ?? gateway?.(url) };
+  }
+
+  /**
+   * A session tab starts loading a page (a link, a redirect, the page itself): an off-limits site is not shown to
+   * the agent; the tab goes to about:blank and the agent is told in its next answer.
+   */
+  async navigationStarted(tabId: number, url: string): Promise<void> {
+    const owner = this.ownerOf(tabId);
+    const why = owner ? offLimits(url, this.offLimitSites) : undefined;
+    if (!owner || !why) return;
+    await chrome.tabs.update(tabId, { url: 'about:blank' }).catch(() => undefined);
+    owner.tools?.addNote(`A page tried to open ${url.split(/[?#]/)[0]}, and the tab was sent to about:blank instead. ${why}`);
+  }
 
   async restore(): Promise<void> {
     const stored = (await chrome.storage.session.get(STORAGE_KEY))[STORAGE_KEY] as Record<string, StoredSession> | undefined;
     for (const [id, s] of Object.entries(stored ?? {})) {
       const alive: number[] = [];
       for (const tabId of s.tabIds) if (await chrome.tabs.get(tabId).catch(() => undefined)) alive.push(tabId);
-      this.sessions.set(id, { id, running: 0, lastActionEnd: 0, clientName: s.clientName, tabIds: alive, groupId: s.groupId, currentTabId: s.currentTabId, tools: undefined });
+      this.sessions.set(id, {
+        id,
+        running: 0,
+        lastActionEnd: 0,
+        clientName: s.clientName,
+        settings: s.settings ?? {},
+        tabIds: alive,
+        groupId: s.groupId,
+        currentTabId: s.currentTabId,
+        tools: undefined,
+        lastAction: s.lastAction,
+      });
+    }
+    for (const tab of await chrome.tabs.query({ active: true })) {
+      if (tab.id !== undefined) this.tabActivated(tab.id, tab.windowId);
     }
   }
 
   private async persist(): Promise<void> {
     const stored: Record<string, StoredSession> = {};
     for (const s of this.sessions.values()) {
-      stored[s.id] = { clientName: s.clientName, tabIds: s.tabIds, groupId: s.groupId, currentTabId: s.currentTabId };
+      stored[s.id] = {
+        clientName: s.clientName,
+        settings: s.settings,
+        tabIds: s.tabIds,
+        groupId: s.groupId,
+        currentTabId: s.currentTabId,
+        ...(s.lastAction ? { lastAction: s.lastAction } : {}),
+      };
     }
     await chrome.storage.session.set({ [STORAGE_KEY]: stored });
   }
@@ -82,22 +175,57 @@ export class BrowserSessions {
     return [...this.sessions.values()].flatMap((s) => s.tabIds.map((t) => ({ tabId: String(t), sessionId: s.id })));
   }
 
-  summary(): Array<{ sessionId: string; clientName: string | null; tabs: number }> {
-    return [...this.sessions.values()].map((s) => ({ sessionId: s.id, clientName: s.clientName, tabs: s.tabIds.length }));
+  summary(): AgentSummary[] {
+    return [...this.sessions.values()].map((s) => ({ sessionId: s.id, clientName: s.clientName, tabs: s.tabIds.length, lastAction: s.lastAction ?? null }));
+  }
+
+  /**
+   * The person pressed Stop on an agent in the popup: its tabs close, and the daemon ends its session, so its
+   * agent is told it was stopped rather than left to retry.
+   */
+  async stopByPerson(sessionId: string): Promise<void> {
+    if (!this.sessions.has(sessionId)) return;
+    this.emit(createEvent({ sessionId, name: ExtensionEvents.sessionStopped, payload: null }));
+    await this.sessionClosed(sessionId);
+  }
+
+  /** The person clicked an agent in the popup: bring its current tab (and window) to the front. */
+  async show(sessionId: string): Promise<void> {
+    const s = this.sessions.get(sessionId);
+    const tabId = s?.currentTabId ?? s?.tabIds[0];
+    if (tabId === undefined) return;
+    const tab = await chrome.tabs.update(tabId, { active: true }).catch(() => undefined);
+    if (tab?.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => undefined);
   }
 
   private session(id: string): SessionState {
     let s = this.sessions.get(id);
     if (!s) {
-      s = { id, running: 0, lastActionEnd: 0, clientName: null, tabIds: [], groupId: undefined, currentTabId: undefined, tools: undefined };
+      s = {
+        id,
+        running: 0,
+        lastActionEnd: 0,
+        clientName: null,
+        settings: {},
+        tabIds: [],
+        groupId: undefined,
+        currentTabId: undefined,
+        tools: undefined,
+        lastAction: undefined,
+      };
       this.sessions.set(id, s);
     }
     return s;
   }
 
-  sessionOpened(sessionId: string, clientName: string | null): void {
+  /** The daemon opened a session here, or says again that it is open (after a reconnect): its name and settings. */
+  sessionOpened(sessionId: string, clientName: string | null, settings: SessionSettings = {}): void {
     const s = this.session(sessionId);
     s.clientName = clientName;
+    if (JSON.stringify(settings) !== JSON.stringify(s.settings)) {
+      s.settings = settings;
+      s.tools?.configure(this.configFor(s));
+    }
     if (s.groupId !== undefined) void chrome.tabGroups.update(s.groupId, { title: clientName ?? 'MCP' }).catch(() => undefined);
     void this.persist();
   }
@@ -110,9 +238,17 @@ export class BrowserSessions {
     await this.persist();
   }
 
+  /**
+   * Closes a session tab. A session that closes one of its tabs (browser_tabs close) tells the daemon before its
+   * answer, so ownership is released everywhere at once; a closing session's tabs are no news.
+   */
   private async closeTab(tabId: number): Promise<void> {
+    const owner = this.ownerOf(tabId);
     this.closing.add(tabId);
     this.forgetTab(tabId);
+    if (owner && this.sessions.get(owner.id) === owner) {
+      this.emit(createEvent({ sessionId: owner.id, name: ExtensionEvents.tabClosed, payload: null, tabId: String(tabId) }));
+    }
     await chrome.tabs.remove(tabId).catch(() => undefined);
   }
 
@@ -131,28 +267,43 @@ export class BrowserSessions {
     }
   }
 
-  /** The user closed a tab: ownership goes, and the daemon hears of it. */
+  /** A tab came to the front: the person's choice, unless it is a popup an agent's page just opened. */
+  tabActivated(tabId: number, windowId: number): void {
+    const popup = this.recentPopups.get(tabId);
+    if (popup !== undefined && Date.now() - popup < POPUP_WINDOW_MS) return void this.giveBackFocus(windowId, tabId);
+    const seen = (this.personTabs.get(windowId) ?? []).filter((t) => t !== tabId);
+    seen.push(tabId);
+    this.personTabs.set(windowId, seen.slice(-5));
+  }
+
+  /** The person closed a tab: ownership goes, the daemon hears of it, and its agent is told in its next answer. */
   tabRemoved(tabId: number): void {
     const owner = this.ownerOf(tabId);
     const ours = this.closing.delete(tabId);
     this.forgetTab(tabId);
-    if (owner && !ours) this.emit(createEvent({ sessionId: owner.id, name: 'tab_closed', payload: null, tabId: String(tabId) }));
+    if (owner && !ours) this.emit(createEvent({ sessionId: owner.id, name: ExtensionEvents.tabClosed, payload: null, tabId: String(tabId) }));
     void this.persist();
   }
 
-  /** A tab opened by a session's page (target=_blank, window.open) joins that session and becomes current. */
-  async tabCreated(tab: chrome.tabs.Tab): Promise<void> {
-    if (tab.id === undefined || tab.openerTabId === undefined) return;
-    const owner = this.ownerOf(tab.openerTabId);
-    if (!owner || owner.tabIds.includes(tab.id)) return;
-    // Chrome also names an opener for tabs the user opens while an agent's tab is active: only a tab that appears
-    // during (or just after) one of the session's actions is the page's popup.
+  /**
+   * A tab opened by a session's page (target=_blank, window.open; `sourceTabId` from webNavigation, which names the
+   * page that opened it: a tab's openerTabId names the tab in front, and agent tabs are in the background) joins
+   * that session and becomes current.
+   */
+  async popupOpened(sourceTabId: number, tabId: number): Promise<void> {
+    const owner = this.ownerOf(sourceTabId);
+    if (!owner || owner.tabIds.includes(tabId)) return;
+    // Only a tab that appears during (or just after) one of the session's actions is one its actions opened.
     const duringAction = owner.running > 0 || Date.now() - owner.lastActionEnd < POPUP_WINDOW_MS;
-    if (!duringAction || refusalFor(tab.pendingUrl ?? tab.url)) return;
-    const tabId = tab.id;
+    const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+    if (!tab || !duringAction || refusalFor(tab.pendingUrl ?? tab.url)) return;
     const adopt = (async () => {
+      // Chrome shows a page's popup in front; the person keeps looking at what they were looking at.
+      this.recentPopups.set(tabId, Date.now());
+      setTimeout(() => this.recentPopups.delete(tabId), POPUP_WINDOW_MS);
+      if ((await chrome.tabs.get(tabId).catch(() => undefined))?.active) await this.giveBackFocus(tab.windowId, tabId);
       await this.addTab(owner, tabId);
-      this.emit(createEvent({ sessionId: owner.id, name: 'tab_opened', payload: null, tabId: String(tabId) }));
+      this.emit(createEvent({ sessionId: owner.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tabId) }));
       const page = owner.tools ? await this.attach(owner, tabId).catch(() => undefined) : undefined;
       if (page) owner.tools?.adoptPage(page, true);
       await this.persist();
@@ -194,6 +345,12 @@ export class BrowserSessions {
     await loaded;
   }
 
+  private async giveBackFocus(windowId: number, popupTabId: number): Promise<void> {
+    const seen = this.personTabs.get(windowId) ?? [];
+    const previous = [...seen].reverse().find((t) => t !== popupTabId && !this.ownerOf(t));
+    if (previous !== undefined) await chrome.tabs.update(previous, { active: true }).catch(() => undefined);
+  }
+
   private ownerOf(tabId: number): SessionState | undefined {
     for (const s of this.sessions.values()) if (s.tabIds.includes(tabId)) return s;
     return undefined;
@@ -210,7 +367,25 @@ export class BrowserSessions {
       // The user ungrouped or closed the group: make a new one.
     }
     s.groupId = await chrome.tabs.group({ tabIds: [tabId] });
-    await chrome.tabGroups.update(s.groupId, { title: s.clientName ?? 'MCP', color: 'blue' }).catch(() => undefined);
+    await chrome.tabGroups.update(s.groupId, { title: s.clientName ?? 'MCP', color: await this.colorFor(s) }).catch(() => undefined);
+  }
+
+  /** A colour no other agent's group has, so the person tells agents apart; the same agent name prefers the same. */
+  private async colorFor(s: SessionState): Promise<`${chrome.tabGroups.Color}`> {
+    const taken = new Set<string>();
+    for (const other of this.sessions.values()) {
+      if (other === s || other.groupId === undefined) continue;
+      const group = await chrome.tabGroups.get(other.groupId).catch(() => undefined);
+      if (group) taken.add(group.color);
+    }
+    let hash = 0;
+    for (const ch of s.clientName ?? s.id) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+    const start = hash % GROUP_COLORS.length;
+    for (let i = 0; i < GROUP_COLORS.length; i++) {
+      const color = GROUP_COLORS[(start + i) % GROUP_COLORS.length]!;
+      if (!taken.has(color)) return color;
+    }
+    return GROUP_COLORS[start]!;
   }
 
   private async attach(s: SessionState, tabId: number): Promise<Page> {
@@ -231,12 +406,14 @@ export class BrowserSessions {
   private async toolsFor(s: SessionState): Promise<ToolSession> {
     if (!s.tools) {
       const tools = new ToolSession({
+        // The person's browser: agent tabs open and stay in the background, never taking focus from the person.
+        background: true,
         newPage: async () => {
-          const tab = await chrome.tabs.create({ url: 'about:blank', active: true });
+          const tab = await chrome.tabs.create({ url: 'about:blank', active: false });
           await this.addTab(s, tab.id!);
           const page = await this.attach(s, tab.id!);
           void this.persist();
-          this.emit(createEvent({ sessionId: s.id, name: 'tab_opened', payload: null, tabId: String(tab.id) }));
+          this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tab.id) }));
           return page;
         },
         closePage: async (page) => {
@@ -244,7 +421,7 @@ export class BrowserSessions {
           if (tabId !== undefined) await this.closeTab(tabId);
           void this.persist();
         },
-      });
+      }, this.configFor(s));
       s.tools = tools;
       for (const tabId of [...s.tabIds]) {
         const page = await this.attach(s, tabId).catch((err: unknown) => {
@@ -294,7 +471,7 @@ export class BrowserSessions {
         }
         tools.selectTab(index);
       }
-      result = await callTool(tools, command.name, command.payload ?? {}, TOOLS);
+      result = await callTool(tools, command.name, command.payload ?? {}, toolsOf(s.settings));
     } catch (err) {
       if (err instanceof UnknownToolError) return errorResponseFor(command, { code: ErrorCodes.MethodNotFound, message: err.message });
       result = errorResult(err instanceof Error ? err.message : String(err));
@@ -304,8 +481,19 @@ export class BrowserSessions {
     }
     const current = s.tools?.peekCurrentTab();
     s.currentTabId = current ? this.tabOfPage.get(current.page) : undefined;
+    s.lastAction = { tool: command.name, site: siteOf(current?.page.url()), at: Date.now() };
     void this.persist();
     const response = responseFor(command, result);
     return s.currentTabId !== undefined ? { ...response, tabId: String(s.currentTabId) } : response;
+  }
+}
+
+/** The host a person recognises (example.com), or null for a page without one (about:blank). */
+function siteOf(url: string | undefined): string | null {
+  try {
+    const host = url ? new URL(url).host : '';
+    return host || null;
+  } catch {
+    return null;
   }
 }

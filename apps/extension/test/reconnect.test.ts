@@ -21,6 +21,10 @@ describe('tabs and reconnects', () => {
     expect(clicked).toContain('### Open tabs');
     const list = textOf(await h.router.dispatch('s1', { name: 'browser_tabs', payload: { action: 'list' } }));
     expect(list).toMatch(/- 1: \(current\) \[Item 7\]/);
+    // The popup opened in front (Chrome does that) and was sent behind the tab the person looks at.
+    const w = await h.control();
+    const active = await w.evaluate(async () => (await chrome.tabs.query({ active: true })).map((t) => t.url));
+    expect(active).toEqual([`chrome-extension://${EXTENSION_ID}/options.html`]);
   });
 
   it('drops a tab the user closes from its session', async () => {

@@ -6,6 +6,7 @@ import type { Capability } from '@browsermcp/tools';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_HOST, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
+import { refusedBrowserArg } from './local/browser.js';
 
 /** A bad command line: the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {
@@ -152,6 +153,9 @@ export function parseCli(argv: string[]): CliCommand {
   if (cdpEndpoint !== undefined && !/^(https?|wss?):\/\/[^/]+/i.test(cdpEndpoint)) {
     throw new UsageError(`--cdp-endpoint must be an http:// or ws:// URL such as http://127.0.0.1:9222 (got "${cdpEndpoint}")`);
   }
+
+  const refusedArg = refusedBrowserArg(list('browser-arg'));
+  if (refusedArg) throw new UsageError(`--browser-arg: ${refusedArg}`);
 
   const local = v['no-local']
     ? null

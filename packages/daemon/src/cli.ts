@@ -46,8 +46,8 @@ async function main(argv: string[]): Promise<void> {
       },
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  // SIGHUP (its terminal closed) ends it as cleanly as SIGTERM: the browser it launched goes with it.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop(signal));
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -87,6 +87,18 @@ export const CommandTimeoutError = defineError<'BMCP_ERR_TIMEOUT', [command: str
   ErrorCodes.Timeout,
 );
 
+export const SessionStoppedError = defineError<'BMCP_ERR_SESSION_STOPPED', []>(
+  'BMCP_ERR_SESSION_STOPPED',
+  'the person stopped this agent in their browser (the Stop button in the browsermcp popup): its session and tabs are closed. Do not carry on with this task unless the person asks you again',
+  ErrorCodes.SessionNotFound,
+);
+
+export const BrowserPausedError = defineError<'BMCP_ERR_BROWSER_PAUSED', [timeLeft: string]>(
+  'BMCP_ERR_BROWSER_PAUSED',
+  'the person paused browsermcp in their browser (the Disconnect button in its popup); ask them to press Connect there, then try again. Their tabs are kept for %s',
+  ErrorCodes.BrowserDisconnected,
+);
+
 export const BrowserDisconnectedError = defineError<
   'BMCP_ERR_BROWSER_DISCONNECTED',
   [what: 'disconnected' | 'is disconnected', timeLeft: string]

@@ -1,11 +1,12 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startFixtureServer } from '@browsermcp/testkit';
+import { devToolsExposure, startFixtureServer } from '@browsermcp/testkit';
 import { jwtVerify } from 'jose';
 import { expect, it } from 'vitest';
 import { parseCli, SERVE_FLAGS, SERVE_HELP, UsageError } from '../src/cli-args.js';
+import { signToken } from '../src/index.js';
 import { alive, processTree, tempDir, testChromePath } from './helpers/local.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -43,6 +44,7 @@ it.each([
   [['--auth-secret-file', '/nonexistent/secret'], '--auth-secret-file /nonexistent/secret cannot be read (ENOENT)'],
   [['--cdp-endpoint', 'localhost:9222'], '--cdp-endpoint must be an http:// or ws:// URL'],
   [['token', '--user', 'u'], 'token needs --secret-file'],
+  [['--browser-arg=--remote-debugging-port=9222'], '--browser-arg: the browser flag --remote-debugging-port=9222 is refused'],
 ])('refuses %j with the reason', (args, reason) => {
   expect(() => parseCli(args)).toThrow(UsageError);
   expect(() => parseCli(args)).toThrow(reason);
@@ -65,34 +67,46 @@ it('prints a token for a user that the secret verifies', async () => {
   expect(payload.exp! - payload.iat!).toBe(3600);
 });
 
-it('serves commands, logs one line per session and command, and leaves no Chromium after SIGTERM', async () => {
+interface RunningCli {
+  child: ChildProcessWithoutNullStreams;
+  address: string;
+  /** The JSON log lines so far. */
+  lines: Array<Record<string, unknown>>;
+}
+
+/** Starts the daemon CLI on a free port and resolves once it logs that it listens. */
+async function startCli(args: string[]): Promise<RunningCli> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first`);
+  const child = spawn(process.execPath, [CLI, '--port', '0', '--output-dir', tempDir('cli-out'), '--executable-path', testChromePath(), ...args]);
+  const lines: Array<Record<string, unknown>> = [];
+  let buffer = '';
+  const address = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      let i: number;
+      while ((i = buffer.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
+        buffer = buffer.slice(i + 1);
+        lines.push(line);
+        if (line.msg === 'browsermcp daemon listening') resolve(line.address as string);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`daemon exited early (${code})`)));
+  });
+  return { child, address, lines };
+}
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+it('serves commands, logs one line per session and command, and leaves no Chromium after SIGTERM', async () => {
   const server = await startFixtureServer();
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--output-dir', tempDir('cli-out'), '--executable-path', testChromePath()]);
+  const { child, address, lines } = await startCli([]);
   try {
-    const lines: Array<Record<string, unknown>> = [];
-    let buffer = '';
-    const listening = new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        buffer += d.toString();
-        let i: number;
-        while ((i = buffer.indexOf('\n')) >= 0) {
-          const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
-          buffer = buffer.slice(i + 1);
-          lines.push(line);
-          if (line.msg === 'browsermcp daemon listening') resolve(line.address as string);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`daemon exited early (${code})`)));
-    });
-    const address = await listening;
-    const created = await fetch(`${address}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"clientName":"cli-test"}' });
+    const created = await post(`${address}/sessions`, { clientName: 'cli-test' });
     const { sessionId } = (await created.json()) as { sessionId: string };
-    const ran = await fetch(`${address}/commands`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-instance-id': sessionId },
-      body: JSON.stringify({ name: 'browser_navigate', payload: { url: server.url('/item/9') } }),
-    });
+    const ran = await post(`${address}/commands`, { name: 'browser_navigate', payload: { url: server.url('/item/9') } }, { 'x-instance-id': sessionId });
     expect(ran.status).toBe(200);
     expect(JSON.stringify(await ran.json())).toContain('Item 9');
     const tree = processTree(child.pid!);
@@ -104,6 +118,36 @@ it('serves commands, logs one line per session and command, and leaves no Chromi
     expect(tree.filter(alive)).toEqual([]);
     expect(lines.filter((l) => l.msg === 'session opened')).toHaveLength(1);
     expect(lines.filter((l) => l.msg === 'command')).toEqual([expect.objectContaining({ sessionId, command: 'browser_navigate' })]);
+  } finally {
+    child.kill('SIGKILL');
+    await server.close();
+  }
+});
+
+it('with a secret, drives its browser only for a token; the browser has no DevTools port and dies with a SIGKILLed daemon', async () => {
+  const server = await startFixtureServer();
+  const secretFile = join(tempDir('secret'), 'secret');
+  writeFileSync(secretFile, 'y'.repeat(40));
+  const { child, address } = await startCli(['--auth-secret-file', secretFile]);
+  try {
+    expect((await post(`${address}/sessions`, {})).status).toBe(401);
+    const auth = { authorization: `Bearer ${await signToken({ userId: 'alice', secret: 'y'.repeat(40) })}` };
+    const created = await post(`${address}/sessions`, {}, auth);
+    expect(created.status).toBe(201);
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    const navigate = { name: 'browser_navigate', payload: { url: server.url('/item/4') } };
+    expect((await post(`${address}/commands`, navigate, { 'x-instance-id': sessionId })).status).toBe(401);
+    const ran = await post(`${address}/commands`, navigate, { 'x-instance-id': sessionId, ...auth });
+    expect(JSON.stringify(await ran.json())).toContain('Item 4');
+
+    const tree = processTree(child.pid!);
+    const chromium = tree.filter((pid) => pid !== child.pid);
+    expect(chromium.length).toBeGreaterThan(2);
+    // No DevTools port, file or listening socket that another local process could use.
+    expect(devToolsExposure(chromium)).toEqual({ pipe: true, portFlag: false, activePortFile: false, listeningSockets: 0 });
+
+    child.kill('SIGKILL');
+    await expect.poll(() => tree.filter(alive), { timeout: 5_000, interval: 100 }).toEqual([]);
   } finally {
     child.kill('SIGKILL');
     await server.close();

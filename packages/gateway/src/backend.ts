@@ -1,4 +1,5 @@
 import { LocalExecutor, SessionRouter, startDaemon, type LocalExecutorOptions, type RunningDaemon } from '@browsermcp/daemon';
+import type { SessionSettings } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
 
 /** Where tool calls go: the embedded daemon by default, a remote daemon later. The gateway runs no browser code. */
@@ -64,6 +65,8 @@ export interface ExtensionBackendOptions {
   graceMs?: number | undefined;
   /** How long a tool call waits for a browser to connect before it says how to connect one. */
   connectWaitMs?: number;
+  /** How tools behave in the extension's sessions (the gateway's flags), as the launched browser applies them. */
+  sessionSettings?: SessionSettings;
 }
 
 /**
@@ -83,6 +86,9 @@ export class ExtensionBackend implements Backend {
       port: options.daemonPort,
       // Only the user's browser: no browser launched by the daemon.
       local: null,
+      // Only /extension (and /health): MCP clients come through the gateway and its key, never straight to the daemon.
+      commandEndpoints: false,
+      ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });
@@ -103,11 +109,21 @@ export class ExtensionBackend implements Backend {
     return undefined;
   }
 
+  private pausedBrowser(): boolean {
+    for (const record of this.daemon.app.browsermcp.extensions.records.values()) if (record.paused) return true;
+    return false;
+  }
+
   private async waitForBrowser(): Promise<string> {
     const deadline = Date.now() + (this.options.connectWaitMs ?? 10_000);
     for (;;) {
       const id = this.connectedBrowser();
       if (id) return id;
+      if (this.pausedBrowser()) {
+        throw new Error(
+          'The person paused browsermcp in their browser (the Disconnect button in its popup). Ask them to press Connect in the browsermcp popup, then call the tool again.',
+        );
+      }
       if (Date.now() >= deadline) {
         throw new Error(
           `No browser is connected. Install the browsermcp extension (apps/extension, "Load unpacked") and make sure its daemon URL is ${this.extensionUrl}, then call the tool again.`,

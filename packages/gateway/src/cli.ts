@@ -62,6 +62,13 @@ async function main(): Promise<void> {
   }
 
   if (config.port === undefined) {
+    // A signal ends a stdio session as closing stdin does: the session's tabs and the browser close first.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      process.once(signal, () => {
+        setTimeout(() => process.exit(1), 10_000).unref();
+        process.stdin.destroy();
+      });
+    }
     await runStdioGateway(config);
     process.exit(0);
   }
@@ -87,8 +94,8 @@ async function main(): Promise<void> {
     await gateway.close();
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // SIGHUP (its terminal closed) ends it as cleanly as SIGTERM: sessions closed, the browser it launched with them.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
 }
 
 main().catch((err: unknown) => {

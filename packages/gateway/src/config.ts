@@ -195,8 +195,21 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
 
 
   const extension = bool('extension');
-  if (extension && (cdpEndpoint || userDataDir || str('executablePath'))) {
-    throw new ConfigError('--extension drives your own browser: it cannot be combined with --cdp-endpoint, --user-data-dir or --executable-path.');
+  if (extension) {
+    // Set on purpose (flag, environment or config file), not left at its default: a flag that cannot apply stops here.
+    const given = (key: string) => !['default', undefined].includes(program.getOptionValueSource(key));
+    const launchOnly = ['cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext'].filter(given);
+    if (launchOnly.length) {
+      throw new ConfigError(
+        `--extension drives your own browser, so ${launchOnly.map(flagName).join(', ')} cannot apply (they shape a browser browsermcp launches). Drop ${launchOnly.length > 1 ? 'them' : 'it'}, or drop --extension.`,
+      );
+    }
+    const files = ['outputDir', 'fileRoots'].filter(given);
+    if (files.length) {
+      throw new ConfigError(
+        `${files.map(flagName).join(' and ')} cannot apply with --extension: uploads and saved files are not available in your own browser yet (screenshots come back inline). Drop ${files.length > 1 ? 'them' : 'it'}.`,
+      );
+    }
   }
   const daemonUrl = str('daemonUrl');
   if (daemonUrl) {
@@ -245,21 +258,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   };
 }
 
-
-/** The navigation filter for --allowed-origins / --blocked-origins, as the tools' checkUrl hook. */
-export function originFilter(config: Pick<GatewayConfig, 'allowedOrigins' | 'blockedOrigins'>): ((url: string) => string | undefined) | undefined {
-  if (!config.allowedOrigins.length && !config.blockedOrigins.length) return undefined;
-  return (url) => {
-    let origin: string;
-    try {
-      origin = new URL(url).origin.toLowerCase();
-    } catch {
-      return undefined;
-    }
-    if (config.blockedOrigins.includes(origin)) return `${origin} is blocked by the gateway's --blocked-origins.`;
-    if (config.allowedOrigins.length && !config.allowedOrigins.includes(origin) && origin !== 'null') {
-      return `${origin} is not in the gateway's --allowed-origins (${config.allowedOrigins.join(', ')}).`;
-    }
-    return undefined;
-  };
+/** "viewportSize" → "--viewport-size". */
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { toolsFor } from '@browsermcp/tools';
+import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
 import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
 import { RemoteBackend } from './remote-backend.js';
-import { originFilter, type GatewayConfig } from './config.js';
+import type { GatewayConfig } from './config.js';
 import { buildHttpGateway, type HttpGateway } from './http/app.js';
 import { createMcpServer, describeTools } from './mcp-server.js';
 import { newSessionId } from './sessions.js';
@@ -14,7 +14,12 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     return new RemoteBackend({ daemonUrl: config.daemonUrl, daemonToken: config.daemonToken, browser: config.daemonBrowser, timeoutMs: config.commandTimeoutMs });
   }
   if (config.extension) {
-    return ExtensionBackend.start({ daemonPort: config.daemonPort, commandTimeoutMs: config.commandTimeoutMs, graceMs: config.gracePeriodMs });
+    return ExtensionBackend.start({
+      daemonPort: config.daemonPort,
+      commandTimeoutMs: config.commandTimeoutMs,
+      graceMs: config.gracePeriodMs,
+      sessionSettings: { ...toolSettings(config), caps: config.caps },
+    });
   }
   return new EmbeddedBackend({
     executablePath: config.executablePath,
@@ -27,8 +32,13 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     fileRoots: config.fileRoots,
     caps: config.caps,
     commandTimeoutMs: config.commandTimeoutMs,
-    toolConfig: { snapshotMaxChars: config.snapshotMaxChars, checkUrl: originFilter(config) },
+    toolConfig: sessionConfigFrom(toolSettings(config)),
   });
+}
+
+/** The flags that shape how tools behave, in the one form both backends apply (the extension gets them per session). */
+function toolSettings(config: GatewayConfig): ToolSettings {
+  return { snapshotMaxChars: config.snapshotMaxChars, allowedOrigins: config.allowedOrigins, blockedOrigins: config.blockedOrigins };
 }
 
 export interface RunningHttpGateway extends HttpGateway {

@@ -1,6 +1,6 @@
 export { EmbeddedBackend, ExtensionBackend } from './backend.js';
 export type { Backend, EmbeddedBackendOptions, ExtensionBackendOptions } from './backend.js';
-export { buildProgram, ConfigError, originFilter, resolveConfig } from './config.js';
+export { buildProgram, ConfigError, resolveConfig } from './config.js';
 export type { GatewayConfig } from './config.js';
 export { createBackend, describeBrowser, runStdioGateway, startHttpGateway } from './gateway.js';
 export type { RunningHttpGateway } from './gateway.js';

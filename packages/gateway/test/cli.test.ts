@@ -1,7 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { alive, devToolsExposure, processTree, startFixtureServer, testChromePath } from '@browsermcp/testkit';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { text } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const run = (args: string[], env: Record<string, string> = {}) =>
@@ -33,8 +37,68 @@ describe('browsermcp-gateway CLI', () => {
     const unknown = await run(['--teleport']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown option '--teleport'");
-    const config = await run(['--config', '/nonexistent/config.json']);
+    const launchOnly = await run(['--extension', '--headless', '--viewport-size', '800x600']);
+    expect(launchOnly.code).toBe(2);
+    expect(launchOnly.stderr).toContain('--extension drives your own browser, so --headless, --viewport-size cannot apply');
+    const files = await run(['--extension'], { BROWSERMCP_FILE_ROOTS: '/tmp' });
+    expect(files.code).toBe(2);
+    expect(files.stderr).toContain('--file-roots cannot apply with --extension: uploads and saved files are not available in your own browser yet');
+        const config = await run(['--config', '/nonexistent/config.json']);
     expect(config.code).toBe(2);
     expect(config.stderr).toContain('--config /nonexistent/config.json: cannot read the file (ENOENT)');
+  });
+
+  /** The HTTP gateway CLI on a free port, with one tool call made so that its browser runs. */
+  async function startWithBrowser(): Promise<{ child: ChildProcessWithoutNullStreams; browser: number[]; close: () => Promise<void> }> {
+    const server = await startFixtureServer();
+    const child = spawn(process.execPath, [CLI, '--port', '0', '--headless', '--executable-path', testChromePath()]);
+    let banner = '';
+    const ready = new Promise<{ url: string; key: string }>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        banner += d.toString();
+        const url = /MCP \(Streamable HTTP\)\s+(\S+)/.exec(banner)?.[1];
+        const key = /API key\s+(\S+)/.exec(banner)?.[1];
+        if (url && key) resolve({ url, key });
+      });
+      child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${banner}`)));
+    });
+    const { url, key } = await ready;
+    const client = new Client({ name: 'cli-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/item/5') } }))).toContain('Item 5');
+    const browser = processTree(child.pid!).filter((pid) => pid !== child.pid);
+    expect(browser.length).toBeGreaterThan(2);
+    return {
+      child,
+      browser,
+      close: async () => {
+        child.kill('SIGKILL');
+        await client.close().catch(() => undefined);
+        await server.close();
+      },
+    };
+  }
+
+  it('launches its browser without a DevTools port, and the browser dies within 5 s of a SIGKILL', async () => {
+    const { child, browser, close } = await startWithBrowser();
+    try {
+      expect(devToolsExposure(browser)).toEqual({ pipe: true, portFlag: false, activePortFile: false, listeningSockets: 0 });
+      child.kill('SIGKILL');
+      await expect.poll(() => browser.filter(alive), { timeout: 5_000, interval: 100 }).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('closes sessions and the browser on SIGHUP (its terminal closed), as on SIGTERM', async () => {
+    const { child, browser, close } = await startWithBrowser();
+    try {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGHUP');
+      expect(await exited).toBe(0);
+      expect(browser.filter(alive)).toEqual([]);
+    } finally {
+      await close();
+    }
   });
 });

@@ -95,7 +95,7 @@ describe('--extension: the user\'s own browser', () => {
     expect(popupText).toContain('Agent Alpha');
     expect(popupText).toContain('Agent Beta');
     await mkdir(ARTIFACTS, { recursive: true });
-    await helper.setViewport({ width: 340, height: 260 });
+    await helper.setViewport({ width: 360, height: 300 });
     await helper.screenshot({ path: join(ARTIFACTS, 'extension-popup.png') });
     expect((await stat(join(ARTIFACTS, 'extension-popup.png'))).size).toBeGreaterThan(1000);
 
@@ -113,6 +113,12 @@ describe('--extension without a connected browser', () => {
         /No browser is connected\. Install the browsermcp extension .* its daemon URL is ws:\/\/127\.0\.0\.1:\d+\/extension/,
       );
       expect(backend.browserConnected()).toBe(false);
+      // Its daemon serves the extension only: no local process may drive the person's browser past the gateway's key.
+      const daemonHttp = backend.extensionUrl.replace('ws://', 'http://').replace('/extension', '');
+      const opened = await fetch(`${daemonHttp}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(opened.status).toBe(404);
+      expect((await fetch(`${daemonHttp}/commands`, { method: 'POST', headers: { 'x-instance-id': 's' } })).status).toBe(404);
+      expect((await fetch(`${daemonHttp}/health`)).status).toBe(200);
     } finally {
       await backend.close();
     }

@@ -8,7 +8,9 @@ import { buildProgram, resolveConfig, startHttpGateway, type RunningHttpGateway 
 /** A gateway on an ephemeral loopback port, configured with CLI flags as a user would; logs are kept quiet. */
 export async function startGateway(flags: string[] = []): Promise<RunningHttpGateway> {
   const program = buildProgram().exitOverride();
-  program.parse(['--port', '0', '--headless', '--log-level', 'warn', ...flags], { from: 'user' });
+  // A launched test browser is headless; --extension drives a browser the test launched itself.
+  const headless = flags.includes('--extension') ? [] : ['--headless'];
+  program.parse(['--port', '0', ...headless, '--log-level', 'warn', ...flags], { from: 'user' });
   const config = resolveConfig(program, {});
   const port = config.port ?? 0;
   return startHttpGateway({ ...config, port }, { logStream: new PassThrough() });

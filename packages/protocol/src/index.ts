@@ -3,3 +3,4 @@ export * from './jsonrpc';
 export * from './envelope';
 export * from './ids';
 export * from './proxy';
+export * from './extension';

@@ -2,3 +2,5 @@ export { launchExtensionBrowser, launchTestBrowser, openExtensionPage, QUIET_FLA
 export { startFixtureServer, tableHtml } from './fixture-server.js';
 export type { FixtureServer, FixtureServerOptions } from './fixture-server.js';
 export { refIn, textOf } from './results.js';
+export { alive, devToolsExposure, processTree } from './processes.js';
+export type { DevToolsExposure } from './processes.js';

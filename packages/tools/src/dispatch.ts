@@ -46,6 +46,8 @@ export async function callTool(session: ToolSession, name: string, args: unknown
     response.addError(errorText(err));
   }
   await session.settled();
+  noteTabsClosedOutside(session, response);
+  for (const note of session.takeNotes()) response.addNote(note);
   await recordFrame(session, name);
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
@@ -63,11 +65,23 @@ function unknownArguments(schema: z.ZodType, args: unknown): string {
   return `unknown argument${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}${hint}`;
 }
 
+// A tab closed under the session (by the person, or by its page) is said once, in the next answer, with where the
+// session is now: otherwise the model would take the tab it lands on for the one it was using.
+function noteTabsClosedOutside(session: ToolSession, response: Response): void {
+  const closed = session.takeClosedOutside();
+  if (!closed.length) return;
+  const current = session.peekCurrentTab();
+  const now = current ? `now on tab ${session.tabs.indexOf(current)} (${current.page.url()})` : 'no tab is open now';
+  for (const { index, url } of closed) {
+    response.addNote(`Tab ${index} (${url}) was closed outside this session: the person closed it, or the page closed itself; ${now}.`);
+  }
+}
+
 // While a GIF is recorded, each action adds what the page shows after it.
 async function recordFrame(session: ToolSession, name: string): Promise<void> {
   const tab = session.peekCurrentTab();
   if (!session.recorder || !tab || tab.modalStates().length || name.startsWith('browser_gif_')) return;
-  await session.recorder.capture(tab).catch(() => undefined);
+  await session.recorder.capture(tab, session.host.background).catch(() => undefined);
 }
 
 function errorText(err: unknown): string {

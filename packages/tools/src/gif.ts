@@ -24,18 +24,17 @@ export class GifRecorder {
     return this.frames.length;
   }
 
-  async capture(tab: Tab): Promise<void> {
+  async capture(tab: Tab, background = false): Promise<void> {
     if (this.frames.length >= MAX_FRAMES) {
       this.dropped++;
       return;
     }
     const size = await tab.page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
     const scale = Math.min(1, MAX_WIDTH / Math.max(1, size.width));
-    const png = await tab.page.screenshot({
-      type: 'png',
-      encoding: 'binary',
-      clip: { x: 0, y: 0, width: size.width, height: size.height, scale },
-    });
+    const png = await tab.capture(
+      () => tab.page.screenshot({ type: 'png', encoding: 'binary', clip: { x: 0, y: 0, width: size.width, height: size.height, scale } }),
+      { background },
+    );
     this.frames.push({ png, at: Date.now() });
   }
 

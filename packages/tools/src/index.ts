@@ -9,3 +9,5 @@ export { Tab } from './tab.js';
 export type { ConsoleEntry, ModalState, NetworkEntry } from './tab.js';
 export { defineTabTool, defineTool } from './tool.js';
 export type { Capability, Tool, ToolSchema } from './tool.js';
+export { originFilter, sessionConfigFrom } from './settings.js';
+export type { ToolSettings } from './settings.js';

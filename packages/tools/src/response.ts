@@ -25,6 +25,7 @@ export interface PageInfo {
  */
 export class Response {
   private results: string[] = [];
+  private notes: string[] = [];
   private errors: string[] = [];
   private images: ImageContent[] = [];
   private page: PageInfo | undefined;
@@ -36,6 +37,12 @@ export class Response {
 
   addResult(text: string): this {
     this.results.push(text);
+    return this;
+  }
+
+  /** Something the model must know that the call did not cause (a tab the person closed). */
+  addNote(text: string): this {
+    this.notes.push(text);
     return this;
   }
 
@@ -96,6 +103,7 @@ export class Response {
     const sections: string[] = [];
     if (this.errors.length) sections.push(`### Error\n${this.errors.join('\n')}`);
     if (this.results.length) sections.push(`### Result\n${this.results.join('\n')}`);
+    if (this.notes.length) sections.push(`### Note\n${this.notes.join('\n')}`);
     if (this.modal.length) sections.push(`### Modal state\n${this.modal.map((l) => `- ${l}`).join('\n')}`);
     if (this.tabsList) sections.push(`### Open tabs\n${this.tabsList}`);
     if (this.page) sections.push(`### Page\n- Page URL: ${this.page.url}\n- Page Title: ${this.page.title}`);

@@ -41,6 +41,11 @@ export interface SessionHost {
   closePage?(page: Page): Promise<void>;
   files?: FileAccess;
   contexts?: ContextManager;
+  /**
+   * The person's own browser: the session's tabs stay in the background and are never brought to the front (a
+   * launched browser brings the current tab forward, since only the front tab of a window renders frames).
+   */
+  background?: boolean;
 }
 
 export interface SessionConfig {
@@ -65,15 +70,26 @@ export const defaultSessionConfig: SessionConfig = {
 /** What the tools know of one MCP session: its tabs and which one is current. */
 export class ToolSession {
   readonly host: SessionHost;
-  readonly config: SessionConfig;
+  config: SessionConfig;
   private tabList: Tab[] = [];
   private current: Tab | undefined;
   private readonly pending = new Set<Promise<unknown>>();
+  /** Pages this session is closing itself: their close is not news. */
+  private readonly closing = new WeakSet<Page>();
+  /** Tabs that closed under the session (the person closed them, or the page closed itself) since the last answer. */
+  private closedOutside: Array<{ index: number; url: string }> = [];
+  /** What the host has to tell the model in the next answer (a page sent away from a site the person blocked). */
+  private notes: string[] = [];
   /** The GIF being recorded (browser_gif_start), which every tool call adds a frame to. */
   recorder: GifRecorder | undefined;
 
   constructor(host: SessionHost, config: Partial<SessionConfig> = {}) {
     this.host = host;
+    this.config = { ...defaultSessionConfig, ...config };
+  }
+
+  /** New settings from the host (the extension hears the gateway's flags again after a reconnect). */
+  configure(config: Partial<SessionConfig>): void {
     this.config = { ...defaultSessionConfig, ...config };
   }
 
@@ -127,10 +143,29 @@ export class ToolSession {
     clearTimeout(timer);
   }
 
-  /** Drops a page the host saw go away (the user closed its tab) without closing it again. */
+  /** Drops a page the host saw go away (the person closed its tab) without closing it again. */
   removePage(page: Page): void {
     const tab = this.tabList.find((t) => t.page === page);
-    if (tab) this.forget(tab);
+    if (tab) this.lost(tab);
+  }
+
+  /** Adds a line to the next answer's `### Note`: something the model must know that its call did not cause. */
+  addNote(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** The notes since the last answer; then forgets them. */
+  takeNotes(): string[] {
+    const notes = this.notes;
+    this.notes = [];
+    return notes;
+  }
+
+  /** The tabs that closed under the session since the last call, with their index and last URL; then forgets them. */
+  takeClosedOutside(): Array<{ index: number; url: string }> {
+    const closed = this.closedOutside;
+    this.closedOutside = [];
+    return closed;
   }
 
   /**
@@ -152,7 +187,15 @@ export class ToolSession {
     tab.page.on('popup', (popup) => {
       if (popup) this.adoptPage(popup, true);
     });
-    tab.page.once('close', () => this.forget(tab));
+    tab.page.once('close', () => this.lost(tab));
+  }
+
+  /** A tab's page closed: news for the model unless the session closed it itself. */
+  private lost(tab: Tab): void {
+    const index = this.tabList.indexOf(tab);
+    if (index < 0) return;
+    if (!this.closing.has(tab.page)) this.closedOutside.push({ index, url: tab.page.url() });
+    this.forget(tab);
   }
 
   private forget(tab: Tab): void {
@@ -176,7 +219,7 @@ export class ToolSession {
   // forward, as a person would look at it.
   private setCurrent(tab: Tab): void {
     this.current = tab;
-    if (this.tabList.length > 1) void tab.page.bringToFront().catch(() => undefined);
+    if (this.tabList.length > 1 && !this.host.background) void tab.page.bringToFront().catch(() => undefined);
   }
 
   async closeTab(index?: number): Promise<void> {
@@ -194,6 +237,7 @@ export class ToolSession {
   }
 
   private async closePage(page: Page): Promise<void> {
+    this.closing.add(page);
     if (page.isClosed()) return;
     if (this.host.closePage) await this.host.closePage(page);
     else await page.close();

@@ -162,6 +162,24 @@ export class Tab {
     }
   }
 
+  /**
+   * Takes a picture of the page with `shoot`. Chrome paints only the tab in front of its window, and a capture of a
+   * tab it does not paint waits for a frame that never comes (and holds up other captures meanwhile). So a hidden
+   * tab is brought to the front first, unless the session must stay in the background (the person's own browser):
+   * then the picture is refused at once, saying why.
+   */
+  async capture<T>(shoot: () => Promise<T>, options: { background?: boolean | undefined } = {}): Promise<T> {
+    const hidden = await this.page.evaluate(() => document.visibilityState === 'hidden').catch(() => false);
+    if (hidden && options.background) {
+      throw new ToolError(
+        'This tab is behind another tab in its window, and Chrome paints only the tab in front, so it cannot be ' +
+          'photographed without taking the person\'s focus. browser_snapshot reads the page in the background; a screenshot works once the person looks at the tab.',
+      );
+    }
+    if (hidden) await this.page.bringToFront().catch(() => undefined);
+    return shoot();
+  }
+
   private frameId(frame: Frame): number {
     let id = this.frameIds.get(frame);
     if (!id) {
@@ -226,6 +244,11 @@ export class Tab {
       const at = lines.findIndex((l) => l.endsWith(marker) || l.endsWith(`${marker}:`));
       if (at < 0) continue;
       const prefix = `f${this.frameId(child)}`;
+      // A frame still parsing its document (frames load after the page; a busy machine parses in slices) would show
+      // half its elements, or a button before its text: give it a moment to finish, bounded.
+      await child
+        .waitForFunction(() => document.readyState !== 'loading', { polling: 20, timeout: FRAME_PARSE_WAIT_MS })
+        .catch(() => undefined);
       let result: WalkResult;
       try {
         result = await this.walk(child, prefix, walkOpts);
@@ -463,7 +486,9 @@ async function waitForNavigationDone(page: Page, nav: HTTPRequest, capMs: number
     const response = nav.response();
     if (response) {
       try {
+        // Polled on a timer: the default (requestAnimationFrame) never fires in a hidden tab.
         await page.mainFrame().waitForFunction(() => document.readyState !== 'loading', {
+          polling: 50,
           timeout: Math.max(1, deadline - Date.now()),
         });
         return;
@@ -538,6 +563,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined>
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** How long a snapshot waits for a child frame that is still parsing its document. */
+const FRAME_PARSE_WAIT_MS = 1000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

@@ -62,6 +62,54 @@ describe('tabs', () => {
     expect(await call(s, 'browser_tabs', { action: 'list' })).toContain('No open tabs');
   });
 
+  it('tells the model once, in its next answer, that a tab was closed outside the session, and where it is now', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await call(s, 'browser_tabs', { action: 'new', url: h.server.url('/form.html') });
+    // The person closes the current tab (here: the page is closed from outside the tools).
+    await s.tabs[1]!.page.close();
+    const next = await call(s, 'browser_snapshot');
+    expect(next).toContain(
+      `### Note\nTab 1 (${h.server.url('/form.html')}) was closed outside this session: the person closed it, or the page closed itself; now on tab 0 (${h.server.url('/index.html')}).`,
+    );
+    expect(next).toContain('- Page Title: Fixture home');
+    expect(await call(s, 'browser_snapshot')).not.toContain('### Note');
+    // A tab the session closes itself is no news.
+    await call(s, 'browser_tabs', { action: 'new', url: h.server.url('/form.html') });
+    expect(await call(s, 'browser_tabs', { action: 'close', index: 1 })).not.toContain('### Note');
+    // The last tab closed from outside: the next call opens a new one, and says so.
+    await s.tabs[0]!.page.close();
+    expect(await call(s, 'browser_navigate', { url: h.server.url('/form.html') })).toContain('was closed outside this session: the person closed it, or the page closed itself; now on tab 0');
+  });
+
+  it('keeps a background session in the background: its hidden tab is read, and a screenshot of it is refused with the reason', async () => {
+    const s = await h.session({}, { background: true });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await call(s, 'browser_tabs', { action: 'new', url: h.server.url('/form.html') });
+    await call(s, 'browser_tabs', { action: 'select', index: 0 });
+    // Not brought to the front: the tab the session works in stays hidden behind the newer one.
+    expect(await call(s, 'browser_evaluate', { function: '() => document.visibilityState' })).toContain('"hidden"');
+    expect(await call(s, 'browser_snapshot')).toContain('- Page Title: Fixture home');
+    expect(await callError(s, 'browser_take_screenshot')).toContain(
+      "This tab is behind another tab in its window, and Chrome paints only the tab in front, so it cannot be photographed without taking the person's focus.",
+    );
+    await call(s, 'browser_close');
+  });
+
+  it('brings a hidden tab of a launched browser to the front for its screenshot', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await call(s, 'browser_tabs', { action: 'new', url: h.server.url('/form.html') });
+    await s.tabs[1]!.page.bringToFront();
+    await call(s, 'browser_tabs', { action: 'select', index: 0 });
+    await s.tabs[1]!.page.bringToFront();
+    expect(await call(s, 'browser_evaluate', { function: '() => document.visibilityState' })).toContain('"hidden"');
+    const shot = await callTool(s, 'browser_take_screenshot', {});
+    expect(shot.isError).toBeFalsy();
+    expect(shot.content.some((c) => c.type === 'image')).toBe(true);
+    await call(s, 'browser_close');
+  });
+
   it('resizes the viewport and refuses sizes that make no sense', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });

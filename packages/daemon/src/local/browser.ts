@@ -11,7 +11,7 @@ export interface LocalBrowserOptions {
   viewport?: { width: number; height: number } | null | undefined;
   /** A persistent profile: sessions share its cookies but still own their tabs. */
   userDataDir?: string | undefined;
-  /** Extra command-line flags for the launched browser. */
+  /** Extra command-line flags for the launched browser (never a remote-debugging port: see REFUSED_ARGS). */
   args?: string[] | undefined;
   /** Connect to this running browser (http://host:port or ws://…) instead of launching one. */
   cdpEndpoint?: string | undefined;
@@ -29,6 +29,8 @@ export class LocalBrowser {
   private readonly goneListeners = new Set<(reason: string) => void>();
 
   constructor(options: LocalBrowserOptions = {}) {
+    const refused = refusedBrowserArg(options.args ?? []);
+    if (refused) throw new BrowserLaunchError(refused);
     this.options = options;
   }
 
@@ -105,6 +107,9 @@ export class LocalBrowser {
       return await puppeteer.launch({
         executablePath,
         headless: this.options.headless ?? true,
+        // CDP over the DevTools pipe, not a TCP port: no other local process can reach the sessions' pages (there is
+        // no port and no DevToolsActivePort file), and Chromium exits when its parent dies, even by SIGKILL.
+        pipe: true,
         args,
         defaultViewport: viewport,
         ...(this.options.userDataDir ? { userDataDir: this.options.userDataDir } : {}),
@@ -133,6 +138,16 @@ export class LocalBrowser {
     // close() returns when the main process exits; its children may outlive it by a few milliseconds.
     if (pid !== undefined) await killProcessGroup(pid);
   }
+}
+
+/** Flags that would open the launched browser to every local process. */
+const REFUSED_ARGS = ['--remote-debugging-port', '--remote-debugging-address', '--remote-debugging-pipe', '--remote-allow-origins'];
+
+/** Why one of these browser flags is refused, or undefined when all are fine. */
+export function refusedBrowserArg(args: readonly string[]): string | undefined {
+  const bad = args.find((arg) => REFUSED_ARGS.includes(arg.split('=')[0]!));
+  if (bad === undefined) return undefined;
+  return `the browser flag ${bad} is refused: the launched browser is driven over a private pipe so that no other process can reach its pages; to share a browser you started yourself, use --cdp-endpoint`;
 }
 
 /**

@@ -80,13 +80,10 @@ export class LocalExecutor implements Executor {
         result = { content: [{ type: 'text', text: `### Error\n${err.message}` }], isError: true };
       }
       if (!this.browser.connected) return this.answerCrashed(command);
+      // The session's current tab after the command (a new tab, a popup, a relaunched browser): the router makes it
+      // the session's own and its current tab, so naming it is allowed.
       const tab = contexts.active().peekCurrentTab();
       const tabId = tab ? this.tabId(command.sessionId, tab.page) : undefined;
-      // A tab the command moved to (a new tab, a popup, a relaunched browser) becomes the session's own and its
-      // current tab in the router, so the next command without a tab goes there and naming it is allowed.
-      if (tabId !== undefined && tabId !== command.tabId) {
-        await this.router.claimTab(this.id, command.sessionId, tabId).catch(() => undefined);
-      }
       const response = responseFor(command, contexts.prefixRefs(result));
       this.router.handleResponse(this.id, tabId ? { ...response, tabId } : response);
     } catch (err) {

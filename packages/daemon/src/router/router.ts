@@ -8,12 +8,14 @@ import {
 } from '@browsermcp/protocol';
 import {
   BrowserDisconnectedError,
+  BrowserPausedError,
   BrowserNotConnectedError,
   BrowserReconnectedError,
   CommandFailedError,
   InvalidArgumentError,
   RouterClosedError,
   SessionClosedError,
+  SessionStoppedError,
   SessionExistsError,
   SessionNotFoundError,
   TabNotFoundError,
@@ -45,9 +47,14 @@ const MAX_DELAY_MS = 2_147_483_647;
 
 const silentLogger: RouterLogger = { warn() {} };
 
+/** How many stopped sessions the router remembers. */
+const MAX_STOPPED = 10_000;
+
 interface Reconnecting {
   readonly deadline: number;
   readonly timer: ReturnType<typeof setTimeout>;
+  /** The person paused the connection on purpose (the extension's Disconnect button). */
+  readonly paused: boolean;
 }
 
 /**
@@ -62,6 +69,8 @@ export class SessionRouter {
   readonly #commandTimeoutMs: number;
   readonly #graceMs: number;
   readonly #defaultExecutorId: string | undefined;
+  /** Sessions the person stopped, so their agents hear why (bounded by MAX_STOPPED). */
+  readonly #stopped = new Map<string, true>();
   readonly #logger: RouterLogger;
 
   readonly #executors = new Map<string, Executor>();
@@ -107,8 +116,14 @@ export class SessionRouter {
     }
     checkId(executorId, 'executorId');
     const executor = this.#liveExecutor(executorId);
-    const session: SessionRecord =
-      clientName === undefined ? { sessionId, executorId } : { sessionId, executorId, clientName };
+    const { userId } = options;
+    if (userId !== undefined) checkId(userId, 'userId');
+    const session: SessionRecord = {
+      sessionId,
+      executorId,
+      ...(clientName !== undefined ? { clientName } : {}),
+      ...(userId !== undefined ? { userId } : {}),
+    };
     if (!(await this.#store.createSession(session))) throw new SessionExistsError(sessionId);
     if (executor.openSession !== undefined) {
       try {
@@ -133,6 +148,24 @@ export class SessionRouter {
     const session = await this.#endSession(sessionId, 'closed');
     if (session === undefined) return false;
     await this.#executors.get(session.executorId)?.closeSession(sessionId);
+    return true;
+  }
+
+  /**
+   * The browser reports that the person stopped a session (the extension's Stop button): it ends as closeSession
+   * ends it ('stopped' to its listeners), its browser already closed its tabs, and its later commands answer
+   * SessionStopped, so its agent hears why instead of "not open". False if the executor holds no such session.
+   */
+  async stopSession(executorId: string, sessionId: string): Promise<boolean> {
+    this.#assertOpen();
+    checkId(executorId, 'executorId');
+    checkId(sessionId, 'sessionId');
+    const session = await this.#store.getSession(sessionId);
+    if (session === undefined || session.executorId !== executorId) return false;
+    this.#stopped.set(sessionId, true);
+    // Bounded: the oldest stopped sessions are forgotten first (they then answer "not open").
+    if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.keys().next().value!);
+    await this.#endSession(sessionId, 'stopped');
     return true;
   }
 
@@ -165,6 +198,7 @@ export class SessionRouter {
       checkId(request.name, 'command name');
       if (request.tabId !== undefined) checkId(request.tabId, 'tabId');
       if (request.originId !== undefined) checkId(request.originId, 'originId');
+      if (request.userId !== undefined) checkId(request.userId, 'userId');
       timeoutMs = checkDelay(request.timeoutMs, 'timeoutMs', this.#commandTimeoutMs, 1);
     } catch (error) {
       return Promise.reject(error);
@@ -178,17 +212,18 @@ export class SessionRouter {
 
   async #run(lane: SessionLane, sessionId: string, request: DispatchRequest, timeoutMs: number): Promise<unknown> {
     const session = await this.#store.getSession(sessionId);
-    if (session === undefined) throw new SessionNotFoundError(sessionId);
+    if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError();
+    if (session === undefined || (request.userId !== undefined && session.userId !== request.userId)) {
+      throw new SessionNotFoundError(sessionId);
+    }
     const { executorId } = session;
-    let tabId = request.tabId;
-    if (tabId === undefined) {
-      tabId = session.currentTabId;
-    } else {
+    // Only a tab the caller named goes out with the command: without one, the executor runs it in the session's
+    // current tab, which the browser knows better than this store (the person may have closed or moved it).
+    const { tabId } = request;
+    if (tabId !== undefined) {
       const owner = await this.#store.getTabOwner(executorId, tabId);
       if (owner === undefined) throw new TabNotFoundError(tabId);
       if (owner !== sessionId) throw new TabOwnedError(tabId);
-      // The tab a session last named is the one its next command without a tab goes to.
-      if (session.currentTabId !== tabId) await this.#store.setCurrentTab(sessionId, tabId);
     }
 
     // No await from here to send: a close or a disconnect cannot slip in between these checks and the send.
@@ -202,10 +237,8 @@ export class SessionRouter {
     const response = await this.#send(executor, command, timeoutMs);
 
     if (response.error !== undefined) throw executorError(response.error);
-    // Sent without a tab: the executor picked or opened one, and names it in its response.
-    if (command.tabId === undefined && response.tabId !== undefined) {
-      await this.#adoptTab(sessionId, response.tabId);
-    }
+    // The executor names the session's current tab after the command (one it opened, selected or moved to).
+    if (response.tabId !== undefined) await this.#adoptTab(sessionId, response.tabId);
     return response.data;
   }
 
@@ -226,7 +259,7 @@ export class SessionRouter {
     return response;
   }
 
-  /** Makes the tab an executor answered with the session's own, and its current tab if it has none yet. */
+  /** Makes the tab an executor answered with the session's own and its current tab, unless another session owns it. */
   async #adoptTab(sessionId: string, tabId: string): Promise<void> {
     // The browser already did the work: a bookkeeping failure here is logged, not turned into a failed command.
     try {
@@ -236,11 +269,7 @@ export class SessionRouter {
         this.#logger.warn({ sessionId, tabId }, "an executor answered with another session's tab; ownership unchanged");
         return;
       }
-      const session = await this.#store.getSession(sessionId);
-      // A tab the executor claimed while the command ran (say, one it opened) stays the current one.
-      if (session !== undefined && session.currentTabId === undefined) {
-        await this.#store.setCurrentTab(sessionId, tabId);
-      }
+      await this.#store.setCurrentTab(sessionId, tabId);
     } catch (error) {
       this.#logger.warn({ sessionId, tabId, error }, 'could not record the tab a command ran in');
     }
@@ -360,7 +389,8 @@ export class SessionRouter {
     // Live at once: a command that races the reconciliation below meets at worst a stale tab, which the
     // browser itself then reports as not found.
     this.#executors.set(id, executor);
-    return { orphanedTabs: await this.#reconcileTabs(id, reportedTabs) };
+    const orphanedTabs = await this.#reconcileTabs(id, reportedTabs);
+    return { orphanedTabs, sessions: await this.#store.listSessions(id) };
   }
 
   async #reconcileTabs(executorId: string, reportedTabs: readonly ReportedTab[]): Promise<ReportedTab[]> {
@@ -387,7 +417,7 @@ export class SessionRouter {
    * its sessions close ('browser-gone') and their tabs are forgotten. Pass the executor object rather than its id
    * where you can: a late close of a connection that was already replaced is then ignored.
    */
-  executorDisconnected(executor: Executor | string, options: { graceMs?: number } = {}): void {
+  executorDisconnected(executor: Executor | string, options: { graceMs?: number; paused?: boolean } = {}): void {
     const id = typeof executor === 'string' ? executor : executor?.id;
     checkId(id, 'executorId');
     const graceMs = checkDelay(options.graceMs, 'graceMs', this.#graceMs, 0);
@@ -397,7 +427,9 @@ export class SessionRouter {
     if (typeof executor !== 'string' && current !== executor) return; // a replaced connection closing late
     this.#executors.delete(id);
 
+    const paused = options.paused === true;
     const record: Reconnecting = {
+      paused,
       deadline: Date.now() + graceMs,
       timer: setTimeout(() => {
         if (this.#reconnecting.get(id) !== record) return;
@@ -412,7 +444,12 @@ export class SessionRouter {
     const timeLeft = formatDuration(graceMs);
     this.#pending.failWhere(
       (pending) => pending.executorId === id,
-      () => (graceMs === 0 ? new BrowserNotConnectedError(id) : new BrowserDisconnectedError('disconnected', timeLeft)),
+      () =>
+        paused
+          ? new BrowserPausedError(timeLeft)
+          : graceMs === 0
+            ? new BrowserNotConnectedError(id)
+            : new BrowserDisconnectedError('disconnected', timeLeft),
     );
   }
 
@@ -493,11 +530,9 @@ export class SessionRouter {
   async #endSession(sessionId: string, reason: SessionCloseReason): Promise<SessionRecord | undefined> {
     const session = await this.#store.deleteSession(sessionId);
     if (session === undefined) return undefined;
-    const lane = this.#lanes.close(sessionId, new SessionClosedError(sessionId));
-    this.#pending.failWhere(
-      (pending) => pending.command.sessionId === sessionId,
-      () => new SessionClosedError(sessionId),
-    );
+    const closedError = () => (reason === 'stopped' ? new SessionStoppedError() : new SessionClosedError(sessionId));
+    const lane = this.#lanes.close(sessionId, closedError());
+    this.#pending.failWhere((pending) => pending.command.sessionId === sessionId, closedError);
     lane?.listeners.emitClosed(reason, (error) => this.#listenerFailed(sessionId, error));
     return session;
   }
@@ -507,7 +542,8 @@ export class SessionRouter {
     if (executor !== undefined) return executor;
     const waiting = this.#reconnecting.get(executorId);
     if (waiting !== undefined) {
-      throw new BrowserDisconnectedError('is disconnected', formatDuration(waiting.deadline - Date.now()));
+      const timeLeft = formatDuration(waiting.deadline - Date.now());
+      throw waiting.paused ? new BrowserPausedError(timeLeft) : new BrowserDisconnectedError('is disconnected', timeLeft);
     }
     throw new BrowserNotConnectedError(executorId);
   }

@@ -21,6 +21,8 @@ export interface SessionRecord {
   readonly executorId: string;
   /** The MCP client's name, e.g. for the label of the extension's tab group. */
   readonly clientName?: string;
+  /** The user whose access token opened the session, on a daemon with auth: only that user may reach it. */
+  readonly userId?: string;
   /** The tab a command without a tabId goes to: the last tab the session used or claimed. */
   readonly currentTabId?: string;
 }

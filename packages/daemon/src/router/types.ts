@@ -41,6 +41,8 @@ export interface ConnectResult {
    * ran out, while the browser was away). The caller decides what to do with them, e.g. close them.
    */
   readonly orphanedTabs: ReportedTab[];
+  /** The sessions this executor holds, so it can pick up where it was (e.g. name their tab groups again). */
+  readonly sessions: SessionRecord[];
 }
 
 export interface DispatchRequest {
@@ -53,10 +55,17 @@ export interface DispatchRequest {
   readonly originId?: string;
   /** Overrides the router's commandTimeoutMs for this command (e.g. a long wait_for). */
   readonly timeoutMs?: number;
+  /**
+   * The authenticated caller: the command runs only if the session is this user's, checked when its turn comes
+   * (another user's session answers SessionNotFound, as a missing one does).
+   */
+  readonly userId?: string;
 }
 
 export interface OpenSessionOptions {
   readonly clientName?: string;
+  /** The authenticated user the session belongs to (see SessionRecord.userId). */
+  readonly userId?: string;
   /** The executor that runs this session; defaults to the router's defaultExecutorId. */
   readonly executorId?: string;
 }

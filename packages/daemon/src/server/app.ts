@@ -7,7 +7,8 @@ import type { DaemonAppOptions } from './options.js';
 import { proxyEndpoint } from './proxy.js';
 
 /**
- * The daemon's Fastify app: /health, /sessions, /commands, WebSocket /extension and /mcp. Not listening yet:
+ * The daemon's Fastify app: /health, /sessions, /commands, WebSocket /extension and /mcp (only /health and
+ * /extension with `commandEndpoints: false`). Not listening yet:
  * call `app.listen({host, port})`, or `app.inject` in tests. Closing the app closes its sockets, not the router.
  */
 export async function buildDaemonApp(
@@ -27,6 +28,6 @@ export async function buildDaemonApp(
   await app.register(daemonCore, options);
   await app.register(httpApi);
   await app.register(extensionEndpoint);
-  await app.register(proxyEndpoint);
+  if (options.commandEndpoints !== false) await app.register(proxyEndpoint);
   return app;
 }

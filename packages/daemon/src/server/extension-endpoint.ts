@@ -24,6 +24,7 @@ async function extensionEndpointPlugin(app: FastifyInstance): Promise<void> {
       verifier: options.verifier,
       helloTimeoutMs: options.helloTimeoutMs,
       graceMs: options.graceMs,
+      sessionSettings: options.sessionSettings,
     });
   });
 

@@ -7,7 +7,11 @@ import {
   proxyControlId,
   ProxyMethods,
   createEvent,
+  ExtensionCloseCodes,
+  ExtensionEvents,
   type CommandEnvelope,
+  type SessionOpenedPayload,
+  type SessionSettings,
 } from '@browsermcp/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -39,6 +43,8 @@ export interface ExtensionRecord {
   userId: string | null;
   /** The live connection, or null while it is away (within its grace period). */
   connection: ExtensionConnection | null;
+  /** Away because the person paused it (the popup's Disconnect), not because it dropped. */
+  paused: boolean;
   expiry: ReturnType<typeof setTimeout> | undefined;
 }
 
@@ -96,19 +102,8 @@ export function parseHello(payload: unknown): HelloPayload | string {
   };
 }
 
-/** WebSocket close codes the endpoint uses (4000-4999 are the application's). */
-export const CloseCodes = {
-  /** No valid `authenticate` answer, or none in time. */
-  Unauthorized: 4401,
-  /** The browserId belongs to another user's extension. */
-  Forbidden: 4403,
-  /** A malformed hello, or none in time. */
-  BadHello: 4400,
-  /** The same browser connected again; this older socket is replaced. */
-  Replaced: 4409,
-  /** The daemon is shutting down. */
-  Shutdown: 1001,
-} as const;
+/** WebSocket close codes on /extension: the protocol's, under the name this package has exported. */
+export const CloseCodes = ExtensionCloseCodes;
 
 export interface ExtensionConnectionOptions {
   socket: WebSocket;
@@ -118,6 +113,8 @@ export interface ExtensionConnectionOptions {
   verifier: TokenVerifier | undefined;
   helloTimeoutMs: number;
   graceMs: number;
+  /** Sent with every session_opened: how tools behave in this browser's sessions. */
+  sessionSettings?: SessionSettings | undefined;
 }
 
 /**
@@ -148,8 +145,11 @@ export class ExtensionConnection implements Executor {
       if (isBinary) return this.closeWith(CloseCodes.BadHello, 'binary frames are not v2 envelopes; send JSON text');
       void this.onMessage(data.toString()).catch((error: unknown) => this.o.log.warn({ error }, 'extension message failed'));
     });
-    options.socket.once('close', () => this.onClose());
+    options.socket.once('close', (code) => this.onClose(code));
+    // The daemon speaks first, so the extension never guesses with a timer whether a question is coming: with auth
+    // it asks `authenticate`; without, it says `authenticated` at once, and the extension answers with its hello.
     if (options.verifier) this.sendJson(jsonRpcRequest(this.authRequestId, ProxyMethods.authenticate));
+    else this.sendJson(jsonRpcNotification(ProxyMethods.authenticated));
   }
 
   /** The browserId from the hello; readable once the connection is ready. */
@@ -166,14 +166,21 @@ export class ExtensionConnection implements Executor {
     this.o.socket.send(JSON.stringify(command));
   }
 
-  /** Tells the extension a session opened, so it can label the session's tab group with the client's name. */
+  /**
+   * Tells the extension a session opened: the label of its tab group (the client's name) and how its tools behave.
+   * Said again for every session on a reconnect, so a browser that restarted (and forgot) gets both back.
+   */
   async openSession(session: SessionRecord): Promise<void> {
-    this.notify(session.sessionId, 'session_opened', { clientName: session.clientName ?? null });
+    const payload: SessionOpenedPayload = {
+      clientName: session.clientName ?? null,
+      ...(this.o.sessionSettings ? { settings: this.o.sessionSettings } : {}),
+    };
+    this.notify(session.sessionId, ExtensionEvents.sessionOpened, payload);
   }
 
   /** Tells the extension to close the session's tabs; fire and forget, as the socket gives no answer to wait for. */
   async closeSession(sessionId: string): Promise<void> {
-    this.notify(sessionId, 'session_closed', null);
+    this.notify(sessionId, ExtensionEvents.sessionClosed, null);
   }
 
   close(code: number, reason: string): void {
@@ -208,7 +215,7 @@ export class ExtensionConnection implements Executor {
     }
     const envelope = parsed.envelope;
     if (this.state === 'waiting-hello') {
-      if (envelope.type !== 'event' || envelope.name !== 'hello') {
+      if (envelope.type !== 'event' || envelope.name !== ExtensionEvents.hello) {
         return this.closeWith(CloseCodes.BadHello, 'the first message must be the hello event');
       }
       return this.onHello(envelope.payload);
@@ -224,10 +231,14 @@ export class ExtensionConnection implements Executor {
 
   private async onEvent(name: string, sessionId: string, tabId: string | undefined, envelope: Parameters<SessionRouter['handleEvent']>[1]): Promise<void> {
     // Tab bookkeeping events keep ownership right for tabs the extension opens or the user closes.
-    if (name === 'tab_opened' && tabId !== undefined) {
+    if (name === ExtensionEvents.tabOpened && tabId !== undefined) {
       await this.o.router.claimTab(this.id, sessionId, tabId).catch((error: unknown) => this.o.log.warn({ error, tabId }, 'tab_opened refused'));
-    } else if (name === 'tab_closed' && tabId !== undefined) {
+    } else if (name === ExtensionEvents.tabClosed && tabId !== undefined) {
       await this.o.router.releaseTab(this.id, tabId).catch(() => undefined);
+    } else if (name === ExtensionEvents.sessionStopped) {
+      if (await this.o.router.stopSession(this.id, sessionId).catch(() => false)) {
+        this.o.log.info({ browserId: this.browserId, sessionId }, 'session stopped by the person');
+      }
     } else {
       await this.o.router.handleEvent(this.id, envelope);
     }
@@ -273,6 +284,7 @@ export class ExtensionConnection implements Executor {
       version: '',
       userId: this.userId,
       connection: null,
+      paused: false,
       expiry: undefined,
     };
     clearTimeout(record.expiry);
@@ -281,16 +293,18 @@ export class ExtensionConnection implements Executor {
     record.browser = hello.browser;
     record.version = hello.version;
     record.connection = this;
+    record.paused = false;
     registry.records.set(hello.browserId, record);
-    const { orphanedTabs } = await router.executorConnected(this, hello.tabs);
+    const { orphanedTabs, sessions } = await router.executorConnected(this, hello.tabs);
     // The old socket of the same browser lost the race; its late close must not disconnect this one.
     previous?.close(CloseCodes.Replaced, 'replaced by a newer connection of the same browser');
     this.o.log.info({ browserId: hello.browserId, browser: hello.browser, version: hello.version, tabs: hello.tabs.length }, 'extension connected');
-    for (const tab of orphanedTabs) this.notify(tab.sessionId, 'session_closed', { tabId: tab.tabId });
+    for (const tab of orphanedTabs) this.notify(tab.sessionId, ExtensionEvents.sessionClosed, { tabId: tab.tabId });
+    for (const session of sessions) await this.openSession(session);
     registry.emit(hello.browserId, 'connected');
   }
 
-  private onClose(): void {
+  private onClose(code: number): void {
     const wasReady = this.state === 'ready';
     this.state = 'closed';
     clearTimeout(this.helloTimer);
@@ -300,10 +314,15 @@ export class ExtensionConnection implements Executor {
     if (record && record.connection !== this) return; // replaced by a newer socket
     // The router hears of it even when the registry is already cleared (the app is closing): its sessions wait out
     // the grace period for the browser to come back, possibly to another app on the same router.
-    router.executorDisconnected(this);
+    const paused = code === ExtensionCloseCodes.Paused;
+    router.executorDisconnected(this, { paused });
     if (!record) return;
     record.connection = null;
-    this.o.log.info({ browserId: this.browserId }, 'extension disconnected; waiting for it to reconnect');
+    record.paused = paused;
+    this.o.log.info(
+      { browserId: this.browserId, code },
+      paused ? 'extension paused by the person; waiting for Connect' : 'extension disconnected; waiting for it to reconnect',
+    );
     const id = this.browserId;
     record.expiry = setTimeout(() => {
       if (registry.records.get(id) !== record || record.connection) return;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, ExtensionNotFoundError, SessionNotFoundError } from '../errors.js';
+import { browsersFor, httpCaller, sessionOf } from './caller.js';
 import { runLogged } from './core.js';
 
 export interface HealthBody {
@@ -26,7 +27,10 @@ function optionalString(body: Record<string, unknown>, key: string): string | un
   return value;
 }
 
-/** GET /health, POST /sessions, DELETE /sessions/:id and POST /commands. */
+/**
+ * GET /health (open to all), and unless the daemon serves extensions only: POST /sessions, DELETE /sessions/:id and
+ * POST /commands, which on a daemon with auth need a bearer token and reach only that user's sessions and browsers.
+ */
 async function httpApiPlugin(app: FastifyInstance): Promise<void> {
   const { router, options, extensions } = app.browsermcp;
 
@@ -41,31 +45,39 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     };
   });
 
+  if (!options.commandEndpoints) return;
+
   app.post('/sessions', async (request, reply) => {
+    const userId = await httpCaller(app.browsermcp, request);
     const body = request.body ?? {};
     if (!isObject(body)) throw new BadRequestError('the body must be a JSON object {sessionId?, clientName?, executorId?}');
     const sessionId = optionalString(body, 'sessionId') ?? randomUUID();
     const clientName = optionalString(body, 'clientName');
     const executorId = optionalString(body, 'executorId');
+    // Another user's browser reads exactly like an unknown one (checked before anything opens).
+    if (executorId !== undefined && options.verifier && !browsersFor(app.browsermcp, userId).some((b) => b.id === executorId)) {
+      throw new ExtensionNotFoundError(executorId);
+    }
     const session = await router.openSession(sessionId, {
       ...(clientName !== undefined ? { clientName } : {}),
       ...(executorId !== undefined ? { executorId } : {}),
+      ...(userId !== null ? { userId } : {}),
     });
-    request.log.info({ sessionId, executorId: session.executorId, clientName }, 'session opened');
+    request.log.info({ sessionId, executorId: session.executorId, clientName, userId }, 'session opened');
     return reply.status(201).send({ sessionId, executorId: session.executorId });
   });
 
   app.delete<{ Params: { sessionId: string } }>('/sessions/:sessionId', async (request, reply) => {
+    const userId = await httpCaller(app.browsermcp, request);
     const { sessionId } = request.params;
-    const closed = await router.closeSession(sessionId);
-    if (!closed) {
-      return reply.status(404).send({ error: { code: 'BMCP_ERR_SESSION_NOT_FOUND', message: `session ${sessionId} is not open`, rpcCode: -32011 } });
-    }
+    await sessionOf(app.browsermcp, sessionId, userId);
+    if (!(await router.closeSession(sessionId))) throw new SessionNotFoundError(sessionId);
     request.log.info({ sessionId }, 'session closed');
     return reply.status(204).send();
   });
 
   app.post('/commands', async (request) => {
+    const userId = await httpCaller(app.browsermcp, request);
     const header = request.headers['x-instance-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (!sessionId) throw new BadRequestError('the X-Instance-ID header must name the session (create one with POST /sessions)');
@@ -84,6 +96,7 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
       payload: body.payload ?? {},
       ...(tabId !== undefined ? { tabId } : {}),
       ...(typeof timeoutMs === 'number' ? { timeoutMs } : {}),
+      ...(userId !== null ? { userId } : {}),
     });
     const session = await router.getSession(sessionId);
     return { result, tabId: session?.currentTabId ?? null };

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { LocalExecutor } from '../local/executor.js';
 import { DEFAULT_GRACE_MS, type SessionRouter } from '../router/index.js';
+import type { SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_HELLO_TIMEOUT_MS, EXTENSION_ID, EXTENSION_ID_PATTERN } from './constants.js';
 
@@ -28,6 +29,17 @@ export interface DaemonAppOptions {
   helloTimeoutMs?: number | undefined;
   /** How long a disconnected extension stays listed; use the router's graceMs. Default 5 minutes. */
   graceMs?: number | undefined;
+  /**
+   * Serve the endpoints that drive browsers for clients (/sessions, /commands, WebSocket /mcp). Default true. A
+   * daemon embedded in the gateway turns them off: its clients come through the gateway, which checks their key,
+   * and an open /commands on loopback would let any local process drive the person's browser.
+   */
+  commandEndpoints?: boolean | undefined;
+  /**
+   * How tools behave in extension sessions (the gateway's snapshot budget, origin lists, caps), sent to the extension
+   * with each session: the launched browser's executor gets the same as its toolConfig.
+   */
+  sessionSettings?: SessionSettings | undefined;
 }
 
 export interface ResolvedOptions {
@@ -41,6 +53,8 @@ export interface ResolvedOptions {
   heartbeatMs: number;
   helloTimeoutMs: number;
   graceMs: number;
+  commandEndpoints: boolean;
+  sessionSettings: SessionSettings | undefined;
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {
@@ -91,5 +105,7 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     heartbeatMs: positive(options.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
     helloTimeoutMs: positive(options.helloTimeoutMs, 'helloTimeoutMs', DEFAULT_HELLO_TIMEOUT_MS),
     graceMs: positive(options.graceMs, 'graceMs', DEFAULT_GRACE_MS),
+    commandEndpoints: options.commandEndpoints ?? true,
+    sessionSettings: options.sessionSettings,
   };
 }

@@ -20,11 +20,10 @@ import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
 import { BadRequestError, ExtensionNotFoundError, UnauthorizedError, toWireError } from '../errors.js';
 import type { Unsubscribe } from '../router/index.js';
+import { browsersFor } from './caller.js';
 import { runLogged, type DaemonState } from './core.js';
 import type { ExtensionState } from './extensions.js';
 import { watchHeartbeat } from './heartbeat.js';
-
-const LOCAL_ID = 'local';
 
 interface Link {
   readonly connectionId: string;
@@ -127,12 +126,7 @@ class ProxyClient {
 
   /** The browsers this client may use: its own user's extensions, and the local executor when enabled. */
   private visibleExtensions(): ExtensionInfo[] {
-    const out: ExtensionInfo[] = [];
-    if (this.daemon.options.localExecutor) out.push({ id: LOCAL_ID, name: 'Local Chromium', connected: true });
-    for (const record of this.daemon.extensions.records.values()) {
-      if (record.userId === this.userId) out.push({ id: record.id, name: record.name, connected: record.connection !== null });
-    }
-    return out;
+    return browsersFor(this.daemon, this.userId);
   }
 
   private async connect(params: unknown): Promise<unknown> {
@@ -147,7 +141,11 @@ class ProxyClient {
     if (!info) throw new ExtensionNotFoundError(extensionId);
     const connectionId = shortId();
     const sessionId = `proxy-${this.clientId}-${connectionId}`;
-    await this.daemon.router.openSession(sessionId, { executorId: extensionId, clientName: `remote ${this.clientId}` });
+    await this.daemon.router.openSession(sessionId, {
+      executorId: extensionId,
+      clientName: `remote ${this.clientId}`,
+      ...(this.userId !== null ? { userId: this.userId } : {}),
+    });
     const link: Link = { connectionId, extensionId, sessionId, stop: [] };
     this.link = link;
     link.stop.push(
@@ -159,7 +157,12 @@ class ProxyClient {
           jsonRpcNotification(ProxyMethods.disconnected, {
             connection_id: connectionId,
             extension_id: extensionId,
-            reason: reason === 'browser-gone' ? 'the browser did not reconnect within its grace period' : 'the session was closed',
+            reason:
+              reason === 'browser-gone'
+                ? 'the browser did not reconnect within its grace period'
+                : reason === 'stopped'
+                  ? 'the person stopped this agent in their browser'
+                  : 'the session was closed',
           }),
         );
       }),

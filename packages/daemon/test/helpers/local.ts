@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testChromePath } from '@browsermcp/testkit';
@@ -62,47 +62,5 @@ export function evaluated(text: string): unknown {
   return JSON.parse(m[1]!.trim());
 }
 
-/** A process and all its descendants, read from /proc (Linux). */
-export function processTree(rootPid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const ppid = parentOf(Number(entry));
-    if (ppid === undefined) continue;
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-  }
-  const out: number[] = [];
-  const todo = [rootPid];
-  while (todo.length) {
-    const pid = todo.pop()!;
-    if (!alive(pid)) continue;
-    out.push(pid);
-    todo.push(...(children.get(pid) ?? []));
-  }
-  return out;
-}
-
-function stat(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-function parentOf(pid: number): number | undefined {
-  const s = stat(pid);
-  if (!s) return undefined;
-  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
-  const fields = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[1]);
-}
-
-/** Running (a zombie waiting to be reaped counts as gone). */
-export function alive(pid: number): boolean {
-  const s = stat(pid);
-  if (!s) return false;
-  return s.slice(s.lastIndexOf(')') + 2)[0] !== 'Z';
-}
-
+export { alive, processTree } from '@browsermcp/testkit';
 export { testChromePath };

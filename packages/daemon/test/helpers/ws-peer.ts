@@ -1,5 +1,6 @@
+import type { FastifyInstance } from 'fastify';
 import { WebSocket, type ClientOptions } from 'ws';
-import { EXTENSION_ID } from '../../src/index.js';
+import { EXTENSION_ID, signToken } from '../../src/index.js';
 
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`;
 
@@ -50,4 +51,22 @@ export function connectPeer(url: string, options: ClientOptions & { origin?: str
 
 export function hello(browserId: string, tabs: Array<{ tabId: string; sessionId: string }> = []) {
   return { wireId: `hello-${browserId}`, sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId, browser: 'Chrome 131', version: '0.1.0', tabs } };
+}
+
+/**
+ * A scripted extension of `user` on a daemon with auth: it answers authenticate with a token signed by `secret`,
+ * says hello as `browserId`, and resolves once the daemon lists it as connected.
+ */
+export async function authenticatedExtension(app: FastifyInstance, base: string, user: string, browserId: string, secret: string): Promise<Peer> {
+  const peer = await connectPeer(`${base}/extension`);
+  const auth = await peer.next();
+  if (auth?.method !== 'authenticate') throw new Error(`expected authenticate, got ${JSON.stringify(auth)}`);
+  peer.send({ jsonrpc: '2.0', id: auth.id, result: { name: `${user}'s Chrome`, accessToken: await signToken({ userId: user, secret }) } });
+  const authenticated = await peer.next();
+  if (authenticated?.method !== 'authenticated') throw new Error(`expected authenticated, got ${JSON.stringify(authenticated)}`);
+  peer.send(hello(browserId));
+  for (let i = 0; i < 1000 && !app.browsermcp.extensions.records.get(browserId)?.connection; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return peer;
 }

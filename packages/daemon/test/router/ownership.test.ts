@@ -29,12 +29,12 @@ describe('tab ownership', () => {
     expect(browser.sent).toHaveLength(0);
   });
 
-  it("sends a command without a tab to the session's current tab", async () => {
+  it("sends a command without a tab as it came: the executor runs it in the session's current tab", async () => {
     await router.claimTab('browser-1', 'A', '7');
     const result = router.dispatch('A', { name: 'browser_snapshot' });
     const command = await browser.command(0);
-    expect(command.tabId).toBe('7');
-    browser.respond(command, 'ok');
+    expect(command.tabId).toBeUndefined();
+    browser.respond(command, 'ok', '7');
     await result;
   });
 
@@ -67,17 +67,19 @@ describe('tab ownership', () => {
     });
   });
 
-  it("makes the tab a command names the session's current tab", async () => {
+  it("makes the tab the executor answers with the session's current tab, whatever the command named", async () => {
     await router.claimTab('browser-1', 'A', '1');
     await router.claimTab('browser-1', 'A', '2');
     const named = router.dispatch('A', { name: 'browser_click', tabId: '1' });
-    browser.respond(await browser.command(0), 'ok');
+    expect((await browser.command(0)).tabId).toBe('1');
+    browser.respond(await browser.command(0), 'ok', '1');
     await named;
-    const next = router.dispatch('A', { name: 'browser_snapshot' });
-    const command = await browser.command(1);
-    expect(command.tabId).toBe('1');
-    browser.respond(command, 'ok');
-    await next;
+    expect((await router.getSession('A'))?.currentTabId).toBe('1');
+    // browser_tabs select: sent to tab 1, answered from tab 2, which is current from now on.
+    const selected = router.dispatch('A', { name: 'browser_tabs', tabId: '1' });
+    browser.respond(await browser.command(1), 'ok', '2');
+    await selected;
+    expect((await router.getSession('A'))?.currentTabId).toBe('2');
   });
 
   it('refuses a claim on a tab another session owns', async () => {

@@ -126,3 +126,24 @@ describe('closing sessions', () => {
     });
   });
 });
+
+describe('a session the person stops', () => {
+  it('ends it, fails its running command, and answers its later commands that the person stopped it', async () => {
+    await router.openSession('A');
+    const closed = vi.fn();
+    router.onSessionClosed('A', closed);
+    const running = router.dispatch('A', { name: 'browser_snapshot' });
+    await browser.command(0);
+    expect(await router.stopSession('browser-2', 'A')).toBe(false); // not the browser that holds it
+    expect(await router.stopSession('browser-1', 'A')).toBe(true);
+    await expect(running).rejects.toMatchObject({ code: 'BMCP_ERR_SESSION_STOPPED', statusCode: 404 });
+    await expect(router.dispatch('A', { name: 'browser_snapshot' })).rejects.toMatchObject({
+      code: 'BMCP_ERR_SESSION_STOPPED',
+      message: expect.stringContaining('the person stopped this agent in their browser'),
+    });
+    expect(closed).toHaveBeenCalledWith('stopped');
+    expect(await router.hasSession('A')).toBe(false);
+    // A session that was never open still reads as not open.
+    await expect(router.dispatch('B', { name: 'browser_snapshot' })).rejects.toMatchObject({ code: 'BMCP_ERR_SESSION_NOT_FOUND' });
+  });
+});

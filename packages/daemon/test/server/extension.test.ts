@@ -8,9 +8,17 @@ let router: SessionRouter;
 let url: string;
 const peers: Peer[] = [];
 
+const SETTINGS = { snapshotMaxChars: 5_000, blockedOrigins: ['https://bank.example'], caps: ['pdf'] };
+
 async function start(options: { graceMs?: number; heartbeatMs?: number; helloTimeoutMs?: number } = {}): Promise<void> {
   router = new SessionRouter({ graceMs: options.graceMs ?? 60_000, commandTimeoutMs: 5_000 });
-  app = await buildDaemonApp({ router, graceMs: options.graceMs ?? 60_000, heartbeatMs: options.heartbeatMs, helloTimeoutMs: options.helloTimeoutMs });
+  app = await buildDaemonApp({
+    router,
+    graceMs: options.graceMs ?? 60_000,
+    heartbeatMs: options.heartbeatMs,
+    helloTimeoutMs: options.helloTimeoutMs,
+    sessionSettings: SETTINGS,
+  });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   url = `${address.replace('http', 'ws')}/extension`;
 }
@@ -25,6 +33,8 @@ afterEach(async () => {
 async function browserPeer(browserId: string, tabs: Array<{ tabId: string; sessionId: string }> = []): Promise<Peer> {
   const peer = await connectPeer(url);
   peers.push(peer);
+  // The daemon speaks first: without auth, `authenticated` at once, so the browser says hello without guessing.
+  expect(await peer.next()).toEqual({ jsonrpc: '2.0', method: 'authenticated' });
   peer.send(hello(browserId, tabs));
   // Registered once the router knows it: poll-free, the health endpoint counts it on the next turn.
   await waitFor(async () => (await router.stats()).executors > 0 && app.browsermcp.extensions.records.get(browserId)?.connection != null);
@@ -58,7 +68,7 @@ it('runs a session’s commands in the browser that said hello, over v2 envelope
   await start();
   const peer = await browserPeer('b1');
   await router.openSession('s1', { executorId: 'b1', clientName: 'Claude' });
-  expect(await peer.next()).toMatchObject({ type: 'event', name: 'session_opened', sessionId: 's1', payload: { clientName: 'Claude' } });
+  expect(await peer.next()).toMatchObject({ type: 'event', name: 'session_opened', sessionId: 's1', payload: { clientName: 'Claude', settings: SETTINGS } });
 
   const result = router.dispatch('s1', { name: 'browser_snapshot', payload: {} });
   const command = await answerNext(peer, { content: [{ type: 'text', text: 'ok' }] }, '7');
@@ -80,7 +90,7 @@ it('runs a session’s commands in the browser that said hello, over v2 envelope
 it('keeps a session’s tabs when its browser reconnects within the grace period', async () => {
   await start();
   const first = await browserPeer('b1');
-  await router.openSession('s1', { executorId: 'b1' });
+  await router.openSession('s1', { executorId: 'b1', clientName: 'Agent A' });
   await first.next(); // session_opened
   const done = router.dispatch('s1', { name: 'browser_navigate', payload: { url: 'http://127.0.0.1/' } });
   await answerNext(first, 'navigated', '7');
@@ -91,6 +101,8 @@ it('keeps a session’s tabs when its browser reconnects within the grace period
   await expect(router.dispatch('s1', { name: 'browser_snapshot' })).rejects.toMatchObject({ code: 'BMCP_ERR_BROWSER_DISCONNECTED' });
 
   const second = await browserPeer('b1', [{ tabId: '7', sessionId: 's1' }]);
+  // A browser that restarted may have forgotten its sessions' names and settings: each one is announced again.
+  expect(await second.next()).toMatchObject({ type: 'event', name: 'session_opened', sessionId: 's1', payload: { clientName: 'Agent A', settings: SETTINGS } });
   const again = router.dispatch('s1', { name: 'browser_snapshot', tabId: '7' });
   expect(await answerNext(second, 'snapshot')).toMatchObject({ tabId: '7', sessionId: 's1' });
   await expect(again).resolves.toBe('snapshot');

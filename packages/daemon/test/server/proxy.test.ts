@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { buildDaemonApp, hs256Verifier, SessionRouter, signToken } from '../../src/index.js';
-import { connectPeer, hello, type Peer } from '../helpers/ws-peer.js';
+import { authenticatedExtension, connectPeer, hello, type Peer } from '../helpers/ws-peer.js';
 
 const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
 let app: FastifyInstance;
@@ -36,16 +36,8 @@ async function call(peer: Peer, method: string, params?: unknown, id: string | n
 
 /** An extension of `user` that answered authenticate and said hello as `browserId`. */
 async function extension(user: string, browserId: string): Promise<Peer> {
-  const peer = await connectPeer(`${base}/extension`);
+  const peer = await authenticatedExtension(app, base, user, browserId, SECRET);
   peers.push(peer);
-  const auth = await peer.next();
-  expect(auth).toMatchObject({ jsonrpc: '2.0', method: 'authenticate', id: expect.stringMatching(/^proxy:\d+$/) });
-  peer.send({ jsonrpc: '2.0', id: auth.id, result: { name: `${user}'s Chrome`, accessToken: await signToken({ userId: user, secret: SECRET }) } });
-  expect(await peer.next()).toMatchObject({ method: 'authenticated' });
-  peer.send(hello(browserId));
-  for (let i = 0; i < 1000 && !app.browsermcp.extensions.records.get(browserId)?.connection; i++) {
-    await new Promise((resolve) => setImmediate(resolve));
-  }
   return peer;
 }
 

@@ -23,15 +23,17 @@ const screenshot = defineTabTool({
   async handle(tab, { type = 'png', target, element, fullPage, filename }, response, session) {
     if (target && fullPage) throw new ToolError('Pass either target or fullPage, not both.');
     const options = { type, ...(type === 'jpeg' ? { quality: 80 } : {}), encoding: 'binary' as const };
+    const background = { background: session.host.background };
     let bytes: Uint8Array;
     if (target) {
       bytes = await tab.withElement(target, (handle) =>
-        handle.screenshot(options).catch((err: Error) => {
+        tab.capture(() => handle.screenshot(options), background).catch((err: Error) => {
+          if (err instanceof ToolError) throw err;
           throw new ToolError(`Could not capture ${label(target, element)}: ${err.message}`);
         }),
       );
     } else {
-      bytes = await tab.page.screenshot({ ...options, fullPage: fullPage === true });
+      bytes = await tab.capture(() => tab.page.screenshot({ ...options, fullPage: fullPage === true }), background);
     }
     if (filename) {
       if (!session.host.files) throw new ToolError('Saving files is not available here; omit filename to get the image inline.');

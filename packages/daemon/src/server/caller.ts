@@ -1,0 +1,45 @@
+import type { ExtensionInfo } from '@browsermcp/protocol';
+import type { FastifyRequest } from 'fastify';
+import { SessionNotFoundError, UnauthorizedError } from '../errors.js';
+import type { SessionRecord } from '../router/index.js';
+import type { DaemonState } from './core.js';
+
+/** The id the daemon's own launched browser has among the browsers a caller may use. */
+export const LOCAL_BROWSER_ID = 'local';
+
+/**
+ * Who calls an HTTP endpoint: the user id in the `Authorization: Bearer <token>` on a daemon with a verifier, or
+ * null on a daemon without auth. Tokens are only read from that header: a query string ends up in logs.
+ */
+export async function httpCaller(state: DaemonState, request: FastifyRequest): Promise<string | null> {
+  const { verifier } = state.options;
+  if (!verifier) return null;
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null;
+  if (!match) {
+    throw new UnauthorizedError(
+      'this daemon requires an access token: send "Authorization: Bearer <token>" (create one with `browsermcp-daemon token --user <id> --secret-file <file>`)',
+    );
+  }
+  return (await verifier.verify(match[1]!)).userId;
+}
+
+/** The browsers a user may open sessions on: the daemon's own (when it has one) and that user's extensions. */
+export function browsersFor(state: DaemonState, userId: string | null): ExtensionInfo[] {
+  const out: ExtensionInfo[] = [];
+  if (state.options.localExecutor) out.push({ id: LOCAL_BROWSER_ID, name: 'Local Chromium', connected: true });
+  for (const record of state.extensions.records.values()) {
+    if (record.userId === userId) out.push({ id: record.id, name: record.name, connected: record.connection !== null });
+  }
+  return out;
+}
+
+/**
+ * The session, if this caller may reach it. Another user's session reads exactly like one that does not exist:
+ * its existence is not this caller's business.
+ */
+export async function sessionOf(state: DaemonState, sessionId: string, userId: string | null): Promise<SessionRecord> {
+  const session = await state.router.getSession(sessionId);
+  if (session === undefined || (session.userId ?? null) !== userId) throw new SessionNotFoundError(sessionId);
+  return session;
+}

@@ -1,0 +1,139 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { EXTENSION_ID } from '@browsermcp/daemon';
+import { launchExtensionBrowser, openExtensionPage, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ExtensionBackend, RunningHttpGateway } from '../src/index.js';
+import { connectClient, startGateway, text } from './helpers.js';
+import { runScenarios, SCENARIO_FLAGS, type ModeRig } from './scenarios/scenarios.js';
+
+// The shared scenarios in the person's own browser: the built extension in Chromium, through --extension.
+
+const EXTENSION_DIR = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/extension/package.json')), 'dist');
+
+let gw: RunningHttpGateway;
+let server: FixtureServer;
+let browser: Browser;
+/** The tab the person is looking at: agents must never take its place. */
+let personTab: Page;
+
+type Chrome = { chrome: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string; active: boolean }>> } } };
+
+beforeAll(async () => {
+  [gw, server, browser] = await Promise.all([startGateway(['--extension', '--daemon-port', '0', ...SCENARIO_FLAGS]), startFixtureServer(), launchExtensionBrowser(EXTENSION_DIR)]);
+  const options = await openExtensionPage(browser, EXTENSION_ID, 'options.html');
+  await options.evaluate(
+    (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false }),
+    (gw.backend as ExtensionBackend).extensionUrl,
+  );
+  for (let i = 0; i < 400 && !gw.backend.browserConnected(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!gw.backend.browserConnected()) throw new Error('the extension did not connect to the gateway');
+  personTab = options;
+  await personTab.bringToFront();
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+  await server?.close();
+});
+
+runScenarios('extension', (): ModeRig => ({
+  mode: 'extension',
+  server,
+  client: (name) => connectClient(gw, name),
+  async closeAsPerson(url) {
+    const page = (await browser.pages()).find((p) => p.url() === url);
+    if (!page) throw new Error(`no tab shows ${url}`);
+    await page.close();
+  },
+}));
+
+it('agent tabs open in the background: the tab the person looks at stays in front', async () => {
+  const client = await connectClient(gw, 'Background agent');
+  await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+  await client.callTool({ name: 'browser_tabs', arguments: { action: 'new', url: server.url('/form.html') } });
+  await client.callTool({ name: 'browser_tabs', arguments: { action: 'select', index: 0 } });
+  expect(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('button "Click me"');
+  const active = await personTab.evaluate(() => (globalThis as unknown as Chrome).chrome.tabs.query({ active: true }));
+  expect(active.map((t) => t.url)).toEqual([`chrome-extension://${EXTENSION_ID}/options.html`]);
+  await (client.transport as StreamableHTTPClientTransport).terminateSession();
+  await client.close();
+});
+
+it('the person pauses browsermcp in the popup: agents are told so, and carry on after Connect', async () => {
+  const client = await connectClient(gw, 'Paused agent');
+  expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }))).toContain('Fixture home');
+  const popup = await browser.newPage();
+  await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+  await popup.waitForFunction(() => document.getElementById('toggle')?.textContent === 'Disconnect');
+  await popup.click('#toggle');
+  await popup.waitForFunction(() => document.getElementById('toggle')?.textContent === 'Connect');
+  await expect
+    .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
+    .toContain('the person paused browsermcp in their browser (the Disconnect button in its popup); ask them to press Connect there');
+  await popup.click('#toggle');
+  await expect.poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 20_000 }).toContain('button "Click me"');
+  await popup.close();
+  await personTab.bringToFront();
+  await (client.transport as StreamableHTTPClientTransport).terminateSession();
+  await client.close();
+});
+
+it('the popup lists each agent with its last action, shows its tab, and Stop ends it: its tabs close, its agent is told', async () => {
+  const client = await connectClient(gw, 'Agent to stop');
+  const own = server.url('/index.html?agent=stop');
+  await client.callTool({ name: 'browser_navigate', arguments: { url: own } });
+  await client.callTool({ name: 'browser_click', arguments: { target: '#counter' } });
+  const popup = await browser.newPage();
+  await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+  const row = 'li.agent:has(strong)';
+  await popup.waitForFunction(() => Array.from(document.querySelectorAll('li.agent')).some((li) => li.textContent?.includes('Agent to stop')));
+  const line = await popup.$$eval(row, (rows) => rows.map((r) => r.textContent ?? '').find((t) => t.includes('Agent to stop')) ?? '');
+  expect(line).toMatch(/Agent to stop1 tab · clicked on 127\.0\.0\.1:\d+, \d+ s ago/);
+  // A click on the agent shows its tab to the person (their choice: agents never do this themselves).
+  await popup.evaluate(() => {
+    const li = Array.from(document.querySelectorAll('li.agent')).find((l) => l.textContent?.includes('Agent to stop'));
+    (li?.querySelector('.agent-show') as HTMLButtonElement).click();
+  });
+  await expect.poll(async () => (await personTab.evaluate(() => (globalThis as unknown as Chrome).chrome.tabs.query({ active: true }))).map((t) => t.url)).toEqual([own]);
+  await popup.evaluate(() => {
+    const li = Array.from(document.querySelectorAll('li.agent')).find((l) => l.textContent?.includes('Agent to stop'));
+    (li?.querySelector('.agent-stop') as HTMLButtonElement).click();
+  });
+  await expect.poll(async () => (await browser.pages()).some((p) => p.url() === own)).toBe(false);
+  const after = await client.callTool({ name: 'browser_snapshot', arguments: {} });
+  expect(after.isError).toBe(true);
+  expect(text(after)).toContain('the person stopped this agent in their browser (the Stop button in the browsermcp popup)');
+  await popup.close();
+  await personTab.bringToFront();
+  await client.close();
+});
+
+it('sites the person put off limits in the options page: refused to agents, and a page that goes there is sent away', async () => {
+  const options = await openExtensionPage(browser, EXTENSION_ID, 'options.html');
+  // As the person does it: type the site, press Save sites.
+  await options.type('#off-limits', 'localhost\n');
+  await options.click('#limits-form button[type=submit]');
+  await options.waitForSelector('#limits-saved:not([hidden])');
+  const client = await connectClient(gw, 'Curious agent');
+  try {
+    const refused = await client.callTool({ name: 'browser_navigate', arguments: { url: server.crossUrl('/form.html') } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain('The person has put localhost off limits for agents (browsermcp options page)');
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    // The page itself heads there: the agent never sees it, and hears why.
+    await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html'))}; }` } });
+    await expect
+      .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
+      .toContain(`A page tried to open ${server.crossUrl('/form.html')}, and the tab was sent to about:blank instead. The person has put localhost off limits`);
+    expect((await browser.pages()).some((p) => p.url() === server.crossUrl('/form.html'))).toBe(false);
+  } finally {
+    await options.evaluate(() => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ offLimits: '' }));
+    await options.close();
+    await personTab.bringToFront();
+    await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+    await client.close();
+  }
+});

@@ -1,0 +1,180 @@
+import type { FixtureServer } from '@browsermcp/testkit';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
+import { refIn, text } from '../helpers.js';
+
+// One list of functional scenarios, run through the gateway in each mode: a browser it launches, and the person's own
+// browser through --extension. A scenario passes in both or names why it cannot (`only`).
+
+export type Mode = 'launched' | 'extension';
+
+/** The flags both modes' gateways run with, so that each scenario sees the same settings. */
+export const SCENARIO_FLAGS = ['--snapshot-max-chars', '2000', '--blocked-origins', 'https://blocked.example'];
+
+export interface ModeRig {
+  readonly mode: Mode;
+  readonly server: FixtureServer;
+  /** A fresh MCP session (the SDK client over Streamable HTTP), closed by the runner. */
+  client(name: string): Promise<Client>;
+  /** Closes a session's tab the way the person would, found by its URL. */
+  closeAsPerson(url: string): Promise<void>;
+}
+
+interface Scenario {
+  name: string;
+  run(rig: ModeRig, client: Client): Promise<void>;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => text(await client.callTool({ name, arguments: args }));
+const callResult = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
+
+export const scenarios: Scenario[] = [
+  {
+    name: 'navigate, snapshot and click',
+    async run({ server }, c) {
+      expect(await call(c, 'browser_navigate', { url: server.url('/index.html') })).toContain('- Page Title: Fixture home');
+      const snap = await call(c, 'browser_snapshot');
+      expect(await call(c, 'browser_click', { target: refIn(snap, 'button "Click me"') })).toContain('button "Clicked 1 times"');
+    },
+  },
+  {
+    name: 'tabs: new, select 0, close 1, and the session carries on in the tab it selected',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      expect(await call(c, 'browser_tabs', { action: 'new', url: server.url('/form.html') })).toContain('- 1: (current) [Form]');
+      expect(await call(c, 'browser_tabs', { action: 'select', index: 0 })).toContain('- 0: (current) [Fixture home]');
+      // The selection sticks: the next call without a tab runs in tab 0.
+      expect(await call(c, 'browser_snapshot')).toContain('- Page Title: Fixture home');
+      const closed = await call(c, 'browser_tabs', { action: 'close', index: 1 });
+      expect(closed).not.toContain('[Form]');
+      const list = await call(c, 'browser_tabs', { action: 'list' });
+      expect(list).toContain('- 0: (current) [Fixture home]');
+      expect(list).not.toContain('- 1:');
+      expect(await call(c, 'browser_snapshot')).toContain('button "Click me"');
+      expect(await call(c, 'browser_tabs', { action: 'new', url: server.url('/dialogs.html') })).toContain('- 1: (current) [Dialogs]');
+      expect(await call(c, 'browser_tabs', { action: 'close' })).toContain('- 0: (current) [Fixture home]');
+      expect(await call(c, 'browser_navigate', { url: server.url('/form.html') })).toContain('- Page Title: Form');
+    },
+  },
+  {
+    name: 'a tab the person closes is released and reported in the next answer, with where the session is now',
+    async run(rig, c) {
+      await call(c, 'browser_navigate', { url: rig.server.url('/index.html') });
+      await call(c, 'browser_tabs', { action: 'new', url: rig.server.url('/form.html') });
+      await rig.closeAsPerson(rig.server.url('/form.html'));
+      await expect
+        .poll(async () => call(c, 'browser_snapshot'), { timeout: 10_000 })
+        .toContain(`### Note\nTab 1 (${rig.server.url('/form.html')}) was closed outside this session: the person closed it, or the page closed itself; now on tab 0 (${rig.server.url('/index.html')}).`);
+      expect(await call(c, 'browser_tabs', { action: 'list' })).not.toContain('- 1:');
+      expect(await call(c, 'browser_click', { target: '#counter' })).toContain('button "Clicked 1 times"');
+    },
+  },
+  {
+    name: 'type, select and read a form',
+    async run({ server }, c) {
+      const snap = await call(c, 'browser_navigate', { url: server.url('/form.html') });
+      await call(c, 'browser_type', { target: refIn(snap, 'textbox "Name"'), text: 'Ada' });
+      await call(c, 'browser_select_option', { target: refIn(snap, 'combobox "Color"'), values: ['Blue'] });
+      await call(c, 'browser_click', { target: refIn(snap, 'button "Submit"') });
+      const submitted = await call(c, 'browser_evaluate', { function: "() => document.getElementById('out').textContent" });
+      expect(submitted).toContain('\\"name\\":\\"Ada\\"');
+      expect(submitted).toContain('\\"color\\":\\"b\\"');
+    },
+  },
+  {
+    name: 'a dialog blocks the page until it is handled',
+    async run({ server }, c) {
+      const snap = await call(c, 'browser_navigate', { url: server.url('/dialogs.html') });
+      const opened = await call(c, 'browser_click', { target: refIn(snap, 'button "Confirm"') });
+      expect(opened).toContain('### Modal state');
+      expect(opened).toContain('Are you sure?');
+      expect(await call(c, 'browser_handle_dialog', { accept: true })).toContain('confirmed');
+    },
+  },
+  {
+    name: 'console messages, evaluate, and waiting for text',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/console.html') });
+      expect(await call(c, 'browser_console_messages', { level: 'debug' })).toContain('[LOG] hello from log');
+      expect(await call(c, 'browser_evaluate', { function: "() => { setTimeout(() => document.body.append('later text'), 300); return 6 * 7; }" })).toContain('42');
+      expect(await call(c, 'browser_wait_for', { text: 'later text' })).toContain('later text');
+    },
+  },
+  {
+    name: 'back and forward',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      await call(c, 'browser_navigate', { url: server.url('/form.html') });
+      expect(await call(c, 'browser_navigate_back')).toContain('- Page Title: Fixture home');
+      expect(await call(c, 'browser_navigate_forward')).toContain('- Page Title: Form');
+    },
+  },
+  {
+    name: 'a screenshot: an image, or in the person’s browser, while the tab is behind theirs, the reason',
+    async run({ mode, server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      const shot = await callResult(c, 'browser_take_screenshot');
+      if (mode === 'launched') {
+        expect((shot.content as Array<{ type: string; mimeType?: string }>).some((p) => p.type === 'image' && p.mimeType === 'image/png')).toBe(true);
+      } else {
+        // Agent tabs stay behind the person's tab, which Chrome does not paint; taking the front would take their focus.
+        expect(shot.isError).toBe(true);
+        expect(text(shot)).toContain('Chrome paints only the tab in front');
+      }
+    },
+  },
+  {
+    name: 'the gateway’s --snapshot-max-chars cuts a big page’s snapshot',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/table?rows=300') });
+      const snap = await call(c, 'browser_snapshot');
+      const yaml = /```yaml\n([\s\S]*?)\n```/.exec(snap)?.[1] ?? '';
+      // 300 rows make tens of thousands of characters; the budget (2,000) and its note remain.
+      expect(yaml.length).toBeLessThan(2_500);
+      expect(snap).toContain('the rest of the page is not shown');
+    },
+  },
+  {
+    name: 'the gateway’s --blocked-origins refuses a navigation',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      const refused = await callResult(c, 'browser_navigate', { url: 'https://blocked.example/account' });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toContain("https://blocked.example is blocked by the gateway's --blocked-origins.");
+    },
+  },
+  {
+    name: 'named contexts: their own cookies in a launched browser, a clear refusal in the person’s browser',
+    async run({ mode, server }, c) {
+      const created = await callResult(c, 'browser_context_create', { name: 'work' });
+      if (mode === 'launched') {
+        expect(created.isError).toBeFalsy();
+        expect(await call(c, 'browser_navigate', { url: server.url('/index.html') })).toContain('Fixture home');
+        await call(c, 'browser_context_close', { name: 'work' });
+      } else {
+        expect(created.isError).toBe(true);
+        expect(text(created)).toMatch(/context/i);
+      }
+    },
+  },
+];
+
+/** Runs every scenario, each in a fresh MCP session, against the rig `start` makes (once per file). */
+export function runScenarios(mode: Mode, getRig: () => ModeRig): void {
+  describe(`scenarios (${mode})`, () => {
+    for (const scenario of scenarios) {
+      it(scenario.name, async () => {
+        const rig = getRig();
+        const client = await rig.client(`scenario ${scenario.name.slice(0, 20)}`);
+        try {
+          await scenario.run(rig, client);
+        } finally {
+          // Ends the MCP session, which closes its tabs, so the next scenario starts from a still browser.
+          await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+          await client.close();
+        }
+      });
+    }
+  });
+}
