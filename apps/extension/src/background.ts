@@ -14,10 +14,14 @@ export type UiRequest =
   /** Stop one agent: close its tabs and end its session. */
   | { type: 'stop'; sessionId: string }
   /** Bring one agent's tab to the front. */
-  | { type: 'show'; sessionId: string };
+  | { type: 'show'; sessionId: string }
+  /** Share one of the person's tabs with an agent. */
+  | { type: 'share'; tabId: number; sessionId: string };
 export interface UiStatus {
   connection: ConnectionStatus;
   sessions: AgentSummary[];
+  /** The tab the person may share with an agent (the one they looked at last), if any. */
+  shareable: { tabId: number; title: string; url: string } | null;
   version: string;
 }
 
@@ -101,8 +105,10 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
       await sessions.stopByPerson(request.sessionId);
     } else if (request.type === 'show') {
       await sessions.show(request.sessionId);
+    } else if (request.type === 'share') {
+      await sessions.shareTab(request.tabId, request.sessionId);
     }
-    reply({ connection: connection.status, sessions: sessions.summary(), version: __EXTENSION_VERSION__ });
+    reply({ connection: connection.status, sessions: sessions.summary(), shareable: await sessions.shareableTab(), version: __EXTENSION_VERSION__ });
   });
   return true;
 });

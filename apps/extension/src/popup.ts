@@ -19,11 +19,34 @@ function render(status: UiStatus): void {
   const list = $('sessions');
   list.replaceChildren(...status.sessions.map(agentRow));
   $('no-sessions').hidden = status.sessions.length > 0;
+  renderShare(status);
   const toggle = $<HTMLButtonElement>('toggle');
   const off = connection.state === 'disconnected';
   toggle.textContent = off ? 'Connect' : 'Disconnect';
   toggle.onclick = async () => render(await ask({ type: off ? 'connect' : 'disconnect' }));
   $('version').textContent = `v${status.version}`;
+}
+
+/** "Share <the tab you were looking at> with <agent>": only when there is such a tab and an agent to share it with. */
+function renderShare(status: UiStatus): void {
+  const { shareable, sessions } = status;
+  $('share').hidden = !shareable || sessions.length === 0;
+  if (!shareable || sessions.length === 0) return;
+  $('share-title').textContent = shareable.title;
+  $('share-title').title = shareable.url;
+  const select = $<HTMLSelectElement>('share-agent');
+  const chosen = select.value;
+  select.replaceChildren(
+    ...sessions.map((s) => {
+      const option = document.createElement('option');
+      option.value = s.sessionId;
+      option.textContent = s.clientName ?? 'MCP client';
+      return option;
+    }),
+  );
+  if (sessions.some((s) => s.sessionId === chosen)) select.value = chosen;
+  $<HTMLButtonElement>('share-button').onclick = async () =>
+    render(await ask({ type: 'share', tabId: shareable.tabId, sessionId: select.value }));
 }
 
 /** One agent: its name (a click shows its tab), tab count, last action in words, and a Stop button. */

@@ -39,6 +39,8 @@ interface SessionState {
   tools: ToolSession | undefined;
   /** What it did last, for the popup: the tool, the site, when it ended. */
   lastAction: LastAction | undefined;
+  /** Notes for its next answer that arrived before its tools were set up (after a worker restart). */
+  pendingNotes: string[];
 }
 
 export interface LastAction {
@@ -148,6 +150,7 @@ export class BrowserSessions {
         currentTabId: s.currentTabId,
         tools: undefined,
         lastAction: s.lastAction,
+        pendingNotes: [],
       });
     }
     for (const tab of await chrome.tabs.query({ active: true })) {
@@ -189,6 +192,42 @@ export class BrowserSessions {
     await this.sessionClosed(sessionId);
   }
 
+  /**
+   * The tab the person can share with an agent: the one they looked at last (in any window) that is a web page and
+   * no agent's, or null.
+   */
+  async shareableTab(): Promise<{ tabId: number; title: string; url: string } | null> {
+    const candidates = [...this.personTabs.values()].flatMap((seen) => [...seen].reverse());
+    for (const tabId of candidates) {
+      if (this.ownerOf(tabId)) continue;
+      const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+      const url = tab?.url ?? '';
+      if (!tab || !/^https?:/i.test(url) || refusalFor(url) || offLimits(url, this.offLimitSites)) continue;
+      return { tabId, title: tab.title ?? url, url };
+    }
+    return null;
+  }
+
+  /**
+   * The person shares one of their tabs with an agent: it joins the agent's group and its tabs (the daemon hears
+   * tab_opened), without taking the agent's current tab; the agent's next answer says so.
+   */
+  async shareTab(tabId: number, sessionId: string): Promise<void> {
+    const s = this.sessions.get(sessionId);
+    const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+    if (!s || !tab || this.ownerOf(tabId) || !/^https?:/i.test(tab.url ?? '')) return;
+    await this.addTab(s, tabId);
+    this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tabId) }));
+    if (s.tools) {
+      const page = await this.attach(s, tabId).catch(() => undefined);
+      if (page) s.tools.adoptPage(page);
+    }
+    const note = `The person shared a tab with you: ${tab.title ?? ''} (${tab.url}). browser_tabs lists it; select it to work in it.`;
+    if (s.tools) s.tools.addNote(note);
+    else s.pendingNotes.push(note);
+    await this.persist();
+  }
+
   /** The person clicked an agent in the popup: bring its current tab (and window) to the front. */
   async show(sessionId: string): Promise<void> {
     const s = this.sessions.get(sessionId);
@@ -212,6 +251,7 @@ export class BrowserSessions {
         currentTabId: undefined,
         tools: undefined,
         lastAction: undefined,
+        pendingNotes: [],
       };
       this.sessions.set(id, s);
     }
@@ -423,6 +463,7 @@ export class BrowserSessions {
         },
       }, this.configFor(s));
       s.tools = tools;
+      for (const note of s.pendingNotes.splice(0)) tools.addNote(note);
       for (const tabId of [...s.tabIds]) {
         const page = await this.attach(s, tabId).catch((err: unknown) => {
           this.attachErrors.set(tabId, err instanceof Error ? err.message : String(err));

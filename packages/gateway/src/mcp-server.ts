@@ -5,6 +5,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
+  type ServerNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isDaemonError } from '@browsermcp/daemon';
@@ -67,7 +68,7 @@ export function createMcpServer(options: {
   server.oninitialized = () => void ensureReady().catch(() => undefined);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     if (!names.has(name)) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
@@ -75,6 +76,7 @@ export function createMcpServer(options: {
     const sessionId = options.sessionId();
     if (!sessionId) throw new McpError(ErrorCode.InternalError, 'This MCP session has no id yet.');
     const started = performance.now();
+    const progress = progressTicker(request.params._meta?.progressToken, name, started, (notification) => extra.sendNotification(notification));
     try {
       await ensureReady();
       const result = await options.backend.callTool(sessionId, name, args ?? {});
@@ -89,7 +91,36 @@ export function createMcpServer(options: {
         return { content: [{ type: 'text', text: `### Error\n${message}` }], isError: true };
       }
       throw err;
+    } finally {
+      progress.stop();
     }
   });
   return server;
+}
+
+/** How often a call that is still running says so, when its client asked for progress (a progressToken). */
+export const PROGRESS_INTERVAL_MS = 10_000;
+
+/**
+ * Progress notifications for a call that waits (a page that loads slowly, browser_wait_for, a browser that is
+ * starting): every PROGRESS_INTERVAL_MS, how long it has run, so the client (and the person watching it) knows it is
+ * alive and may keep its request open. Nothing without a progressToken.
+ */
+function progressTicker(
+  token: string | number | undefined,
+  tool: string,
+  started: number,
+  send: (notification: ServerNotification) => Promise<void>,
+): { stop(): void } {
+  if (token === undefined) return { stop: () => undefined };
+  let ticks = 0;
+  const timer = setInterval(() => {
+    ticks += 1;
+    const seconds = Math.round((performance.now() - started) / 1000);
+    void send({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${tool} is still running (${seconds} s)` } }).catch(
+      () => undefined,
+    );
+  }, PROGRESS_INTERVAL_MS);
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
 }

@@ -137,3 +137,32 @@ it('sites the person put off limits in the options page: refused to agents, and 
     await client.close();
   }
 });
+
+it('the person shares one of their tabs with an agent from the popup: it joins the agent’s tabs and the agent is told', async () => {
+  const client = await connectClient(gw, 'Helper agent');
+  try {
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=helper') } });
+    const mine = await browser.newPage();
+    await mine.goto(server.url('/links.html'));
+    await mine.bringToFront();
+    const popup = await browser.newPage();
+    await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+    await popup.waitForFunction(() => !(document.getElementById('share') as HTMLElement).hidden);
+    expect(await popup.$eval('#share-title', (e) => e.getAttribute('title'))).toBe(server.url('/links.html'));
+    const helper = await popup.$$eval('#share-agent option', (options) => options.find((o) => o.textContent === 'Helper agent')?.getAttribute('value'));
+    await popup.select('#share-agent', helper!);
+    await popup.click('#share-button');
+    // Shared: the popup renders the answer, and that tab is no longer one to share.
+    await popup.waitForFunction(() => (document.getElementById('share') as HTMLElement).hidden);
+    await popup.close();
+    const tabs = text(await client.callTool({ name: 'browser_tabs', arguments: { action: 'list' } }));
+    expect(tabs).toContain(`The person shared a tab with you: Links (${server.url('/links.html')})`);
+    expect(tabs).toMatch(/- 0: \(current\) \[Fixture home\]/);
+    expect(tabs).toMatch(/- 1: \[Links\]/);
+    expect(text(await client.callTool({ name: 'browser_tabs', arguments: { action: 'select', index: 1 } }))).toContain('- Page Title: Links');
+  } finally {
+    await personTab.bringToFront();
+    await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+    await client.close();
+  }
+});

@@ -59,6 +59,17 @@ describe('Streamable HTTP with the official SDK client', () => {
     await client.close();
   });
 
+  it('sends progress notifications while a call waits, when the client asks for them', async () => {
+    const client = await connectClient(gw);
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const waited = await client.callTool({ name: 'browser_wait_for', arguments: { time: 11 } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    expect(waited.isError).toBeFalsy();
+    expect(progress[0]).toMatchObject({ progress: 1, message: expect.stringMatching(/^browser_wait_for is still running \(1\d s\)$/) });
+    await client.close();
+  });
+
   it('answers bad tool arguments with an isError result and unknown tools with a protocol error', async () => {
     const client = await connectClient(gw);
     const bad = await client.callTool({ name: 'browser_navigate', arguments: { url: 7 } });
