@@ -1,6 +1,7 @@
 import { ExtensionEvents, parseSessionOpened } from '@browsermcp/protocol';
 import { DaemonConnection, type ConnectionStatus } from './connection.js';
 import { normalizeSites } from './offlimits.js';
+import type { Decision } from './approvals.js';
 import { BrowserSessions, type AgentSummary } from './sessions.js';
 import { browserId, loadSettings } from './settings.js';
 
@@ -16,7 +17,9 @@ export type UiRequest =
   /** Bring one agent's tab to the front. */
   | { type: 'show'; sessionId: string }
   /** Share one of the person's tabs with an agent. */
-  | { type: 'share'; tabId: number; sessionId: string };
+  | { type: 'share'; tabId: number; sessionId: string }
+  /** Answer a new agent's request to use this browser. */
+  | { type: 'decide'; sessionId: string; decision: Decision };
 export interface UiStatus {
   connection: ConnectionStatus;
   sessions: AgentSummary[];
@@ -36,8 +39,9 @@ function browserName(): string {
 // Everything below must be registered synchronously at startup: a stopped worker is woken only by these events.
 const ready = (async () => {
   await sessions.restore();
-  const { offLimits } = await chrome.storage.local.get('offLimits');
+  const { offLimits, askBeforeNewAgents, allowedAgents } = await chrome.storage.local.get(['offLimits', 'askBeforeNewAgents', 'allowedAgents']);
   sessions.setOffLimits(normalizeSites(typeof offLimits === 'string' ? offLimits : ''));
+  sessions.approvals.configure(askBeforeNewAgents !== false, Array.isArray(allowedAgents) ? allowedAgents.filter((n): n is string => typeof n === 'string') : []);
   const settings = await loadSettings();
   connection = new DaemonConnection(settings, {
     hello: async () => ({ browserId: await browserId(), browser: browserName(), version: __EXTENSION_VERSION__, tabs: sessions.reportTabs() }),
@@ -82,6 +86,12 @@ chrome.webNavigation.onBeforeNavigate.addListener(({ tabId, frameId, url }) => {
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && (changes.askBeforeNewAgents || changes.allowedAgents)) {
+    void ready.then(async () => {
+      const { askBeforeNewAgents, allowedAgents } = await chrome.storage.local.get(['askBeforeNewAgents', 'allowedAgents']);
+      sessions.approvals.configure(askBeforeNewAgents !== false, Array.isArray(allowedAgents) ? allowedAgents.filter((n): n is string => typeof n === 'string') : []);
+    });
+  }
   if (area === 'local' && changes.offLimits) {
     const text = changes.offLimits.newValue;
     void ready.then(() => sessions.setOffLimits(normalizeSites(typeof text === 'string' ? text : '')));
@@ -107,6 +117,9 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
       await sessions.show(request.sessionId);
     } else if (request.type === 'share') {
       await sessions.shareTab(request.tabId, request.sessionId);
+    } else if (request.type === 'decide') {
+      const always = sessions.decide(request.sessionId, request.decision);
+      if (request.decision === 'always') await chrome.storage.local.set({ allowedAgents: always });
     }
     reply({ connection: connection.status, sessions: sessions.summary(), shareable: await sessions.shareableTab(), version: __EXTENSION_VERSION__ });
   });

@@ -7,6 +7,7 @@ import {
   type CommandEnvelope,
   type Envelope,
   type EventEnvelope,
+  type HelloPayload,
 } from '@browsermcp/protocol';
 import { checkDaemonUrl, type Settings } from './settings.js';
 
@@ -21,7 +22,7 @@ export interface ConnectionStatus {
 
 export interface ConnectionHandlers {
   /** The hello payload: which browser this is and the tabs it holds for sessions (asked anew on each connect). */
-  hello(): Promise<{ browserId: string; browser: string; version: string; tabs: Array<{ tabId: string; sessionId: string }> }>;
+  hello(): Promise<HelloPayload>;
   command(command: CommandEnvelope): void;
   event(event: EventEnvelope): void;
   status(status: ConnectionStatus): void;

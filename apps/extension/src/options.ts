@@ -6,6 +6,12 @@ const token = document.getElementById('token') as HTMLInputElement;
 const problem = document.getElementById('problem') as HTMLParagraphElement;
 const saved = document.getElementById('saved') as HTMLSpanElement;
 
+const askAgents = document.getElementById('ask-agents') as HTMLInputElement;
+void chrome.storage.local.get('askBeforeNewAgents').then(({ askBeforeNewAgents }) => {
+  askAgents.checked = askBeforeNewAgents !== false;
+});
+askAgents.addEventListener('change', () => void chrome.storage.local.set({ askBeforeNewAgents: askAgents.checked }));
+
 const limits = document.getElementById('off-limits') as HTMLTextAreaElement;
 const limitsSaved = document.getElementById('limits-saved') as HTMLSpanElement;
 

@@ -64,6 +64,28 @@ function agentRow(agent: AgentSummary): HTMLLIElement {
   detail.textContent = `${agent.tabs} tab${agent.tabs === 1 ? '' : 's'}${agent.lastAction ? ` · ${describeAction(agent.lastAction)}` : ''}`;
   about.append(name, detail);
   about.onclick = () => void ask({ type: 'show', sessionId: agent.sessionId });
+  if (agent.approval === 'pending') {
+    // A new agent asks to use this browser: nothing runs until the person answers.
+    detail.textContent = 'wants to use this browser';
+    li.classList.add('pending');
+    const buttons = document.createElement('span');
+    buttons.className = 'decide';
+    for (const [decision, label] of [['once', 'Allow once'], ['always', 'Always allow'], ['deny', 'Deny']] as const) {
+      const button = document.createElement('button');
+      button.className = `decide-${decision}`;
+      button.textContent = label;
+      button.onclick = async () => render(await ask({ type: 'decide', sessionId: agent.sessionId, decision }));
+      buttons.append(button);
+    }
+    li.append(about, buttons);
+    return li;
+  }
+  if (agent.approval === 'denied') detail.textContent = 'denied';
+  if (agent.asking) {
+    // A step handed to the person: a click on the agent shows the tab with its banner (Done / Decline).
+    li.classList.add('asking');
+    detail.textContent = `asks you: ${agent.asking.replace(/^Waiting for the person: /, '')} — click to see the tab`;
+  }
   const stop = document.createElement('button');
   stop.className = 'agent-stop';
   stop.textContent = 'Stop';

@@ -24,6 +24,7 @@ import {
 import type { Page } from 'puppeteer-core';
 import { attachTab, detachTab, refusalFor } from './attach.js';
 import { offLimits } from './offlimits.js';
+import { APPROVAL_WAIT_MS, Approvals, type Approval, type Decision } from './approvals.js';
 
 interface SessionState {
   id: string;
@@ -41,6 +42,8 @@ interface SessionState {
   lastAction: LastAction | undefined;
   /** Notes for its next answer that arrived before its tools were set up (after a worker restart). */
   pendingNotes: string[];
+  /** What it asks the person to do right now (browser_request_user), for the popup and the badge. */
+  asking: string | undefined;
 }
 
 export interface LastAction {
@@ -54,12 +57,17 @@ export interface LastAction {
 export interface AgentSummary {
   sessionId: string;
   clientName: string | null;
+  /** Whether the person allowed it; 'pending' shows Allow once / Always allow / Deny in the popup. */
+  approval: Approval;
+  /** What it asks the person to do now (a hand-off), or null. */
+  asking: string | null;
   tabs: number;
   lastAction: LastAction | null;
 }
 
 /** What survives a service-worker restart (chrome.storage.session): sessions and their tabs, not the Page objects. */
 interface StoredSession {
+  approval?: Approval;
   lastAction?: LastAction;
   clientName: string | null;
   settings?: SessionSettings;
@@ -106,6 +114,16 @@ export class BrowserSessions {
 
   /** Sites the person put off limits for agents (options page). */
   private offLimitSites: string[] = [];
+  /** The person's answers to "may this agent use my browser?"; the badge counts the agents waiting for one. */
+  readonly approvals = new Approvals(() => this.updateBadge());
+
+  /** The toolbar badge counts what waits for the person: agents to allow, and steps agents handed to them. */
+  private updateBadge(): void {
+    let n = this.approvals?.pendingCount ?? 0;
+    for (const s of this.sessions?.values() ?? []) if (s.asking) n++;
+    void chrome.action.setBadgeText({ text: n ? String(n) : '' }).catch(() => undefined);
+    void chrome.action.setBadgeBackgroundColor({ color: '#cf222e' }).catch(() => undefined);
+  }
 
   constructor(private readonly emit: (event: EventEnvelope) => void) {}
 
@@ -151,7 +169,9 @@ export class BrowserSessions {
         tools: undefined,
         lastAction: s.lastAction,
         pendingNotes: [],
+        asking: undefined,
       });
+      this.approvals.opened(id, agentName(s.clientName), s.approval);
     }
     for (const tab of await chrome.tabs.query({ active: true })) {
       if (tab.id !== undefined) this.tabActivated(tab.id, tab.windowId);
@@ -168,6 +188,7 @@ export class BrowserSessions {
         groupId: s.groupId,
         currentTabId: s.currentTabId,
         ...(s.lastAction ? { lastAction: s.lastAction } : {}),
+        approval: this.approvals.of(s.id),
       };
     }
     await chrome.storage.session.set({ [STORAGE_KEY]: stored });
@@ -179,7 +200,22 @@ export class BrowserSessions {
   }
 
   summary(): AgentSummary[] {
-    return [...this.sessions.values()].map((s) => ({ sessionId: s.id, clientName: s.clientName, tabs: s.tabIds.length, lastAction: s.lastAction ?? null }));
+    return [...this.sessions.values()].map((s) => ({
+      sessionId: s.id,
+      clientName: s.clientName,
+      approval: this.approvals.of(s.id),
+      asking: s.asking ?? null,
+      tabs: s.tabIds.length,
+      lastAction: s.lastAction ?? null,
+    }));
+  }
+
+  /** The person answered Allow once / Always allow / Deny; returns the names to remember as always allowed. */
+  decide(sessionId: string, decision: Decision): string[] {
+    const s = this.sessions.get(sessionId);
+    const always = this.approvals.decide(sessionId, agentName(s?.clientName ?? null), decision);
+    void this.persist();
+    return always;
   }
 
   /**
@@ -228,6 +264,29 @@ export class BrowserSessions {
     await this.persist();
   }
 
+  /**
+   * Waits until the person allowed this agent (a new agent is asked in the popup): its command is held meanwhile,
+   * and its client hears what it waits for. Throws what the agent should know when denied or unanswered.
+   */
+  private async approved(s: SessionState): Promise<void> {
+    const name = agentName(s.clientName);
+    this.approvals.opened(s.id, name);
+    if (this.approvals.of(s.id) === 'allowed') return;
+    if (this.approvals.of(s.id) === 'denied') {
+      throw new ToolError(`The person denied "${name}" the use of their browser (in the browsermcp popup). Do not try again unless they ask you to.`);
+    }
+    const message = `Waiting for the person to allow "${name}" in the browsermcp popup (Allow once / Always allow / Deny)`;
+    this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.waitingForPerson, payload: { message, ms: APPROVAL_WAIT_MS } }));
+    const { approval } = await this.approvals.waitFor(s.id);
+    if (approval === 'allowed') return;
+    if (approval === 'denied') {
+      throw new ToolError(`The person denied "${name}" the use of their browser (in the browsermcp popup). Do not try again unless they ask you to.`);
+    }
+    throw new ToolError(
+      `The person did not answer within ${APPROVAL_WAIT_MS / 60_000} minutes whether "${name}" may use their browser. Ask them to open the browsermcp popup and press Allow, then call the tool again.`,
+    );
+  }
+
   /** The person clicked an agent in the popup: bring its current tab (and window) to the front. */
   async show(sessionId: string): Promise<void> {
     const s = this.sessions.get(sessionId);
@@ -252,6 +311,7 @@ export class BrowserSessions {
         tools: undefined,
         lastAction: undefined,
         pendingNotes: [],
+        asking: undefined,
       };
       this.sessions.set(id, s);
     }
@@ -262,6 +322,7 @@ export class BrowserSessions {
   sessionOpened(sessionId: string, clientName: string | null, settings: SessionSettings = {}): void {
     const s = this.session(sessionId);
     s.clientName = clientName;
+    this.approvals.opened(sessionId, agentName(clientName));
     if (JSON.stringify(settings) !== JSON.stringify(s.settings)) {
       s.settings = settings;
       s.tools?.configure(this.configFor(s));
@@ -274,6 +335,7 @@ export class BrowserSessions {
     const s = this.sessions.get(sessionId);
     if (!s) return;
     this.sessions.delete(sessionId);
+    this.approvals.forget(sessionId);
     await Promise.all(s.tabIds.map((t) => this.closeTab(t)));
     await this.persist();
   }
@@ -434,10 +496,10 @@ export class BrowserSessions {
     this.tabOfPage.set(page, tabId);
     // Console messages and dialogs also reach the owning session as events (and only that session).
     page.on('console', (msg) =>
-      this.emit(createEvent({ sessionId: s.id, name: 'console', payload: { level: msg.type(), text: msg.text() }, tabId: String(tabId) })),
+      this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.console, payload: { level: msg.type(), text: msg.text() }, tabId: String(tabId) })),
     );
     page.on('dialog', (dialog) =>
-      this.emit(createEvent({ sessionId: s.id, name: 'dialog', payload: { type: dialog.type(), message: dialog.message() }, tabId: String(tabId) })),
+      this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.dialog, payload: { type: dialog.type(), message: dialog.message() }, tabId: String(tabId) })),
     );
     return page;
   }
@@ -448,6 +510,15 @@ export class BrowserSessions {
       const tools = new ToolSession({
         // The person's browser: agent tabs open and stay in the background, never taking focus from the person.
         background: true,
+        // A hand-off (browser_request_user): the badge and the popup show it, and the daemon holds the call meanwhile.
+        person: {
+          waiting: (message, ms) => {
+            s.asking = message;
+            this.updateBadge();
+            void this.persist();
+            this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.waitingForPerson, payload: { message, ms } }));
+          },
+        },
         newPage: async () => {
           const tab = await chrome.tabs.create({ url: 'about:blank', active: false });
           await this.addTab(s, tab.id!);
@@ -498,6 +569,7 @@ export class BrowserSessions {
     s.running++;
     try {
       const target = command.tabId !== undefined ? Number(command.tabId) : s.currentTabId;
+      await this.approved(s);
       const stuck = target !== undefined && this.detached.has(target);
       if (stuck && command.name === 'browser_navigate') await this.unstick(target);
       const tools = await this.toolsFor(s);
@@ -519,6 +591,10 @@ export class BrowserSessions {
     } finally {
       s.running--;
       s.lastActionEnd = Date.now();
+      if (s.asking) {
+        s.asking = undefined;
+        this.updateBadge();
+      }
     }
     const current = s.tools?.peekCurrentTab();
     s.currentTabId = current ? this.tabOfPage.get(current.page) : undefined;
@@ -537,4 +613,9 @@ function siteOf(url: string | undefined): string | null {
   } catch {
     return null;
   }
+}
+
+/** The name the person knows an agent by: its MCP client's name. */
+function agentName(clientName: string | null): string {
+  return clientName ?? 'MCP client';
 }

@@ -55,7 +55,7 @@ export async function startExtensionHarness(options: { graceMs?: number } = {}):
 export async function connectExtension(h: ExtensionHarness, browserId: string): Promise<void> {
   const w = await h.control();
   await w.evaluate(
-    (url, id) => chrome.storage.local.set({ browserId: id, daemonUrl: url, paused: false }),
+    (url, id) => chrome.storage.local.set({ browserId: id, daemonUrl: url, paused: false, askBeforeNewAgents: false }),
     h.daemonUrl,
     browserId,
   );

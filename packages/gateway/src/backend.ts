@@ -1,5 +1,5 @@
 import { LocalExecutor, SessionRouter, startDaemon, type LocalExecutorOptions, type RunningDaemon } from '@browsermcp/daemon';
-import type { SessionSettings } from '@browsermcp/protocol';
+import { ExtensionEvents, parseWaitingForPerson, type SessionSettings } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
 
 /** Where tool calls go: the embedded daemon by default, a remote daemon later. The gateway runs no browser code. */
@@ -9,6 +9,8 @@ export interface Backend {
   callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult>;
   closeSession(sessionId: string): Promise<void>;
   browserConnected(): boolean;
+  /** What a session's running call waits for, in words, when it waits for the person (for progress notifications). */
+  waitingFor?(sessionId: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -17,12 +19,38 @@ export interface EmbeddedBackendOptions extends LocalExecutorOptions {
   graceMs?: number | undefined;
 }
 
+/**
+ * What a session's running call waits for, when the browser says it waits for the person (a new agent to approve, a
+ * hand-off): the gateway puts it in the call's progress notifications.
+ */
+class WaitingForPerson {
+  private readonly messages = new Map<string, string>();
+
+  watch(router: SessionRouter, sessionId: string): void {
+    router.onEvent(sessionId, (event) => {
+      if (event.name !== ExtensionEvents.waitingForPerson) return;
+      const waiting = parseWaitingForPerson(event.payload);
+      if (waiting.ok) this.messages.set(sessionId, waiting.value.message);
+    });
+  }
+
+  of(sessionId: string): string | undefined {
+    return this.messages.get(sessionId);
+  }
+
+  /** The call ended: what it waited for is over. */
+  done(sessionId: string): void {
+    this.messages.delete(sessionId);
+  }
+}
+
 /** The daemon in-process: a router with the local executor (a launched browser, or one reached over CDP). */
 export class EmbeddedBackend implements Backend {
   readonly mode: 'launch' | 'cdp';
   readonly router: SessionRouter;
   readonly executor: LocalExecutor;
   private ready: Promise<unknown>;
+  private readonly waiting = new WaitingForPerson();
 
   constructor(options: EmbeddedBackendOptions) {
     this.router = new SessionRouter({
@@ -38,13 +66,23 @@ export class EmbeddedBackend implements Backend {
   async openSession(sessionId: string, clientName: string | undefined): Promise<void> {
     await this.ready;
     await this.router.openSession(sessionId, clientName ? { clientName } : {});
+    this.waiting.watch(this.router, sessionId);
   }
 
   async callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult> {
-    return (await this.router.dispatch(sessionId, { name, payload: args })) as ToolResult;
+    try {
+      return (await this.router.dispatch(sessionId, { name, payload: args })) as ToolResult;
+    } finally {
+      this.waiting.done(sessionId);
+    }
+  }
+
+  waitingFor(sessionId: string): string | undefined {
+    return this.waiting.of(sessionId);
   }
 
   async closeSession(sessionId: string): Promise<void> {
+    this.waiting.done(sessionId);
     await this.router.closeSession(sessionId);
   }
 
@@ -75,6 +113,7 @@ export interface ExtensionBackendOptions {
  */
 export class ExtensionBackend implements Backend {
   readonly mode = 'extension' as const;
+  private readonly waiting = new WaitingForPerson();
   private constructor(
     private readonly daemon: RunningDaemon,
     private readonly options: ExtensionBackendOptions,
@@ -136,13 +175,23 @@ export class ExtensionBackend implements Backend {
   async openSession(sessionId: string, clientName: string | undefined): Promise<void> {
     const executorId = await this.waitForBrowser();
     await this.daemon.router.openSession(sessionId, { executorId, ...(clientName ? { clientName } : {}) });
+    this.waiting.watch(this.daemon.router, sessionId);
+  }
+
+  waitingFor(sessionId: string): string | undefined {
+    return this.waiting.of(sessionId);
   }
 
   async callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult> {
-    return (await this.daemon.router.dispatch(sessionId, { name, payload: args })) as ToolResult;
+    try {
+      return (await this.daemon.router.dispatch(sessionId, { name, payload: args })) as ToolResult;
+    } finally {
+      this.waiting.done(sessionId);
+    }
   }
 
   async closeSession(sessionId: string): Promise<void> {
+    this.waiting.done(sessionId);
     await this.daemon.router.closeSession(sessionId);
   }
 

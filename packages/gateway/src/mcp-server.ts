@@ -76,7 +76,14 @@ export function createMcpServer(options: {
     const sessionId = options.sessionId();
     if (!sessionId) throw new McpError(ErrorCode.InternalError, 'This MCP session has no id yet.');
     const started = performance.now();
-    const progress = progressTicker(request.params._meta?.progressToken, name, started, (notification) => extra.sendNotification(notification));
+    const progress = progressTicker(
+      request.params._meta?.progressToken,
+      () => {
+        const waiting = options.backend.waitingFor?.(sessionId);
+        return `${name} is still running (${Math.round((performance.now() - started) / 1000)} s)${waiting ? `: ${waiting}` : ''}`;
+      },
+      (notification) => extra.sendNotification(notification),
+    );
     try {
       await ensureReady();
       const result = await options.backend.callTool(sessionId, name, args ?? {});
@@ -108,18 +115,14 @@ export const PROGRESS_INTERVAL_MS = 10_000;
  */
 function progressTicker(
   token: string | number | undefined,
-  tool: string,
-  started: number,
+  describe: () => string,
   send: (notification: ServerNotification) => Promise<void>,
 ): { stop(): void } {
   if (token === undefined) return { stop: () => undefined };
   let ticks = 0;
   const timer = setInterval(() => {
     ticks += 1;
-    const seconds = Math.round((performance.now() - started) / 1000);
-    void send({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `${tool} is still running (${seconds} s)` } }).catch(
-      () => undefined,
-    );
+    void send({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: describe() } }).catch(() => undefined);
   }, PROGRESS_INTERVAL_MS);
   timer.unref?.();
   return { stop: () => clearInterval(timer) };

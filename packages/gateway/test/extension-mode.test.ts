@@ -32,7 +32,7 @@ beforeAll(async () => {
   helper = await browser.newPage();
   const url = (gw.backend as ExtensionBackend).extensionUrl;
   await options.evaluate(
-    (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false }),
+    (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false, askBeforeNewAgents: false }),
     url,
   );
 });

@@ -4,7 +4,7 @@ import { EXTENSION_ID } from '@browsermcp/daemon';
 import { launchExtensionBrowser, openExtensionPage, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, Page } from 'puppeteer-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend, RunningHttpGateway } from '../src/index.js';
 import { connectClient, startGateway, text } from './helpers.js';
 import { runScenarios, SCENARIO_FLAGS, type ModeRig } from './scenarios/scenarios.js';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   [gw, server, browser] = await Promise.all([startGateway(['--extension', '--daemon-port', '0', ...SCENARIO_FLAGS]), startFixtureServer(), launchExtensionBrowser(EXTENSION_DIR)]);
   const options = await openExtensionPage(browser, EXTENSION_ID, 'options.html');
   await options.evaluate(
-    (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false }),
+    (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false, askBeforeNewAgents: false }),
     (gw.backend as ExtensionBackend).extensionUrl,
   );
   for (let i = 0; i < 400 && !gw.backend.browserConnected(); i++) await new Promise((r) => setTimeout(r, 50));
@@ -47,6 +47,19 @@ runScenarios('extension', (): ModeRig => ({
     const page = (await browser.pages()).find((p) => p.url() === url);
     if (!page) throw new Error(`no tab shows ${url}`);
     await page.close();
+  },
+  async answerBanner(url, button) {
+    // As the person: the badge and the popup say an agent asks something; a click on it shows the tab; they answer.
+    const popup = await browser.newPage();
+    await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+    await popup.waitForFunction(() => Array.from(document.querySelectorAll('li.agent.asking')).some((li) => li.textContent?.includes('asks you:')));
+    await popup.click('li.agent.asking .agent-show');
+    const page = (await browser.pages()).find((p) => p.url() === url);
+    if (!page) throw new Error(`no tab shows ${url}`);
+    await page.waitForSelector(`pierce/#${button}`);
+    await page.click(`pierce/#${button}`);
+    await popup.close();
+    await personTab.bringToFront();
   },
 }));
 
@@ -165,4 +178,70 @@ it('the person shares one of their tabs with an agent from the popup: it joins t
     await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
     await client.close();
   }
+});
+
+describe('a new agent must be allowed by the person', () => {
+  const setAsk = (ask: boolean) =>
+    personTab.evaluate((a) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ askBeforeNewAgents: a, allowedAgents: [] }), ask);
+
+  /** Presses one of a pending agent's buttons in the popup, as the person would. */
+  async function answer(agent: string, button: 'once' | 'always' | 'deny'): Promise<void> {
+    const popup = await browser.newPage();
+    await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
+    await popup.waitForFunction(
+      (name) => Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name) && li.textContent.includes('wants to use this browser')),
+      {},
+      agent,
+    );
+    await popup.evaluate(
+      (name, b) => {
+        const li = Array.from(document.querySelectorAll('li.agent.pending')).find((l) => l.textContent?.includes(name));
+        (li?.querySelector(`.decide-${b}`) as HTMLButtonElement).click();
+      },
+      agent,
+      button,
+    );
+    await popup.waitForFunction((name) => !Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)), {}, agent);
+    await popup.close();
+    await personTab.bringToFront();
+  }
+
+  it('holds its first call (with progress saying why) until Allow; Deny refuses it; Always allow is remembered', async () => {
+    await setAsk(true);
+    try {
+      // Allow once: the waiting call goes on, with progress notifications that say what it waits for.
+      const first = await connectClient(gw, 'Newcomer');
+      const progress: string[] = [];
+      const call = first.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=new') } }, undefined, {
+        onprogress: (p) => progress.push(p.message ?? ''),
+        timeout: 60_000,
+      });
+      // The client hears, every 10 s, that the call waits for the person, and what for.
+      await expect.poll(() => progress.length, { timeout: 25_000, interval: 500 }).toBeGreaterThan(0);
+      expect(progress[0]).toMatch(/^browser_navigate is still running \(\d+ s\): Waiting for the person to allow "Newcomer" in the browsermcp popup/);
+      await answer('Newcomer', 'once');
+      expect(text(await call)).toContain('- Page Title: Fixture home');
+      await (first.transport as StreamableHTTPClientTransport).terminateSession();
+
+      // Deny: the call answers at once that the person said no, and so does the next.
+      const denied = await connectClient(gw, 'Pushy agent');
+      const refused = denied.callTool({ name: 'browser_snapshot', arguments: {} });
+      await answer('Pushy agent', 'deny');
+      expect(text(await refused)).toContain('The person denied "Pushy agent" the use of their browser');
+      expect(text(await denied.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('The person denied');
+      await (denied.transport as StreamableHTTPClientTransport).terminateSession();
+
+      // Always allow: the next session of that agent is not asked again.
+      const trusted = await connectClient(gw, 'Trusted agent');
+      const waiting = trusted.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=trusted') } });
+      await answer('Trusted agent', 'always');
+      expect(text(await waiting)).toContain('Fixture home');
+      await (trusted.transport as StreamableHTTPClientTransport).terminateSession();
+      const again = await connectClient(gw, 'Trusted agent');
+      expect(text(await again.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=trusted2') } }))).toContain('Fixture home');
+      await (again.transport as StreamableHTTPClientTransport).terminateSession();
+    } finally {
+      await setAsk(false);
+    }
+  });
 });

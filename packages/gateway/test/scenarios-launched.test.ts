@@ -28,4 +28,7 @@ runScenarios('launched', (): ModeRig => ({
     if (!page) throw new Error(`no tab shows ${url}`);
     await page.close();
   },
+  answerBanner() {
+    throw new Error('nobody can see a headless browser');
+  },
 }));

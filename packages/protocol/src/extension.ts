@@ -15,10 +15,19 @@ export const ExtensionEvents = {
   sessionClosed: 'session_closed',
   /** extension → daemon: a tab joined a session (a popup of its page). */
   tabOpened: 'tab_opened',
+  /** extension → daemon: a console message of a session's tab (`consolePayloadSchema`). */
+  console: 'console',
+  /** extension → daemon: a dialog a session's tab opened (`dialogPayloadSchema`). */
+  dialog: 'dialog',
   /** extension → daemon: a session's tab closed (the session closed it, or the person did). */
   tabClosed: 'tab_closed',
   /** extension → daemon: the person stopped this agent in the popup; its session ends and its agent is told so. */
   sessionStopped: 'session_stopped',
+  /**
+   * extension → daemon: the session's commands wait for the person (approving a new agent): the daemon holds their
+   * timeouts for `ms`, and the agent's client hears `message` in its progress notifications.
+   */
+  waitingForPerson: 'waiting_for_person',
 } as const;
 
 /**
@@ -37,12 +46,54 @@ export const sessionSettingsSchema = z.object({
 });
 export type SessionSettings = z.infer<typeof sessionSettingsSchema>;
 
+const BROWSER_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A tab the extension holds for a session, as it reports them in its hello. */
+export const reportedTabSchema = z.object({ tabId: z.string().min(1), sessionId: z.string().min(1) });
+
+/** The extension's first envelope (after `authenticated`): which browser this is and the tabs it holds. */
+export const helloPayloadSchema = z.object({
+  /** Stable across restarts and reconnects (kept in chrome.storage): the daemon gives its sessions back by it. */
+  browserId: z
+    .string()
+    .refine((id) => BROWSER_ID.test(id), 'must be 1-64 letters, digits, "_" or "-" (a stable id the extension keeps)')
+    .refine((id) => id !== 'local', 'must not be "local" (the daemon\'s own browser)'),
+  /** e.g. "Chrome 131". */
+  browser: z.string(),
+  /** The extension's version. */
+  version: z.string(),
+  /** The tabs it holds for daemon sessions: on a reconnect, the truth about them. */
+  tabs: z.array(reportedTabSchema).default([]),
+});
+export type HelloPayload = z.infer<typeof helloPayloadSchema>;
+
+export function parseHelloPayload(payload: unknown): Validated<HelloPayload> {
+  return validate(helloPayloadSchema, payload, 'payload');
+}
+
+/** extension → daemon `console` event: a console message of a session's tab. */
+export const consolePayloadSchema = z.object({ level: z.string(), text: z.string() });
+/** extension → daemon `dialog` event: a dialog a session's tab opened. */
+export const dialogPayloadSchema = z.object({ type: z.string(), message: z.string() });
+
 export const sessionOpenedPayloadSchema = z.object({
   /** The MCP client's name: the label of the session's tab group. */
   clientName: z.string().nullable(),
   settings: sessionSettingsSchema.optional(),
 });
 export type SessionOpenedPayload = z.infer<typeof sessionOpenedPayloadSchema>;
+
+export const waitingForPersonPayloadSchema = z.object({
+  /** What the person is asked, in words for the agent's client: 'Waiting for the person to approve …'. */
+  message: z.string().min(1),
+  /** How long the browser waits for the answer, in ms. */
+  ms: z.number().int().min(1),
+});
+export type WaitingForPersonPayload = z.infer<typeof waitingForPersonPayloadSchema>;
+
+export function parseWaitingForPerson(payload: unknown): Validated<WaitingForPersonPayload> {
+  return validate(waitingForPersonPayloadSchema, payload, 'payload');
+}
 
 export function parseSessionOpened(payload: unknown): Validated<SessionOpenedPayload> {
   return validate(sessionOpenedPayloadSchema, payload, 'payload');

@@ -7,6 +7,7 @@ import logs from './tools/logs.js';
 import modals from './tools/modals.js';
 import navigate from './tools/navigate.js';
 import pdf from './tools/pdf.js';
+import person from './tools/person.js';
 import screenshot from './tools/screenshot.js';
 import snapshot from './tools/snapshot.js';
 import tabs from './tools/tabs.js';
@@ -24,6 +25,7 @@ export const allTools: readonly Tool[] = [
   ...tabs,
   ...screenshot,
   ...logs,
+  ...person,
   ...context,
   ...vision,
   ...pdf,

@@ -42,6 +42,14 @@ export interface SessionHost {
   files?: FileAccess;
   contexts?: ContextManager;
   /**
+   * Someone can see this browser (the person's own, or a headed one): browser_request_user hands them a step.
+   * Absent for a headless browser, where the tool answers at once that nobody can.
+   */
+  person?: {
+    /** The call now waits for the person (up to `ms`): hosts hold its timeout and say so to the agent's client. */
+    waiting(message: string, ms: number): void;
+  };
+  /**
    * The person's own browser: the session's tabs stay in the background and are never brought to the front (a
    * launched browser brings the current tab forward, since only the front tab of a window renders frames).
    */

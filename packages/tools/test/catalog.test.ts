@@ -12,7 +12,7 @@ const CORE = [
   'browser_type', 'browser_fill_form', 'browser_select_option', 'browser_hover', 'browser_drag', 'browser_press_key',
   'browser_file_upload', 'browser_handle_dialog', 'browser_evaluate', 'browser_wait_for', 'browser_tabs',
   'browser_take_screenshot', 'browser_console_messages', 'browser_network_requests', 'browser_resize', 'browser_close',
-  'browser_find', 'browser_get_text',
+  'browser_find', 'browser_get_text', 'browser_request_user',
 ];
 
 // One wrong argument per tool, and the argument the error must name.
@@ -40,6 +40,7 @@ const BAD_ARGS: Record<string, [Record<string, unknown>, string]> = {
   browser_close: [{ force: true }, 'unknown argument "force"'],
   browser_find: [{ text: '' }, 'text'],
   browser_get_text: [{ target: '' }, 'target'],
+  browser_request_user: [{ message: '' }, 'message'],
   browser_context_create: [{ name: '' }, 'name'],
   browser_context_switch: [{}, 'name'],
   browser_context_list: [{ all: true }, 'unknown argument "all"'],

@@ -110,6 +110,35 @@ describe('tabs', () => {
     await call(s, 'browser_close');
   });
 
+  it('hands a step to the person: a banner with Done / Decline, kept across navigations; at once "nobody" when headless', async () => {
+    const headless = await h.session();
+    await call(headless, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await callError(headless, 'browser_request_user', { message: 'Log in please' })).toContain('No person can see this browser (it runs headless)');
+
+    const waits: Array<[string, number]> = [];
+    const s = await h.session({}, { person: { waiting: (message, ms) => waits.push([message, ms]) } });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const page = s.peekCurrentTab()!.page;
+    const asked = call(s, 'browser_request_user', { message: 'Please log in', target: '#counter' });
+    await page.waitForSelector('pierce/#done');
+    expect(waits).toEqual([['Waiting for the person: "Please log in"', 15 * 60_000]]);
+    // The page's own script cannot answer for the person: only a real click counts.
+    await page.evaluate(() => (document.getElementById('browsermcp-ask')!.shadowRoot!.getElementById('done') as HTMLButtonElement).click());
+    // The person's login navigates the page: the banner comes back on the new page.
+    await page.goto(h.server.url('/form.html'));
+    await page.waitForSelector('pierce/#done');
+    await page.click('pierce/#done');
+    const done = await asked;
+    expect(done).toContain('The person pressed Done (at #counter)');
+    expect(done).toContain('- Page Title: Form');
+    expect(await page.$('#browsermcp-ask')).toBeNull();
+
+    const declined = call(s, 'browser_request_user', { message: 'Pay 30 EUR' });
+    await page.waitForSelector('pierce/#decline');
+    await page.click('pierce/#decline');
+    expect(await declined).toContain('The person declined: they will not do "Pay 30 EUR"');
+  });
+
   it('resizes the viewport and refuses sizes that make no sense', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });

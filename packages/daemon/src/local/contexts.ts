@@ -6,6 +6,7 @@ import {
   type ContextManager,
   type ProxySettings,
   type SessionConfig,
+  type SessionHost,
   type ToolResult,
 } from '@browsermcp/tools';
 import type { Browser, BrowserContext, CookieData, Page } from 'puppeteer-core';
@@ -46,6 +47,7 @@ export class SessionContexts implements ContextManager {
   private readonly browser: Browser;
   private readonly files: NodeFileAccess;
   private readonly toolConfig: Partial<SessionConfig>;
+  private readonly person: SessionHost['person'];
   private readonly entries = new Map<string, Entry>();
   private activeName = DEFAULT;
 
@@ -55,8 +57,11 @@ export class SessionContexts implements ContextManager {
     ownsDefaultContext: boolean;
     files: NodeFileAccess;
     toolConfig: Partial<SessionConfig>;
+    /** Present when someone can see this browser (headed, or reached over CDP): hand-offs to the person work. */
+    person?: SessionHost['person'];
   }) {
     this.browser = options.browser;
+    this.person = options.person;
     this.files = options.files;
     this.toolConfig = options.toolConfig;
     this.entries.set(DEFAULT, this.entry(DEFAULT, options.defaultContext, options.ownsDefaultContext, undefined));
@@ -68,7 +73,7 @@ export class SessionContexts implements ContextManager {
       if (proxy?.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? '' });
       return page;
     };
-    const session = new ToolSession({ newPage, files: this.files, contexts: this }, this.toolConfig);
+    const session = new ToolSession({ newPage, files: this.files, contexts: this, ...(this.person ? { person: this.person } : {}) }, this.toolConfig);
     return { name, context, owns, session, proxy };
   }
 

@@ -1,4 +1,4 @@
-import { ErrorCodes, errorResponseFor, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
+import { ErrorCodes, errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
 import {
   callTool,
   ToolError,
@@ -7,6 +7,7 @@ import {
   UnknownToolError,
   type Capability,
   type SessionConfig,
+  type SessionHost,
   type Tool,
   type ToolResult,
 } from '@browsermcp/tools';
@@ -160,9 +161,25 @@ export class LocalExecutor implements Executor {
       ownsDefaultContext: !shared,
       files: this.files,
       toolConfig: this.options.toolConfig ?? {},
+      ...(this.personCanSee ? { person: this.personFor(sessionId) } : {}),
     });
     this.sessions.set(sessionId, contexts);
     return contexts;
+  }
+
+  /** Someone can see the browser: it is headed, or one the user started (reached over CDP). */
+  private get personCanSee(): boolean {
+    return this.options.cdpEndpoint !== undefined || this.options.headless === false;
+  }
+
+  /** A session's hand-off to the person holds its command past the command timeout, and tells its client why. */
+  private personFor(sessionId: string): NonNullable<SessionHost['person']> {
+    return {
+      waiting: (message, ms) => {
+        this.router.holdCommands(this.id, sessionId, ms + 5_000);
+        void this.router.handleEvent(this.id, createEvent({ sessionId, name: ExtensionEvents.waitingForPerson, payload: { message, ms } }));
+      },
+    };
   }
 
   async closeSession(sessionId: string): Promise<void> {

@@ -9,7 +9,7 @@ export interface PendingCommand {
 }
 
 interface Entry extends PendingCommand {
-  readonly timer: ReturnType<typeof setTimeout>;
+  timer: ReturnType<typeof setTimeout>;
   readonly resolve: (response: ResponseEnvelope) => void;
   readonly reject: (error: Error) => void;
 }
@@ -69,6 +69,24 @@ export class PendingCommands {
       if (!select(entry)) continue;
       this.#remove(entry);
       entry.reject(error(entry));
+      count += 1;
+    }
+    return count;
+  }
+
+  /**
+   * Restarts the timeout of every command `select` picks at `ms` from now (the browser says they wait for the
+   * person); returns how many.
+   */
+  extendWhere(select: (pending: PendingCommand) => boolean, ms: number): number {
+    let count = 0;
+    for (const entry of this.#entries.values()) {
+      if (!select(entry)) continue;
+      clearTimeout(entry.timer);
+      entry.timer = setTimeout(() => {
+        this.fail(entry.command.wireId, new CommandTimeoutError(entry.command.name, formatDuration(ms)));
+      }, ms);
+      entry.timer.unref?.();
       count += 1;
     }
     return count;

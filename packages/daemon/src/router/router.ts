@@ -169,6 +169,17 @@ export class SessionRouter {
     return true;
   }
 
+  /**
+   * The browser reports that a session's commands in flight wait for the person (an approval in the popup): their
+   * timeouts restart at `ms` from now, so the person's answer, not the command timeout, decides. Returns how many.
+   */
+  holdCommands(executorId: string, sessionId: string, ms: number): number {
+    checkId(executorId, 'executorId');
+    checkId(sessionId, 'sessionId');
+    const wait = checkDelay(ms, 'ms', 0, 1);
+    return this.#pending.extendWhere((p) => p.executorId === executorId && p.command.sessionId === sessionId, wait);
+  }
+
   async hasSession(sessionId: string): Promise<boolean> {
     return (await this.getSession(sessionId)) !== undefined;
   }

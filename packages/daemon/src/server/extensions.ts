@@ -9,7 +9,10 @@ import {
   createEvent,
   ExtensionCloseCodes,
   ExtensionEvents,
+  parseHelloPayload,
+  parseWaitingForPerson,
   type CommandEnvelope,
+  type HelloPayload,
   type SessionOpenedPayload,
   type SessionSettings,
 } from '@browsermcp/protocol';
@@ -17,20 +20,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import { BrowserDisconnectedError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
-import type { Executor, ReportedTab, SessionRecord, SessionRouter } from '../router/index.js';
+import type { Executor, SessionRecord, SessionRouter } from '../router/index.js';
 import type { TokenVerifier } from './auth.js';
 
-/** What an extension says first (after `authenticate`, when the daemon asks for it). See the README. */
-export interface HelloPayload {
-  /** Stable across restarts and reconnects (the extension keeps it in chrome.storage): its sessions follow it. */
-  browserId: string;
-  /** e.g. "Chrome 131". */
-  browser: string;
-  /** The extension's version. */
-  version: string;
-  /** The tabs it holds for daemon sessions. */
-  tabs: ReportedTab[];
-}
+/** What an extension says first: the protocol's hello payload. */
+export type { HelloPayload } from '@browsermcp/protocol';
 
 export type ExtensionState = 'connected' | 'reconnecting' | 'gone';
 
@@ -75,32 +69,14 @@ export class ExtensionRegistry {
   }
 }
 
-const BROWSER_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** Checks a hello payload field by field; returns the reason it is bad, or the payload. */
+/** Checks a hello payload field by field (the protocol's schema); returns the reason it is bad, or the payload. */
 export function parseHello(payload: unknown): HelloPayload | string {
-  if (typeof payload !== 'object' || payload === null) return 'the hello payload must be an object {browserId, browser, version, tabs}';
-  const p = payload as Record<string, unknown>;
-  if (typeof p.browserId !== 'string' || !BROWSER_ID.test(p.browserId)) {
-    return '"payload.browserId" must be 1-64 letters, digits, "_" or "-" (a stable id the extension keeps)';
-  }
-  if (p.browserId === 'local') return '"payload.browserId" must not be "local" (the daemon\'s own browser)';
-  if (typeof p.browser !== 'string') return '"payload.browser" must be a string such as "Chrome 131"';
-  if (typeof p.version !== 'string') return '"payload.version" must be the extension\'s version string';
-  const tabs = p.tabs ?? [];
-  if (!Array.isArray(tabs)) return '"payload.tabs" must be an array of {tabId, sessionId}';
-  for (const [i, t] of tabs.entries()) {
-    const tab = t as Record<string, unknown> | null;
-    if (typeof tab?.tabId !== 'string' || tab.tabId === '') return `"payload.tabs[${i}].tabId" must be a non-empty string`;
-    if (typeof tab.sessionId !== 'string' || tab.sessionId === '') return `"payload.tabs[${i}].sessionId" must be a non-empty string`;
-  }
-  return {
-    browserId: p.browserId,
-    browser: p.browser,
-    version: p.version,
-    tabs: (tabs as Array<{ tabId: string; sessionId: string }>).map(({ tabId, sessionId }) => ({ tabId, sessionId })),
-  };
+  const hello = parseHelloPayload(payload);
+  return hello.ok ? hello.value : hello.message;
 }
+
+/** The longest a browser may hold a command for the person (an approval waits 2 minutes, a hand-off 15). */
+const MAX_HOLD_MS = 20 * 60_000;
 
 /** WebSocket close codes on /extension: the protocol's, under the name this package has exported. */
 export const CloseCodes = ExtensionCloseCodes;
@@ -235,6 +211,11 @@ export class ExtensionConnection implements Executor {
       await this.o.router.claimTab(this.id, sessionId, tabId).catch((error: unknown) => this.o.log.warn({ error, tabId }, 'tab_opened refused'));
     } else if (name === ExtensionEvents.tabClosed && tabId !== undefined) {
       await this.o.router.releaseTab(this.id, tabId).catch(() => undefined);
+    } else if (name === ExtensionEvents.waitingForPerson) {
+      // The commands wait for the person a little longer than the browser will wait, so its answer arrives first.
+      const waiting = parseWaitingForPerson(envelope.payload);
+      if (waiting.ok) this.o.router.holdCommands(this.id, sessionId, Math.min(waiting.value.ms, MAX_HOLD_MS) + 5_000);
+      await this.o.router.handleEvent(this.id, envelope);
     } else if (name === ExtensionEvents.sessionStopped) {
       if (await this.o.router.stopSession(this.id, sessionId).catch(() => false)) {
         this.o.log.info({ browserId: this.browserId, sessionId }, 'session stopped by the person');

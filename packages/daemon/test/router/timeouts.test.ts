@@ -21,6 +21,21 @@ async function start(options: ConstructorParameters<typeof SessionRouter>[0] = {
 }
 
 describe('command timeouts', () => {
+  it('holds a command the browser says waits for the person: its timeout restarts from then', async () => {
+    await start({ commandTimeoutMs: 1_000 });
+    const result = router.dispatch('A', { name: 'browser_navigate' });
+    let settled = false;
+    result.catch(() => (settled = true));
+    const command = await browser.command(0);
+    await vi.advanceTimersByTimeAsync(900);
+    expect(router.holdCommands('browser-1', 'A', 120_000)).toBe(1);
+    expect(router.holdCommands('browser-2', 'A', 120_000)).toBe(0); // another browser cannot hold it
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(settled).toBe(false);
+    browser.respond(command, 'navigated');
+    await expect(result).resolves.toBe('navigated');
+  });
+
   it('rejects a command with a Timeout error once it has run for 60 s', async () => {
     await start();
     const result = router.dispatch('A', { name: 'browser_click' });

@@ -160,7 +160,7 @@ it('closes the socket of a peer whose hello is malformed, saying why', async () 
   const peer = await connectPeer(url);
   peers.push(peer);
   peer.send({ ...hello('b1'), payload: { browserId: 'b1', browser: 'Chrome', version: '1', tabs: [{ tabId: 7 }] } });
-  expect(await peer.closed).toEqual({ code: 4400, reason: '"payload.tabs[0].tabId" must be a non-empty string' });
+  expect(await peer.closed).toEqual({ code: 4400, reason: '"payload.tabs[0].tabId" must be a string; "payload.tabs[0].sessionId" is required' });
 });
 
 it('closes the socket of a peer that never says hello', async () => {

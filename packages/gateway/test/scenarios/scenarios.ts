@@ -19,6 +19,8 @@ export interface ModeRig {
   client(name: string): Promise<Client>;
   /** Closes a session's tab the way the person would, found by its URL. */
   closeAsPerson(url: string): Promise<void>;
+  /** Answers an agent's hand-off banner on the tab showing `url`, as the person would (only where one can see it). */
+  answerBanner(url: string, button: 'done' | 'decline'): Promise<void>;
 }
 
 interface Scenario {
@@ -122,6 +124,26 @@ export const scenarios: Scenario[] = [
         expect(shot.isError).toBe(true);
         expect(text(shot)).toContain('Chrome paints only the tab in front');
       }
+    },
+  },
+  {
+    name: 'hand a step to the person: a banner they answer where someone can see the browser; headless, at once "nobody"',
+    async run(rig, c) {
+      const url = rig.server.url('/index.html?handoff=1');
+      await call(c, 'browser_navigate', { url });
+      if (rig.mode === 'launched') {
+        // The test's launched browser is headless: nobody could answer.
+        const nobody = await callResult(c, 'browser_request_user', { message: 'Please log in' });
+        expect(nobody.isError).toBe(true);
+        expect(text(nobody)).toContain('No person can see this browser (it runs headless)');
+        return;
+      }
+      const asked = callResult(c, 'browser_request_user', { message: 'Please solve the captcha' });
+      await rig.answerBanner(url, 'done');
+      expect(text(await asked)).toContain('The person pressed Done');
+      const declined = callResult(c, 'browser_request_user', { message: 'Please confirm the payment' });
+      await rig.answerBanner(url, 'decline');
+      expect(text(await declined)).toContain('The person declined: they will not do "Please confirm the payment"');
     },
   },
   {

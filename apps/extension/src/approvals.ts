@@ -1,0 +1,98 @@
+/** Whether an agent may use this browser: the person's answer in the popup. */
+export type Approval = 'allowed' | 'pending' | 'denied';
+/** The popup's three buttons. */
+export type Decision = 'once' | 'always' | 'deny';
+
+/** How long a call waits for the person to answer before it says so to its agent. */
+export const APPROVAL_WAIT_MS = 120_000;
+
+interface State {
+  approval: Approval;
+  /** When the person was asked (the wait runs from here). */
+  askedAt: number;
+  readonly waiters: Set<() => void>;
+}
+
+/**
+ * "May this agent use my browser?", asked once per new agent (by its client name) unless the person turned asking off
+ * in the options page; "Always allow" remembers the name. The state per session survives worker restarts through
+ * the sessions' own storage (see BrowserSessions).
+ */
+export class Approvals {
+  private ask = true;
+  private readonly always = new Set<string>();
+  private readonly states = new Map<string, State>();
+
+  /** `changed` runs after every change of what waits for the person (the badge follows it). */
+  constructor(private readonly changed: () => void) {}
+
+  configure(ask: boolean, alwaysAllowed: readonly string[]): void {
+    this.ask = ask;
+    this.always.clear();
+    for (const name of alwaysAllowed) this.always.add(name);
+    // Turning asking off (or allowing a name elsewhere) answers whoever is waiting.
+    for (const [, state] of this.states) if (state.approval === 'pending' && !this.ask) this.settle(state, 'allowed');
+    this.changed();
+  }
+
+  /** A session opened (or was announced again): allowed at once, or waiting for the person. */
+  opened(sessionId: string, name: string, restored?: Approval): Approval {
+    const known = this.states.get(sessionId);
+    if (known) return known.approval;
+    const approval: Approval = restored ?? (!this.ask || this.always.has(name) ? 'allowed' : 'pending');
+    this.states.set(sessionId, { approval, askedAt: Date.now(), waiters: new Set() });
+    this.changed();
+    return approval;
+  }
+
+  of(sessionId: string): Approval {
+    return this.states.get(sessionId)?.approval ?? (this.ask ? 'pending' : 'allowed');
+  }
+
+  get pendingCount(): number {
+    let n = 0;
+    for (const s of this.states.values()) if (s.approval === 'pending') n++;
+    return n;
+  }
+
+  /** Resolves with the answer, or with 'pending' once APPROVAL_WAIT_MS has passed since the person was asked. */
+  async waitFor(sessionId: string): Promise<{ approval: Approval; remainingMs: number }> {
+    const state = this.states.get(sessionId);
+    if (!state || state.approval !== 'pending') return { approval: this.of(sessionId), remainingMs: 0 };
+    // A question left unanswered is asked again by the agent's next call.
+    if (Date.now() - state.askedAt >= APPROVAL_WAIT_MS) state.askedAt = Date.now();
+    const remainingMs = APPROVAL_WAIT_MS - (Date.now() - state.askedAt);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, remainingMs);
+      function done(): void {
+        clearTimeout(timer);
+        state!.waiters.delete(done);
+        resolve();
+      }
+      state.waiters.add(done);
+    });
+    return { approval: state.approval, remainingMs };
+  }
+
+  /** The person answered in the popup. "Always allow" remembers the name; returns the names always allowed now. */
+  decide(sessionId: string, name: string, decision: Decision): string[] {
+    const state = this.states.get(sessionId);
+    if (state) this.settle(state, decision === 'deny' ? 'denied' : 'allowed');
+    if (decision === 'always') this.always.add(name);
+    this.changed();
+    return [...this.always];
+  }
+
+  forget(sessionId: string): void {
+    const state = this.states.get(sessionId);
+    if (!state) return;
+    this.states.delete(sessionId);
+    for (const wake of [...state.waiters]) wake();
+    this.changed();
+  }
+
+  private settle(state: State, approval: Approval): void {
+    state.approval = approval;
+    for (const wake of [...state.waiters]) wake();
+  }
+}
