@@ -56,9 +56,9 @@ export class Approvals {
   }
 
   /** Resolves with the answer, or with 'pending' once APPROVAL_WAIT_MS has passed since the person was asked. */
-  async waitFor(sessionId: string): Promise<{ approval: Approval; remainingMs: number }> {
+  async waitFor(sessionId: string): Promise<Approval> {
     const state = this.states.get(sessionId);
-    if (!state || state.approval !== 'pending') return { approval: this.of(sessionId), remainingMs: 0 };
+    if (!state || state.approval !== 'pending') return this.of(sessionId);
     // A question left unanswered is asked again by the agent's next call.
     if (Date.now() - state.askedAt >= APPROVAL_WAIT_MS) state.askedAt = Date.now();
     const remainingMs = APPROVAL_WAIT_MS - (Date.now() - state.askedAt);
@@ -71,7 +71,7 @@ export class Approvals {
       }
       state.waiters.add(done);
     });
-    return { approval: state.approval, remainingMs };
+    return state.approval;
   }
 
   /** The person answered in the popup. "Always allow" remembers the name; returns the names always allowed now. */

@@ -270,14 +270,11 @@ export class BrowserSessions {
    */
   private async approved(s: SessionState): Promise<void> {
     const name = agentName(s.clientName);
-    this.approvals.opened(s.id, name);
-    if (this.approvals.of(s.id) === 'allowed') return;
-    if (this.approvals.of(s.id) === 'denied') {
-      throw new ToolError(`The person denied "${name}" the use of their browser (in the browsermcp popup). Do not try again unless they ask you to.`);
+    let approval = this.approvals.opened(s.id, name);
+    if (approval === 'pending') {
+      this.waitingForPerson(s, `Waiting for the person to allow "${name}" in the browsermcp popup (Allow once / Always allow / Deny)`, APPROVAL_WAIT_MS);
+      approval = await this.approvals.waitFor(s.id);
     }
-    const message = `Waiting for the person to allow "${name}" in the browsermcp popup (Allow once / Always allow / Deny)`;
-    this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.waitingForPerson, payload: { message, ms: APPROVAL_WAIT_MS } }));
-    const { approval } = await this.approvals.waitFor(s.id);
     if (approval === 'allowed') return;
     if (approval === 'denied') {
       throw new ToolError(`The person denied "${name}" the use of their browser (in the browsermcp popup). Do not try again unless they ask you to.`);
@@ -285,6 +282,11 @@ export class BrowserSessions {
     throw new ToolError(
       `The person did not answer within ${APPROVAL_WAIT_MS / 60_000} minutes whether "${name}" may use their browser. Ask them to open the browsermcp popup and press Allow, then call the tool again.`,
     );
+  }
+
+  /** Tells the daemon the session's command waits for the person: it holds the command, and the client hears why. */
+  private waitingForPerson(s: SessionState, message: string, ms: number): void {
+    this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.waitingForPerson, payload: { message, ms } }));
   }
 
   /** The person clicked an agent in the popup: bring its current tab (and window) to the front. */
@@ -516,7 +518,7 @@ export class BrowserSessions {
             s.asking = message;
             this.updateBadge();
             void this.persist();
-            this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.waitingForPerson, payload: { message, ms } }));
+            this.waitingForPerson(s, message, ms);
           },
         },
         newPage: async () => {

@@ -176,7 +176,7 @@ export class LocalExecutor implements Executor {
   private personFor(sessionId: string): NonNullable<SessionHost['person']> {
     return {
       waiting: (message, ms) => {
-        this.router.holdCommands(this.id, sessionId, ms + 5_000);
+        this.router.holdCommands(this.id, sessionId, ms);
         void this.router.handleEvent(this.id, createEvent({ sessionId, name: ExtensionEvents.waitingForPerson, payload: { message, ms } }));
       },
     };

@@ -1,8 +1,10 @@
 import type { EventEnvelope } from '@browsermcp/protocol';
 
 export type SessionEventListener = (event: EventEnvelope) => void;
-/** 'closed': closeSession was called. 'browser-gone': its browser did not reconnect within the grace period. */
-/** closeSession; the browser's grace period ran out; the person stopped the agent in their browser. */
+/**
+ * 'closed': closeSession was called. 'browser-gone': its browser did not reconnect within the grace period.
+ * 'stopped': the person stopped the agent in their browser.
+ */
 export type SessionCloseReason = 'closed' | 'browser-gone' | 'stopped';
 export type SessionClosedListener = (reason: SessionCloseReason) => void;
 export type Unsubscribe = () => void;

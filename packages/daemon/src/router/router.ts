@@ -49,6 +49,8 @@ const silentLogger: RouterLogger = { warn() {} };
 
 /** How many stopped sessions the router remembers. */
 const MAX_STOPPED = 10_000;
+/** How much longer than the browser waits for the person a held command waits, so the browser's answer comes first. */
+const HOLD_MARGIN_MS = 5_000;
 
 interface Reconnecting {
   readonly deadline: number;
@@ -70,7 +72,7 @@ export class SessionRouter {
   readonly #graceMs: number;
   readonly #defaultExecutorId: string | undefined;
   /** Sessions the person stopped, so their agents hear why (bounded by MAX_STOPPED). */
-  readonly #stopped = new Map<string, true>();
+  readonly #stopped = new Set<string>();
   readonly #logger: RouterLogger;
 
   readonly #executors = new Map<string, Executor>();
@@ -162,21 +164,22 @@ export class SessionRouter {
     checkId(sessionId, 'sessionId');
     const session = await this.#store.getSession(sessionId);
     if (session === undefined || session.executorId !== executorId) return false;
-    this.#stopped.set(sessionId, true);
+    this.#stopped.add(sessionId);
     // Bounded: the oldest stopped sessions are forgotten first (they then answer "not open").
-    if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.keys().next().value!);
+    if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.values().next().value!);
     await this.#endSession(sessionId, 'stopped');
     return true;
   }
 
   /**
-   * The browser reports that a session's commands in flight wait for the person (an approval in the popup): their
-   * timeouts restart at `ms` from now, so the person's answer, not the command timeout, decides. Returns how many.
+   * The browser reports that a session's commands in flight wait for the person for up to `ms` (an approval in the
+   * popup, a hand-off): their timeouts restart at a little more than that from now, so the person's answer (or the
+   * browser's own "no answer"), not the command timeout, decides. Returns how many.
    */
   holdCommands(executorId: string, sessionId: string, ms: number): number {
     checkId(executorId, 'executorId');
     checkId(sessionId, 'sessionId');
-    const wait = checkDelay(ms, 'ms', 0, 1);
+    const wait = checkDelay(ms, 'ms', 0, 1) + HOLD_MARGIN_MS;
     return this.#pending.extendWhere((p) => p.executorId === executorId && p.command.sessionId === sessionId, wait);
   }
 

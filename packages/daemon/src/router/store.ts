@@ -23,7 +23,7 @@ export interface SessionRecord {
   readonly clientName?: string;
   /** The user whose access token opened the session, on a daemon with auth: only that user may reach it. */
   readonly userId?: string;
-  /** The tab a command without a tabId goes to: the last tab the session used or claimed. */
+  /** The session's current tab as its executor last named it (in an answer or a claim); the browser is the truth. */
   readonly currentTabId?: string;
 }
 

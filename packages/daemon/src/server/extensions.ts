@@ -212,9 +212,9 @@ export class ExtensionConnection implements Executor {
     } else if (name === ExtensionEvents.tabClosed && tabId !== undefined) {
       await this.o.router.releaseTab(this.id, tabId).catch(() => undefined);
     } else if (name === ExtensionEvents.waitingForPerson) {
-      // The commands wait for the person a little longer than the browser will wait, so its answer arrives first.
+      // A browser may hold its commands for the person, within a bound.
       const waiting = parseWaitingForPerson(envelope.payload);
-      if (waiting.ok) this.o.router.holdCommands(this.id, sessionId, Math.min(waiting.value.ms, MAX_HOLD_MS) + 5_000);
+      if (waiting.ok) this.o.router.holdCommands(this.id, sessionId, Math.min(waiting.value.ms, MAX_HOLD_MS));
       await this.o.router.handleEvent(this.id, envelope);
     } else if (name === ExtensionEvents.sessionStopped) {
       if (await this.o.router.stopSession(this.id, sessionId).catch(() => false)) {
