@@ -11,12 +11,14 @@ import {
 } from '@browsermcp/protocol';
 import {
   callTool,
+  errorResult,
   optionalCapabilities,
   sessionConfigFrom,
   ToolError,
   ToolSession,
   toolsFor,
   UnknownToolError,
+  WireFileAccess,
   type Capability,
   type Tool,
   type ToolResult,
@@ -44,6 +46,8 @@ interface SessionState {
   pendingNotes: string[];
   /** What it asks the person to do right now (browser_request_user), for the popup and the badge. */
   asking: string | undefined;
+  /** Uploads and saved files travel with its commands, when the daemon has a file policy (settings.outputDir). */
+  files: WireFileAccess | undefined;
 }
 
 export interface LastAction {
@@ -88,7 +92,6 @@ function toolsOf(settings: SessionSettings): Tool[] {
   return toolsFor((settings.caps ?? []).filter((c): c is Capability => (optionalCapabilities as readonly string[]).includes(c)));
 }
 
-const errorResult = (message: string): ToolResult => ({ content: [{ type: 'text', text: `### Error\n${message}` }], isError: true });
 
 /**
  * The daemon's sessions in this browser: each owns some tabs, kept together in a tab group labelled with the client's
@@ -170,6 +173,7 @@ export class BrowserSessions {
         lastAction: s.lastAction,
         pendingNotes: [],
         asking: undefined,
+        files: filesFor(s.settings ?? {}),
       });
       this.approvals.opened(id, agentName(s.clientName), s.approval);
     }
@@ -314,6 +318,7 @@ export class BrowserSessions {
         lastAction: undefined,
         pendingNotes: [],
         asking: undefined,
+        files: undefined,
       };
       this.sessions.set(id, s);
     }
@@ -327,6 +332,7 @@ export class BrowserSessions {
     this.approvals.opened(sessionId, agentName(clientName));
     if (JSON.stringify(settings) !== JSON.stringify(s.settings)) {
       s.settings = settings;
+      s.files = filesFor(settings);
       s.tools?.configure(this.configFor(s));
     }
     if (s.groupId !== undefined) void chrome.tabGroups.update(s.groupId, { title: clientName ?? 'MCP' }).catch(() => undefined);
@@ -512,6 +518,10 @@ export class BrowserSessions {
       const tools = new ToolSession({
         // The person's browser: agent tabs open and stay in the background, never taking focus from the person.
         background: true,
+        // Read when a tool needs it: the daemon may send its file policy after the tools are set up.
+        get files() {
+          return s.files;
+        },
         // A hand-off (browser_request_user): the badge and the popup show it, and the daemon holds the call meanwhile.
         person: {
           waiting: (message, ms) => {
@@ -569,6 +579,7 @@ export class BrowserSessions {
     const s = this.session(command.sessionId);
     let result: ToolResult;
     s.running++;
+    s.files?.receive(command.files);
     try {
       const target = command.tabId !== undefined ? Number(command.tabId) : s.currentTabId;
       await this.approved(s);
@@ -602,9 +613,15 @@ export class BrowserSessions {
     s.currentTabId = current ? this.tabOfPage.get(current.page) : undefined;
     s.lastAction = { tool: command.name, site: siteOf(current?.page.url()), at: Date.now() };
     void this.persist();
-    const response = responseFor(command, result);
+    const saved = s.files?.takeOutputs() ?? [];
+    const response = { ...responseFor(command, result), ...(saved.length ? { files: saved } : {}) };
     return s.currentTabId !== undefined ? { ...response, tabId: String(s.currentTabId) } : response;
   }
+}
+
+/** File access for a session whose daemon has a file policy (it sends its output directory), or none. */
+function filesFor(settings: SessionSettings): WireFileAccess | undefined {
+  return settings.outputDir ? new WireFileAccess(settings.outputDir) : undefined;
 }
 
 /** The host a person recognises (example.com), or null for a page without one (about:blank). */

@@ -105,6 +105,8 @@ export interface ExtensionBackendOptions {
   connectWaitMs?: number;
   /** How tools behave in the extension's sessions (the gateway's flags), as the launched browser applies them. */
   sessionSettings?: SessionSettings;
+  /** --output-dir and --file-roots: the extension's uploads are read from there, its saved files written there. */
+  files?: { outputDir: string; roots: string[] };
 }
 
 /**
@@ -128,6 +130,7 @@ export class ExtensionBackend implements Backend {
       // Only /extension (and /health): MCP clients come through the gateway and its key, never straight to the daemon.
       commandEndpoints: false,
       ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
+      ...(options.files ? { extensionFiles: options.files } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });

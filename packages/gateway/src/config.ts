@@ -73,7 +73,7 @@ function options(): Option[] {
     opt('--allowed-origins <list>', 'only these origins may be opened in the browser, comma-separated (default: all)', 'ALLOWED_ORIGINS'),
     opt('--blocked-origins <list>', 'these origins may not be opened in the browser, comma-separated (default: none)', 'BLOCKED_ORIGINS'),
     opt('--config <file>', 'JSON file with any of these options (camelCase keys); flags and env override it', 'CONFIG'),
-    opt('--output-dir <dir>', 'where screenshots and PDFs are saved (uploads are allowed from here too)', 'OUTPUT_DIR').default(join(tmpdir(), 'browsermcp-output')),
+    opt('--output-dir <dir>', 'where screenshots, PDFs and GIFs are saved, in every mode (uploads are allowed from here too)', 'OUTPUT_DIR').default(join(tmpdir(), 'browsermcp-output')),
     opt('--file-roots <list>', 'more directories uploads and storage states may be read from, comma-separated (default: none)', 'FILE_ROOTS'),
     opt('--extension', "drive your own browser through the browsermcp extension instead of launching one", 'EXTENSION'),
     opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)', 'DAEMON_PORT').default('8765'),
@@ -202,12 +202,6 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     if (launchOnly.length) {
       throw new ConfigError(
         `--extension drives your own browser, so ${launchOnly.map(flagName).join(', ')} cannot apply (they shape a browser browsermcp launches). Drop ${launchOnly.length > 1 ? 'them' : 'it'}, or drop --extension.`,
-      );
-    }
-    const files = ['outputDir', 'fileRoots'].filter(given);
-    if (files.length) {
-      throw new ConfigError(
-        `${files.map(flagName).join(' and ')} cannot apply with --extension: uploads and saved files are not available in your own browser yet (screenshots come back inline). Drop ${files.length > 1 ? 'them' : 'it'}.`,
       );
     }
   }

@@ -19,6 +19,8 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       commandTimeoutMs: config.commandTimeoutMs,
       graceMs: config.gracePeriodMs,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
+      // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.
+      files: { outputDir: config.outputDir, roots: config.fileRoots },
     });
   }
   return new EmbeddedBackend({

@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isDaemonError } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
-import type { Tool } from '@browsermcp/tools';
+import { errorResult, type Tool } from '@browsermcp/tools';
 import { z } from 'zod';
 import type { Backend } from './backend.js';
 
@@ -95,7 +95,7 @@ export function createMcpServer(options: {
       // Daemon failures (timeout, browser gone, none connected) are tool results the model can act on, not
       // protocol errors.
       if (!(err instanceof McpError) && !(isDaemonError(err) && err.rpcCode === ErrorCodes.MethodNotFound)) {
-        return { content: [{ type: 'text', text: `### Error\n${message}` }], isError: true };
+        return errorResult(message) as CallToolResult;
       }
       throw err;
     } finally {

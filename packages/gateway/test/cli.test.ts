@@ -40,10 +40,7 @@ describe('browsermcp-gateway CLI', () => {
     const launchOnly = await run(['--extension', '--headless', '--viewport-size', '800x600']);
     expect(launchOnly.code).toBe(2);
     expect(launchOnly.stderr).toContain('--extension drives your own browser, so --headless, --viewport-size cannot apply');
-    const files = await run(['--extension'], { BROWSERMCP_FILE_ROOTS: '/tmp' });
-    expect(files.code).toBe(2);
-    expect(files.stderr).toContain('--file-roots cannot apply with --extension: uploads and saved files are not available in your own browser yet');
-        const config = await run(['--config', '/nonexistent/config.json']);
+    const config = await run(['--config', '/nonexistent/config.json']);
     expect(config.code).toBe(2);
     expect(config.stderr).toContain('--config /nonexistent/config.json: cannot read the file (ENOENT)');
   });

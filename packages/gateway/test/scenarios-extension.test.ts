@@ -48,6 +48,12 @@ runScenarios('extension', (): ModeRig => ({
     if (!page) throw new Error(`no tab shows ${url}`);
     await page.close();
   },
+  async lookAt(url) {
+    const page = (await browser.pages()).find((p) => p.url() === url);
+    if (!page) throw new Error(`no tab shows ${url}`);
+    await page.bringToFront();
+    return () => personTab.bringToFront();
+  },
   async answerBanner(url, button) {
     // As the person: the badge and the popup say an agent asks something; a click on it shows the tab; they answer.
     const popup = await browser.newPage();

@@ -67,6 +67,26 @@ describe('envelope schemas', () => {
   });
 });
 
+describe('files in envelopes', () => {
+  const file = { path: '/home/ada/cv.pdf', name: 'cv.pdf', mimeType: 'application/pdf', data: 'JVBERg==' };
+
+  it('a command carries the files its tool reads, a success response the files its tool saved', () => {
+    const command = parseEnvelope({ wireId: 'w', sessionId: 's', type: 'command', name: 'browser_file_upload', payload: {}, files: [file] });
+    expect(command.ok && command.envelope.type === 'command' && command.envelope.files).toEqual([file]);
+    const response = parseEnvelope({ wireId: 'w', sessionId: 's', type: 'response', name: 'n', data: null, files: [{ name: 'a.png', data: '' }] });
+    expect(response.ok && response.envelope.type === 'response' && 'files' in response.envelope && response.envelope.files).toEqual([{ name: 'a.png', data: '' }]);
+  });
+
+  it('refuses a file without its path or name, with contents that are not text, or files on an error response', () => {
+    for (const bad of [{ ...file, path: '' }, { ...file, name: undefined }, { ...file, data: [1, 2] }]) {
+      const parsed = parseEnvelope({ wireId: 'w', sessionId: 's', type: 'command', name: 'n', payload: {}, files: [bad] });
+      expect(parsed).toMatchObject({ ok: false, error: { code: -32600 } });
+    }
+    const onError = parseEnvelope({ wireId: 'w', sessionId: 's', type: 'response', name: 'n', error: { code: 1, message: 'x' }, files: [{ name: 'a', data: '' }] });
+    expect(onError.ok && 'files' in onError.envelope).toBe(false);
+  });
+});
+
 describe('parseEnvelope', () => {
   it('parses a command from JSON text', () => {
     expect(parseEnvelope(JSON.stringify(command))).toStrictEqual({ ok: true, envelope: command });

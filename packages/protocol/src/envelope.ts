@@ -21,7 +21,39 @@ const common = {
   tabId: nonEmptyString.optional(),
 };
 
-export const commandEnvelopeSchema = z.object({ ...common, type: z.literal('command'), payload: z.unknown() });
+/**
+ * Files travel inside envelopes as base64, so a browser on another machine (the person's, behind the extension) never
+ * reads the daemon's disk and the daemon never trusts a browser with a path: the daemon reads an upload under its
+ * file policy and sends the bytes with the command; a tool's saved output comes back with the response and the
+ * daemon writes it.
+ */
+export const inputFileSchema = z.object({
+  /** The path the tool was given, so the tool finds the bytes for it. */
+  path: nonEmptyString,
+  /** The file name the page sees (the path's last part). */
+  name: nonEmptyString,
+  /** A MIME type such as application/pdf; "" when unknown. */
+  mimeType: z.string(),
+  /** The contents, base64. */
+  data: z.string(),
+});
+export type InputFile = z.infer<typeof inputFileSchema>;
+
+export const outputFileSchema = z.object({
+  /** Where the tool saves it, relative to the daemon's output directory. */
+  name: nonEmptyString,
+  /** The contents, base64. */
+  data: z.string(),
+});
+export type OutputFile = z.infer<typeof outputFileSchema>;
+
+export const commandEnvelopeSchema = z.object({
+  ...common,
+  type: z.literal('command'),
+  payload: z.unknown(),
+  /** Files the command's tool reads (an upload), read by the daemon under its file policy. */
+  files: z.array(inputFileSchema).optional(),
+});
 export type CommandEnvelope = z.infer<typeof commandEnvelopeSchema>;
 
 export const eventEnvelopeSchema = z.object({ ...common, type: z.literal('event'), payload: z.unknown() });
@@ -33,6 +65,8 @@ export const successResponseEnvelopeSchema = z.object({
   type: z.literal('response'),
   data: z.unknown(),
   error: z.never().optional(),
+  /** Files the tool saved (a screenshot with a filename, a PDF), for the daemon to write to its output directory. */
+  files: z.array(outputFileSchema).optional(),
 });
 export type SuccessResponseEnvelope = z.infer<typeof successResponseEnvelopeSchema>;
 

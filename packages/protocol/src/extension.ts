@@ -43,6 +43,11 @@ export const sessionSettingsSchema = z.object({
   blockedOrigins: z.array(z.string().min(1)).optional(),
   /** Optional tool groups the session may use (--caps). */
   caps: z.array(z.string().min(1)).optional(),
+  /**
+   * Where the daemon saves what tools write (--output-dir), shown to the agent; the daemon reads uploads for the
+   * session under its file roots. Absent: no file access, and the tools that need it say so.
+   */
+  outputDir: z.string().min(1).optional(),
 });
 export type SessionSettings = z.infer<typeof sessionSettingsSchema>;
 

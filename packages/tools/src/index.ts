@@ -1,10 +1,12 @@
 export { callTool, describeIssues, UnknownToolError } from './dispatch.js';
 export { ToolError } from './errors.js';
-export { allTools, defaultCapabilities, findTool, optionalCapabilities, toolsFor } from './registry.js';
-export { Response } from './response.js';
+export { allTools, defaultCapabilities, findTool, inputPathsOf, optionalCapabilities, toolsFor } from './registry.js';
+export { outputNameProblem, toBase64, WireFileAccess } from './files.js';
+export type { WireFile } from './files.js';
+export { errorResult, Response } from './response.js';
 export type { ContentPart, ImageContent, PageInfo, TextContent, ToolResult } from './response.js';
 export { defaultSessionConfig, ToolSession } from './session.js';
-export type { ContextInfo, ContextManager, FileAccess, ProxySettings, SessionConfig, SessionHost } from './session.js';
+export type { ContextInfo, ContextManager, FileAccess, UploadFile, ProxySettings, SessionConfig, SessionHost } from './session.js';
 export { Tab } from './tab.js';
 export type { ConsoleEntry, ModalState, NetworkEntry } from './tab.js';
 export { defineTabTool, defineTool } from './tool.js';

@@ -45,3 +45,11 @@ export function toolsFor(caps: readonly Capability[] = []): Tool[] {
 export function findTool(name: string): Tool | undefined {
   return allTools.find((t) => t.schema.name === name);
 }
+
+/** The file paths a call reads from the host's disk (an upload's `paths`), as its tool declares them. */
+export function inputPathsOf(name: string, args: unknown): string[] {
+  const tool = findTool(name);
+  if (!tool?.inputPaths) return [];
+  const parsed = tool.schema.inputSchema.safeParse(args);
+  return parsed.success ? tool.inputPaths(parsed.data) : [];
+}

@@ -116,3 +116,8 @@ export class Response {
     return result;
   }
 }
+
+/** A tool result that only says what went wrong: the one way anyone (host, daemon, gateway) builds an error answer. */
+export function errorResult(message: string): ToolResult {
+  return new Response().addError(message).serialize();
+}

@@ -1,6 +1,8 @@
-import type { Dialog, ElementHandle, FileChooser, Frame, HTTPRequest, Page } from 'puppeteer-core';
+import type { CDPSession, Dialog, ElementHandle, FileChooser, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
 import { elementForRef, prepareAction, refOfElement, walkPage, type WalkResult } from './injected/page-script.js';
+import { setInputFiles } from './injected/set-files.js';
+import type { UploadFile } from './session.js';
 
 export interface ConsoleEntry {
   level: string;
@@ -18,7 +20,13 @@ export interface NetworkEntry {
 
 export type ModalState =
   | { kind: 'dialog'; dialog: Dialog; description: string }
-  | { kind: 'fileChooser'; chooser: FileChooser; description: string };
+  | {
+      kind: 'fileChooser';
+      chooser: FileChooser;
+      /** The file input that opened it, as CDP names it: uploads of contents (not paths) set its files in the page. */
+      backendNodeId: number | undefined;
+      description: string;
+    };
 
 export interface SnapshotOptions {
   target?: string;
@@ -56,9 +64,14 @@ export class Tab {
   private chooserAbort = new AbortController();
   private requests = new Map<HTTPRequest, NetworkEntry>();
   private closed = false;
+  private lastChooserNode: number | undefined;
 
   constructor(page: Page) {
     this.page = page;
+    // Puppeteer's FileChooser keeps its input to itself; the same CDP event tells which input it is.
+    cdp(page).on('Page.fileChooserOpened', (event) => {
+      this.lastChooserNode = event.backendNodeId;
+    });
     page.on('console', (msg) => {
       const loc = msg.location();
       this.pushConsole({
@@ -114,12 +127,37 @@ export class Tab {
         this.addModal({
           kind: 'fileChooser',
           chooser,
+          backendNodeId: this.lastChooserNode,
           description: `[File chooser${chooser.isMultiple() ? ' (multiple files)' : ''}]: can be handled by the "browser_file_upload" tool`,
         });
       })
       .catch(() => {
         /* aborted on close */
       });
+  }
+
+  /**
+   * Gives the chooser its files: paths through Chromium (it reads them), contents as File objects set on the input
+   * in the page, with the input and change events a person's choice fires.
+   */
+  async acceptChooser(state: Extract<ModalState, { kind: 'fileChooser' }>, files: readonly UploadFile[]): Promise<void> {
+    const paths = files.flatMap((f) => ('path' in f ? [f.path] : []));
+    if (paths.length === files.length) return state.chooser.accept(paths);
+    if (paths.length) throw new ToolError('This host mixes file paths and contents in one upload; upload them in two calls.');
+    if (state.backendNodeId === undefined) throw new ToolError('The file input that opened this chooser cannot be found; click it again.');
+    const client = cdp(this.page);
+    const { object } = await client.send('DOM.resolveNode', { backendNodeId: state.backendNodeId });
+    if (!object.objectId) throw new ToolError('The file input that opened this chooser is gone from the page; click it again.');
+    try {
+      await client.send('Runtime.callFunctionOn', {
+        objectId: object.objectId,
+        functionDeclaration: setInputFiles.toString(),
+        arguments: [{ value: files }],
+        awaitPromise: true,
+      });
+    } finally {
+      await client.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => undefined);
+    }
   }
 
   private pushConsole(entry: ConsoleEntry): void {
@@ -569,4 +607,13 @@ const FRAME_PARSE_WAIT_MS = 1000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * The page's own CDP session. Puppeteer does not expose it publicly, but it is how the tools reach the one event
+ * (file chooser's input) and the one call (resolving that input) puppeteer keeps to itself; puppeteer-core is pinned
+ * to 24.x.
+ */
+function cdp(page: Page): CDPSession {
+  return (page as unknown as { _client(): CDPSession })._client();
 }

@@ -21,6 +21,11 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
   schema: ToolSchema<Input>;
   /** True for the tools that clear a modal state; every other tab tool refuses while one is open. */
   clearsModal?: 'dialog' | 'fileChooser';
+  /**
+   * The paths on the host's disk this call reads (an upload): a host whose browser is elsewhere reads them first,
+   * under its file policy, and sends the bytes along.
+   */
+  inputPaths?(args: z.output<Input>): string[];
   handle(session: ToolSession, args: z.output<Input>, response: Response): Promise<void>;
 }
 
@@ -36,12 +41,14 @@ export function defineTabTool<Input extends z.ZodType>(tool: {
   capability: Capability;
   schema: ToolSchema<Input>;
   clearsModal?: 'dialog' | 'fileChooser';
+  inputPaths?(args: z.output<Input>): string[];
   handle(tab: Tab, args: z.output<Input>, response: Response, session: ToolSession): Promise<void>;
 }): Tool<Input> {
   return {
     capability: tool.capability,
     schema: tool.schema,
     ...(tool.clearsModal ? { clearsModal: tool.clearsModal } : {}),
+    ...(tool.inputPaths ? { inputPaths: tool.inputPaths } : {}),
     async handle(session, args, response) {
       const tab = await session.currentTab();
       const modals = tab.modalStates();

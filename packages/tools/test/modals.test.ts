@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ToolError, type FileAccess } from '../src/index.js';
+import { ToolError, WireFileAccess, type FileAccess } from '../src/index.js';
 import { call, callError, refOf, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -68,7 +68,7 @@ describe('file chooser', () => {
     const files: FileAccess = {
       async resolveUpload(path) {
         if (!path.startsWith(root)) throw new ToolError(`${path} is outside the allowed upload roots (${root}).`);
-        return path;
+        return { path };
       },
       async writeOutput(name) {
         return join(root, name);
@@ -89,6 +89,38 @@ describe('file chooser', () => {
     const uploaded = await call(s, 'browser_file_upload', { paths: [join(root, 'hello.txt')] });
     expect(uploaded).toContain('Uploaded');
     expect(await call(s, 'browser_get_text', { target: '#out' })).toContain('files: hello.txt:11');
+  });
+
+  it('uploads contents sent with the command (a browser away from the disk), as File objects with their events', async () => {
+    const files = new WireFileAccess('/srv/out');
+    const s = await h.session({}, { files });
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    await call(s, 'browser_evaluate', {
+      function: "() => { window.events = []; const i = document.querySelector('#upload'); i.addEventListener('input', () => events.push('input')); i.addEventListener('change', () => events.push('change')); }",
+    });
+    await call(s, 'browser_click', { target: '#upload' });
+    files.receive([{ path: '/home/ada/cv.pdf', name: 'cv.pdf', mimeType: 'application/pdf', data: Buffer.from('%PDF-1.4 hello').toString('base64') }]);
+    expect(await callError(s, 'browser_file_upload', { paths: ['/home/ada/other.pdf'] })).toContain('/home/ada/other.pdf did not come with the command');
+    expect(await call(s, 'browser_file_upload', { paths: ['/home/ada/cv.pdf'] })).toContain('Uploaded /home/ada/cv.pdf');
+    const seen = await call(s, 'browser_evaluate', {
+      function: "async () => { const f = document.querySelector('#upload').files[0]; return [f.name, f.type, await f.text(), events.join(',')].join('|'); }",
+    });
+    expect(seen).toContain('"cv.pdf|application/pdf|%PDF-1.4 hello|input,change"');
+    expect(await call(s, 'browser_get_text', { target: '#out' })).toContain('files: cv.pdf:14');
+  });
+
+  it('saves outputs for the daemon to write when the browser is away from the disk', async () => {
+    const files = new WireFileAccess('/srv/out');
+    const s = await h.session({}, { files });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    files.receive(undefined);
+    expect(await call(s, 'browser_take_screenshot', { filename: 'shots/a.png' })).toContain('Saved the screenshot to /srv/out/shots/a.png');
+    const [out] = files.takeOutputs();
+    expect(out?.name).toBe('shots/a.png');
+    expect(Buffer.from(out!.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(files.takeOutputs()).toEqual([]);
+    expect(await callError(s, 'browser_take_screenshot', { filename: '../a.png' })).toContain('must be a file name inside the output directory');
+    expect(files.takeOutputs()).toEqual([]);
   });
 
   it('cancels the chooser when no paths are given, and opens again later', async () => {

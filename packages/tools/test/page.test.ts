@@ -225,7 +225,7 @@ describe('browser_wait_for', () => {
 describe('browser_take_screenshot', () => {
   it('returns PNG and JPEG images of the viewport, the full page and an element', async () => {
     const saved: Array<[string, number]> = [];
-    const s = await h.session({}, { files: { resolveUpload: async (p) => p, writeOutput: async (name, data) => (saved.push([name, data.length]), `/out/${name}`) } });
+    const s = await h.session({}, { files: { resolveUpload: async (p) => ({ path: p }), writeOutput: async (name, data) => (saved.push([name, data.length]), `/out/${name}`) } });
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     const png = await callTool(s, 'browser_take_screenshot', {});
     const image = png.content.find((c) => c.type === 'image');
@@ -289,7 +289,7 @@ describe('capabilities', () => {
 
   it('records the actions as an animated GIF', async () => {
     let saved: Uint8Array = new Uint8Array();
-    const s = await h.session({}, { files: { resolveUpload: async (p) => p, writeOutput: async (name, data) => ((saved = data), `/out/${name}`) } });
+    const s = await h.session({}, { files: { resolveUpload: async (p) => ({ path: p }), writeOutput: async (name, data) => ((saved = data), `/out/${name}`) } });
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     expect(await callError(s, 'browser_gif_stop')).toContain('No GIF is being recorded');
     await call(s, 'browser_gif_start');
@@ -316,7 +316,7 @@ describe('capabilities', () => {
 
   it('saves the page as PDF through the host', async () => {
     let bytes: Uint8Array = new Uint8Array();
-    const s = await h.session({}, { files: { resolveUpload: async (p) => p, writeOutput: async (name, data) => ((bytes = data), `/out/${name}`) } });
+    const s = await h.session({}, { files: { resolveUpload: async (p) => ({ path: p }), writeOutput: async (name, data) => ((bytes = data), `/out/${name}`) } });
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     expect(await call(s, 'browser_pdf_save', { filename: 'page.pdf' })).toContain('Saved the page as PDF to /out/page.pdf');
     expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');

@@ -1,6 +1,7 @@
 import { ErrorCodes, errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
 import {
   callTool,
+  errorResult,
   ToolError,
   toolsFor,
   ToolSession,
@@ -78,7 +79,7 @@ export class LocalExecutor implements Executor {
         result = await callTool(session, command.name, contexts.unprefixArgs(command.payload ?? {}), this.tools);
       } catch (err) {
         if (!(err instanceof ToolError)) throw err;
-        result = { content: [{ type: 'text', text: `### Error\n${err.message}` }], isError: true };
+        result = errorResult(err.message);
       }
       if (!this.browser.connected) return this.answerCrashed(command);
       // The session's current tab after the command (a new tab, a popup, a relaunched browser): the router makes it
@@ -102,8 +103,8 @@ export class LocalExecutor implements Executor {
 
   /** Answers a command whose browser died under it; without a tab, so the router does not claim a dead one again. */
   private answerCrashed(command: CommandEnvelope): void {
-    const text = `### Error\nThe browser closed or crashed while ${command.name} ran. Call the tool again: a new browser starts.`;
-    this.router.handleResponse(this.id, responseFor(command, { content: [{ type: 'text', text }], isError: true }));
+    const message = `The browser closed or crashed while ${command.name} ran. Call the tool again: a new browser starts.`;
+    this.router.handleResponse(this.id, responseFor(command, errorResult(message)));
   }
 
   // A tab id the active context does not hold is ignored rather than refused: after browser_context_switch the

@@ -1,6 +1,6 @@
 import { lstat, mkdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { ToolError, type FileAccess } from '@browsermcp/tools';
+import { outputNameProblem, ToolError, type FileAccess, type UploadFile } from '@browsermcp/tools';
 
 function inside(root: string, path: string): boolean {
   const rel = relative(root, path);
@@ -20,7 +20,12 @@ export class NodeFileAccess implements FileAccess {
     this.roots = [this.outputDir, ...(options.roots ?? []).map((r) => resolve(r))];
   }
 
-  async resolveUpload(path: string): Promise<string> {
+  async resolveUpload(path: string): Promise<UploadFile> {
+    return { path: await this.readable(path) };
+  }
+
+  /** Reads a file the model named for input (an upload, a storage state) where it really is, if a root holds it. */
+  async readable(path: string): Promise<string> {
     if (!isAbsolute(path)) throw new ToolError(`Upload paths must be absolute; "${path}" is not.`);
     const outside = () => new ToolError(`${path} is outside the allowed file roots (${this.roots.join(', ')}). Put the file in one of them.`);
     if (!this.roots.some((root) => inside(root, resolve(path)))) throw outside();
@@ -34,10 +39,9 @@ export class NodeFileAccess implements FileAccess {
   }
 
   async writeOutput(name: string, data: Uint8Array): Promise<string> {
+    const problem = outputNameProblem(name);
+    if (problem) throw new ToolError(`${problem} The output directory is ${this.outputDir}.`);
     const full = resolve(this.outputDir, name);
-    if (isAbsolute(name) || !inside(this.outputDir, full) || full === this.outputDir) {
-      throw new ToolError(`"${name}" must be a file name inside the output directory (${this.outputDir}), without ".." or an absolute path.`);
-    }
     const dir = resolve(full, '..');
     await mkdir(dir, { recursive: true });
     // A directory link inside the output directory must not carry the write somewhere else.
@@ -50,10 +54,5 @@ export class NodeFileAccess implements FileAccess {
     }
     await writeFile(full, data);
     return full;
-  }
-
-  /** Reads a file the model named for input (e.g. a storage state) under the same rules as uploads. */
-  async readable(path: string): Promise<string> {
-    return this.resolveUpload(path);
   }
 }

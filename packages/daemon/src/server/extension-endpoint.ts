@@ -25,6 +25,7 @@ async function extensionEndpointPlugin(app: FastifyInstance): Promise<void> {
       helloTimeoutMs: options.helloTimeoutMs,
       graceMs: options.graceMs,
       sessionSettings: options.sessionSettings,
+      files: options.extensionFiles,
     });
   });
 

@@ -11,17 +11,23 @@ import {
   ExtensionEvents,
   parseHelloPayload,
   parseWaitingForPerson,
+  responseFor,
   type CommandEnvelope,
+  type InputFile,
+  type ResponseEnvelope,
   type HelloPayload,
   type SessionOpenedPayload,
   type SessionSettings,
 } from '@browsermcp/protocol';
+import { errorResult, ToolError } from '@browsermcp/tools';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import { BrowserDisconnectedError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
 import type { Executor, SessionRecord, SessionRouter } from '../router/index.js';
+import type { NodeFileAccess } from '../local/files.js';
 import type { TokenVerifier } from './auth.js';
+import { readInputFiles, writeOutputFiles } from './wire-files.js';
 
 /** What an extension says first: the protocol's hello payload. */
 export type { HelloPayload } from '@browsermcp/protocol';
@@ -91,6 +97,8 @@ export interface ExtensionConnectionOptions {
   graceMs: number;
   /** Sent with every session_opened: how tools behave in this browser's sessions. */
   sessionSettings?: SessionSettings | undefined;
+  /** The file policy for this browser's uploads and saved files; without it, tools that need files say so. */
+  files?: NodeFileAccess | undefined;
 }
 
 /**
@@ -134,12 +142,38 @@ export class ExtensionConnection implements Executor {
     return this.browserId;
   }
 
-  send(command: CommandEnvelope): void {
+  async send(command: CommandEnvelope): Promise<void> {
+    this.checkOpen();
+    let files: InputFile[];
+    try {
+      files = await readInputFiles(this.o.files, command);
+    } catch (err) {
+      if (!(err instanceof ToolError)) throw err;
+      // Refused by the file policy: the agent's answer, as a launched browser gives it.
+      this.o.router.handleResponse(this.id, responseFor(command, errorResult(err.message)));
+      return;
+    }
+    this.checkOpen();
+    this.o.socket.send(JSON.stringify(files.length ? { ...command, files } : command));
+  }
+
+  private checkOpen(): void {
     if (this.state !== 'ready' || this.o.socket.readyState !== this.o.socket.OPEN) {
       // The socket is closing and the router has not heard yet: same answer as once it has.
       throw new BrowserDisconnectedError('disconnected', formatDuration(this.o.graceMs));
     }
-    this.o.socket.send(JSON.stringify(command));
+  }
+
+  /** A response with files the tool saved: written here first; a refused write makes the call's answer an error. */
+  private async withOutputsSaved(response: ResponseEnvelope): Promise<ResponseEnvelope> {
+    if (response.error !== undefined || !response.files?.length) return response;
+    const { files, ...rest } = response;
+    try {
+      await writeOutputFiles(this.o.files, files);
+      return rest;
+    } catch (err) {
+      return { ...rest, data: errorResult(err instanceof Error ? err.message : String(err)) };
+    }
   }
 
   /**
@@ -149,7 +183,9 @@ export class ExtensionConnection implements Executor {
   async openSession(session: SessionRecord): Promise<void> {
     const payload: SessionOpenedPayload = {
       clientName: session.clientName ?? null,
-      ...(this.o.sessionSettings ? { settings: this.o.sessionSettings } : {}),
+      ...(this.o.sessionSettings || this.o.files
+        ? { settings: { ...this.o.sessionSettings, ...(this.o.files ? { outputDir: this.o.files.outputDir } : {}) } }
+        : {}),
     };
     this.notify(session.sessionId, ExtensionEvents.sessionOpened, payload);
   }
@@ -197,7 +233,7 @@ export class ExtensionConnection implements Executor {
       return this.onHello(envelope.payload);
     }
     if (envelope.type === 'response') {
-      this.o.router.handleResponse(this.id, envelope);
+      this.o.router.handleResponse(this.id, await this.withOutputsSaved(envelope));
     } else if (envelope.type === 'event') {
       await this.onEvent(envelope.name, envelope.sessionId, envelope.tabId, envelope);
     } else {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { LocalExecutor } from '../local/executor.js';
+import { NodeFileAccess } from '../local/files.js';
 import { DEFAULT_GRACE_MS, type SessionRouter } from '../router/index.js';
 import type { SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
@@ -40,6 +41,12 @@ export interface DaemonAppOptions {
    * with each session: the launched browser's executor gets the same as its toolConfig.
    */
   sessionSettings?: SessionSettings | undefined;
+  /**
+   * Uploads and saved files for extension sessions, under the same policy as a launched browser: uploads are read
+   * from `outputDir` and `roots` and sent with the command; what tools save is written to `outputDir`. Without it,
+   * extension tools that need files say there is no file access.
+   */
+  extensionFiles?: { outputDir: string; roots?: string[] | undefined } | undefined;
 }
 
 export interface ResolvedOptions {
@@ -55,6 +62,7 @@ export interface ResolvedOptions {
   graceMs: number;
   commandEndpoints: boolean;
   sessionSettings: SessionSettings | undefined;
+  extensionFiles: NodeFileAccess | undefined;
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {
@@ -107,5 +115,8 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     graceMs: positive(options.graceMs, 'graceMs', DEFAULT_GRACE_MS),
     commandEndpoints: options.commandEndpoints ?? true,
     sessionSettings: options.sessionSettings,
+    extensionFiles: options.extensionFiles
+      ? new NodeFileAccess({ outputDir: options.extensionFiles.outputDir, roots: options.extensionFiles.roots ?? [] })
+      : undefined,
   };
 }

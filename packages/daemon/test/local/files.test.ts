@@ -48,7 +48,7 @@ describe('file access for tools (no path traversal)', () => {
   });
 
   it('reads uploads from the allowed roots only', async () => {
-    expect(await files.resolveUpload(join(extraRoot, 'ok.txt'))).toBe(join(extraRoot, 'ok.txt'));
+    expect(await files.resolveUpload(join(extraRoot, 'ok.txt'))).toEqual({ path: join(extraRoot, 'ok.txt') });
     await expect(files.resolveUpload(join(root, 'secret.txt'))).rejects.toThrow('is outside the allowed file roots');
     await expect(files.resolveUpload(`${extraRoot}/../secret.txt`)).rejects.toThrow('is outside the allowed file roots');
     await expect(files.resolveUpload('ok.txt')).rejects.toThrow('Upload paths must be absolute');

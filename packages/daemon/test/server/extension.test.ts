@@ -1,6 +1,10 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildDaemonApp, SessionRouter } from '../../src/index.js';
+import { MAX_UPLOAD_BYTES } from '../../src/server/wire-files.js';
 import { connectPeer, hello, type Peer } from '../helpers/ws-peer.js';
 
 let app: FastifyInstance;
@@ -10,7 +14,7 @@ const peers: Peer[] = [];
 
 const SETTINGS = { snapshotMaxChars: 5_000, blockedOrigins: ['https://bank.example'], caps: ['pdf'] };
 
-async function start(options: { graceMs?: number; heartbeatMs?: number; helloTimeoutMs?: number } = {}): Promise<void> {
+async function start(options: { graceMs?: number; heartbeatMs?: number; helloTimeoutMs?: number; extensionFiles?: { outputDir: string; roots: string[] } } = {}): Promise<void> {
   router = new SessionRouter({ graceMs: options.graceMs ?? 60_000, commandTimeoutMs: 5_000 });
   app = await buildDaemonApp({
     router,
@@ -18,6 +22,7 @@ async function start(options: { graceMs?: number; heartbeatMs?: number; helloTim
     heartbeatMs: options.heartbeatMs,
     helloTimeoutMs: options.helloTimeoutMs,
     sessionSettings: SETTINGS,
+    extensionFiles: options.extensionFiles,
   });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   url = `${address.replace('http', 'ws')}/extension`;
@@ -179,6 +184,71 @@ it('fails a command at once when the browser answers it with an unreadable respo
   const command = await peer.next();
   peer.send({ wireId: command.wireId, sessionId: 's1', type: 'response', name: command.name });
   await expect(result).rejects.toMatchObject({ message: 'a response must carry "data" or "error"' });
+});
+
+describe('files for a browser away from the disk', () => {
+  async function withFiles(): Promise<{ peer: Peer; outputDir: string; root: string }> {
+    const outputDir = await mkdtemp(join(tmpdir(), 'bmcp-ext-out-'));
+    const root = await mkdtemp(join(tmpdir(), 'bmcp-ext-root-'));
+    await writeFile(join(root, 'cv.pdf'), '%PDF-1.4 cv');
+    await start({ extensionFiles: { outputDir, roots: [root] } });
+    const peer = await browserPeer('b1');
+    await router.openSession('s1', { executorId: 'b1' });
+    // The session learns where its saved files go: its tools then have file access.
+    expect(await peer.next()).toMatchObject({ name: 'session_opened', payload: { settings: { ...SETTINGS, outputDir } } });
+    return { peer, outputDir, root };
+  }
+
+  it('sends an upload’s contents with the command, read under the file roots', async () => {
+    const { peer, root } = await withFiles();
+    const path = join(root, 'cv.pdf');
+    const result = router.dispatch('s1', { name: 'browser_file_upload', payload: { paths: [path] } });
+    const command = await answerNext(peer, { content: [{ type: 'text', text: 'uploaded' }] });
+    expect(command.files).toEqual([{ path, name: 'cv.pdf', mimeType: 'application/pdf', data: Buffer.from('%PDF-1.4 cv').toString('base64') }]);
+    await expect(result).resolves.toEqual({ content: [{ type: 'text', text: 'uploaded' }] });
+  });
+
+  it('answers a path outside the roots itself: nothing reaches the browser', async () => {
+    const { peer } = await withFiles();
+    const result = await router.dispatch('s1', { name: 'browser_file_upload', payload: { paths: ['/etc/passwd'] } });
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('/etc/passwd is outside the allowed file roots') }] });
+    // The next message the browser sees is the next command, not the refused one.
+    const next = router.dispatch('s1', { name: 'browser_snapshot', payload: {} });
+    expect(await answerNext(peer, { content: [] })).toMatchObject({ name: 'browser_snapshot' });
+    await next;
+  });
+
+  it('refuses an upload past the size bound, saying how big it is', async () => {
+    const { root } = await withFiles();
+    await writeFile(join(root, 'big.bin'), Buffer.alloc(MAX_UPLOAD_BYTES + 1));
+    const result = await router.dispatch('s1', { name: 'browser_file_upload', payload: { paths: [join(root, 'big.bin')] } });
+    expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('an upload to this browser takes at most 32.0 MB') }] });
+  });
+
+  it('writes the files a response carries to the output directory, and turns a refused name into an error answer', async () => {
+    const { peer, outputDir } = await withFiles();
+    const ok = router.dispatch('s1', { name: 'browser_take_screenshot', payload: { filename: 'shots/a.png' } });
+    const command = await peer.next();
+    peer.send({ wireId: command.wireId, sessionId: 's1', type: 'response', name: command.name, data: { content: [{ type: 'text', text: 'saved' }] }, files: [{ name: 'shots/a.png', data: Buffer.from('png!').toString('base64') }] });
+    // The answer passes on without the files, which are on disk by then.
+    await expect(ok).resolves.toEqual({ content: [{ type: 'text', text: 'saved' }] });
+    expect(await readFile(join(outputDir, 'shots/a.png'), 'utf8')).toBe('png!');
+
+    const bad = router.dispatch('s1', { name: 'browser_take_screenshot', payload: { filename: 'x.png' } });
+    const second = await peer.next();
+    peer.send({ wireId: second.wireId, sessionId: 's1', type: 'response', name: second.name, data: { content: [] }, files: [{ name: '../../etc/x.png', data: '' }] });
+    expect(await bad).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('must be a file name inside the output directory') }] });
+  });
+
+  it('without a file policy, sends uploads on untouched and no output directory (the browser’s tools say there is no file access)', async () => {
+    await start();
+    const peer = await browserPeer('b1');
+    await router.openSession('s1', { executorId: 'b1' });
+    expect((await peer.next()).payload.settings).toEqual(SETTINGS);
+    const result = router.dispatch('s1', { name: 'browser_file_upload', payload: { paths: ['/etc/passwd'] } });
+    expect((await answerNext(peer, { content: [] })).files).toBeUndefined();
+    await result;
+  });
 });
 
 describe('shutdown', () => {

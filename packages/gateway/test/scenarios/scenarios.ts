@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FixtureServer } from '@browsermcp/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,8 +13,19 @@ import { refIn, text } from '../helpers.js';
 
 export type Mode = 'launched' | 'extension';
 
+/** Where the gateways save files, and the one other directory uploads may come from (with a file in it). */
+const OUTPUT_DIR = mkdtempSync(join(tmpdir(), 'bmcp-scenario-out-'));
+const FILE_ROOT = mkdtempSync(join(tmpdir(), 'bmcp-scenario-files-'));
+const CV = join(FILE_ROOT, 'cv.txt');
+writeFileSync(CV, 'Ada Lovelace, analyst');
+
 /** The flags both modes' gateways run with, so that each scenario sees the same settings. */
-export const SCENARIO_FLAGS = ['--snapshot-max-chars', '2000', '--blocked-origins', 'https://blocked.example'];
+export const SCENARIO_FLAGS = [
+  '--snapshot-max-chars', '2000',
+  '--blocked-origins', 'https://blocked.example',
+  '--output-dir', OUTPUT_DIR,
+  '--file-roots', FILE_ROOT,
+];
 
 export interface ModeRig {
   readonly mode: Mode;
@@ -19,6 +34,8 @@ export interface ModeRig {
   client(name: string): Promise<Client>;
   /** Closes a session's tab the way the person would, found by its URL. */
   closeAsPerson(url: string): Promise<void>;
+  /** Shows the session's tab with `url` in front, as the person clicking it would; returns how to look away again. */
+  lookAt(url: string): Promise<() => Promise<void>>;
   /** Answers an agent's hand-off banner on the tab showing `url`, as the person would (only where one can see it). */
   answerBanner(url: string, button: 'done' | 'decline'): Promise<void>;
 }
@@ -123,6 +140,32 @@ export const scenarios: Scenario[] = [
         // Agent tabs stay behind the person's tab, which Chrome does not paint; taking the front would take their focus.
         expect(shot.isError).toBe(true);
         expect(text(shot)).toContain('Chrome paints only the tab in front');
+      }
+    },
+  },
+  {
+    name: 'uploads come from --file-roots only, and a screenshot with a filename is saved to --output-dir',
+    async run(rig, c) {
+      await call(c, 'browser_navigate', { url: rig.server.url('/form.html') });
+      expect(await call(c, 'browser_click', { target: '#upload' })).toContain('[File chooser]');
+      const refused = await callResult(c, 'browser_file_upload', { paths: ['/etc/passwd'] });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toContain(`/etc/passwd is outside the allowed file roots (${OUTPUT_DIR}, ${FILE_ROOT})`);
+      // The chooser stays open for a second try, with a path the roots allow.
+      expect(await call(c, 'browser_file_upload', { paths: [CV] })).toContain(`Uploaded ${CV}`);
+      const seen = await call(c, 'browser_evaluate', { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" });
+      expect(seen).toContain('"cv.txt|Ada Lovelace, analyst"');
+
+      const lookAway = await rig.lookAt(rig.server.url('/form.html'));
+      try {
+        const saved = await callResult(c, 'browser_take_screenshot', { filename: `${rig.mode}/form.png` });
+        expect(text(saved)).toContain(`Saved the screenshot to ${join(OUTPUT_DIR, rig.mode, 'form.png')}`);
+        expect((await readFile(join(OUTPUT_DIR, rig.mode, 'form.png'))).subarray(1, 4).toString()).toBe('PNG');
+        const outside = await callResult(c, 'browser_take_screenshot', { filename: '../form.png' });
+        expect(outside.isError).toBe(true);
+        expect(text(outside)).toContain('must be a file name inside the output directory');
+      } finally {
+        await lookAway();
       }
     },
   },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { GifRecorder } from '../gif.js';
 import { defineTabTool, defineTool } from '../tool.js';
-import { toBase64 } from './screenshot.js';
+import { toBase64 } from '../files.js';
 
 const start = defineTabTool({
   capability: 'gif',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import type { UploadFile } from '../session.js';
 import { defineTabTool } from '../tool.js';
 
 const handleDialog = defineTabTool({
@@ -38,6 +39,7 @@ const fileUpload = defineTabTool({
     type: 'action',
   },
   clearsModal: 'fileChooser',
+  inputPaths: ({ paths }) => paths ?? [],
   async handle(tab, { paths }, response, session) {
     const state = tab.takeModal('fileChooser')!;
     if (!paths || paths.length === 0) {
@@ -56,14 +58,14 @@ const fileUpload = defineTabTool({
       tabRestore();
       throw new ToolError(`This file chooser takes one file; ${paths.length} were given.`);
     }
-    let resolved: string[];
+    let resolved: UploadFile[];
     try {
       resolved = await Promise.all(paths.map((p) => files.resolveUpload(p)));
     } catch (err) {
       tabRestore();
       throw err;
     }
-    await tab.runAction(() => state.chooser.accept(resolved));
+    await tab.runAction(() => tab.acceptChooser(state, resolved));
     tab.armFileChooser();
     response.addResult(`Uploaded ${paths.join(', ')}`);
     response.setIncludeSnapshot();

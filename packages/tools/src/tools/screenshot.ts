@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import { toBase64 } from '../files.js';
 import { defineTabTool } from '../tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
@@ -45,15 +46,5 @@ const screenshot = defineTabTool({
     response.addImage(toBase64(bytes), type === 'png' ? 'image/png' : 'image/jpeg');
   },
 });
-
-/** Base64 without Node's Buffer, so the engine runs in an extension worker too. */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  const chunk = 0x8000;
-  for (let i = 0; i < bytes.length; i += chunk) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
-  }
-  return btoa(binary);
-}
 
 export default [screenshot];
