@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Capability } from '@browsermcp/tools';
+import { optionalCapabilities, type Capability } from '@browsermcp/tools';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_HOST, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
@@ -42,7 +42,7 @@ export const SERVE_FLAGS: Record<string, FlagSpec> = {
   'shared-browser-context': { type: 'boolean', default: 'false', help: 'all sessions share one browser context' },
   'output-dir': { type: 'string', default: './browsermcp-output', help: 'where screenshots and PDFs are saved' },
   'file-root': { type: 'string', multiple: true, default: '(output dir only)', help: 'another directory uploads and storage states may be read from (repeatable)' },
-  caps: { type: 'string', default: '(none)', help: 'optional tool capabilities, comma-separated: vision,pdf' },
+  caps: { type: 'string', default: '(none)', help: `optional tool capabilities, comma-separated: ${optionalCapabilities.join(',')}` },
   'log-level': { type: 'string', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent' },
   help: { type: 'boolean', default: '', help: 'print this help' },
   version: { type: 'boolean', default: '', help: 'print the version' },
@@ -147,7 +147,7 @@ export function parseCli(argv: string[]): CliCommand {
   }
   const capsText = str('caps');
   const caps = capsText ? capsText.split(',').map((c) => c.trim()).filter(Boolean) : [];
-  const known = new Set(['vision', 'pdf']);
+  const known = new Set<string>(optionalCapabilities);
   for (const cap of caps) if (!known.has(cap)) throw new UsageError(`--caps: unknown capability "${cap}"; use ${[...known].join(', ')}`);
   const cdpEndpoint = str('cdp-endpoint');
   if (cdpEndpoint !== undefined && !/^(https?|wss?):\/\/[^/]+/i.test(cdpEndpoint)) {

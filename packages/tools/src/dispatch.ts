@@ -62,7 +62,9 @@ function unknownArguments(schema: z.ZodType, args: unknown): string {
   const extra = Object.keys(args).filter((k) => !(k in shape));
   if (!extra.length) return '';
   const hint = extra.includes('ref') && 'target' in shape ? ' (pass the ref as "target")' : '';
-  return `unknown argument${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}${hint}`;
+  const known = Object.keys(shape);
+  const takes = known.length ? `it takes ${known.map((k) => `"${k}"`).join(', ')}` : 'it takes no arguments';
+  return `unknown argument${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}${hint} (${takes})`;
 }
 
 // A tab closed under the session (by the person, or by its page) is said once, in the next answer, with where the

@@ -7,6 +7,8 @@ export { errorResult, Response } from './response.js';
 export type { ContentPart, ImageContent, PageInfo, TextContent, ToolResult } from './response.js';
 export { defaultSessionConfig, ToolSession } from './session.js';
 export type { ContextInfo, ContextManager, FileAccess, UploadFile, ProxySettings, SessionConfig, SessionHost } from './session.js';
+export { parseRef, refPrefix } from './refs.js';
+export type { Ref } from './refs.js';
 export { Tab } from './tab.js';
 export type { ConsoleEntry, ModalState, NetworkEntry } from './tab.js';
 export { defineTabTool, defineTool } from './tool.js';

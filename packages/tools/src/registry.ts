@@ -1,5 +1,8 @@
 import type { Capability, Tool } from './tool.js';
 import context from './tools/context.js';
+import devtools from './tools/devtools.js';
+import drop from './tools/drop.js';
+import emulate from './tools/emulate.js';
 import evaluate from './tools/evaluate.js';
 import gif from './tools/gif.js';
 import input from './tools/input.js';
@@ -11,6 +14,7 @@ import person from './tools/person.js';
 import screenshot from './tools/screenshot.js';
 import snapshot from './tools/snapshot.js';
 import tabs from './tools/tabs.js';
+import testing from './tools/testing.js';
 import vision from './tools/vision.js';
 import wait from './tools/wait.js';
 
@@ -20,21 +24,25 @@ export const allTools: readonly Tool[] = [
   ...snapshot,
   ...input,
   ...modals,
+  ...drop,
   ...evaluate,
   ...wait,
   ...tabs,
   ...screenshot,
   ...logs,
+  ...emulate,
   ...person,
   ...context,
   ...vision,
   ...pdf,
   ...gif,
+  ...devtools,
+  ...testing,
 ] as Tool[];
 
 /** Capabilities that are always on; the others are opt-in (`--caps vision,pdf`). */
 export const defaultCapabilities: readonly Capability[] = ['core', 'context'];
-export const optionalCapabilities: readonly Capability[] = ['vision', 'pdf', 'gif'];
+export const optionalCapabilities: readonly Capability[] = ['vision', 'pdf', 'gif', 'devtools', 'testing'];
 
 /** The tools for a set of opt-in capabilities (core and context tools are always included). */
 export function toolsFor(caps: readonly Capability[] = []): Tool[] {

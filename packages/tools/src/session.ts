@@ -11,8 +11,11 @@ export type UploadFile = { path: string } | { name: string; mimeType: string; /*
 
 /** How a host lets tools touch files: each host allows, maps or refuses paths (no Node built-ins here). */
 export interface FileAccess {
-  /** Maps a path the model named for upload to a file the browser can get; throws a ToolError when not allowed. */
-  resolveUpload(path: string): Promise<UploadFile>;
+  /**
+   * Maps a path the model named for upload to a file the browser can get; throws a ToolError when not allowed.
+   * `contents`: the tool needs the bytes themselves (a drop sets them in the page), not a path.
+   */
+  resolveUpload(path: string, options?: { contents?: boolean }): Promise<UploadFile>;
   /** Saves an output (screenshot, PDF, GIF) under a file name; returns where it went; throws when not allowed. */
   writeOutput(name: string, data: Uint8Array): Promise<string>;
 }
@@ -48,6 +51,11 @@ export interface SessionHost {
   files?: FileAccess;
   contexts?: ContextManager;
   /**
+   * The named browser context these tabs live in (one ToolSession per context): refs read `name:e2`, so a ref
+   * cannot reach into another context by mistake. Undefined for the default context.
+   */
+  refContext?: string | undefined;
+  /**
    * Someone can see this browser (the person's own, or a headed one): browser_request_user hands them a step.
    * Absent for a headless browser, where the tool answers at once that nobody can.
    */
@@ -73,12 +81,15 @@ export interface SessionConfig {
   allowFileUrls?: boolean;
   /** Refuses a navigation (e.g. --blocked-origins): returns why, or undefined to allow. */
   checkUrl?: ((url: string) => string | undefined) | undefined;
+  /** The attribute generated locators read as a test id (getByTestId). */
+  testIdAttribute: string;
 }
 
 export const defaultSessionConfig: SessionConfig = {
   snapshotMaxChars: 40_000,
   includeSnapshot: true,
   actionTimeoutMs: 5_000,
+  testIdAttribute: 'data-testid',
 };
 
 /** What the tools know of one MCP session: its tabs and which one is current. */
@@ -133,7 +144,7 @@ export class ToolSession {
       if (makeCurrent) this.setCurrent(existing);
       return existing;
     }
-    const tab = new Tab(page);
+    const tab = new Tab(page, { refContext: this.host.refContext });
     this.tabList.push(tab);
     if (makeCurrent || !this.current) this.setCurrent(tab);
     this.watch(tab);
@@ -190,7 +201,7 @@ export class ToolSession {
     const i = this.tabList.findIndex((t) => t.page === oldPage);
     if (i < 0) return this.adoptPage(newPage);
     const wasCurrent = this.current === this.tabList[i];
-    const tab = new Tab(newPage);
+    const tab = new Tab(newPage, { refContext: this.host.refContext });
     this.tabList[i] = tab;
     this.watch(tab);
     if (wasCurrent) this.current = tab;

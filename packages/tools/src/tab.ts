@@ -1,21 +1,31 @@
 import type { CDPSession, Dialog, ElementHandle, FileChooser, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
-import { elementForRef, prepareAction, refOfElement, walkPage, type WalkResult } from './injected/page-script.js';
-import { setInputFiles } from './injected/set-files.js';
+import { inPage, inPageHandle } from './in-page.js';
+import { setInputFiles } from './injected/files.js';
+import type { WalkResult } from './injected/walk.js';
+import { parseRef, refPrefix } from './refs.js';
 import type { UploadFile } from './session.js';
 
 export interface ConsoleEntry {
   level: string;
   text: string;
   location?: string;
+  /** Which of the tab's documents logged it (see Tab.currentDocument). */
+  document?: number;
 }
 
 export interface NetworkEntry {
+  /** The request's number in this tab, from 1: what browser_network_request takes. */
+  id: number;
   method: string;
   url: string;
   resourceType: string;
   status?: number;
   failure?: string;
+  /** Which of the tab's documents made it (see Tab.currentDocument). */
+  document: number;
+  /** The request itself, for its headers and bodies. */
+  request: HTTPRequest;
 }
 
 export type ModalState =
@@ -34,6 +44,8 @@ export interface SnapshotOptions {
   maxChars: number;
   /** Every link's url, not only those the name does not already tell (see walkPage). */
   allUrls?: boolean;
+  /** Each element's bounding box, `[box=x,y,width,height]`. */
+  boxes?: boolean;
 }
 
 const MAX_ENTRIES = 1000;
@@ -45,7 +57,6 @@ const SETTLE_CAP_MS = 1000;
 const NAVIGATION_CAP_MS = 10_000;
 const REQUESTS_CAP_MS = 5_000;
 
-const REF_RE = /^(?:f(\d+))?(e\d+)$/;
 
 /**
  * One browser tab as the tools see it: the puppeteer Page plus what the tools remember about it (console and
@@ -65,9 +76,17 @@ export class Tab {
   private requests = new Map<HTTPRequest, NetworkEntry>();
   private closed = false;
   private lastChooserNode: number | undefined;
+  private nextRequestId = 1;
+  /** CSS media emulated in this tab (browser_emulate_media): Chromium takes the whole set on every change. */
+  readonly media: { features: Record<string, string>; type: 'screen' | 'print' | null } = { features: {}, type: null };
+  /** Counts the main frame's documents: console and network views show the current one's by default. */
+  currentDocument = 0;
+  /** The named context this tab lives in: its refs read `name:e2`, and refs of other contexts are refused. */
+  private readonly refContext: string | undefined;
 
-  constructor(page: Page) {
+  constructor(page: Page, options: { refContext?: string | undefined } = {}) {
     this.page = page;
+    this.refContext = options.refContext;
     // Puppeteer's FileChooser keeps its input to itself; the same CDP event tells which input it is.
     cdp(page).on('Page.fileChooserOpened', (event) => {
       this.lastChooserNode = event.backendNodeId;
@@ -93,7 +112,16 @@ export class Tab {
       });
     });
     page.on('request', (req) => {
-      const entry: NetworkEntry = { method: req.method(), url: req.url(), resourceType: req.resourceType() };
+      // A new document starts with its own request: what it and its page do belong to it.
+      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) this.currentDocument++;
+      const entry: NetworkEntry = {
+        id: this.nextRequestId++,
+        method: req.method(),
+        url: req.url(),
+        resourceType: req.resourceType(),
+        document: this.currentDocument,
+        request: req,
+      };
       this.requests.set(req, entry);
       push(this.network, entry);
     });
@@ -136,6 +164,11 @@ export class Tab {
       });
   }
 
+  /** The page's own CDP session, for the few calls puppeteer has no API for. */
+  cdp(): CDPSession {
+    return cdp(this.page);
+  }
+
   /**
    * Gives the chooser its files: paths through Chromium (it reads them), contents as File objects set on the input
    * in the page, with the input and change events a person's choice fires.
@@ -151,9 +184,10 @@ export class Tab {
     try {
       await client.send('Runtime.callFunctionOn', {
         objectId: object.objectId,
-        functionDeclaration: setInputFiles.toString(),
+        // Sent on its own (self-contained): CDP names the chooser's input only by node id, which no handle reaches.
+        functionDeclaration: `function (files) { return (${setInputFiles.toString()})(this, files); }`,
         arguments: [{ value: files }],
-        awaitPromise: true,
+        returnByValue: true,
       });
     } finally {
       await client.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => undefined);
@@ -161,6 +195,7 @@ export class Tab {
   }
 
   private pushConsole(entry: ConsoleEntry): void {
+    entry.document = this.currentDocument;
     this.consoleSeen = Math.max(0, this.consoleSeen - push(this.console, entry));
   }
 
@@ -207,7 +242,7 @@ export class Tab {
    * then the picture is refused at once, saying why.
    */
   async capture<T>(shoot: () => Promise<T>, options: { background?: boolean | undefined } = {}): Promise<T> {
-    const hidden = await this.page.evaluate(() => document.visibilityState === 'hidden').catch(() => false);
+    const hidden = await inPage(this.page.mainFrame(), 'isHidden').catch(() => false);
     if (hidden && options.background) {
       throw new ToolError(
         'This tab is behind another tab in its window, and Chrome paints only the tab in front, so it cannot be ' +
@@ -230,9 +265,10 @@ export class Tab {
   private async walk(
     frame: Frame,
     prefix: string,
-    opts: { targetRef?: string; depth?: number; allUrls?: boolean; budget?: number },
+    opts: { targetRef?: string; depth?: number; allUrls?: boolean; budget?: number; boxes?: boolean },
   ): Promise<WalkResult> {
-    const result = await frame.evaluate(walkPage, { seed: this.nextRef, prefix, ...opts });
+    const boxOffset = opts.boxes && frame !== this.page.mainFrame() ? { boxOffset: await frameOffset(frame) } : {};
+    const result = await inPage(frame, 'walkPage', { seed: this.nextRef, prefix, ...opts, ...boxOffset });
     this.nextRef = Math.max(this.nextRef, result.next);
     return result;
   }
@@ -241,7 +277,7 @@ export class Tab {
   async snapshot(opts: SnapshotOptions): Promise<string> {
     let frame = this.page.mainFrame();
     let targetRef: string | undefined;
-    let prefix = '';
+    let prefix = refPrefix(this.refContext, undefined);
     if (opts.target) {
       const resolved = await this.resolveTarget(opts.target);
       frame = resolved.frame;
@@ -249,12 +285,13 @@ export class Tab {
       prefix = resolved.prefix;
     }
     const allUrls = opts.allUrls === true;
+    const boxes = opts.boxes ? { boxes: true } : {};
     const budget = Number.isFinite(opts.maxChars) ? { budget: opts.maxChars } : {};
-    const walkOpts = { allUrls, ...budget, ...(targetRef ? { targetRef } : {}), ...(opts.depth !== undefined ? { depth: opts.depth } : {}) };
+    const walkOpts = { allUrls, ...budget, ...boxes, ...(targetRef ? { targetRef } : {}), ...(opts.depth !== undefined ? { depth: opts.depth } : {}) };
     const main = await this.walk(frame, prefix, walkOpts);
     if (main.missing) throw ToolError.staleRef(opts.target ?? '');
     let lines = main.lines;
-    if (main.iframeRefs.length && opts.depth === undefined) lines = await this.spliceFrames(frame, prefix, main, { allUrls, ...budget });
+    if (main.iframeRefs.length && opts.depth === undefined) lines = await this.spliceFrames(frame, prefix, main, { allUrls, ...budget, ...boxes });
     return cut(lines, opts.maxChars, main.stopped === true);
   }
 
@@ -264,7 +301,7 @@ export class Tab {
     parent: Frame,
     parentPrefix: string,
     parentResult: WalkResult,
-    walkOpts: { allUrls: boolean; budget?: number },
+    walkOpts: { allUrls: boolean; budget?: number; boxes?: boolean },
   ): Promise<string[]> {
     let lines = parentResult.lines;
     for (const child of parent.childFrames()) {
@@ -273,20 +310,22 @@ export class Tab {
       try {
         const owner = await child.frameElement();
         if (!owner) continue;
-        ownerRef = await parent.evaluate(refOfElement, owner, this.nextRef);
+        ownerRef = await inPage(parent, 'refOfElement', owner, this.nextRef);
         await owner.dispose();
       } catch {
         continue;
       }
       const marker = `[ref=${parentPrefix}${ownerRef}]`;
-      const at = lines.findIndex((l) => l.endsWith(marker) || l.endsWith(`${marker}:`));
+      // A box or url may follow the ref on its line.
+      const at = lines.findIndex((l) => {
+        const i = l.lastIndexOf(marker);
+        return i >= 0 && /^($|:| \[)/.test(l.slice(i + marker.length));
+      });
       if (at < 0) continue;
-      const prefix = `f${this.frameId(child)}`;
+      const prefix = refPrefix(this.refContext, this.frameId(child));
       // A frame still parsing its document (frames load after the page; a busy machine parses in slices) would show
       // half its elements, or a button before its text: give it a moment to finish, bounded.
-      await child
-        .waitForFunction(() => document.readyState !== 'loading', { polling: 20, timeout: FRAME_PARSE_WAIT_MS })
-        .catch(() => undefined);
+      await inPage(child, 'whenParsed', FRAME_PARSE_WAIT_MS).catch(() => undefined);
       let result: WalkResult;
       try {
         result = await this.walk(child, prefix, walkOpts);
@@ -308,11 +347,16 @@ export class Tab {
    * A ref that no longer resolves is an error that says to take a new snapshot — never a different element.
    */
   async resolveTarget(target: string): Promise<{ frame: Frame; ref: string; prefix: string }> {
-    const m = REF_RE.exec(target);
-    if (m) {
-      const frame = m[1] ? this.frameById(Number(m[1])) : this.page.mainFrame();
+    const parsed = parseRef(target);
+    if (parsed) {
+      if (parsed.context !== this.refContext) {
+        throw new ToolError(
+          `ref ${target} belongs to ${parsed.context ? `context "${parsed.context}"` : 'the default context'}; switch to it with browser_context_switch first.`,
+        );
+      }
+      const frame = parsed.frame !== undefined ? this.frameById(parsed.frame) : this.page.mainFrame();
       if (!frame) throw ToolError.staleRef(target);
-      return { frame, ref: m[2]!, prefix: m[1] ? `f${m[1]}` : '' };
+      return { frame, ref: parsed.element, prefix: refPrefix(parsed.context, parsed.frame) };
     }
     const frame = this.page.mainFrame();
     let handle: ElementHandle<Element> | null;
@@ -326,11 +370,11 @@ export class Tab {
     if (!handle) {
       throw new ToolError(`No element matches the selector "${target}". Take a snapshot and use a ref, or fix the selector.`);
     }
-    const ref = await frame.evaluate(refOfElement, handle, this.nextRef);
+    const ref = await inPage(frame, 'refOfElement', handle, this.nextRef);
     await handle.dispose();
     const n = Number(ref.slice(1));
     this.nextRef = Math.max(this.nextRef, n + 1);
-    return { frame, ref, prefix: '' };
+    return { frame, ref, prefix: refPrefix(this.refContext, undefined) };
   }
 
   private frameById(id: number): Frame | undefined {
@@ -341,7 +385,7 @@ export class Tab {
   /** The live element for a target, or a stale-ref error. */
   async elementFor(target: string): Promise<{ handle: ElementHandle<Element>; frame: Frame }> {
     const { frame, ref } = await this.resolveTarget(target);
-    const handle = await frame.evaluateHandle(elementForRef, ref);
+    const handle = await inPageHandle(frame, 'elementForRef', ref);
     const el = handle.asElement() as ElementHandle<Element> | null;
     if (!el) {
       await handle.dispose();
@@ -374,7 +418,7 @@ export class Tab {
   ): Promise<{ x: number; y: number; opensChooser: boolean }> {
     const deadline = Date.now() + timeoutMs;
     for (let attempt = 0; ; attempt++) {
-      const point = await handle.evaluate(prepareAction, needsEnabled);
+      const point = await inPage(frame, 'prepareAction', handle, needsEnabled);
       if (point.ok) {
         const offset = frame === this.page.mainFrame() ? { x: 0, y: 0 } : await frameOffset(frame);
         return { x: point.x + offset.x, y: point.y + offset.y, opensChooser: point.opensChooser === true };
@@ -452,7 +496,7 @@ export class Tab {
     const page = this.page;
     try {
       // Background tabs throttle timers to about one a second: the cap is kept from here too.
-      await withTimeout(page.mainFrame().evaluate(settleDom, urlBefore, SETTLE_QUIET_MS, SETTLE_CAP_MS), SETTLE_CAP_MS + 100);
+      await withTimeout(inPage(page.mainFrame(), 'settleDom', urlBefore, SETTLE_QUIET_MS, SETTLE_CAP_MS), SETTLE_CAP_MS + 100);
     } catch {
       // The document went away: a navigation is under way.
     }
@@ -483,40 +527,6 @@ export class Tab {
   }
 }
 
-/**
- * In-page: one frame for the page to answer, then wait for a short quiet window if the DOM is changing. When the
- * URL changed (an SPA route), the window starts at once: routers often render a little after pushState.
- */
-function settleDom(urlBefore: string, quietMs: number, capMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const start = performance.now();
-    let last = location.href !== urlBefore ? start : -Infinity;
-    const observer = new MutationObserver(() => {
-      last = performance.now();
-    });
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    const check = () => {
-      const now = performance.now();
-      if (last === -Infinity && location.href !== urlBefore) last = now;
-      if (now - last >= quietMs || now - start >= capMs) {
-        observer.disconnect();
-        resolve();
-      } else {
-        setTimeout(check, Math.max(5, quietMs - (now - last)));
-      }
-    };
-    // A frame lets the page render what the action caused; hidden tabs get no frames, so a timer stands in.
-    let kicked = false;
-    const kick = () => {
-      if (kicked) return;
-      kicked = true;
-      setTimeout(check, 0);
-    };
-    requestAnimationFrame(kick);
-    setTimeout(kick, 50);
-  });
-}
-
 async function waitForNavigationDone(page: Page, nav: HTTPRequest, capMs: number): Promise<void> {
   const deadline = Date.now() + capMs;
   while (Date.now() < deadline) {
@@ -524,11 +534,7 @@ async function waitForNavigationDone(page: Page, nav: HTTPRequest, capMs: number
     const response = nav.response();
     if (response) {
       try {
-        // Polled on a timer: the default (requestAnimationFrame) never fires in a hidden tab.
-        await page.mainFrame().waitForFunction(() => document.readyState !== 'loading', {
-          polling: 50,
-          timeout: Math.max(1, deadline - Date.now()),
-        });
+        await inPage(page.mainFrame(), 'whenParsed', Math.max(1, deadline - Date.now()));
         return;
       } catch {
         // A context torn down by a redirect or another navigation: look again.
@@ -545,14 +551,7 @@ async function frameOffset(frame: Frame): Promise<{ x: number; y: number }> {
   while (current && current.parentFrame()) {
     const owner = await current.frameElement();
     if (!owner) break;
-    const box = await owner.evaluate((el) => {
-      const r = el.getBoundingClientRect();
-      const s = getComputedStyle(el);
-      return {
-        x: r.left + el.clientLeft + parseFloat(s.paddingLeft),
-        y: r.top + el.clientTop + parseFloat(s.paddingTop),
-      };
-    });
+    const box = await inPage(current.parentFrame()!, 'frameContentOffset', owner);
     await owner.dispose();
     x += box.x;
     y += box.y;

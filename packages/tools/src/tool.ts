@@ -4,7 +4,7 @@ import type { ToolSession } from './session.js';
 import type { Tab } from './tab.js';
 
 /** Optional tool groups, registered only when enabled (`--caps`). */
-export type Capability = 'core' | 'context' | 'vision' | 'pdf' | 'gif';
+export type Capability = 'core' | 'context' | 'vision' | 'pdf' | 'gif' | 'devtools' | 'testing';
 
 export interface ToolSchema<Input extends z.ZodType> {
   name: string;

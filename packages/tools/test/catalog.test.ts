@@ -12,7 +12,8 @@ const CORE = [
   'browser_type', 'browser_fill_form', 'browser_select_option', 'browser_hover', 'browser_drag', 'browser_press_key',
   'browser_file_upload', 'browser_handle_dialog', 'browser_evaluate', 'browser_wait_for', 'browser_tabs',
   'browser_take_screenshot', 'browser_console_messages', 'browser_network_requests', 'browser_resize', 'browser_close',
-  'browser_find', 'browser_get_text', 'browser_request_user',
+  'browser_find', 'browser_get_text', 'browser_request_user', 'browser_network_request', 'browser_emulate_media',
+  'browser_drop',
 ];
 
 // One wrong argument per tool, and the argument the error must name.
@@ -52,6 +53,18 @@ const BAD_ARGS: Record<string, [Record<string, unknown>, string]> = {
   browser_pdf_save: [{ filename: 3 }, 'filename'],
   browser_gif_start: [{ fps: 10 }, 'unknown argument "fps"'],
   browser_gif_stop: [{ filename: '' }, 'filename'],
+  browser_network_request: [{ index: 1.5 }, 'index'],
+  browser_emulate_media: [{ media: 'tv' }, 'media'],
+  browser_drop: [{ target: 'e1', data: { 'text/plain': 1 } }, 'data'],
+  browser_mouse_down: [{ button: 'back' }, 'button'],
+  browser_mouse_up: [{ button: 4 }, 'button'],
+  browser_highlight: [{ target: 'e1', style: 3 }, 'style'],
+  browser_hide_highlight: [{ target: '' }, 'target'],
+  browser_generate_locator: [{}, 'target'],
+  browser_verify_element_visible: [{ role: 'button' }, 'accessibleName'],
+  browser_verify_text_visible: [{ text: '' }, 'text'],
+  browser_verify_list_visible: [{ element: 'l', target: 'ul', items: [] }, 'items'],
+  browser_verify_value: [{ type: 'date', element: 'd', target: 'e1', value: 'x' }, 'type'],
 };
 
 describe('catalog', () => {
@@ -75,6 +88,10 @@ describe('catalog', () => {
     const vision = toolsFor(['vision']).map((t) => t.schema.name);
     expect(vision).toContain('browser_mouse_wheel');
     expect(vision).not.toContain('browser_pdf_save');
+    expect(base).not.toContain('browser_verify_value');
+    expect(base).not.toContain('browser_highlight');
+    expect(toolsFor(['testing']).map((t) => t.schema.name)).toContain('browser_generate_locator');
+    expect(toolsFor(['devtools']).map((t) => t.schema.name)).toContain('browser_hide_highlight');
   });
 
   it('throws a protocol error for an unknown tool', async () => {
@@ -102,5 +119,11 @@ describe('argument names', () => {
     const text = textOf(await callTool(session, 'browser_click', { ref: 'e3', element: 'Send' }));
     expect(text).toContain('unknown argument "ref" (pass the ref as "target")');
     expect(text).toContain('"target" is required');
+  });
+
+  it('names the arguments a tool takes when one is misspelt', async () => {
+    const text = textOf(await callTool(session, 'browser_console_messages', { levle: 'error' }));
+    expect(text).toContain('unknown argument "levle" (it takes "level", "all", "filename")');
+    expect(textOf(await callTool(session, 'browser_close', { force: true }))).toContain('(it takes no arguments)');
   });
 });

@@ -172,7 +172,7 @@ describe('console and network', () => {
     const s = await h.session();
     const snap = await call(s, 'browser_navigate', { url: h.server.url('/spa.html') });
     await call(s, 'browser_click', { target: refOf(snap, 'button "Load data"') });
-    const all = await call(s, 'browser_network_requests');
+    const all = await call(s, 'browser_network_requests', { static: true });
     expect(all).toContain(`[GET] ${h.server.url('/spa.html')} => [200] (document)`);
     expect(all).toContain('/api/slow?ms=300 => [200] (fetch)');
     const filtered = resultOf(await call(s, 'browser_network_requests', { filter: 'api/' }));

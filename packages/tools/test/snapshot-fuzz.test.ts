@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { callTool } from '../src/index.js';
+import { INJECTED_KEY } from '../src/injected/key.js';
 import { call, textOf, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -51,14 +52,17 @@ const page = fc.array(tree, { minLength: 1, maxLength: 6 }).map((parts) => (part
 
 // Every element a person can act on that is shown: each must have a ref, written in the snapshot.
 const INTERACTIVE = 'a[href], button, input:not([type=hidden]), select, textarea, [role=link], [role=button], [role=checkbox], [onclick], [contenteditable]';
-function refsOfInteractive(selector: string): { ref: string | undefined; html: string }[] {
-  const st = (window as unknown as Record<symbol, { ids: WeakMap<Element, string> } | undefined>)[Symbol.for('browsermcp.refs')];
+// Runs in the page: each such element with the ref the snapshot gave it (found through the installed script's
+// elementForRef, so the check does not depend on how refs are kept).
+function refsOfInteractive(selector: string, key: string, refs: string[]): { ref: string | undefined; html: string }[] {
+  const api = (window as unknown as Record<symbol, { elementForRef(ref: string): Element | null }>)[Symbol.for(key)]!;
+  const refOf = new Map<Element | null, string>(refs.map((ref) => [api.elementForRef(ref), ref]));
   const out: { ref: string | undefined; html: string }[] = [];
   for (const el of document.querySelectorAll(selector)) {
     if (!el.checkVisibility({ visibilityProperty: true }) || el.closest('[aria-hidden="true"]')) continue;
     // A select shown as a combobox stands for its options; an editable region's inside is its value.
     if (el.parentElement?.closest('select, [contenteditable]')) continue;
-    out.push({ ref: st?.ids.get(el), html: el.outerHTML.slice(0, 120) });
+    out.push({ ref: refOf.get(el), html: el.outerHTML.slice(0, 120) });
   }
   return out;
 }
@@ -98,7 +102,7 @@ describe('snapshot of random documents', () => {
         }
         previousRefs = [...yaml.matchAll(/\[ref=(e\d+)\]/g)].map((m) => m[1]!);
         for (const line of yaml.split('\n').filter(Boolean)) expect(line).toMatch(/^( {2})*- /);
-        for (const { ref, html: el } of await tab.page.evaluate(refsOfInteractive, INTERACTIVE)) {
+        for (const { ref, html: el } of await tab.page.evaluate(refsOfInteractive, INTERACTIVE, INJECTED_KEY, [...yaml.matchAll(/\[ref=(e\d+)\]/g)].map((m) => m[1]!))) {
           expect(ref, `no ref for ${el}`).toBeDefined();
           expect(yaml, `${el} (ref ${ref}) is not in the snapshot`).toContain(`[ref=${ref}]`);
         }

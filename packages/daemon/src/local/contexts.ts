@@ -7,14 +7,11 @@ import {
   type ProxySettings,
   type SessionConfig,
   type SessionHost,
-  type ToolResult,
 } from '@browsermcp/tools';
 import type { Browser, BrowserContext, CookieData, Page } from 'puppeteer-core';
 import type { NodeFileAccess } from './files.js';
 
 const DEFAULT = 'default';
-const PREFIXED_REF = /^([A-Za-z0-9_-]{1,32}):((?:f\d+)?e\d+)$/;
-const TARGET_KEYS = new Set(['target', 'startTarget', 'endTarget']);
 
 interface Entry {
   name: string;
@@ -73,47 +70,22 @@ export class SessionContexts implements ContextManager {
       if (proxy?.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? '' });
       return page;
     };
-    const session = new ToolSession({ newPage, files: this.files, contexts: this, ...(this.person ? { person: this.person } : {}) }, this.toolConfig);
+    const session = new ToolSession(
+      {
+        newPage,
+        files: this.files,
+        contexts: this,
+        // Refs of a named context carry its name (uk:e2): the tools write and check them.
+        ...(name === DEFAULT ? {} : { refContext: name }),
+        ...(this.person ? { person: this.person } : {}),
+      },
+      this.toolConfig,
+    );
     return { name, context, owns, session, proxy };
   }
 
   active(): ToolSession {
     return this.entries.get(this.activeName)!.session;
-  }
-
-  /** Strips the active context's prefix from refs in tool arguments; a ref of another context is an error. */
-  unprefixArgs(payload: unknown): unknown {
-    const fix = (value: unknown, key: string): unknown => {
-      if (typeof value !== 'string' || !TARGET_KEYS.has(key)) return value;
-      const m = PREFIXED_REF.exec(value);
-      if (!m || !this.entries.has(m[1]!)) return value;
-      if (m[1] !== this.activeName) {
-        throw new ToolError(`ref ${value} belongs to context "${m[1]}"; switch to it with browser_context_switch first.`);
-      }
-      return m[2];
-    };
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(payload)) {
-      if (k === 'fields' && Array.isArray(v)) {
-        out[k] = v.map((f: unknown) =>
-          typeof f === 'object' && f !== null ? { ...f, target: fix((f as Record<string, unknown>).target, 'target') } : f,
-        );
-      } else out[k] = fix(v, k);
-    }
-    return out;
-  }
-
-  /** Prefixes refs in a result from a named context (`[ref=e2]` → `[ref=uk:e2]`). */
-  prefixRefs(result: ToolResult): ToolResult {
-    if (this.activeName === DEFAULT) return result;
-    const prefix = this.activeName;
-    return {
-      ...result,
-      content: result.content.map((c) =>
-        c.type === 'text' ? { ...c, text: c.text.replace(/\[ref=((?:f\d+)?e\d+)\]/g, `[ref=${prefix}:$1]`) } : c,
-      ),
-    };
   }
 
   async create(options: { name: string; proxy?: ProxySettings | undefined; storageState?: string | undefined }): Promise<void> {

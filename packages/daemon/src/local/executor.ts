@@ -76,7 +76,7 @@ export class LocalExecutor implements Executor {
       if (command.tabId !== undefined) this.selectTab(session, command.tabId);
       let result: ToolResult;
       try {
-        result = await callTool(session, command.name, contexts.unprefixArgs(command.payload ?? {}), this.tools);
+        result = await callTool(session, command.name, command.payload ?? {}, this.tools);
       } catch (err) {
         if (!(err instanceof ToolError)) throw err;
         result = errorResult(err.message);
@@ -86,7 +86,7 @@ export class LocalExecutor implements Executor {
       // the session's own and its current tab, so naming it is allowed.
       const tab = contexts.active().peekCurrentTab();
       const tabId = tab ? this.tabId(command.sessionId, tab.page) : undefined;
-      const response = responseFor(command, contexts.prefixRefs(result));
+      const response = responseFor(command, result);
       this.router.handleResponse(this.id, tabId ? { ...response, tabId } : response);
     } catch (err) {
       // A CDP call cut off by a crash throws a bare "Target closed"; the model needs to know what to do instead.

@@ -1,6 +1,14 @@
-import { lstat, mkdir, realpath, stat, writeFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import mime from 'mime-types';
 import { outputNameProblem, ToolError, type FileAccess, type UploadFile } from '@browsermcp/tools';
+
+/** What one call may read as contents (an upload to a browser elsewhere, a drop), all files together. */
+export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
 
 function inside(root: string, path: string): boolean {
   const rel = relative(root, path);
@@ -20,8 +28,28 @@ export class NodeFileAccess implements FileAccess {
     this.roots = [this.outputDir, ...(options.roots ?? []).map((r) => resolve(r))];
   }
 
-  async resolveUpload(path: string): Promise<UploadFile> {
-    return { path: await this.readable(path) };
+  async resolveUpload(path: string, options: { contents?: boolean } = {}): Promise<UploadFile> {
+    if (!options.contents) return { path: await this.readable(path) };
+    const [file] = await this.readContents([path]);
+    return { name: file!.name, mimeType: file!.mimeType, data: file!.data };
+  }
+
+  /** Reads files a model named for input, under the same rules as uploads, bounded in total size; contents in base64. */
+  async readContents(paths: readonly string[]): Promise<Array<{ path: string; name: string; mimeType: string; data: string }>> {
+    const real = await Promise.all(paths.map((path) => this.readable(path)));
+    const sizes = await Promise.all(real.map(async (path) => (await stat(path)).size));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    if (total > MAX_UPLOAD_BYTES) {
+      throw new ToolError(`These files come to ${mb(total)}; an upload to this browser takes at most ${mb(MAX_UPLOAD_BYTES)}. Upload fewer or smaller files.`);
+    }
+    return Promise.all(
+      paths.map(async (path, i) => ({
+        path,
+        name: basename(real[i]!),
+        mimeType: mime.lookup(real[i]!) || '',
+        data: (await readFile(real[i]!)).toString('base64'),
+      })),
+    );
   }
 
   /** Reads a file the model named for input (an upload, a storage state) where it really is, if a root holds it. */

@@ -25,6 +25,7 @@ export const SCENARIO_FLAGS = [
   '--blocked-origins', 'https://blocked.example',
   '--output-dir', OUTPUT_DIR,
   '--file-roots', FILE_ROOT,
+  '--caps', 'testing,devtools',
 ];
 
 export interface ModeRig {
@@ -167,6 +168,24 @@ export const scenarios: Scenario[] = [
       } finally {
         await lookAway();
       }
+    },
+  },
+  {
+    name: '@playwright/mcp’s tools: media emulation, a dropped file, a request’s details, checks and a locator',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/drop.html') });
+      await call(c, 'browser_emulate_media', { colorScheme: 'dark' });
+      expect(await call(c, 'browser_evaluate', { function: "() => matchMedia('(prefers-color-scheme: dark)').matches" })).toContain('### Result\ntrue');
+      await call(c, 'browser_drop', { target: '#zone', paths: [CV], data: { 'text/plain': 'hi' } });
+      expect(await call(c, 'browser_get_text', { target: '#out' })).toContain('{"text":"hi","files":["cv.txt:Ada Lovelace, analyst"]}');
+      await call(c, 'browser_evaluate', { function: "() => fetch('/api/data', { method: 'POST', body: 'ping' }).then((r) => r.text())" });
+      const index = /(\d+)\. \[POST\]/.exec(await call(c, 'browser_network_requests'))?.[1];
+      expect(await call(c, 'browser_network_request', { index: Number(index), part: 'response-body' })).toContain('"items"');
+      expect(await call(c, 'browser_verify_element_visible', { role: 'region', accessibleName: 'Drop zone' })).toContain('Done');
+      expect((await callResult(c, 'browser_verify_text_visible', { text: 'Not on this page' })).isError).toBe(true);
+      expect(await call(c, 'browser_generate_locator', { target: '#zone' })).toContain("getByTestId('drop-zone')");
+      await call(c, 'browser_highlight', { target: '#zone' });
+      expect(await call(c, 'browser_hide_highlight', {})).toContain('Removed 1 highlight');
     },
   },
   {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import type { Response } from '../response.js';
+import type { ToolSession } from '../session.js';
 
 export const targetSchema = z
   .string()
@@ -10,6 +12,21 @@ export const elementSchema = z
   .string()
   .optional()
   .describe('Human-readable description of the element (used in messages and to explain the action)');
+
+/** `filename`: an answer saved to a file in the output directory instead of coming back as text. */
+export const filenameSchema = (what: string) =>
+  z.string().min(1, 'filename must not be empty').optional().describe(`Save ${what} to this file in the output directory instead of answering with it`);
+
+/** Answers with `text`, or saves it under `filename` and says where. */
+export async function answerOrSave(session: ToolSession, response: Response, text: string, filename: string | undefined, what: string): Promise<void> {
+  if (filename === undefined) {
+    response.addResult(text);
+    return;
+  }
+  const files = session.host.files;
+  if (!files) throw new ToolError(`Saving files is not available here; omit filename to get ${what} in the answer.`);
+  response.addResult(`Saved ${what} to ${await files.writeOutput(filename, new TextEncoder().encode(text))}`);
+}
 
 /** How an element is named in messages: the model's own description when it gave one. */
 export function label(target: string, element?: string): string {

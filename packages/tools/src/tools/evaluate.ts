@@ -2,7 +2,7 @@ import type { EvaluateFunc } from 'puppeteer-core';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { defineTabTool } from '../tool.js';
-import { elementSchema, label, targetSchema } from './common.js';
+import { answerOrSave, elementSchema, filenameSchema, label, targetSchema } from './common.js';
 
 // puppeteer sends a function's source text (fn.toString()) to the page: a stand-in whose toString is the model's
 // code costs one round trip and runs under the page's CSP exemption, unlike eval inside the page.
@@ -26,10 +26,11 @@ const evaluate = defineTabTool({
       function: z.string().min(1, 'function must not be empty').describe('() => { /* code */ } or (element) => { /* code */ } when target is given'),
       target: targetSchema.optional().describe('Element passed as the first argument (a ref or CSS selector)'),
       element: elementSchema,
+      filename: filenameSchema('the result'),
     }),
     type: 'action',
   },
-  async handle(tab, { function: source, target, element }, response) {
+  async handle(tab, { function: source, target, element, filename }, response, session) {
     if (!FUNCTION_RE.test(source)) {
       throw new ToolError('function must be a JavaScript function such as "() => document.title" or "async () => { … }".');
     }
@@ -51,7 +52,7 @@ const evaluate = defineTabTool({
       return;
     }
     const result = outcome.value;
-    response.addResult(result === undefined ? 'undefined' : JSON.stringify(result, null, 2));
+    await answerOrSave(session, response, result === undefined ? 'undefined' : JSON.stringify(result, null, 2), filename, 'the result');
   },
 });
 

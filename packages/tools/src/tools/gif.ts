@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { GifRecorder } from '../gif.js';
+import { inPage } from '../in-page.js';
 import { defineTabTool, defineTool } from '../tool.js';
 import { toBase64 } from '../files.js';
 

@@ -2,6 +2,7 @@ import type { ElementHandle, Frame, KeyInput } from 'puppeteer-core';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Tab } from '../tab.js';
+import { inPage } from '../in-page.js';
 import { defineTabTool } from '../tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
@@ -108,22 +109,7 @@ const drag = defineTabTool({
  */
 async function fill(tab: Tab, el: ElementHandle<Element>, frame: Frame, text: string, what: string, timeoutMs: number, slowly = false): Promise<void> {
   await tab.actionPoint(el, frame, what, true, timeoutMs);
-  const editable = await el.evaluate((node) => {
-    const e = node as HTMLElement;
-    const isInput = e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement;
-    if (!isInput && !e.isContentEditable) return 'not-editable';
-    if ((e as HTMLInputElement).readOnly) return 'readonly';
-    e.focus();
-    if (isInput) (e as HTMLInputElement).select();
-    else {
-      const range = document.createRange();
-      range.selectNodeContents(e);
-      const sel = getSelection();
-      sel?.removeAllRanges();
-      sel?.addRange(range);
-    }
-    return 'ok';
-  });
+  const editable = await inPage(frame, 'focusForTyping', el);
   if (editable === 'not-editable') throw new ToolError(`${what} is not a text field. Use browser_click or browser_select_option for it.`);
   if (editable === 'readonly') throw new ToolError(`${what} is read-only and cannot be typed into.`);
   if (!text) await tab.page.keyboard.press('Delete');
@@ -199,27 +185,9 @@ const pressKey = defineTabTool({
 });
 
 /** In-page: choose options of a <select> by value or visible label; returns the values that matched nothing. */
-function selectOptions(node: Element, values: string[]): { missing: string[]; available: string[] } | 'not-select' {
-  if (!(node instanceof HTMLSelectElement)) return 'not-select';
-  const options = Array.from(node.options);
-  const missing: string[] = [];
-  const chosen = new Set<HTMLOptionElement>();
-  for (const v of values) {
-    const opt = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v.trim() || o.text.trim() === v.trim());
-    if (opt) chosen.add(opt);
-    else missing.push(v);
-  }
-  if (missing.length) return { missing, available: options.map((o) => o.label || o.value) };
-  if (!node.multiple && chosen.size > 1) return { missing: values.slice(1), available: ['(only one value: this select is not multiple)'] };
-  for (const o of options) o.selected = chosen.has(o);
-  node.dispatchEvent(new Event('input', { bubbles: true }));
-  node.dispatchEvent(new Event('change', { bubbles: true }));
-  return { missing: [], available: [] };
-}
-
 async function select(tab: Tab, el: ElementHandle<Element>, frame: Frame, values: string[], what: string, timeoutMs: number): Promise<void> {
   await tab.actionPoint(el, frame, what, true, timeoutMs);
-  const result = await el.evaluate(selectOptions, values);
+  const result = await inPage(frame, 'selectOptions', el, values);
   if (result === 'not-select') throw new ToolError(`${what} is not a <select>. Click it and then click the option instead.`);
   if (result.missing.length) {
     throw new ToolError(
@@ -250,16 +218,6 @@ const selectOption = defineTabTool({
 });
 
 /** In-page: set a slider (range input) value as a person dragging it would, firing input and change. */
-function setRange(node: Element, value: string): string | undefined {
-  if (!(node instanceof HTMLInputElement) || node.type !== 'range') return 'not a slider (input type=range)';
-  const n = Number(value);
-  if (!Number.isFinite(n)) return `"${value}" is not a number`;
-  node.value = String(n);
-  node.dispatchEvent(new Event('input', { bubbles: true }));
-  node.dispatchEvent(new Event('change', { bubbles: true }));
-  return undefined;
-}
-
 const fillForm = defineTabTool({
   capability: 'core',
   schema: {
@@ -297,9 +255,7 @@ const fillForm = defineTabTool({
               throw new ToolError(`${what}: value must be "true" or "false" for a ${field.type}, got ${JSON.stringify(field.value)}.`);
             }
             const want = field.value === 'true';
-            const checked = await el.evaluate((n) =>
-              n instanceof HTMLInputElement ? n.checked : n.getAttribute('aria-checked') === 'true',
-            );
+            const checked = await inPage(frame, 'isChecked', el);
             if (checked !== want) {
               if (field.type === 'radio' && !want) throw new ToolError(`${what}: a radio button cannot be unchecked; check another one instead.`);
               const point = await tab.actionPoint(el, frame, what, true, timeout);
@@ -312,7 +268,7 @@ const fillForm = defineTabTool({
             break;
           case 'slider': {
             await tab.actionPoint(el, frame, what, true, timeout);
-            const problem = await el.evaluate(setRange, field.value);
+            const problem = await inPage(frame, 'setRange', el, field.value);
             if (problem) throw new ToolError(`${what}: ${problem}.`);
             break;
           }

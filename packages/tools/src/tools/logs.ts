@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import { formatConsole } from '../tab.js';
+import { formatConsole, type NetworkEntry } from '../tab.js';
 import { defineTabTool } from '../tool.js';
+import { answerOrSave, filenameSchema } from './common.js';
 
 const LEVELS = ['error', 'warning', 'info', 'debug'] as const;
 // Console message types from CDP mapped to the four levels the tool filters by.
@@ -12,54 +13,128 @@ const consoleMessages = defineTabTool({
   schema: {
     name: 'browser_console_messages',
     title: 'Console messages',
-    description: 'Console messages and page errors of the current tab, oldest first.',
+    description: 'Console messages and page errors of the current tab since it loaded its page (all: since it opened), oldest first.',
     inputSchema: z.object({
       level: z.enum(LEVELS).optional().describe('Only messages at this level or more severe (error < warning < info < debug); info by default'),
+      all: z.boolean().optional().describe('Every message since the tab opened, not only since the last navigation'),
+      filename: filenameSchema('the messages'),
     }),
     type: 'readOnly',
   },
-  async handle(tab, { level = 'info' }, response) {
+  async handle(tab, { level = 'info', all = false, filename }, response, session) {
     const max = LEVELS.indexOf(level);
-    const lines = tab.console
-      .filter((e) => (RANK[e.level] ?? 2) <= max)
-      .map(formatConsole);
+    const entries = tab.console.filter((e) => all || e.document === tab.currentDocument);
+    const shown = entries.filter((e) => (RANK[e.level] ?? 2) <= max);
     tab.takeNewConsole();
-    response.addResult(lines.length ? lines.join('\n') : `No console messages at level ${level} or above.`);
+    const errors = entries.filter((e) => (RANK[e.level] ?? 2) === 0).length;
+    const warnings = entries.filter((e) => (RANK[e.level] ?? 2) === 1).length;
+    const header = [`Total messages: ${entries.length} (Errors: ${errors}, Warnings: ${warnings})`];
+    if (shown.length !== entries.length) header.push(`Returning ${shown.length} messages for level "${level}"`);
+    const body = shown.length ? shown.map(formatConsole).join('\n') : `No console messages at level ${level} or above.`;
+    await answerOrSave(session, response, `${header.join('\n')}\n\n${body}`, filename, 'the console messages');
   },
 });
+
+// Kept out of the list unless asked for: what a page loads to show itself, when it loaded fine.
+const isStaticSuccess = (r: NetworkEntry) =>
+  r.resourceType !== 'fetch' && r.resourceType !== 'xhr' && r.failure === undefined && r.status !== undefined && r.status < 400;
+
+function urlFilter(filter: string | undefined): (url: string) => boolean {
+  if (!filter) return () => true;
+  // "/re/flags" or a bare regular expression, as @playwright/mcp takes it ("/api/.*user").
+  const slashed = /^\/(.+)\/([dgimsuy]*)$/.exec(filter);
+  let re: RegExp;
+  try {
+    re = slashed ? new RegExp(slashed[1]!, slashed[2]!.replace('g', '')) : new RegExp(filter);
+  } catch (err) {
+    throw new ToolError(`filter ${filter} is not a valid regular expression: ${(err as Error).message}`);
+  }
+  return (url) => re.test(url);
+}
 
 const networkRequests = defineTabTool({
   capability: 'core',
   schema: {
     name: 'browser_network_requests',
     title: 'Network requests',
-    description: 'Requests the current tab made since it opened: method, URL, status and type.',
+    description:
+      'A numbered list of the requests the current page made since it loaded: method, URL, status and type. Use ' +
+      'browser_network_request with the number for headers and bodies.',
     inputSchema: z.object({
-      filter: z.string().min(1).optional().describe('Only URLs containing this text, or matching /regex/'),
+      static: z.boolean().optional().describe('Also list static resources (images, fonts, scripts, the document) that loaded fine; false by default'),
+      filter: z.string().min(1).optional().describe('Only URLs matching this regular expression (e.g. "/api/.*user")'),
+      filename: filenameSchema('the list'),
     }),
     type: 'readOnly',
   },
-  async handle(tab, { filter }, response) {
-    let test: (url: string) => boolean = () => true;
-    if (filter) {
-      const m = /^\/(.+)\/([a-z]*)$/.exec(filter);
-      if (m) {
-        let re: RegExp;
-        try {
-          re = new RegExp(m[1]!, m[2]);
-        } catch (err) {
-          throw new ToolError(`filter ${filter} is not a valid regular expression: ${(err as Error).message}`);
-        }
-        test = (url) => re.test(url);
-      } else {
-        test = (url) => url.includes(filter);
-      }
-    }
-    const lines = tab.network
-      .filter((r) => test(r.url))
-      .map((r) => `[${r.method}] ${r.url} => ${r.failure ? `[FAILED] ${r.failure}` : r.status !== undefined ? `[${r.status}]` : '[pending]'} (${r.resourceType})`);
-    response.addResult(lines.length ? lines.join('\n') : 'No matching requests.');
+  async handle(tab, { static: withStatic = false, filter, filename }, response, session) {
+    const test = urlFilter(filter);
+    const current = tab.network.filter((r) => r.document === tab.currentDocument);
+    const hidden = withStatic ? 0 : current.filter(isStaticSuccess).length;
+    const lines = current
+      .filter((r) => (withStatic || !isStaticSuccess(r)) && test(r.url))
+      .map((r) => `${r.id}. [${r.method}] ${r.url} => ${r.failure ? `[FAILED] ${r.failure}` : r.status !== undefined ? `[${r.status}]` : '[pending]'} (${r.resourceType})`);
+    if (!lines.length) lines.push('No matching requests.');
+    if (hidden) lines.push(`\nNote: ${hidden} static request${hidden === 1 ? '' : 's'} not shown; pass "static": true to see ${hidden === 1 ? 'it' : 'them'}.`);
+    await answerOrSave(session, response, lines.join('\n'), filename, 'the list');
   },
 });
 
-export default [consoleMessages, networkRequests];
+const PARTS = ['request-headers', 'request-body', 'response-headers', 'response-body'] as const;
+type Part = (typeof PARTS)[number];
+
+const networkRequest = defineTabTool({
+  capability: 'core',
+  schema: {
+    name: 'browser_network_request',
+    title: 'Network request details',
+    description: 'Headers and bodies of one request, by its number from browser_network_requests; part to get only one of them.',
+    inputSchema: z.object({
+      index: z.number().int().min(1).describe('The request number, as browser_network_requests prints it'),
+      part: z.enum(PARTS).optional().describe('Only this part: request-headers, request-body, response-headers or response-body'),
+      filename: filenameSchema('the details'),
+    }),
+    type: 'readOnly',
+  },
+  async handle(tab, { index, part, filename }, response, session) {
+    const entry = tab.network.find((r) => r.id === index);
+    if (!entry) throw new ToolError(`Request #${index} not found (only the last 1,000 of this tab are kept). Use browser_network_requests to see the numbers.`);
+    const parts = part ? [part] : PARTS;
+    const sections: string[] = [];
+    if (!part) sections.push(`#${entry.id} [${entry.method}] ${entry.url} => ${entry.failure ? `[FAILED] ${entry.failure}` : `[${entry.status ?? 'pending'}]`} (${entry.resourceType})`);
+    for (const p of parts) {
+      const text = await partOf(entry, p);
+      sections.push(part ? text : `${p}:\n${text}`);
+    }
+    await answerOrSave(session, response, sections.join('\n\n'), filename, 'the details');
+  },
+});
+
+async function partOf(entry: NetworkEntry, part: Part): Promise<string> {
+  const req = entry.request;
+  const res = req.response();
+  const headers = (h: Record<string, string>) => Object.entries(h).map(([k, v]) => `${k}: ${v}`).join('\n') || '(none)';
+  switch (part) {
+    case 'request-headers':
+      return headers(req.headers());
+    case 'request-body': {
+      const body = req.hasPostData() ? (req.postData() ?? (await req.fetchPostData().catch(() => undefined))) : undefined;
+      return body ?? '(no body)';
+    }
+    case 'response-headers':
+      return res ? headers(res.headers()) : '(no response yet)';
+    case 'response-body': {
+      if (!res) return '(no response yet)';
+      try {
+        const bytes = await res.content();
+        const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+        return text.length > 100_000 ? `${text.slice(0, 100_000)}\n… (cut at 100,000 characters; pass filename for all of it)` : text || '(empty)';
+      } catch (err) {
+        if (err instanceof TypeError) return '(binary body)';
+        return `(the body is no longer available: ${(err as Error).message.split('\n')[0]})`;
+      }
+    }
+  }
+}
+
+export default [consoleMessages, networkRequests, networkRequest];

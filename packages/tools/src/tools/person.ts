@@ -1,41 +1,11 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import { inPage } from '../in-page.js';
 import { defineTabTool } from '../tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
 /** How long a hand-off waits for the person before it answers that nobody did. */
 export const HANDOFF_WAIT_MS = 15 * 60_000;
-
-/**
- * In-page: a banner at the top of the tab with the agent's message and Done / Decline; resolves with the person's
- * answer. Only a real click counts (`isTrusted`): the page's own scripts cannot answer for the person. Sent alone
- * to the page (no module scope), and shown again if the page navigates before the answer.
- */
-function askPerson(message: string): Promise<'done' | 'declined'> {
-  document.getElementById('browsermcp-ask')?.remove();
-  const host = document.createElement('div');
-  host.id = 'browsermcp-ask';
-  host.style.cssText = 'position:fixed;inset:0 0 auto 0;z-index:2147483647;';
-  const root = host.attachShadow({ mode: 'open' });
-  root.innerHTML =
-    '<style>div{display:flex;gap:12px;align-items:center;padding:10px 16px;background:#fff8c5;color:#1f2328;' +
-    'font:14px/1.4 system-ui,sans-serif;border-bottom:2px solid #9a6700;box-shadow:0 2px 6px #0003}' +
-    'p{margin:0;flex:1}b{margin-right:6px}button{font:inherit;padding:4px 12px;border-radius:6px;border:1px solid #1f2328;background:#fff;cursor:pointer}' +
-    '#done{background:#1a7f37;border-color:#1a7f37;color:#fff}</style>' +
-    '<div role="alertdialog" aria-label="An agent asks you"><p><b>An agent asks you:</b><span id="message"></span></p>' +
-    '<button id="done">Done</button><button id="decline">Decline</button></div>';
-  (root.getElementById('message') as HTMLElement).textContent = message;
-  document.documentElement.append(host);
-  return new Promise((resolve) => {
-    const answer = (value: 'done' | 'declined') => (event: Event) => {
-      if (!event.isTrusted) return;
-      host.remove();
-      resolve(value);
-    };
-    root.getElementById('done')!.addEventListener('click', answer('done'));
-    root.getElementById('decline')!.addEventListener('click', answer('declined'));
-  });
-}
 
 const requestUser = defineTabTool({
   capability: 'core',
@@ -62,7 +32,7 @@ const requestUser = defineTabTool({
       );
     }
     if (target) {
-      await tab.withElement(target, (handle) => handle.evaluate((el) => el.scrollIntoView({ block: 'center' })));
+      await tab.withElement(target, (handle, frame) => inPage(frame, 'scrollToCenter', handle));
     }
     person.waiting(`Waiting for the person: "${message}"`, HANDOFF_WAIT_MS);
     const deadline = Date.now() + HANDOFF_WAIT_MS;
@@ -70,7 +40,7 @@ const requestUser = defineTabTool({
     while (answer === undefined && Date.now() < deadline && !tab.isClosed) {
       try {
         answer = await Promise.race([
-          tab.page.evaluate(askPerson, message),
+          inPage(tab.page.mainFrame(), 'askPerson', message),
           new Promise<undefined>((resolve) => setTimeout(resolve, deadline - Date.now())),
         ]);
         break;

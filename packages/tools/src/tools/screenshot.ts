@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { toBase64 } from '../files.js';
+import { inPage } from '../in-page.js';
 import { defineTabTool } from '../tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
@@ -13,28 +14,47 @@ const screenshot = defineTabTool({
       'Take a screenshot of the viewport, the full page or one element. Use browser_snapshot to decide on actions; ' +
       'screenshots are for seeing how the page looks.',
     inputSchema: z.object({
-      type: z.enum(['png', 'jpeg']).optional().describe('Image format, png by default'),
+      type: z.enum(['png', 'jpeg', 'webp']).optional().describe('Image format; from the filename\'s extension when it has one, png otherwise'),
       target: targetSchema.optional().describe('Element to capture (a ref or CSS selector)'),
       element: elementSchema,
       fullPage: z.boolean().optional().describe('Capture the whole scrollable page instead of the viewport'),
       filename: z.string().min(1).optional().describe('Also save the image under this file name in the output directory'),
+      scale: z
+        .enum(['css', 'device'])
+        .optional()
+        .describe('"css" (default): one image pixel per CSS pixel, the same on every screen; "device": the screen\'s own pixels (sharper on high-density screens)'),
     }),
     type: 'readOnly',
   },
-  async handle(tab, { type = 'png', target, element, fullPage, filename }, response, session) {
+  async handle(tab, { type: given, target, element, fullPage, filename, scale = 'css' }, response, session) {
     if (target && fullPage) throw new ToolError('Pass either target or fullPage, not both.');
-    const options = { type, ...(type === 'jpeg' ? { quality: 80 } : {}), encoding: 'binary' as const };
+    const type = given ?? typeOf(filename);
+    const { devicePixelRatio } = await inPage(tab.page.mainFrame(), 'viewportSize');
+    // At CSS scale on a high-density screen, Chromium scales the capture down itself (a clip with a scale).
+    const shrink = scale === 'css' && devicePixelRatio !== 1 ? 1 / devicePixelRatio : undefined;
+    const options = { type, ...(type === 'png' ? {} : { quality: 80 }), encoding: 'binary' as const };
     const background = { background: session.host.background };
     let bytes: Uint8Array;
     if (target) {
       bytes = await tab.withElement(target, (handle) =>
-        tab.capture(() => handle.screenshot(options), background).catch((err: Error) => {
+        tab.capture(async () => {
+          if (shrink === undefined) return handle.screenshot(options);
+          await handle.scrollIntoView();
+          const box = await handle.boundingBox();
+          if (!box) throw new ToolError(`${label(target, element)} has no size to capture.`);
+          return tab.page.screenshot({ ...options, clip: { ...box, scale: shrink } });
+        }, background).catch((err: Error) => {
           if (err instanceof ToolError) throw err;
           throw new ToolError(`Could not capture ${label(target, element)}: ${err.message}`);
         }),
       );
     } else {
-      bytes = await tab.capture(() => tab.page.screenshot({ ...options, fullPage: fullPage === true }), background);
+      bytes = await tab.capture(async () => {
+        if (shrink === undefined) return tab.page.screenshot({ ...options, fullPage: fullPage === true });
+        const size = await inPage(tab.page.mainFrame(), 'viewportSize');
+        const clip = fullPage ? { x: 0, y: 0, width: size.scrollWidth, height: size.scrollHeight } : { x: 0, y: 0, width: size.width, height: size.height };
+        return tab.page.screenshot({ ...options, clip: { ...clip, scale: shrink }, captureBeyondViewport: fullPage === true });
+      }, background);
     }
     if (filename) {
       if (!session.host.files) throw new ToolError('Saving files is not available here; omit filename to get the image inline.');
@@ -43,8 +63,13 @@ const screenshot = defineTabTool({
     } else {
       response.addResult(`Took a screenshot of ${target ? label(target, element) : fullPage ? 'the full page' : 'the viewport'}`);
     }
-    response.addImage(toBase64(bytes), type === 'png' ? 'image/png' : 'image/jpeg');
+    response.addImage(toBase64(bytes), `image/${type}`);
   },
 });
+
+function typeOf(filename: string | undefined): 'png' | 'jpeg' | 'webp' {
+  const ext = filename?.split('.').pop()?.toLowerCase();
+  return ext === 'jpg' || ext === 'jpeg' ? 'jpeg' : ext === 'webp' ? 'webp' : 'png';
+}
 
 export default [screenshot];

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import { readableText } from '../injected/page-script.js';
+import { inPage } from '../in-page.js';
 import { defineTabTool } from '../tool.js';
-import { targetSchema } from './common.js';
+import { answerOrSave, filenameSchema, targetSchema } from './common.js';
 
 const snapshot = defineTabTool({
   capability: 'core',
@@ -15,16 +15,21 @@ const snapshot = defineTabTool({
     inputSchema: z.object({
       target: targetSchema.optional().describe('Only this element and its descendants (a ref or a CSS selector)'),
       depth: z.number().int().min(1).max(1000).optional().describe('Render at most this many levels of the tree'),
+      boxes: z.boolean().optional().describe("Write each element's bounding box as [box=x,y,width,height], viewport-relative CSS pixels"),
+      filename: filenameSchema('the snapshot'),
     }),
     type: 'readOnly',
   },
-  async handle(tab, { target, depth }, response, session) {
+  async handle(tab, { target, depth, boxes, filename }, response, session) {
     const text = await tab.snapshot({
       ...(target ? { target } : {}),
       ...(depth !== undefined ? { depth } : {}),
-      maxChars: session.config.snapshotMaxChars,
+      ...(boxes ? { boxes } : {}),
+      // A file holds the whole snapshot: the budget is for answers.
+      maxChars: filename === undefined ? session.config.snapshotMaxChars : Infinity,
     });
-    response.setSnapshot(text);
+    if (filename === undefined) response.setSnapshot(text);
+    else await answerOrSave(session, response, text, filename, 'the snapshot');
   },
 });
 
@@ -41,13 +46,14 @@ const find = defineTabTool({
         text: z.string().min(1).optional().describe('Case-insensitive text to look for'),
         regex: z.string().min(1).optional().describe('JavaScript regular expression (without slashes) to look for'),
         limit: z.number().int().min(1).max(500).optional().describe('Most matches to return (default 50)'),
+        filename: filenameSchema('the matches'),
       })
       .refine((a) => (a.text === undefined) !== (a.regex === undefined), {
         message: 'Pass exactly one of text or regex',
       }),
     type: 'readOnly',
   },
-  async handle(tab, { text, regex, limit = 50 }, response) {
+  async handle(tab, { text, regex, limit = 50, filename }, response, session) {
     let test: (line: string) => boolean;
     if (regex !== undefined) {
       let re: RegExp;
@@ -72,13 +78,10 @@ const find = defineTabTool({
       if (matches.length >= limit) continue;
       matches.push(`- ${body}${contextOf(lines, i)}`);
     }
-    if (!total) {
-      response.addResult(`No element or text matches ${regex !== undefined ? `/${regex}/i` : JSON.stringify(text)}.`);
-      return;
-    }
-    response.addResult(
-      `${total} match${total === 1 ? '' : 'es'}${total > matches.length ? ` (showing ${matches.length}; narrow the search or raise limit)` : ''}:\n${matches.join('\n')}`,
-    );
+    const found = total
+      ? `${total} match${total === 1 ? '' : 'es'}${total > matches.length ? ` (showing ${matches.length}; narrow the search or raise limit)` : ''}:\n${matches.join('\n')}`
+      : `No element or text matches ${regex !== undefined ? `/${regex}/i` : JSON.stringify(text)}.`;
+    await answerOrSave(session, response, found, filename, 'the matches');
   },
 });
 
@@ -107,9 +110,9 @@ const getText = defineTabTool({
   async handle(tab, { target }, response, session) {
     let text: string;
     if (target) {
-      text = await tab.withElement(target, (handle) => handle.evaluate(readableText));
+      text = await tab.withElement(target, (handle, frame) => inPage(frame, 'readableText', handle));
     } else {
-      text = await tab.page.mainFrame().evaluate(readableText, null);
+      text = await inPage(tab.page.mainFrame(), 'readableText', null);
     }
     const max = session.config.snapshotMaxChars;
     if (text.length > max) {

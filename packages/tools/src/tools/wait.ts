@@ -1,14 +1,9 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import { inPage } from '../in-page.js';
 import { defineTabTool } from '../tool.js';
 
 const TEXT_TIMEOUT_MS = 30_000;
-
-function bodyHasText(text: string, present: boolean): boolean {
-  const body = document.body;
-  const has = !!body && body.innerText.includes(text);
-  return has === present;
-}
 
 const waitFor = defineTabTool({
   capability: 'core',
@@ -28,19 +23,21 @@ const waitFor = defineTabTool({
     type: 'readOnly',
   },
   async handle(tab, { time, text, textGone }, response) {
-    const frame = tab.page.mainFrame();
     if (time !== undefined) await new Promise((r) => setTimeout(r, time * 1000));
     const wait = async (needle: string, present: boolean) => {
-      try {
-        await frame.waitForFunction(bodyHasText, { polling: 'mutation', timeout: TEXT_TIMEOUT_MS }, needle, present);
-      } catch (err) {
-        if (err instanceof Error && /Waiting failed|timeout/i.test(err.message)) {
-          throw new ToolError(
-            `${JSON.stringify(needle)} was still ${present ? 'not on' : 'on'} the page after ${TEXT_TIMEOUT_MS / 1000} s. Take a snapshot to see the page as it is.`,
-          );
+      const deadline = Date.now() + TEXT_TIMEOUT_MS;
+      while (Date.now() < deadline) {
+        try {
+          // Checked in the page at every DOM change; a navigation ends the call, and the new page is checked again.
+          if (await inPage(tab.page.mainFrame(), 'waitForText', needle, present, Math.max(1, deadline - Date.now()))) return;
+        } catch (err) {
+          if (tab.isClosed) throw err;
+          await new Promise((r) => setTimeout(r, 50));
         }
-        throw err;
       }
+      throw new ToolError(
+        `${JSON.stringify(needle)} was still ${present ? 'not on' : 'on'} the page after ${TEXT_TIMEOUT_MS / 1000} s. Take a snapshot to see the page as it is.`,
+      );
     };
     if (textGone !== undefined) await wait(textGone, false);
     if (text !== undefined) await wait(text, true);

@@ -1,0 +1,110 @@
+import { isDisabled } from './states.js';
+
+/** Acting on elements: the one check before an action, and setting form controls as a person would. */
+
+export interface ActionPoint {
+  ok: boolean;
+  x: number;
+  y: number;
+  /** Why the element cannot be acted on yet. */
+  reason?: string;
+  /** A click here opens a file chooser (a file input, or a label for one). */
+  opensChooser?: boolean;
+}
+
+/**
+ * One in-page check before acting: scroll into view, then visible, enabled and hit-testable at its center.
+ * Returns the center in the frame's viewport coordinates.
+ */
+export function prepareAction(el: Element, needsEnabled: boolean): ActionPoint {
+  const describe = (e: Element) => {
+    let s = e.tagName.toLowerCase();
+    if (e.id) s += `#${e.id}`;
+    const cls = typeof e.className === 'string' ? e.className.trim().split(/\s+/).filter(Boolean).slice(0, 2) : [];
+    if (cls.length) s += `.${cls.join('.')}`;
+    return `<${s}>`;
+  };
+  if (!el.isConnected) return { ok: false, x: 0, y: 0, reason: 'element is no longer attached to the page' };
+  if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: false })) {
+    return { ok: false, x: 0, y: 0, reason: 'element is not visible' };
+  }
+  if (needsEnabled && isDisabled(el)) return { ok: false, x: 0, y: 0, reason: 'element is disabled' };
+  let rect = el.getBoundingClientRect();
+  const inView = rect.top >= 0 && rect.left >= 0 && rect.bottom <= innerHeight && rect.right <= innerWidth;
+  if (!inView) {
+    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    rect = el.getBoundingClientRect();
+  }
+  if (rect.width === 0 || rect.height === 0) {
+    // Inline elements split across lines: use the first box that has a size.
+    const box = Array.from(el.getClientRects()).find((r) => r.width > 0 && r.height > 0);
+    if (!box) return { ok: false, x: 0, y: 0, reason: 'element has no size' };
+    rect = box;
+  }
+  const x = rect.left + rect.width / 2;
+  const y = rect.top + rect.height / 2;
+  const root = el.getRootNode() as Document | ShadowRoot;
+  const hit = root.elementFromPoint ? root.elementFromPoint(x, y) : document.elementFromPoint(x, y);
+  if (hit && hit !== el && !el.contains(hit)) {
+    // A label for the control receives the click on its behalf.
+    const label = hit.closest('label');
+    if (!(label && (label as HTMLLabelElement).control === el)) {
+      return { ok: false, x, y, reason: `another element would receive the click: ${describe(hit)}` };
+    }
+  }
+  const control = el instanceof HTMLLabelElement ? el.control : el;
+  return { ok: true, x, y, opensChooser: control instanceof HTMLInputElement && control.type === 'file' };
+}
+
+/** Focuses a text field and selects its content, so typing replaces it; or says why it cannot be typed into. */
+export function focusForTyping(node: Element): 'ok' | 'not-editable' | 'readonly' {
+  const e = node as HTMLElement;
+  const isInput = e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement;
+  if (!isInput && !e.isContentEditable) return 'not-editable';
+  if ((e as HTMLInputElement).readOnly) return 'readonly';
+  e.focus();
+  if (isInput) (e as HTMLInputElement).select();
+  else {
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    const sel = getSelection();
+    sel?.removeAllRanges();
+    sel?.addRange(range);
+  }
+  return 'ok';
+}
+
+/** Selects options of a <select> by value or label, with the events a person's choice fires. */
+export function selectOptions(node: Element, values: string[]): { missing: string[]; available: string[] } | 'not-select' {
+  if (!(node instanceof HTMLSelectElement)) return 'not-select';
+  const options = Array.from(node.options);
+  const missing: string[] = [];
+  const chosen = new Set<HTMLOptionElement>();
+  for (const v of values) {
+    const opt = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v.trim() || o.text.trim() === v.trim());
+    if (opt) chosen.add(opt);
+    else missing.push(v);
+  }
+  if (missing.length) return { missing, available: options.map((o) => o.label || o.value) };
+  if (!node.multiple && chosen.size > 1) return { missing: values.slice(1), available: ['(only one value: this select is not multiple)'] };
+  for (const o of options) o.selected = chosen.has(o);
+  node.dispatchEvent(new Event('input', { bubbles: true }));
+  node.dispatchEvent(new Event('change', { bubbles: true }));
+  return { missing: [], available: [] };
+}
+
+/** Sets a slider (input type=range) with its events; the problem in words when it cannot. */
+export function setRange(node: Element, value: string): string | undefined {
+  if (!(node instanceof HTMLInputElement) || node.type !== 'range') return 'not a slider (input type=range)';
+  const n = Number(value);
+  if (!Number.isFinite(n)) return `"${value}" is not a number`;
+  node.value = String(n);
+  node.dispatchEvent(new Event('input', { bubbles: true }));
+  node.dispatchEvent(new Event('change', { bubbles: true }));
+  return undefined;
+}
+
+/** Whether a checkbox or radio (native or ARIA) is checked. */
+export function isChecked(node: Element): boolean {
+  return node instanceof HTMLInputElement ? node.checked : node.getAttribute('aria-checked') === 'true';
+}

@@ -1,0 +1,42 @@
+import { focusForTyping, isChecked, prepareAction, selectOptions, setRange } from './actions.js';
+import { dropOn } from './files.js';
+import { frameContentOffset, isHidden, scrollToCenter, viewportSize } from './frame.js';
+import { hideHighlight, highlight } from './highlight.js';
+import { accessibleName, locatorFor, valueToVerify } from './locator.js';
+import { askPerson } from './person.js';
+import { elementForRef, refFor } from './refs.js';
+import { settleDom, whenParsed } from './settle.js';
+import { readableText, waitForText } from './text.js';
+import { walkPage } from './walk.js';
+
+/**
+ * Everything the tools run inside a page, by name: bundled into one script (see scripts/bundle-injected.mjs),
+ * installed once per document and frame, and called through `inPage` (src/in-page.ts).
+ */
+export const injectedApi = {
+  walkPage,
+  refOfElement: (el: Element, seed: number): string => refFor(el, seed),
+  elementForRef,
+  prepareAction,
+  focusForTyping,
+  selectOptions,
+  setRange,
+  isChecked,
+  readableText,
+  waitForText,
+  settleDom,
+  whenParsed,
+  frameContentOffset,
+  isHidden,
+  viewportSize,
+  scrollToCenter,
+  askPerson,
+  dropOn,
+  highlight,
+  hideHighlight,
+  accessibleName,
+  locatorFor,
+  valueToVerify,
+};
+
+export type InjectedApi = typeof injectedApi;

@@ -1,0 +1,93 @@
+import { roleOf } from './roles.js';
+import { collapse } from './util.js';
+
+/** Accessible names for the common cases (see ARCHITECTURE.md: a fast path, not the full computation). */
+
+function textOfIds(ids: string): string {
+  const root = document;
+  return collapse(
+    ids
+      .split(/\s+/)
+      .map((id) => root.getElementById(id)?.textContent ?? '')
+      .join(' '),
+  );
+}
+
+/**
+ * The name an element takes from its own attributes and labels (aria-labelledby, aria-label, labels, alt, legend,
+ * caption, title, placeholder), or '' when it has none: names from content are the walk's business.
+ */
+export function attrName(el: Element, role: string, bare: boolean): string {
+  const tag = el.tagName;
+  if (bare && tag !== 'INPUT' && tag !== 'TEXTAREA' && tag !== 'SELECT' && tag !== 'TABLE' && tag !== 'FIELDSET') return '';
+  const labelledBy = el.getAttribute('aria-labelledby');
+  if (labelledBy) {
+    const t = textOfIds(labelledBy);
+    if (t) return t;
+  }
+  const label = el.getAttribute('aria-label');
+  if (label && label.trim()) return collapse(label);
+  if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'METER' || tag === 'PROGRESS') {
+    const input = el as HTMLInputElement;
+    const type = (input.type || '').toLowerCase();
+    if (tag === 'INPUT' && (type === 'button' || type === 'submit' || type === 'reset')) {
+      return input.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
+    }
+    if (tag === 'INPUT' && type === 'image') return input.alt || 'Submit';
+    const labels = input.labels;
+    if (labels && labels.length) {
+      const t = collapse(Array.from(labels, (l) => labelText(l, el)).join(' '));
+      if (t) return t;
+    }
+    const title = el.getAttribute('title');
+    if (title) return collapse(title);
+    const placeholder = el.getAttribute('placeholder');
+    if (placeholder) return collapse(placeholder);
+    return '';
+  }
+  if (tag === 'IMG' || tag === 'AREA') return collapse(el.getAttribute('alt') ?? el.getAttribute('title') ?? '');
+  if (tag === 'FIELDSET') {
+    const legend = el.querySelector(':scope > legend');
+    if (legend) return collapse(legend.textContent ?? '');
+  }
+  if (tag === 'TABLE') {
+    const caption = (el as HTMLTableElement).caption;
+    if (caption) return collapse(caption.textContent ?? '');
+  }
+  if (role === 'iframe') return collapse(el.getAttribute('title') ?? '');
+  return '';
+}
+
+// A label's text without the control it wraps (its value would repeat).
+export function labelText(label: HTMLLabelElement, control: Element): string {
+  if (!label.contains(control)) return label.textContent ?? '';
+  let out = '';
+  const visit = (n: Node) => {
+    if (n === control) return;
+    if (n.nodeType === 3) out += n.nodeValue;
+    else n.childNodes.forEach(visit);
+  };
+  visit(label);
+  return out;
+}
+
+// A <label> whose text is in the name of a control the snapshot shows, or the <legend> naming its <fieldset>:
+// writing that text again as `- text:` next to the control would only repeat it.
+export function namesItsOwner(el: Element): boolean {
+  if (el.tagName === 'LABEL') {
+    const control = (el as HTMLLabelElement).control;
+    if (!control || !control.checkVisibility({ visibilityProperty: true }) || control.getAttribute('aria-hidden') === 'true') return false;
+    const text = collapse(labelText(el as HTMLLabelElement, control));
+    return text !== '' && attrName(control, roleOf(control, false), false).includes(text);
+  }
+  if (el.tagName === 'LEGEND') {
+    const fieldset = el.parentElement;
+    return (
+      fieldset?.tagName === 'FIELDSET' &&
+      fieldset.querySelector(':scope > legend') === el &&
+      !fieldset.hasAttribute('aria-label') &&
+      !fieldset.hasAttribute('aria-labelledby')
+    );
+  }
+  return false;
+}

@@ -1,0 +1,241 @@
+import { attrName, namesItsOwner } from './names.js';
+import { elementForRef, nextRef, refFor } from './refs.js';
+import { NAME_FROM_CONTENT, roleOf } from './roles.js';
+import { props, valueOf } from './states.js';
+import { clip, collapse } from './util.js';
+import { renderYaml, type Item, type TreeNode } from './yaml.js';
+
+/**
+ * The snapshot walk. Why an in-page walker rather than `Accessibility.getFullAXTree`: on a 3,000-row table the CDP
+ * tree took 4.2 s, this walker well under 300 ms (see ARCHITECTURE.md).
+ */
+
+export interface WalkOptions {
+  /** First ref number to hand out if this document has no walker state yet (keeps refs unique across documents). */
+  seed: number;
+  /** Render only the subtree of this element (a ref or CSS selector already resolved by `targetRef`). */
+  targetRef?: string;
+  /** Maximum depth of the rendered tree; deeper nodes are summarized. */
+  depth?: number;
+  /** Ref prefix for this frame (`f1` for the first iframe), empty for the main frame. */
+  prefix: string;
+  /** Write `[url=…]` on every link, not only where the url adds to the name (for `browser_find`). */
+  allUrls?: boolean;
+  /**
+   * Stop walking once the snapshot is sure to pass this many characters (it is cut there anyway): on a big page an
+   * action's answer costs a walk of what it shows, not of the whole page. Ignored with `depth`.
+   */
+  budget?: number;
+  /** Write each element's bounding box, `[box=x,y,width,height]` in CSS pixels of the page's viewport. */
+  boxes?: boolean;
+  /** Where this frame's viewport sits in the page's (for boxes in an iframe). */
+  boxOffset?: { x: number; y: number };
+}
+
+export interface WalkResult {
+  lines: string[];
+  /** Ref (without prefix) of each iframe element, in document order, to splice child frames under. */
+  iframeRefs: string[];
+  /** Next free ref number in this document. */
+  next: number;
+  /** Set when `targetRef` did not resolve. */
+  missing?: boolean;
+  /** The walk stopped at the budget: the page has more than these lines show. */
+  stopped?: boolean;
+}
+
+export interface FindMatch {
+  line: string;
+  context: string;
+}
+
+const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE']);
+// Roles a person acts on: these always get a ref.
+const INTERACTIVE = new Set([
+  'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option', 'slider',
+  'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'iframe',
+]);
+// Containers worth targeting with `browser_snapshot {target}` or `browser_get_text`.
+const TARGETABLE = new Set([
+  'heading', 'table', 'list', 'form', 'dialog', 'alertdialog', 'navigation', 'main', 'region', 'tablist',
+  'tabpanel', 'menu', 'menubar', 'tree', 'grid', 'img', 'article', 'banner', 'contentinfo', 'complementary',
+]);
+// Roles whose text children repeat the name; rendering them again would only cost characters.
+const LEAF_BY_NAME = new Set([
+  'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
+  'switch', 'checkbox', 'radio', 'cell', 'gridcell', 'columnheader', 'rowheader',
+]);
+const CONTAINER_CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
+const WRAPPERS = new Set(['cell', 'gridcell', 'listitem']);
+
+
+// Elements without an interactive role that a person can still act on: click handlers and focus stops.
+function isClickable(el: Element, role: string, bare: boolean): 'pointer' | 'focusable' | false {
+  // Interactive roles get a ref anyway; any other element (a clickable row, paragraph or heading) needs one.
+  if (bare || INTERACTIVE.has(role)) return false;
+  if (el.hasAttribute('onclick')) return 'pointer';
+  const tabindex = el.getAttribute('tabindex');
+  if (tabindex !== null && Number(tabindex) >= 0) return 'focusable';
+  return false;
+}
+
+function childNodesOf(el: Element): ArrayLike<Node> {
+  if (el.shadowRoot) return el.shadowRoot.childNodes;
+  if (el instanceof HTMLSlotElement) {
+    const assigned = el.assignedNodes({ flatten: true });
+    return assigned.length ? assigned : el.childNodes;
+  }
+  return el.childNodes;
+}
+
+function boxOf(el: Element, offset = { x: 0, y: 0 }): string {
+  const r = el.getBoundingClientRect();
+  return `${Math.round(r.x + offset.x)},${Math.round(r.y + offset.y)},${Math.round(r.width)},${Math.round(r.height)}`;
+}
+
+/** Walks the document (or one element) and renders the ARIA-like YAML snapshot with refs. */
+export function walkPage(opts: WalkOptions): WalkResult {
+  // The focused element does not move while the walk runs; the body is focused when nothing is.
+  const active = document.activeElement === document.body ? null : document.activeElement;
+
+  // A lower bound of the rendered size: only lines with a ref count, as they are always written (never flattened,
+  // their names never dropped), so stopping here never leaves the snapshot shorter than the budget.
+  const budget = opts.depth === undefined ? (opts.budget ?? Infinity) : Infinity;
+  let written = 0;
+  let stopped = false;
+
+  // Collects the items for `el`'s children into `out`, flattening elements that carry no role of their own.
+  function collect(el: Element, out: Item[]): void {
+    const kids = childNodesOf(el);
+    for (let i = 0; i < kids.length && !stopped; i++) {
+      const n = kids[i]!;
+      if (n.nodeType === 3) {
+        const t = collapse(n.nodeValue ?? '');
+        if (t) out.push(t);
+      } else if (n.nodeType === 1) {
+        visit(n as Element, out);
+      }
+    }
+  }
+
+  function visit(el: Element, out: Item[]): void {
+    if (SKIP.has(el.tagName)) return;
+    const bare = !el.hasAttributes();
+    if (!bare && el.getAttribute('aria-hidden') === 'true') return;
+    const isSlot = el instanceof HTMLSlotElement;
+    // One style check in the common case; the rarer hidden cases decide whether children can still show.
+    if (!isSlot && !el.checkVisibility({ visibilityProperty: true })) {
+      if (el.checkVisibility() || getComputedStyle(el).display === 'contents') collect(el, out);
+      // display: none (or a hidden ancestor): nothing below renders either.
+      return;
+    }
+    const role = roleOf(el, bare);
+    const clickable = isClickable(el, role, bare);
+    if ((role === 'generic' || role === 'presentation' || role === 'none') && !clickable) {
+      if (namesItsOwner(el)) {
+        // Its text is already the name of the control or group it labels: keep only the elements inside.
+        const inner: Item[] = [];
+        collect(el, inner);
+        for (const item of inner) if (typeof item !== 'string') out.push(item);
+      } else {
+        collect(el, out);
+      }
+      return;
+    }
+    const node = build(el, role, clickable, bare);
+    // A cell or list item that only wraps one element says nothing the element does not: show the element.
+    // (This keeps big tables within budget: a 3,000-row table shrinks by about a fifth.)
+    if (WRAPPERS.has(node.role) && !node.ref && node.children.length === 1 && typeof node.children[0] !== 'string' && !node.ownName) {
+      out.push(node.children[0]!);
+      return;
+    }
+    out.push(node);
+  }
+
+  // Text of a run of items; a node's own text is worked out once, when first asked for (most never are).
+  function textOf(items: Item[]): string {
+    let text = '';
+    for (const c of items) {
+      let t: string;
+      if (typeof c === 'string') t = c;
+      else t = c.text ??= textOf(c.children) || c.name;
+      if (t) text = text ? `${text} ${t}` : t;
+    }
+    return text;
+  }
+
+  function build(el: Element, role: string, clickable: 'pointer' | 'focusable' | false, bare: boolean): TreeNode {
+    // Refs are handed out in document order (parents before children).
+    const ref = INTERACTIVE.has(role) || TARGETABLE.has(role) || clickable ? refFor(el, opts.seed) : undefined;
+    const children: Item[] = [];
+    if (role !== 'iframe' && !(el instanceof HTMLSelectElement && role === 'combobox') && el.tagName !== 'TEXTAREA') {
+      collect(el, children);
+    }
+    const own = attrName(el, role, bare) || (bare ? '' : collapse(el.getAttribute('title') ?? ''));
+    let name = own;
+    let kids = children;
+    if (!name && NAME_FROM_CONTENT.has(role) && role !== 'row') {
+      // Cells and headers shown with their children would only repeat them in the name.
+      if (!CONTAINER_CELLS.has(role) || kids.every((c) => typeof c === 'string')) name = textOf(children);
+    }
+    // A name repeated by the only text inside adds nothing.
+    if (LEAF_BY_NAME.has(role) && kids.every((c) => typeof c === 'string')) kids = [];
+    const node: TreeNode = {
+      role: role === 'presentation' || role === 'none' ? 'generic' : role,
+      name: clip(name, role === 'heading' || role === 'link' || role === 'button' ? 200 : 120),
+      ref,
+      props: props(el, role, bare, active) + (clickable === 'pointer' ? ' [cursor=pointer]' : ''),
+      value: valueOf(el, role),
+      url: role === 'link' && !bare ? (el.getAttribute('href') ?? undefined) : undefined,
+      children: kids,
+      text: name && NAME_FROM_CONTENT.has(role) ? name : undefined,
+      ownName: own !== '',
+      box: opts.boxes ? boxOf(el, opts.boxOffset) : undefined,
+    };
+    if (role === 'iframe' && ref) iframeRefs.push(ref);
+    if (ref) {
+      written += node.role.length + node.name.length + node.props.length + opts.prefix.length + ref.length + 10;
+      if (written > budget) stopped = true;
+    }
+    if (role === 'link') {
+      // A role="link" element (or an <a> without href) has no url: '' stands for "none" among same-named links.
+      const href = node.url !== undefined ? (el as HTMLAnchorElement).href : undefined;
+      links.push({ node, href: typeof href === 'string' ? href : '' });
+    }
+    return node;
+  }
+
+  const iframeRefs: string[] = [];
+  const links: { node: TreeNode; href: string }[] = [];
+
+  // A link's url is written only where it tells the reader something its name does not: the link has no name,
+  // leads to another origin or scheme, or shares its name with a link to elsewhere. Elsewhere it repeats the
+  // name (a 3,000-row table of links is 8 % smaller without); browser_find shows every url.
+  function pruneUrls(): void {
+    const urlsByName = new Map<string, Set<string>>();
+    for (const { node, href } of links) {
+      let set = urlsByName.get(node.name);
+      if (!set) urlsByName.set(node.name, (set = new Set()));
+      set.add(href);
+    }
+    const here = `${location.origin}/`;
+    for (const { node, href } of links) {
+      if (node.name && href.startsWith(here) && urlsByName.get(node.name)!.size === 1) node.url = undefined;
+    }
+  }
+
+  let root: Element = document.body ?? document.documentElement;
+  const items: Item[] = [];
+  if (opts.targetRef) {
+    const target = elementForRef(opts.targetRef);
+    if (!target) return { lines: [], iframeRefs: [], next: nextRef(opts.seed), missing: true };
+    root = target;
+    visit(root, items);
+  } else {
+    collect(root, items);
+  }
+  if (!opts.allUrls) pruneUrls();
+  const lines = renderYaml(items, opts.prefix, opts.depth ?? Infinity);
+  return { lines, iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}) };
+}
+
