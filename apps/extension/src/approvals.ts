@@ -45,6 +45,11 @@ export class Approvals {
     return approval;
   }
 
+  /** Whether this session's approval was decided (or asked) already. */
+  known(sessionId: string): boolean {
+    return this.states.has(sessionId);
+  }
+
   of(sessionId: string): Approval {
     return this.states.get(sessionId)?.approval ?? (this.ask ? 'pending' : 'allowed');
   }

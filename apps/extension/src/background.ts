@@ -39,9 +39,9 @@ function browserName(): string {
 // Everything below must be registered synchronously at startup: a stopped worker is woken only by these events.
 const ready = (async () => {
   await sessions.restore();
-  const { offLimits, askBeforeNewAgents, allowedAgents } = await chrome.storage.local.get(['offLimits', 'askBeforeNewAgents', 'allowedAgents']);
+  const { offLimits } = await chrome.storage.local.get(['offLimits']);
   sessions.setOffLimits(normalizeSites(typeof offLimits === 'string' ? offLimits : ''));
-  sessions.approvals.configure(askBeforeNewAgents !== false, Array.isArray(allowedAgents) ? allowedAgents.filter((n): n is string => typeof n === 'string') : []);
+  await sessions.syncApprovalSettings();
   const settings = await loadSettings();
   connection = new DaemonConnection(settings, {
     hello: async () => ({ browserId: await browserId(), browser: browserName(), version: __EXTENSION_VERSION__, tabs: sessions.reportTabs() }),
@@ -87,10 +87,7 @@ chrome.webNavigation.onBeforeNavigate.addListener(({ tabId, frameId, url }) => {
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (changes.askBeforeNewAgents || changes.allowedAgents)) {
-    void ready.then(async () => {
-      const { askBeforeNewAgents, allowedAgents } = await chrome.storage.local.get(['askBeforeNewAgents', 'allowedAgents']);
-      sessions.approvals.configure(askBeforeNewAgents !== false, Array.isArray(allowedAgents) ? allowedAgents.filter((n): n is string => typeof n === 'string') : []);
-    });
+    void ready.then(() => sessions.syncApprovalSettings());
   }
   if (area === 'local' && changes.offLimits) {
     const text = changes.offLimits.newValue;

@@ -130,6 +130,12 @@ export class BrowserSessions {
 
   constructor(private readonly emit: (event: EventEnvelope) => void) {}
 
+  /** Reads the person's approval settings (ask before new agents, the names always allowed) into the approvals. */
+  async syncApprovalSettings(): Promise<void> {
+    const { askBeforeNewAgents, allowedAgents } = await chrome.storage.local.get(['askBeforeNewAgents', 'allowedAgents']);
+    this.approvals.configure(askBeforeNewAgents !== false, Array.isArray(allowedAgents) ? allowedAgents.filter((n): n is string => typeof n === 'string') : []);
+  }
+
   /** The person changed the off-limits list: it applies to every session at once. */
   setOffLimits(sites: string[]): void {
     this.offLimitSites = sites;
@@ -274,6 +280,8 @@ export class BrowserSessions {
    */
   private async approved(s: SessionState): Promise<void> {
     const name = agentName(s.clientName);
+    // Decided with the person's settings as they are now: a change made a moment before the agent came must count.
+    if (!this.approvals.known(s.id)) await this.syncApprovalSettings();
     let approval = this.approvals.opened(s.id, name);
     if (approval === 'pending') {
       this.waitingForPerson(s, `Waiting for the person to allow "${name}" in the browsermcp popup (Allow once / Always allow / Deny)`, APPROVAL_WAIT_MS);
@@ -329,7 +337,6 @@ export class BrowserSessions {
   sessionOpened(sessionId: string, clientName: string | null, settings: SessionSettings = {}): void {
     const s = this.session(sessionId);
     s.clientName = clientName;
-    this.approvals.opened(sessionId, agentName(clientName));
     if (JSON.stringify(settings) !== JSON.stringify(s.settings)) {
       s.settings = settings;
       s.files = filesFor(settings);

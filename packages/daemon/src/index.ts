@@ -6,6 +6,8 @@ export { LocalBrowser } from './local/browser.js';
 export type { LocalBrowserOptions } from './local/browser.js';
 export { findChrome, QUIET_ARGS } from './local/chrome.js';
 export { NodeFileAccess } from './local/files.js';
+export { deviceNames } from './local/page-setup.js';
+export type { PageSetupOptions } from './local/page-setup.js';
 export { buildDaemonApp } from './server/app.js';
 export type { DaemonAppOptions } from './server/options.js';
 export { daemonCore, errorBody } from './server/core.js';

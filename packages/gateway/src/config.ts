@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { isLoopbackHost } from '@browsermcp/daemon';
-import { optionalCapabilities, type Capability } from '@browsermcp/tools';
+import { deviceNames, isLoopbackHost, type PageSetupOptions } from '@browsermcp/daemon';
+import { CONSOLE_LEVELS, optionalCapabilities, type Capability, type ConsoleLevel } from '@browsermcp/tools';
 import { VERSION } from './version.js';
 
 export interface GatewayConfig {
@@ -40,6 +40,17 @@ export interface GatewayConfig {
   sessionIdleMs: number;
   commandTimeoutMs: number;
   snapshotMaxChars: number;
+  snapshotMode: 'full' | 'none';
+  snapshotBoxes: boolean;
+  actionTimeoutMs: number;
+  navigationTimeoutMs: number;
+  consoleLevel: ConsoleLevel;
+  imageResponses: 'allow' | 'omit' | 'only';
+  testIdAttribute: string;
+  /** How each page and context of a launched (or CDP) browser is set up. */
+  pageSetup: PageSetupOptions;
+  acceptInsecureCerts: boolean;
+  proxy: { server: string; bypass?: string | undefined } | undefined;
   logLevel: string;
 }
 
@@ -88,6 +99,23 @@ function options(): Option[] {
     opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long', 'SESSION_IDLE_TIMEOUT').default('1800'),
     opt('--command-timeout <seconds>', 'longest a single tool call may take', 'COMMAND_TIMEOUT').default('90'),
     opt('--snapshot-max-chars <n>', 'cut snapshots longer than this at a node boundary', 'SNAPSHOT_MAX_CHARS').default('40000'),
+    opt('--snapshot-mode <mode>', 'snapshots in action answers: full, or none', 'SNAPSHOT_MODE').default('full'),
+    opt('--snapshot-boxes', "write each element's bounding box as [box=x,y,width,height] in snapshots", 'SNAPSHOT_BOXES'),
+    opt('--timeout-action <ms>', 'how long an action waits for its element to be ready', 'TIMEOUT_ACTION').default('5000'),
+    opt('--timeout-navigation <ms>', 'how long a navigation may take', 'TIMEOUT_NAVIGATION').default('60000'),
+    opt('--console-level <level>', `console messages in answers, this level and more severe: ${CONSOLE_LEVELS.join(', ')}`, 'CONSOLE_LEVEL').default('info'),
+    opt('--image-responses <mode>', 'images in answers: allow, omit (for clients that take no images), or only (without the text)', 'IMAGE_RESPONSES').default('allow'),
+    opt('--user-agent <ua>', "the user agent pages see (default: the browser's own)", 'USER_AGENT'),
+    opt('--device <name>', 'emulate a device from puppeteer\'s list, e.g. "iPhone 15" or "Pixel 5": its viewport, touch and user agent', 'DEVICE'),
+    opt('--mobile', 'emulate a generic phone (Pixel 5); not with --device', 'MOBILE'),
+    opt('--init-script <files>', 'JavaScript files run in every page before its own scripts, comma-separated', 'INIT_SCRIPT'),
+    opt('--grant-permissions <list>', 'permissions granted to every site, comma-separated, e.g. geolocation,clipboard-read', 'GRANT_PERMISSIONS'),
+    opt('--block-service-workers', 'pages cannot register service workers', 'BLOCK_SERVICE_WORKERS'),
+    opt('--storage-state <file>', "Playwright storage state (JSON: cookies and localStorage) each session's browser context starts with", 'STORAGE_STATE'),
+    opt('--ignore-https-errors', 'open pages whose HTTPS certificate is not valid', 'IGNORE_HTTPS_ERRORS'),
+    opt('--proxy-server <url>', 'send the browser\'s traffic through this proxy, e.g. http://proxy:3128 or socks5://proxy:1080', 'PROXY_SERVER'),
+    opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost', 'PROXY_BYPASS'),
+    opt('--test-id-attribute <name>', 'the attribute generated locators read as a test id', 'TEST_ID_ATTRIBUTE').default('data-testid'),
     opt('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, 'LOG_LEVEL').default('info'),
   ];
 }
@@ -149,6 +177,12 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     return n;
   };
 
+  const oneOf = <T extends string>(k: string, flag: string, values: readonly T[]): T => {
+    const v = str(k)!;
+    if (!(values as readonly string[]).includes(v)) throw new ConfigError(`--${flag} must be one of ${values.join(', ')}, got "${v}".`);
+    return v as T;
+  };
+
   const port = int('port', 'port', 0, 65535);
   const host = str('host') ?? '127.0.0.1';
   const loopback = isLoopbackHost(host);
@@ -198,12 +232,37 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   if (extension) {
     // Set on purpose (flag, environment or config file), not left at its default: a flag that cannot apply stops here.
     const given = (key: string) => !['default', undefined].includes(program.getOptionValueSource(key));
-    const launchOnly = ['cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext'].filter(given);
+    const launchOnly = [
+      'cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext',
+      'userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'proxyBypass',
+      'storageState',
+    ].filter(given);
     if (launchOnly.length) {
       throw new ConfigError(
         `--extension drives your own browser, so ${launchOnly.map(flagName).join(', ')} cannot apply (they shape a browser browsermcp launches). Drop ${launchOnly.length > 1 ? 'them' : 'it'}, or drop --extension.`,
       );
     }
+  }
+  const navigationMs = int('timeoutNavigation', 'timeout-navigation', 1, 600_000)!;
+  const commandMs = int('commandTimeout', 'command-timeout', 1, 3600)! * 1000;
+  if (navigationMs >= commandMs) {
+    throw new ConfigError(`--timeout-navigation (${navigationMs} ms) must be shorter than --command-timeout (${commandMs / 1000} s), or a slow page would end the whole call first. Raise --command-timeout.`);
+  }
+  // The browser's own settings: they shape the browser we launch, so a browser already running cannot take some.
+  const proxyServer = str('proxyServer');
+  if (proxyServer && !/^(https?|socks[45]?):\/\/[^/\s]+\/?$/i.test(proxyServer)) {
+    throw new ConfigError(`--proxy-server must be a proxy URL such as http://proxy:3128 or socks5://proxy:1080, got "${proxyServer}".`);
+  }
+  if (str('proxyBypass') && !proxyServer) throw new ConfigError('--proxy-bypass needs --proxy-server.');
+  if (cdpEndpoint && (proxyServer || bool('ignoreHttpsErrors'))) {
+    throw new ConfigError('--proxy-server and --ignore-https-errors are set when browsermcp launches the browser; with --cdp-endpoint, start your browser with them instead.');
+  }
+  const pageSetup = {
+    ...pageSetupFrom(str('userAgent'), str('device'), bool('mobile'), list(str('initScript') ?? ''), list(str('grantPermissions') ?? ''), bool('blockServiceWorkers')),
+    ...storageStateFrom(str('storageState')),
+  };
+  if (pageSetup.storageState && (bool('sharedBrowserContext') || userDataDir)) {
+    throw new ConfigError('--storage-state starts each session in its own fresh context: it cannot apply with --shared-browser-context or --user-data-dir.');
   }
   const daemonUrl = str('daemonUrl');
   if (daemonUrl) {
@@ -218,6 +277,12 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       throw new ConfigError('--daemon-url must use wss:// for a daemon on another machine: the token would travel in clear.');
     }
     if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
+    const browserFlags = ['userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'storageState'].filter(
+      (key) => !['default', undefined].includes(program.getOptionValueSource(key)),
+    );
+    if (browserFlags.length) {
+      throw new ConfigError(`--daemon-url runs the browser on the daemon, so ${browserFlags.map(flagName).join(', ')} cannot apply here. Drop ${browserFlags.length > 1 ? 'them' : 'it'}.`);
+    }
   }
   return {
     port,
@@ -248,8 +313,62 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     sessionIdleMs: int('sessionIdleTimeout', 'session-idle-timeout', 0, 604_800)! * 1000,
     commandTimeoutMs: int('commandTimeout', 'command-timeout', 1, 3600)! * 1000,
     snapshotMaxChars: int('snapshotMaxChars', 'snapshot-max-chars', 1000, 10_000_000)!,
+    snapshotMode: oneOf('snapshotMode', 'snapshot-mode', ['full', 'none'] as const),
+    snapshotBoxes: bool('snapshotBoxes'),
+    actionTimeoutMs: int('timeoutAction', 'timeout-action', 1, 600_000)!,
+    navigationTimeoutMs: int('timeoutNavigation', 'timeout-navigation', 1, 600_000)!,
+    consoleLevel: oneOf('consoleLevel', 'console-level', CONSOLE_LEVELS),
+    imageResponses: oneOf('imageResponses', 'image-responses', ['allow', 'omit', 'only'] as const),
+    testIdAttribute: testIdAttribute(str('testIdAttribute')!),
+    pageSetup,
+    acceptInsecureCerts: bool('ignoreHttpsErrors'),
+    proxy: proxyServer ? { server: proxyServer, bypass: str('proxyBypass') } : undefined,
     logLevel,
   };
+}
+
+function pageSetupFrom(userAgent: string | undefined, device: string | undefined, mobile: boolean, initScripts: string[], permissions: string[], blockServiceWorkers: boolean): PageSetupOptions {
+  if (device && mobile) throw new ConfigError('--mobile is a generic phone and --device a chosen one: pass one of them.');
+  const names = deviceNames();
+  if (device && !names.includes(device)) {
+    const near = names.filter((n) => n.toLowerCase().includes(device.toLowerCase().split(' ')[0]!)).slice(0, 8);
+    throw new ConfigError(`--device: unknown device "${device}"${near.length ? `. Close ones: ${near.join(', ')}` : ''}. Names are puppeteer's KnownDevices, e.g. "iPhone 15", "Pixel 5".`);
+  }
+  const sources = initScripts.map((file) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`--init-script ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+    }
+  });
+  return {
+    ...(userAgent ? { userAgent } : {}),
+    ...(device || mobile ? { device: device ?? 'Pixel 5' } : {}),
+    ...(sources.length ? { initScripts: sources } : {}),
+    ...(permissions.length ? { grantPermissions: permissions } : {}),
+    ...(blockServiceWorkers ? { blockServiceWorkers } : {}),
+  };
+}
+
+function storageStateFrom(file: string | undefined): Pick<PageSetupOptions, 'storageState'> {
+  if (!file) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError(`--storage-state ${file}: cannot read it as JSON (${why}).`);
+  }
+  const state = parsed as { cookies?: unknown; origins?: unknown };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || (state.cookies !== undefined && !Array.isArray(state.cookies)) || (state.origins !== undefined && !Array.isArray(state.origins))) {
+    throw new ConfigError(`--storage-state ${file}: must be Playwright's storage state, an object {cookies: [...], origins: [...]}.`);
+  }
+  return { storageState: parsed as NonNullable<PageSetupOptions['storageState']> };
+}
+
+function testIdAttribute(name: string): string {
+  if (!/^[A-Za-z_:][-A-Za-z0-9_:.]*$/.test(name)) throw new ConfigError(`--test-id-attribute must be an attribute name such as data-testid, got "${name}".`);
+  return name;
 }
 
 /** "viewportSize" → "--viewport-size". */

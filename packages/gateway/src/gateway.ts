@@ -35,12 +35,26 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     caps: config.caps,
     commandTimeoutMs: config.commandTimeoutMs,
     toolConfig: sessionConfigFrom(toolSettings(config)),
+    pageSetup: config.pageSetup,
+    acceptInsecureCerts: config.acceptInsecureCerts,
+    proxy: config.proxy,
   });
 }
 
 /** The flags that shape how tools behave, in the one form both backends apply (the extension gets them per session). */
 function toolSettings(config: GatewayConfig): ToolSettings {
-  return { snapshotMaxChars: config.snapshotMaxChars, allowedOrigins: config.allowedOrigins, blockedOrigins: config.blockedOrigins };
+  return {
+    snapshotMaxChars: config.snapshotMaxChars,
+    allowedOrigins: config.allowedOrigins,
+    blockedOrigins: config.blockedOrigins,
+    actionTimeoutMs: config.actionTimeoutMs,
+    navigationTimeoutMs: config.navigationTimeoutMs,
+    testIdAttribute: config.testIdAttribute,
+    snapshotMode: config.snapshotMode,
+    snapshotBoxes: config.snapshotBoxes,
+    consoleLevel: config.consoleLevel,
+    imageResponses: config.imageResponses,
+  };
 }
 
 export interface RunningHttpGateway extends HttpGateway {

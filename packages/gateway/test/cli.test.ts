@@ -18,7 +18,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -40,6 +40,25 @@ describe('browsermcp-gateway CLI', () => {
     const launchOnly = await run(['--extension', '--headless', '--viewport-size', '800x600']);
     expect(launchOnly.code).toBe(2);
     expect(launchOnly.stderr).toContain('--extension drives your own browser, so --headless, --viewport-size cannot apply');
+    const mode = await run(['--snapshot-mode', 'partial']);
+    expect(mode.stderr).toContain('--snapshot-mode must be one of full, none, got "partial"');
+    const level = await run([], { BROWSERMCP_CONSOLE_LEVEL: 'loud' });
+    expect(level.stderr).toContain('--console-level must be one of error, warning, info, debug, got "loud"');
+    const nav = await run(['--timeout-navigation', '120000']);
+    expect(nav.stderr).toContain('--timeout-navigation (120000 ms) must be shorter than --command-timeout (90 s)');
+    const testId = await run(['--test-id-attribute', 'data test']);
+    expect(testId.stderr).toContain('--test-id-attribute must be an attribute name');
+    const device = await run(['--device', 'iPhone 99']);
+    expect(device.stderr).toContain('--device: unknown device "iPhone 99". Close ones: iPhone');
+    expect((await run(['--device', 'iPhone 15', '--mobile'])).stderr).toContain('pass one of them');
+    expect((await run(['--proxy-bypass', 'localhost'])).stderr).toContain('--proxy-bypass needs --proxy-server');
+    expect((await run(['--proxy-server', 'proxy:3128'])).stderr).toContain('--proxy-server must be a proxy URL');
+    expect((await run(['--init-script', '/nonexistent/init.js'])).stderr).toContain('--init-script /nonexistent/init.js: cannot read the file (ENOENT)');
+    expect((await run(['--extension', '--user-agent', 'x'])).stderr).toContain('--extension drives your own browser, so --user-agent cannot apply');
+    expect((await run(['--cdp-endpoint', 'http://127.0.0.1:9', '--ignore-https-errors'])).stderr).toContain('with --cdp-endpoint, start your browser with them instead');
+    expect((await run(['--daemon-url', 'ws://127.0.0.1:9/mcp', '--device', 'Pixel 5'])).stderr).toContain('--daemon-url runs the browser on the daemon, so --device cannot apply here');
+    expect((await run(['--storage-state', '/nonexistent/state.json'])).stderr).toContain('--storage-state /nonexistent/state.json: cannot read it as JSON (ENOENT)');
+    expect((await run(['--storage-state', '/etc/hostname'])).stderr).toContain('--storage-state /etc/hostname: cannot read it as JSON');
     const config = await run(['--config', '/nonexistent/config.json']);
     expect(config.code).toBe(2);
     expect(config.stderr).toContain('--config /nonexistent/config.json: cannot read the file (ENOENT)');

@@ -21,6 +21,9 @@ describe('the daemon ↔ extension contract', () => {
   it('reads session_opened and waiting_for_person payloads', () => {
     expect(parseSessionOpened({ clientName: 'Claude', settings: { snapshotMaxChars: 5000, blockedOrigins: ['https://bank.example'] } }).ok).toBe(true);
     expect(parseSessionOpened({ clientName: 3 })).toEqual({ ok: false, message: '"payload.clientName" must be a string' });
+    const flags = { snapshotMode: 'none', snapshotBoxes: true, actionTimeoutMs: 300, navigationTimeoutMs: 1500, consoleLevel: 'error', imageResponses: 'omit', testIdAttribute: 'data-qa', outputDir: '/tmp/out' };
+    expect(parseSessionOpened({ clientName: null, settings: flags })).toEqual({ ok: true, value: { clientName: null, settings: flags } });
+    expect(parseSessionOpened({ clientName: null, settings: { imageResponses: 'sometimes' } }).ok).toBe(false);
     expect(parseWaitingForPerson({ message: 'Waiting for the person', ms: 120_000 }).ok).toBe(true);
     expect(parseWaitingForPerson({ message: '', ms: 0 })).toMatchObject({ ok: false, message: expect.stringContaining('"payload.message" must not be empty') });
   });

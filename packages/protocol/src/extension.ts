@@ -43,6 +43,20 @@ export const sessionSettingsSchema = z.object({
   blockedOrigins: z.array(z.string().min(1)).optional(),
   /** Optional tool groups the session may use (--caps). */
   caps: z.array(z.string().min(1)).optional(),
+  /** How long an action waits for its element (--timeout-action), ms. */
+  actionTimeoutMs: z.number().int().min(1).optional(),
+  /** How long a navigation may take (--timeout-navigation), ms. */
+  navigationTimeoutMs: z.number().int().min(1).optional(),
+  /** The attribute generated locators read as a test id (--test-id-attribute). */
+  testIdAttribute: z.string().min(1).optional(),
+  /** "none": actions answer without a snapshot (--snapshot-mode). */
+  snapshotMode: z.enum(['full', 'none']).optional(),
+  /** Snapshots carry each element's box (--snapshot-boxes). */
+  snapshotBoxes: z.boolean().optional(),
+  /** The console messages answers carry (--console-level). */
+  consoleLevel: z.enum(['error', 'warning', 'info', 'debug']).optional(),
+  /** Images in answers: sent, left out, or alone (--image-responses). */
+  imageResponses: z.enum(['allow', 'omit', 'only']).optional(),
   /**
    * Where the daemon saves what tools write (--output-dir), shown to the agent; the daemon reads uploads for the
    * session under its file roots. Absent: no file access, and the tools that need it say so.

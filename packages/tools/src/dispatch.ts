@@ -52,7 +52,13 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
   await addPageState(session, response);
-  return response.serialize();
+  return withImages(response.serialize(), session.config.imageResponses);
+}
+
+// --image-responses: clients that cannot take images get none ("omit"); "only" sends an image answer without its text.
+function withImages(result: ToolResult, mode: 'allow' | 'omit' | 'only'): ToolResult {
+  if (mode === 'allow' || result.isError || !result.content.some((c) => c.type === 'image')) return result;
+  return { ...result, content: result.content.filter((c) => (mode === 'omit' ? c.type !== 'image' : c.type === 'image')) };
 }
 
 // Unknown arguments are refused rather than dropped: a misspelt option silently ignored would mislead the model.
@@ -108,9 +114,9 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
   }
   try {
     response.setPage({ url: tab.page.url(), title: await tab.title() });
-    response.addConsoleLines(tab.takeNewConsole());
+    response.addConsoleLines(tab.takeNewConsole(session.config.consoleLevel));
     if (response.wantsSnapshot() && session.config.includeSnapshot && !response.isError) {
-      response.setSnapshot(await tab.snapshot({ maxChars: session.config.snapshotMaxChars }));
+      response.setSnapshot(await tab.snapshot({ maxChars: session.config.snapshotMaxChars, boxes: session.config.snapshotBoxes }));
     }
   } catch {
     // The page is navigating or gone; the result stands without its state.

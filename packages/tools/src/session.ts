@@ -83,13 +83,28 @@ export interface SessionConfig {
   checkUrl?: ((url: string) => string | undefined) | undefined;
   /** The attribute generated locators read as a test id (getByTestId). */
   testIdAttribute: string;
+  /** How long a navigation (navigate, back, forward) may take. */
+  navigationTimeoutMs: number;
+  /** Snapshots carry each element's box. */
+  snapshotBoxes: boolean;
+  /** The console messages answers carry: this level and more severe. */
+  consoleLevel: ConsoleLevel;
+  /** Images in answers: sent, left out, or sent alone without the text. */
+  imageResponses: 'allow' | 'omit' | 'only';
 }
+
+export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
+export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
 
 export const defaultSessionConfig: SessionConfig = {
   snapshotMaxChars: 40_000,
   includeSnapshot: true,
   actionTimeoutMs: 5_000,
   testIdAttribute: 'data-testid',
+  navigationTimeoutMs: 60_000,
+  snapshotBoxes: false,
+  consoleLevel: 'info',
+  imageResponses: 'allow',
 };
 
 /** What the tools know of one MCP session: its tabs and which one is current. */

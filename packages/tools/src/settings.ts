@@ -1,10 +1,24 @@
-import type { SessionConfig } from './session.js';
+import type { ConsoleLevel, SessionConfig } from './session.js';
 
 /** The gateway's flags that shape how tools behave, in the form they travel to any host (the extension too). */
 export interface ToolSettings {
   snapshotMaxChars?: number | undefined;
   allowedOrigins?: string[] | undefined;
   blockedOrigins?: string[] | undefined;
+  /** --timeout-action, ms. */
+  actionTimeoutMs?: number | undefined;
+  /** --timeout-navigation, ms. */
+  navigationTimeoutMs?: number | undefined;
+  /** --test-id-attribute. */
+  testIdAttribute?: string | undefined;
+  /** --snapshot-mode: "none" answers actions without a snapshot. */
+  snapshotMode?: 'full' | 'none' | undefined;
+  /** --snapshot-boxes. */
+  snapshotBoxes?: boolean | undefined;
+  /** --console-level: the console messages answers carry. */
+  consoleLevel?: ConsoleLevel | undefined;
+  /** --image-responses. */
+  imageResponses?: 'allow' | 'omit' | 'only' | undefined;
 }
 
 /**
@@ -31,8 +45,16 @@ export function originFilter(allowed: readonly string[] = [], blocked: readonly 
 /** The session config these settings ask for; the same in a launched browser and in the extension. */
 export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig> {
   const checkUrl = originFilter(settings.allowedOrigins, settings.blockedOrigins);
+  const defined = <K extends keyof SessionConfig>(key: K, value: SessionConfig[K] | undefined) => (value === undefined ? {} : { [key]: value });
   return {
-    ...(settings.snapshotMaxChars !== undefined ? { snapshotMaxChars: settings.snapshotMaxChars } : {}),
+    ...defined('snapshotMaxChars', settings.snapshotMaxChars),
     ...(checkUrl ? { checkUrl } : {}),
+    ...defined('actionTimeoutMs', settings.actionTimeoutMs),
+    ...defined('navigationTimeoutMs', settings.navigationTimeoutMs),
+    ...defined('testIdAttribute', settings.testIdAttribute),
+    ...(settings.snapshotMode === 'none' ? { includeSnapshot: false } : {}),
+    ...defined('snapshotBoxes', settings.snapshotBoxes),
+    ...defined('consoleLevel', settings.consoleLevel),
+    ...defined('imageResponses', settings.imageResponses),
   };
 }

@@ -4,7 +4,7 @@ import { inPage, inPageHandle } from './in-page.js';
 import { setInputFiles } from './injected/files.js';
 import type { WalkResult } from './injected/walk.js';
 import { parseRef, refPrefix } from './refs.js';
-import type { UploadFile } from './session.js';
+import { CONSOLE_LEVELS, type ConsoleLevel, type UploadFile } from './session.js';
 
 export interface ConsoleEntry {
   level: string;
@@ -221,10 +221,11 @@ export class Tab {
   }
 
   /** Console messages not yet reported, formatted one per line. */
-  takeNewConsole(): string[] {
+  /** Console messages since the last call, at `level` or more severe (all levels by default). */
+  takeNewConsole(level: ConsoleLevel = 'debug'): string[] {
     const fresh = this.console.slice(Math.min(this.consoleSeen, this.console.length));
     this.consoleSeen = this.console.length;
-    return fresh.map(formatConsole);
+    return fresh.filter((e) => consoleRank(e.level) <= CONSOLE_LEVELS.indexOf(level)).map(formatConsole);
   }
 
   async title(): Promise<string> {
@@ -580,6 +581,14 @@ function cut(lines: string[], maxChars: number, stopped: boolean): string {
 }
 
 /** One console entry as the tools print it: `[ERROR] text @ url:line`. */
+// Console message types from CDP mapped to the four levels (error < warning < info < debug).
+const RANK: Record<string, number> = { error: 0, assert: 0, warn: 1, warning: 1, info: 2, log: 2, dir: 2, table: 2, trace: 2, debug: 3, verbose: 3 };
+
+/** Where a CDP console type sits among the four levels: 0 error … 3 debug. */
+export function consoleRank(type: string): number {
+  return RANK[type] ?? 2;
+}
+
 export function formatConsole(e: ConsoleEntry): string {
   return `[${e.level.toUpperCase()}] ${e.text}${e.location ? ` @ ${e.location}` : ''}`;
 }

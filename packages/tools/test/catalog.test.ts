@@ -127,3 +127,13 @@ describe('argument names', () => {
     expect(textOf(await callTool(session, 'browser_close', { force: true }))).toContain('(it takes no arguments)');
   });
 });
+
+describe('the gateway’s tool flags, as every host applies them', () => {
+  it('sessionConfigFrom turns settings into the session config', async () => {
+    const { sessionConfigFrom } = await import('../src/index.js');
+    expect(
+      sessionConfigFrom({ snapshotMode: 'none', snapshotBoxes: true, actionTimeoutMs: 300, navigationTimeoutMs: 1500, consoleLevel: 'error', imageResponses: 'only', testIdAttribute: 'data-qa' }),
+    ).toEqual({ includeSnapshot: false, snapshotBoxes: true, actionTimeoutMs: 300, navigationTimeoutMs: 1500, consoleLevel: 'error', imageResponses: 'only', testIdAttribute: 'data-qa' });
+    expect(sessionConfigFrom({ snapshotMode: 'full' })).toEqual({});
+  });
+});

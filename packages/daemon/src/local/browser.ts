@@ -15,6 +15,10 @@ export interface LocalBrowserOptions {
   args?: string[] | undefined;
   /** Connect to this running browser (http://host:port or ws://…) instead of launching one. */
   cdpEndpoint?: string | undefined;
+  /** Accept pages whose HTTPS certificate is not valid (--ignore-https-errors). */
+  acceptInsecureCerts?: boolean | undefined;
+  /** Send the browser's traffic through this proxy (--proxy-server), except to the hosts in `bypass`. */
+  proxy?: { server: string; bypass?: string | undefined } | undefined;
 }
 
 /**
@@ -84,6 +88,7 @@ export class LocalBrowser {
       return await puppeteer.connect({
         ...(/^wss?:/i.test(endpoint) ? { browserWSEndpoint: endpoint } : { browserURL: endpoint }),
         defaultViewport: viewport,
+        ...(this.options.acceptInsecureCerts ? { acceptInsecureCerts: true } : {}),
       });
     } catch (err) {
       throw new BrowserLaunchError(
@@ -99,7 +104,12 @@ export class LocalBrowser {
         'no Chrome or Chromium found; install one (Debian: apt-get install chromium) or pass --executable-path / set CHROME_PATH',
       );
     }
-    const args = [...QUIET_ARGS, ...(this.options.args ?? [])];
+    const proxy = this.options.proxy;
+    const args = [
+      ...QUIET_ARGS,
+      ...(proxy ? [`--proxy-server=${proxy.server}`, ...(proxy.bypass ? [`--proxy-bypass-list=${proxy.bypass.replaceAll(',', ';')}`] : [])] : []),
+      ...(this.options.args ?? []),
+    ];
     // Chromium refuses to start as root with its sandbox on.
     if (process.getuid?.() === 0 && !args.includes('--no-sandbox')) args.push('--no-sandbox');
     const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
@@ -112,6 +122,7 @@ export class LocalBrowser {
         pipe: true,
         args,
         defaultViewport: viewport,
+        ...(this.options.acceptInsecureCerts ? { acceptInsecureCerts: true } : {}),
         ...(this.options.userDataDir ? { userDataDir: this.options.userDataDir } : {}),
         handleSIGINT: false,
         handleSIGTERM: false,

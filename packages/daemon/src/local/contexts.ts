@@ -8,8 +8,9 @@ import {
   type SessionConfig,
   type SessionHost,
 } from '@browsermcp/tools';
-import type { Browser, BrowserContext, CookieData, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import type { NodeFileAccess } from './files.js';
+import { applyStorageState, hasPageSetup, setupContext, setupPage, type PageSetupOptions, type StorageState } from './page-setup.js';
 
 const DEFAULT = 'default';
 
@@ -21,21 +22,6 @@ interface Entry {
   proxy: ProxySettings | undefined;
 }
 
-/** Playwright's storage state file: what a logged-in context needs to start logged in. */
-interface StorageState {
-  cookies?: Array<{
-    name: string;
-    value: string;
-    domain: string;
-    path?: string;
-    expires?: number;
-    httpOnly?: boolean;
-    secure?: boolean;
-    sameSite?: 'Strict' | 'Lax' | 'None';
-  }>;
-  origins?: Array<{ origin: string; localStorage?: Array<{ name: string; value: string }> }>;
-}
-
 /**
  * The browser contexts of one session: `default` plus the named ones it created. Tools run in the active one;
  * refs from a named context carry its name (`uk:e2`) so they cannot reach into another context by mistake.
@@ -45,6 +31,7 @@ export class SessionContexts implements ContextManager {
   private readonly files: NodeFileAccess;
   private readonly toolConfig: Partial<SessionConfig>;
   private readonly person: SessionHost['person'];
+  private readonly pageSetup: PageSetupOptions;
   private readonly entries = new Map<string, Entry>();
   private activeName = DEFAULT;
 
@@ -56,7 +43,10 @@ export class SessionContexts implements ContextManager {
     toolConfig: Partial<SessionConfig>;
     /** Present when someone can see this browser (headed, or reached over CDP): hand-offs to the person work. */
     person?: SessionHost['person'];
+    /** How each page and context is set up (user agent, device, init scripts, permissions). */
+    pageSetup?: PageSetupOptions;
   }) {
+    this.pageSetup = options.pageSetup ?? {};
     this.browser = options.browser;
     this.person = options.person;
     this.files = options.files;
@@ -67,6 +57,7 @@ export class SessionContexts implements ContextManager {
   private entry(name: string, context: BrowserContext, owns: boolean, proxy: ProxySettings | undefined): Entry {
     const newPage = async (): Promise<Page> => {
       const page = await context.newPage();
+      if (hasPageSetup(this.pageSetup)) await setupPage(page, this.pageSetup);
       if (proxy?.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? '' });
       return page;
     };
@@ -97,6 +88,7 @@ export class SessionContexts implements ContextManager {
       ...(proxy?.bypass ? { proxyBypassList: proxy.bypass.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
     });
     try {
+      await setupContext(context, this.pageSetup);
       if (state) await applyStorageState(context, state);
     } catch (err) {
       await context.close().catch(() => undefined);
@@ -164,39 +156,5 @@ export class SessionContexts implements ContextManager {
         else await e.session.closeAll().catch(() => undefined);
       }),
     );
-  }
-}
-
-async function applyStorageState(context: BrowserContext, state: StorageState): Promise<void> {
-  if (state.cookies?.length) {
-    const cookies: CookieData[] = state.cookies.map((c) => ({
-      name: c.name,
-      value: c.value,
-      domain: c.domain,
-      path: c.path ?? '/',
-      ...(c.expires !== undefined && c.expires > 0 ? { expires: c.expires } : {}),
-      ...(c.httpOnly !== undefined ? { httpOnly: c.httpOnly } : {}),
-      ...(c.secure !== undefined ? { secure: c.secure } : {}),
-      ...(c.sameSite ? { sameSite: c.sameSite } : {}),
-    }));
-    await context.setCookie(...cookies);
-  }
-  const origins = (state.origins ?? []).filter((o) => o.localStorage?.length);
-  if (!origins.length) return;
-  // localStorage belongs to an origin's document: open each origin on a blank stand-in page (no network).
-  const page = await context.newPage();
-  try {
-    await page.setRequestInterception(true);
-    page.on('request', (req) => void req.respond({ status: 200, contentType: 'text/html', body: '<!doctype html>' }).catch(() => undefined));
-    for (const o of origins) {
-      await page.goto(o.origin, { waitUntil: 'domcontentloaded' });
-      await page.evaluate((items: Array<{ name: string; value: string }>) => {
-        // Runs in the page; the daemon compiles without DOM types.
-        const storage = (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage;
-        for (const { name, value } of items) storage.setItem(name, value);
-      }, o.localStorage!);
-    }
-  } finally {
-    await page.close().catch(() => undefined);
   }
 }

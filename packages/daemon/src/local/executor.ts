@@ -18,6 +18,7 @@ import type { Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
 import { SessionContexts } from './contexts.js';
 import { NodeFileAccess } from './files.js';
+import { setupContext, type PageSetupOptions } from './page-setup.js';
 
 export interface LocalExecutorOptions extends LocalBrowserOptions {
   /** One context for every session instead of one isolated context each. */
@@ -30,6 +31,8 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   caps?: Capability[] | undefined;
   /** Settings for the tools (snapshot budget, URL filter…). */
   toolConfig?: Partial<SessionConfig> | undefined;
+  /** How each page and context is set up (user agent, device, init scripts, permissions). */
+  pageSetup?: PageSetupOptions | undefined;
 }
 
 /**
@@ -156,7 +159,15 @@ export class LocalExecutor implements Executor {
     const browser = await this.browser.get();
     const shared = this.sharesDefaultContext;
     const context: BrowserContext = shared ? browser.defaultBrowserContext() : await browser.createBrowserContext();
+    const pageSetup = this.options.pageSetup ?? {};
+    try {
+      await setupContext(context, pageSetup, !shared);
+    } catch (err) {
+      if (!shared) await context.close().catch(() => undefined);
+      throw err;
+    }
     const contexts = new SessionContexts({
+      pageSetup,
       browser,
       defaultContext: context,
       ownsDefaultContext: !shared,

@@ -1,8 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
+import { startFixtureServer, startForwardProxy, type FixtureServer, type ForwardProxy } from '@browsermcp/testkit';
 import { evaluated, startLocal, type LocalRig } from '../helpers/local.js';
 
 let rig: LocalRig;

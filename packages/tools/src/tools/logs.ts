@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import { formatConsole, type NetworkEntry } from '../tab.js';
+import { CONSOLE_LEVELS as LEVELS } from '../session.js';
+import { consoleRank, formatConsole, type NetworkEntry } from '../tab.js';
 import { defineTabTool } from '../tool.js';
 import { answerOrSave, filenameSchema } from './common.js';
 
-const LEVELS = ['error', 'warning', 'info', 'debug'] as const;
-// Console message types from CDP mapped to the four levels the tool filters by.
-const RANK: Record<string, number> = { error: 0, assert: 0, warn: 1, warning: 1, info: 2, log: 2, dir: 2, table: 2, trace: 2, debug: 3, verbose: 3 };
 
 const consoleMessages = defineTabTool({
   capability: 'core',
@@ -15,19 +13,20 @@ const consoleMessages = defineTabTool({
     title: 'Console messages',
     description: 'Console messages and page errors of the current tab since it loaded its page (all: since it opened), oldest first.',
     inputSchema: z.object({
-      level: z.enum(LEVELS).optional().describe('Only messages at this level or more severe (error < warning < info < debug); info by default'),
+      level: z.enum(LEVELS).optional().describe('Only messages at this level or more severe (error < warning < info < debug); the gateway\'s --console-level (info) by default'),
       all: z.boolean().optional().describe('Every message since the tab opened, not only since the last navigation'),
       filename: filenameSchema('the messages'),
     }),
     type: 'readOnly',
   },
-  async handle(tab, { level = 'info', all = false, filename }, response, session) {
+  async handle(tab, { level: given, all = false, filename }, response, session) {
+    const level = given ?? session.config.consoleLevel;
     const max = LEVELS.indexOf(level);
     const entries = tab.console.filter((e) => all || e.document === tab.currentDocument);
-    const shown = entries.filter((e) => (RANK[e.level] ?? 2) <= max);
+    const shown = entries.filter((e) => consoleRank(e.level) <= max);
     tab.takeNewConsole();
-    const errors = entries.filter((e) => (RANK[e.level] ?? 2) === 0).length;
-    const warnings = entries.filter((e) => (RANK[e.level] ?? 2) === 1).length;
+    const errors = entries.filter((e) => consoleRank(e.level) === 0).length;
+    const warnings = entries.filter((e) => consoleRank(e.level) === 1).length;
     const header = [`Total messages: ${entries.length} (Errors: ${errors}, Warnings: ${warnings})`];
     if (shown.length !== entries.length) header.push(`Returning ${shown.length} messages for level "${level}"`);
     const body = shown.length ? shown.map(formatConsole).join('\n') : `No console messages at level ${level} or above.`;

@@ -3,7 +3,6 @@ import { ToolError } from '../errors.js';
 import { defineTabTool, defineTool } from '../tool.js';
 import { normalizeUrl } from './common.js';
 
-const NAVIGATION_TIMEOUT_MS = 30_000;
 
 const navigate = defineTool({
   capability: 'core',
@@ -24,7 +23,7 @@ const navigate = defineTool({
       await modal.dialog.dismiss().catch(() => undefined);
     }
     try {
-      await tab.page.goto(href, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+      await tab.page.goto(href, { waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       // A download or a navigation aborted by the page still leaves a usable tab.
@@ -47,8 +46,8 @@ const back = defineTabTool({
     inputSchema: z.object({}),
     type: 'action',
   },
-  async handle(tab, _args, response) {
-    const result = await tab.page.goBack({ waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+  async handle(tab, _args, response, session) {
+    const result = await tab.page.goBack({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
     if (!result && tab.page.url() === 'about:blank') response.addResult('There is no previous page in this tab.');
     response.setIncludeSnapshot();
   },
@@ -63,8 +62,8 @@ const forward = defineTabTool({
     inputSchema: z.object({}),
     type: 'action',
   },
-  async handle(tab, _args, response) {
-    await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+  async handle(tab, _args, response, session) {
+    await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
     response.setIncludeSnapshot();
   },
 });

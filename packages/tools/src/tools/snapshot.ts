@@ -24,7 +24,7 @@ const snapshot = defineTabTool({
     const text = await tab.snapshot({
       ...(target ? { target } : {}),
       ...(depth !== undefined ? { depth } : {}),
-      ...(boxes ? { boxes } : {}),
+      ...(boxes ?? session.config.snapshotBoxes ? { boxes: true } : {}),
       // A file holds the whole snapshot: the budget is for answers.
       maxChars: filename === undefined ? session.config.snapshotMaxChars : Infinity,
     });
