@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 import { Command, Option } from 'commander';
 import { deviceNames, isLoopbackHost, type PageSetupOptions } from '@browsermcp/daemon';
 import { CONSOLE_LEVELS, optionalCapabilities, type Capability, type ConsoleLevel } from '@browsermcp/tools';
@@ -47,6 +48,8 @@ export interface GatewayConfig {
   consoleLevel: ConsoleLevel;
   imageResponses: 'allow' | 'omit' | 'only';
   testIdAttribute: string;
+  /** --secrets: name → value. */
+  secrets: Record<string, string> | undefined;
   /** How each page and context of a launched (or CDP) browser is set up. */
   pageSetup: PageSetupOptions;
   acceptInsecureCerts: boolean;
@@ -112,6 +115,7 @@ function options(): Option[] {
     opt('--grant-permissions <list>', 'permissions granted to every site, comma-separated, e.g. geolocation,clipboard-read', 'GRANT_PERMISSIONS'),
     opt('--block-service-workers', 'pages cannot register service workers', 'BLOCK_SERVICE_WORKERS'),
     opt('--storage-state <file>', "Playwright storage state (JSON: cookies and localStorage) each session's browser context starts with", 'STORAGE_STATE'),
+    opt('--secrets <file>', 'dotenv file of secrets: a secret\'s name typed or filled is replaced by its value in the page, and values never appear in answers', 'SECRETS'),
     opt('--ignore-https-errors', 'open pages whose HTTPS certificate is not valid', 'IGNORE_HTTPS_ERRORS'),
     opt('--proxy-server <url>', 'send the browser\'s traffic through this proxy, e.g. http://proxy:3128 or socks5://proxy:1080', 'PROXY_SERVER'),
     opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost', 'PROXY_BYPASS'),
@@ -237,6 +241,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       'userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'proxyBypass',
       'storageState',
     ].filter(given);
+    if (given('secrets')) {
+      throw new ConfigError('--secrets is not available with --extension yet: your browser\'s extension would have to keep the values. Drop it, or type secrets yourself.');
+    }
     if (launchOnly.length) {
       throw new ConfigError(
         `--extension drives your own browser, so ${launchOnly.map(flagName).join(', ')} cannot apply (they shape a browser browsermcp launches). Drop ${launchOnly.length > 1 ? 'them' : 'it'}, or drop --extension.`,
@@ -277,7 +284,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       throw new ConfigError('--daemon-url must use wss:// for a daemon on another machine: the token would travel in clear.');
     }
     if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
-    const browserFlags = ['userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'storageState'].filter(
+    const browserFlags = ['userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'storageState', 'secrets'].filter(
       (key) => !['default', undefined].includes(program.getOptionValueSource(key)),
     );
     if (browserFlags.length) {
@@ -320,6 +327,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     consoleLevel: oneOf('consoleLevel', 'console-level', CONSOLE_LEVELS),
     imageResponses: oneOf('imageResponses', 'image-responses', ['allow', 'omit', 'only'] as const),
     testIdAttribute: testIdAttribute(str('testIdAttribute')!),
+    secrets: secretsFrom(str('secrets')),
     pageSetup,
     acceptInsecureCerts: bool('ignoreHttpsErrors'),
     proxy: proxyServer ? { server: proxyServer, bypass: str('proxyBypass') } : undefined,
@@ -348,6 +356,19 @@ function pageSetupFrom(userAgent: string | undefined, device: string | undefined
     ...(permissions.length ? { grantPermissions: permissions } : {}),
     ...(blockServiceWorkers ? { blockServiceWorkers } : {}),
   };
+}
+
+function secretsFrom(file: string | undefined): Record<string, string> | undefined {
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--secrets ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+  }
+  const secrets = Object.fromEntries(Object.entries(parseEnv(text)).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])));
+  if (!Object.keys(secrets).length) throw new ConfigError(`--secrets ${file}: no NAME=value lines in it.`);
+  return secrets;
 }
 
 function storageStateFrom(file: string | undefined): Pick<PageSetupOptions, 'storageState'> {

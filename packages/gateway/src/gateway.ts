@@ -34,7 +34,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     fileRoots: config.fileRoots,
     caps: config.caps,
     commandTimeoutMs: config.commandTimeoutMs,
-    toolConfig: sessionConfigFrom(toolSettings(config)),
+    toolConfig: sessionConfigFrom({ ...toolSettings(config), ...(config.secrets ? { secrets: config.secrets } : {}) }),
     pageSetup: config.pageSetup,
     acceptInsecureCerts: config.acceptInsecureCerts,
     proxy: config.proxy,

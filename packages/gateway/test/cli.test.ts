@@ -5,6 +5,7 @@ import { alive, devToolsExposure, processTree, startFixtureServer, testChromePat
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { buildProgram, resolveConfig } from '../src/index.js';
 import { text } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -18,7 +19,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -40,25 +41,6 @@ describe('browsermcp-gateway CLI', () => {
     const launchOnly = await run(['--extension', '--headless', '--viewport-size', '800x600']);
     expect(launchOnly.code).toBe(2);
     expect(launchOnly.stderr).toContain('--extension drives your own browser, so --headless, --viewport-size cannot apply');
-    const mode = await run(['--snapshot-mode', 'partial']);
-    expect(mode.stderr).toContain('--snapshot-mode must be one of full, none, got "partial"');
-    const level = await run([], { BROWSERMCP_CONSOLE_LEVEL: 'loud' });
-    expect(level.stderr).toContain('--console-level must be one of error, warning, info, debug, got "loud"');
-    const nav = await run(['--timeout-navigation', '120000']);
-    expect(nav.stderr).toContain('--timeout-navigation (120000 ms) must be shorter than --command-timeout (90 s)');
-    const testId = await run(['--test-id-attribute', 'data test']);
-    expect(testId.stderr).toContain('--test-id-attribute must be an attribute name');
-    const device = await run(['--device', 'iPhone 99']);
-    expect(device.stderr).toContain('--device: unknown device "iPhone 99". Close ones: iPhone');
-    expect((await run(['--device', 'iPhone 15', '--mobile'])).stderr).toContain('pass one of them');
-    expect((await run(['--proxy-bypass', 'localhost'])).stderr).toContain('--proxy-bypass needs --proxy-server');
-    expect((await run(['--proxy-server', 'proxy:3128'])).stderr).toContain('--proxy-server must be a proxy URL');
-    expect((await run(['--init-script', '/nonexistent/init.js'])).stderr).toContain('--init-script /nonexistent/init.js: cannot read the file (ENOENT)');
-    expect((await run(['--extension', '--user-agent', 'x'])).stderr).toContain('--extension drives your own browser, so --user-agent cannot apply');
-    expect((await run(['--cdp-endpoint', 'http://127.0.0.1:9', '--ignore-https-errors'])).stderr).toContain('with --cdp-endpoint, start your browser with them instead');
-    expect((await run(['--daemon-url', 'ws://127.0.0.1:9/mcp', '--device', 'Pixel 5'])).stderr).toContain('--daemon-url runs the browser on the daemon, so --device cannot apply here');
-    expect((await run(['--storage-state', '/nonexistent/state.json'])).stderr).toContain('--storage-state /nonexistent/state.json: cannot read it as JSON (ENOENT)');
-    expect((await run(['--storage-state', '/etc/hostname'])).stderr).toContain('--storage-state /etc/hostname: cannot read it as JSON');
     const config = await run(['--config', '/nonexistent/config.json']);
     expect(config.code).toBe(2);
     expect(config.stderr).toContain('--config /nonexistent/config.json: cannot read the file (ENOENT)');
@@ -94,6 +76,32 @@ describe('browsermcp-gateway CLI', () => {
       },
     };
   }
+
+  it('exits 2 with the reason for a bad value of an @playwright/mcp flag, or one that cannot apply', async () => {
+    // Checked where the CLI checks them (resolveConfig), in-process: the exit code 2 path is the test above.
+    const cases: Array<[string[], string]> = [
+      [['--snapshot-mode', 'partial'], '--snapshot-mode must be one of full, none, got "partial"'],
+      [['--console-level', 'loud'], '--console-level must be one of error, warning, info, debug, got "loud"'],
+      [['--timeout-navigation', '120000'], '--timeout-navigation (120000 ms) must be shorter than --command-timeout (90 s)'],
+      [['--test-id-attribute', 'data test'], '--test-id-attribute must be an attribute name'],
+      [['--device', 'iPhone 99'], '--device: unknown device "iPhone 99". Close ones: iPhone'],
+      [['--device', 'iPhone 15', '--mobile'], 'pass one of them'],
+      [['--proxy-bypass', 'localhost'], '--proxy-bypass needs --proxy-server'],
+      [['--proxy-server', 'proxy:3128'], '--proxy-server must be a proxy URL'],
+      [['--init-script', '/nonexistent/init.js'], '--init-script /nonexistent/init.js: cannot read the file (ENOENT)'],
+      [['--extension', '--user-agent', 'x'], '--extension drives your own browser, so --user-agent cannot apply'],
+      [['--cdp-endpoint', 'http://127.0.0.1:9', '--ignore-https-errors'], 'with --cdp-endpoint, start your browser with them instead'],
+      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--device', 'Pixel 5'], '--daemon-url runs the browser on the daemon, so --device cannot apply here'],
+      [['--storage-state', '/nonexistent/state.json'], '--storage-state /nonexistent/state.json: cannot read it as JSON (ENOENT)'],
+      [['--storage-state', '/etc/hostname'], '--storage-state /etc/hostname: cannot read it as JSON'],
+      [['--secrets', '/nonexistent/.env'], '--secrets /nonexistent/.env: cannot read the file (ENOENT)'],
+      [['--extension', '--secrets', '/etc/hostname'], '--secrets is not available with --extension yet'],
+    ];
+    for (const [args, message] of cases) {
+      const program = buildProgram().exitOverride();
+      expect(() => resolveConfig(program.parse(args, { from: 'user' }), {}), args.join(' ')).toThrow(message);
+    }
+  });
 
   it('launches its browser without a DevTools port, and the browser dies within 5 s of a SIGKILL', async () => {
     const { child, browser, close } = await startWithBrowser();

@@ -52,7 +52,16 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
   await addPageState(session, response);
-  return withImages(response.serialize(), session.config.imageResponses);
+  return redactSecrets(withImages(response.serialize(), session.config.imageResponses), session.config.secrets);
+}
+
+// --secrets: a value the page shows (a filled field, an echo) never reaches the model; longest first, so a secret
+// that contains another is replaced whole.
+function redactSecrets(result: ToolResult, secrets: Readonly<Record<string, string>> | undefined): ToolResult {
+  const entries = Object.entries(secrets ?? {}).filter(([, value]) => value !== '').sort((a, b) => b[1].length - a[1].length);
+  if (!entries.length) return result;
+  const redact = (text: string) => entries.reduce((t, [name, value]) => t.split(value).join(`<secret>${name}</secret>`), text);
+  return { ...result, content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redact(c.text) } : c)) };
 }
 
 // --image-responses: clients that cannot take images get none ("omit"); "only" sends an image answer without its text.

@@ -91,6 +91,11 @@ export interface SessionConfig {
   consoleLevel: ConsoleLevel;
   /** Images in answers: sent, left out, or sent alone without the text. */
   imageResponses: 'allow' | 'omit' | 'only';
+  /**
+   * Secrets by name (--secrets): a name typed or filled is replaced by its value in the page, and a value never
+   * appears in an answer (written `<secret>NAME</secret>`).
+   */
+  secrets?: Readonly<Record<string, string>> | undefined;
 }
 
 export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;

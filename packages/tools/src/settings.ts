@@ -19,6 +19,8 @@ export interface ToolSettings {
   consoleLevel?: ConsoleLevel | undefined;
   /** --image-responses. */
   imageResponses?: 'allow' | 'omit' | 'only' | undefined;
+  /** --secrets: name → value. */
+  secrets?: Record<string, string> | undefined;
 }
 
 /**
@@ -56,5 +58,6 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('snapshotBoxes', settings.snapshotBoxes),
     ...defined('consoleLevel', settings.consoleLevel),
     ...defined('imageResponses', settings.imageResponses),
+    ...defined('secrets', settings.secrets),
   };
 }

@@ -1,6 +1,7 @@
 import type { ElementHandle, Frame, KeyInput } from 'puppeteer-core';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import type { ToolSession } from '../session.js';
 import type { Tab } from '../tab.js';
 import { inPage } from '../in-page.js';
 import { defineTabTool } from '../tool.js';
@@ -103,6 +104,11 @@ const drag = defineTabTool({
   },
 });
 
+/** A secret's name stands for its value (--secrets); any other text is typed as it is. */
+function secretOr(session: ToolSession, text: string): string {
+  return session.config.secrets && Object.hasOwn(session.config.secrets, text) ? session.config.secrets[text]! : text;
+}
+
 /**
  * Replaces the content of an editable element: selects it, then inserts the text in one insertText call (fires
  * beforeinput/input like typing), or key by key when `slowly` (for key handlers such as autocomplete).
@@ -136,7 +142,7 @@ const type = defineTabTool({
     const what = label(target, element);
     await tab.withElement(target, async (el, frame) => {
       await tab.runAction(async () => {
-        await fill(tab, el, frame, text, what, session.config.actionTimeoutMs, slowly === true);
+        await fill(tab, el, frame, secretOr(session, text), what, session.config.actionTimeoutMs, slowly === true);
         if (submit) await tab.page.keyboard.press('Enter');
       });
     });
@@ -247,7 +253,7 @@ const fillForm = defineTabTool({
       await tab.withElement(field.target, async (el, frame) => {
         switch (field.type) {
           case 'textbox':
-            await tab.runAction(() => fill(tab, el, frame, field.value, what, timeout));
+            await tab.runAction(() => fill(tab, el, frame, secretOr(session, field.value), what, timeout));
             break;
           case 'checkbox':
           case 'radio': {
