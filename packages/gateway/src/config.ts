@@ -137,13 +137,23 @@ export function buildProgram(): Command {
 
 type Raw = Record<string, unknown>;
 
-function readConfigFile(path: string): Raw {
-  let text: string;
+/** A file a flag names, as text; a ConfigError naming the flag and why when it cannot be read. */
+function readFlagFile(flag: string, path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError(`--config ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+    throw new ConfigError(`--${flag} ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
   }
+}
+
+/** Flags that shape the browser itself (its pages and contexts): they apply only to a browser browsermcp drives locally. */
+const BROWSER_FLAGS = [
+  'userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'proxyBypass',
+  'storageState',
+];
+
+function readConfigFile(path: string): Raw {
+  const text = readFlagFile('config', path);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -232,15 +242,11 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const headlessReason = bool('headless') ? 'headless (--headless)' : hasDisplay ? 'headed (a display is available; --headless to hide it)' : 'headless (no display found)';
 
 
+  // Set on purpose (flag, environment or config file), not left at its default: a flag that cannot apply stops here.
+  const given = (key: string) => !['default', undefined].includes(program.getOptionValueSource(key));
   const extension = bool('extension');
   if (extension) {
-    // Set on purpose (flag, environment or config file), not left at its default: a flag that cannot apply stops here.
-    const given = (key: string) => !['default', undefined].includes(program.getOptionValueSource(key));
-    const launchOnly = [
-      'cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext',
-      'userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'proxyBypass',
-      'storageState',
-    ].filter(given);
+    const launchOnly = ['cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext', ...BROWSER_FLAGS].filter(given);
     if (given('secrets')) {
       throw new ConfigError('--secrets is not available with --extension yet: your browser\'s extension would have to keep the values. Drop it, or type secrets yourself.');
     }
@@ -284,9 +290,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       throw new ConfigError('--daemon-url must use wss:// for a daemon on another machine: the token would travel in clear.');
     }
     if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
-    const browserFlags = ['userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'storageState', 'secrets'].filter(
-      (key) => !['default', undefined].includes(program.getOptionValueSource(key)),
-    );
+    const browserFlags = [...BROWSER_FLAGS, 'secrets'].filter(given);
     if (browserFlags.length) {
       throw new ConfigError(`--daemon-url runs the browser on the daemon, so ${browserFlags.map(flagName).join(', ')} cannot apply here. Drop ${browserFlags.length > 1 ? 'them' : 'it'}.`);
     }
@@ -318,12 +322,12 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     rateLimit: int('rateLimit', 'rate-limit', 1, 1_000_000) ?? (loopback ? undefined : 100),
     gracePeriodMs: int('gracePeriod', 'grace-period', 0, 86_400)! * 1000,
     sessionIdleMs: int('sessionIdleTimeout', 'session-idle-timeout', 0, 604_800)! * 1000,
-    commandTimeoutMs: int('commandTimeout', 'command-timeout', 1, 3600)! * 1000,
+    commandTimeoutMs: commandMs,
     snapshotMaxChars: int('snapshotMaxChars', 'snapshot-max-chars', 1000, 10_000_000)!,
     snapshotMode: oneOf('snapshotMode', 'snapshot-mode', ['full', 'none'] as const),
     snapshotBoxes: bool('snapshotBoxes'),
     actionTimeoutMs: int('timeoutAction', 'timeout-action', 1, 600_000)!,
-    navigationTimeoutMs: int('timeoutNavigation', 'timeout-navigation', 1, 600_000)!,
+    navigationTimeoutMs: navigationMs,
     consoleLevel: oneOf('consoleLevel', 'console-level', CONSOLE_LEVELS),
     imageResponses: oneOf('imageResponses', 'image-responses', ['allow', 'omit', 'only'] as const),
     testIdAttribute: testIdAttribute(str('testIdAttribute')!),
@@ -342,13 +346,7 @@ function pageSetupFrom(userAgent: string | undefined, device: string | undefined
     const near = names.filter((n) => n.toLowerCase().includes(device.toLowerCase().split(' ')[0]!)).slice(0, 8);
     throw new ConfigError(`--device: unknown device "${device}"${near.length ? `. Close ones: ${near.join(', ')}` : ''}. Names are puppeteer's KnownDevices, e.g. "iPhone 15", "Pixel 5".`);
   }
-  const sources = initScripts.map((file) => {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`--init-script ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
-    }
-  });
+  const sources = initScripts.map((file) => readFlagFile('init-script', file));
   return {
     ...(userAgent ? { userAgent } : {}),
     ...(device || mobile ? { device: device ?? 'Pixel 5' } : {}),
@@ -360,13 +358,7 @@ function pageSetupFrom(userAgent: string | undefined, device: string | undefined
 
 function secretsFrom(file: string | undefined): Record<string, string> | undefined {
   if (!file) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`--secrets ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
-  }
-  const secrets = Object.fromEntries(Object.entries(parseEnv(text)).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])));
+  const secrets = Object.fromEntries(Object.entries(parseEnv(readFlagFile('secrets', file))).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])));
   if (!Object.keys(secrets).length) throw new ConfigError(`--secrets ${file}: no NAME=value lines in it.`);
   return secrets;
 }

@@ -10,7 +10,7 @@ import {
 } from '@browsermcp/tools';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import type { NodeFileAccess } from './files.js';
-import { applyStorageState, hasPageSetup, setupContext, setupPage, type PageSetupOptions, type StorageState } from './page-setup.js';
+import { applyStorageState, setupContext, setupPage, type PageSetupOptions, type StorageState } from './page-setup.js';
 
 const DEFAULT = 'default';
 
@@ -57,7 +57,7 @@ export class SessionContexts implements ContextManager {
   private entry(name: string, context: BrowserContext, owns: boolean, proxy: ProxySettings | undefined): Entry {
     const newPage = async (): Promise<Page> => {
       const page = await context.newPage();
-      if (hasPageSetup(this.pageSetup)) await setupPage(page, this.pageSetup);
+      await setupPage(page, this.pageSetup);
       if (proxy?.username !== undefined) await page.authenticate({ username: proxy.username, password: proxy.password ?? '' });
       return page;
     };

@@ -43,10 +43,6 @@ const BLOCK_SERVICE_WORKERS = `(() => {
   Object.defineProperty(navigator.serviceWorker, 'register', { value: refuse, configurable: false });
 })();`;
 
-export function hasPageSetup(options: PageSetupOptions): boolean {
-  return Boolean(options.userAgent || options.device || options.initScripts?.length || options.blockServiceWorkers);
-}
-
 /** Applied to each new page before it navigates. */
 export async function setupPage(page: Page, options: PageSetupOptions): Promise<void> {
   if (options.device) await page.emulate(KnownDevices[options.device as keyof typeof KnownDevices]);

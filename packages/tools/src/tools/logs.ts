@@ -51,6 +51,12 @@ function urlFilter(filter: string | undefined): (url: string) => boolean {
   return (url) => re.test(url);
 }
 
+/** One request on a line: method, URL, outcome and type. */
+function describeRequest(r: NetworkEntry): string {
+  const outcome = r.failure ? `[FAILED] ${r.failure}` : r.status !== undefined ? `[${r.status}]` : '[pending]';
+  return `[${r.method}] ${r.url} => ${outcome} (${r.resourceType})`;
+}
+
 const networkRequests = defineTabTool({
   capability: 'core',
   schema: {
@@ -70,9 +76,7 @@ const networkRequests = defineTabTool({
     const test = urlFilter(filter);
     const current = tab.network.filter((r) => r.document === tab.currentDocument);
     const hidden = withStatic ? 0 : current.filter(isStaticSuccess).length;
-    const lines = current
-      .filter((r) => (withStatic || !isStaticSuccess(r)) && test(r.url))
-      .map((r) => `${r.id}. [${r.method}] ${r.url} => ${r.failure ? `[FAILED] ${r.failure}` : r.status !== undefined ? `[${r.status}]` : '[pending]'} (${r.resourceType})`);
+    const lines = current.filter((r) => (withStatic || !isStaticSuccess(r)) && test(r.url)).map((r) => `${r.id}. ${describeRequest(r)}`);
     if (!lines.length) lines.push('No matching requests.');
     if (hidden) lines.push(`\nNote: ${hidden} static request${hidden === 1 ? '' : 's'} not shown; pass "static": true to see ${hidden === 1 ? 'it' : 'them'}.`);
     await answerOrSave(session, response, lines.join('\n'), filename, 'the list');
@@ -100,7 +104,7 @@ const networkRequest = defineTabTool({
     if (!entry) throw new ToolError(`Request #${index} not found (only the last 1,000 of this tab are kept). Use browser_network_requests to see the numbers.`);
     const parts = part ? [part] : PARTS;
     const sections: string[] = [];
-    if (!part) sections.push(`#${entry.id} [${entry.method}] ${entry.url} => ${entry.failure ? `[FAILED] ${entry.failure}` : `[${entry.status ?? 'pending'}]`} (${entry.resourceType})`);
+    if (!part) sections.push(`#${entry.id} ${describeRequest(entry)}`);
     for (const p of parts) {
       const text = await partOf(entry, p);
       sections.push(part ? text : `${p}:\n${text}`);

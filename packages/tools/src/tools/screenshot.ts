@@ -29,9 +29,9 @@ const screenshot = defineTabTool({
   async handle(tab, { type: given, target, element, fullPage, filename, scale = 'css' }, response, session) {
     if (target && fullPage) throw new ToolError('Pass either target or fullPage, not both.');
     const type = given ?? typeOf(filename);
-    const { devicePixelRatio } = await inPage(tab.page.mainFrame(), 'viewportSize');
+    const size = await inPage(tab.page.mainFrame(), 'viewportSize');
     // At CSS scale on a high-density screen, Chromium scales the capture down itself (a clip with a scale).
-    const shrink = scale === 'css' && devicePixelRatio !== 1 ? 1 / devicePixelRatio : undefined;
+    const shrink = scale === 'css' && size.devicePixelRatio !== 1 ? 1 / size.devicePixelRatio : undefined;
     const options = { type, ...(type === 'png' ? {} : { quality: 80 }), encoding: 'binary' as const };
     const background = { background: session.host.background };
     let bytes: Uint8Array;
@@ -51,7 +51,6 @@ const screenshot = defineTabTool({
     } else {
       bytes = await tab.capture(async () => {
         if (shrink === undefined) return tab.page.screenshot({ ...options, fullPage: fullPage === true });
-        const size = await inPage(tab.page.mainFrame(), 'viewportSize');
         const clip = fullPage ? { x: 0, y: 0, width: size.scrollWidth, height: size.scrollHeight } : { x: 0, y: 0, width: size.width, height: size.height };
         return tab.page.screenshot({ ...options, clip: { ...clip, scale: shrink }, captureBeyondViewport: fullPage === true });
       }, background);

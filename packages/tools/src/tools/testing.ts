@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { inPage } from '../in-page.js';
+import { collapse } from '../injected/util.js';
 import { defineTabTool } from '../tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
@@ -100,7 +101,5 @@ const verifyValue = defineTabTool({
     else response.addResult(`Done: ${label(target, element)} is ${JSON.stringify(value)}.`);
   },
 });
-
-const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 export default [generateLocator, verifyElement, verifyText, verifyList, verifyValue];
