@@ -5,7 +5,7 @@ export type { LocalExecutorOptions } from './local/executor.js';
 export { LocalBrowser } from './local/browser.js';
 export type { LocalBrowserOptions } from './local/browser.js';
 export { findChrome, QUIET_ARGS } from './local/chrome.js';
-export { NodeFileAccess } from './local/files.js';
+export { NodeFileAccess, type NodeFileAccessOptions, type SessionRoots } from './local/files.js';
 export { deviceNames } from './local/page-setup.js';
 export type { PageSetupOptions } from './local/page-setup.js';
 export { buildDaemonApp } from './server/app.js';

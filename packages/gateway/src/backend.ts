@@ -5,7 +5,8 @@ import type { ToolResult } from '@browsermcp/tools';
 /** Where tool calls go: the embedded daemon by default, a remote daemon later. The gateway runs no browser code. */
 export interface Backend {
   readonly mode: 'launch' | 'cdp' | 'extension' | 'remote';
-  openSession(sessionId: string, clientName: string | undefined): Promise<void>;
+  /** `roots`: the session's client roots, for where its input files may come from (unused by a remote daemon). */
+  openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void>;
   callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult>;
   closeSession(sessionId: string): Promise<void>;
   browserConnected(): boolean;
@@ -44,6 +45,20 @@ class WaitingForPerson {
   }
 }
 
+/** Each open session's client roots, which the daemon's file policy asks for when a file is first needed. */
+class SessionRootsRegistry {
+  private readonly providers = new Map<string, () => Promise<string[]>>();
+  readonly lookup = async (sessionId: string): Promise<string[]> => (await this.providers.get(sessionId)?.()) ?? [];
+
+  set(sessionId: string, roots: (() => Promise<string[]>) | undefined): void {
+    if (roots) this.providers.set(sessionId, roots);
+  }
+
+  delete(sessionId: string): void {
+    this.providers.delete(sessionId);
+  }
+}
+
 /** The daemon in-process: a router with the local executor (a launched browser, or one reached over CDP). */
 export class EmbeddedBackend implements Backend {
   readonly mode: 'launch' | 'cdp';
@@ -51,6 +66,7 @@ export class EmbeddedBackend implements Backend {
   readonly executor: LocalExecutor;
   private ready: Promise<unknown>;
   private readonly waiting = new WaitingForPerson();
+  private readonly roots = new SessionRootsRegistry();
 
   constructor(options: EmbeddedBackendOptions) {
     this.router = new SessionRouter({
@@ -58,14 +74,18 @@ export class EmbeddedBackend implements Backend {
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });
-    this.executor = new LocalExecutor(this.router, options);
+    this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.roots.lookup });
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';
     this.ready = this.router.executorConnected(this.executor);
   }
 
-  async openSession(sessionId: string, clientName: string | undefined): Promise<void> {
+  async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void> {
     await this.ready;
-    await this.router.openSession(sessionId, clientName ? { clientName } : {});
+    this.roots.set(sessionId, roots);
+    await this.router.openSession(sessionId, clientName ? { clientName } : {}).catch((err: unknown) => {
+      this.roots.delete(sessionId);
+      throw err;
+    });
     this.waiting.watch(this.router, sessionId);
   }
 
@@ -83,6 +103,7 @@ export class EmbeddedBackend implements Backend {
 
   async closeSession(sessionId: string): Promise<void> {
     this.waiting.done(sessionId);
+    this.roots.delete(sessionId);
     await this.router.closeSession(sessionId);
   }
 
@@ -105,8 +126,11 @@ export interface ExtensionBackendOptions {
   connectWaitMs?: number;
   /** How tools behave in the extension's sessions (the gateway's flags), as the launched browser applies them. */
   sessionSettings?: SessionSettings;
-  /** --output-dir and --file-roots: the extension's uploads are read from there, its saved files written there. */
-  files?: { outputDir: string; roots: string[] };
+  /**
+   * --output-dir, --file-roots and --allow-unrestricted-file-access: the extension's uploads are read under them
+   * (and under each session's client roots), its saved files written to the output directory.
+   */
+  files?: { outputDir: string; roots: string[]; unrestricted?: boolean | undefined };
 }
 
 /**
@@ -119,9 +143,11 @@ export class ExtensionBackend implements Backend {
   private constructor(
     private readonly daemon: RunningDaemon,
     private readonly options: ExtensionBackendOptions,
+    private readonly roots: SessionRootsRegistry,
   ) {}
 
   static async start(options: ExtensionBackendOptions): Promise<ExtensionBackend> {
+    const roots = new SessionRootsRegistry();
     const daemon = await startDaemon({
       host: '127.0.0.1',
       port: options.daemonPort,
@@ -130,11 +156,11 @@ export class ExtensionBackend implements Backend {
       // Only /extension (and /health): MCP clients come through the gateway and its key, never straight to the daemon.
       commandEndpoints: false,
       ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
-      ...(options.files ? { extensionFiles: options.files } : {}),
+      ...(options.files ? { extensionFiles: { ...options.files, sessionRoots: roots.lookup } } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });
-    return new ExtensionBackend(daemon, options);
+    return new ExtensionBackend(daemon, options, roots);
   }
 
   /** The embedded daemon, for tests that check what it holds. */
@@ -175,9 +201,13 @@ export class ExtensionBackend implements Backend {
     }
   }
 
-  async openSession(sessionId: string, clientName: string | undefined): Promise<void> {
+  async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void> {
     const executorId = await this.waitForBrowser();
-    await this.daemon.router.openSession(sessionId, { executorId, ...(clientName ? { clientName } : {}) });
+    this.roots.set(sessionId, roots);
+    await this.daemon.router.openSession(sessionId, { executorId, ...(clientName ? { clientName } : {}) }).catch((err: unknown) => {
+      this.roots.delete(sessionId);
+      throw err;
+    });
     this.waiting.watch(this.daemon.router, sessionId);
   }
 
@@ -195,6 +225,7 @@ export class ExtensionBackend implements Backend {
 
   async closeSession(sessionId: string): Promise<void> {
     this.waiting.done(sessionId);
+    this.roots.delete(sessionId);
     await this.daemon.router.closeSession(sessionId);
   }
 

@@ -32,6 +32,8 @@ export interface GatewayConfig {
   blockedOrigins: string[];
   outputDir: string;
   fileRoots: string[];
+  /** Input files from anywhere, and file: URLs (--allow-unrestricted-file-access). */
+  allowUnrestrictedFileAccess: boolean;
   /** Keys HTTP clients may use; empty means one is generated at startup (unless noAuth). */
   apiKeys: string[];
   noAuth: boolean;
@@ -88,7 +90,8 @@ function options(): Option[] {
     opt('--blocked-origins <list>', 'these origins may not be opened in the browser, comma-separated (default: none)', 'BLOCKED_ORIGINS'),
     opt('--config <file>', 'JSON file with any of these options (camelCase keys); flags and env override it', 'CONFIG'),
     opt('--output-dir <dir>', 'where screenshots, PDFs and GIFs are saved, in every mode (uploads are allowed from here too)', 'OUTPUT_DIR').default(join(tmpdir(), 'browsermcp-output')),
-    opt('--file-roots <list>', 'more directories uploads and storage states may be read from, comma-separated (default: none)', 'FILE_ROOTS'),
+    opt('--file-roots <list>', "more directories uploads and storage states may be read from, comma-separated, besides the client's MCP roots (stdio without roots: the working directory) (default: none)", 'FILE_ROOTS'),
+    opt('--allow-unrestricted-file-access', 'input files may come from anywhere on this machine, and pages may open file:// URLs (default: only the roots above, file:// blocked)', 'ALLOW_UNRESTRICTED_FILE_ACCESS'),
     opt('--extension', "drive your own browser through the browsermcp extension instead of launching one", 'EXTENSION'),
     opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)', 'DAEMON_PORT').default('8765'),
     opt('--daemon-url <url>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one', 'DAEMON_URL'),
@@ -247,9 +250,6 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const extension = bool('extension');
   if (extension) {
     const launchOnly = ['cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext', ...BROWSER_FLAGS].filter(given);
-    if (given('secrets')) {
-      throw new ConfigError('--secrets is not available with --extension yet: your browser\'s extension would have to keep the values. Drop it, or type secrets yourself.');
-    }
     if (launchOnly.length) {
       throw new ConfigError(
         `--extension drives your own browser, so ${launchOnly.map(flagName).join(', ')} cannot apply (they shape a browser browsermcp launches). Drop ${launchOnly.length > 1 ? 'them' : 'it'}, or drop --extension.`,
@@ -290,7 +290,8 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       throw new ConfigError('--daemon-url must use wss:// for a daemon on another machine: the token would travel in clear.');
     }
     if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
-    const browserFlags = [...BROWSER_FLAGS, 'secrets'].filter(given);
+    // Files and secrets are the daemon's to hold: this gateway's paths and values mean nothing there.
+    const browserFlags = [...BROWSER_FLAGS, 'secrets', 'fileRoots', 'allowUnrestrictedFileAccess'].filter(given);
     if (browserFlags.length) {
       throw new ConfigError(`--daemon-url runs the browser on the daemon, so ${browserFlags.map(flagName).join(', ')} cannot apply here. Drop ${browserFlags.length > 1 ? 'them' : 'it'}.`);
     }
@@ -316,6 +317,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     blockedOrigins: origins('blockedOrigins', 'blocked-origins'),
     outputDir: str('outputDir') ?? join(tmpdir(), 'browsermcp-output'),
     fileRoots: list(str('fileRoots') ?? ''),
+    allowUnrestrictedFileAccess: bool('allowUnrestrictedFileAccess'),
     apiKeys: list(str('apiKey') ?? ''),
     noAuth,
     corsOrigins: origins('corsOrigins', 'cors-origins'),

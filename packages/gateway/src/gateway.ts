@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isLoopbackHost } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
 import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
 import { RemoteBackend } from './remote-backend.js';
@@ -20,7 +21,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       graceMs: config.gracePeriodMs,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
       // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.
-      files: { outputDir: config.outputDir, roots: config.fileRoots },
+      files: { outputDir: config.outputDir, roots: config.fileRoots, unrestricted: config.allowUnrestrictedFileAccess },
     });
   }
   return new EmbeddedBackend({
@@ -32,9 +33,10 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     sharedBrowserContext: config.sharedBrowserContext,
     outputDir: config.outputDir,
     fileRoots: config.fileRoots,
+    unrestrictedFileAccess: config.allowUnrestrictedFileAccess,
     caps: config.caps,
     commandTimeoutMs: config.commandTimeoutMs,
-    toolConfig: sessionConfigFrom({ ...toolSettings(config), ...(config.secrets ? { secrets: config.secrets } : {}) }),
+    toolConfig: sessionConfigFrom(toolSettings(config)),
     pageSetup: config.pageSetup,
     acceptInsecureCerts: config.acceptInsecureCerts,
     proxy: config.proxy,
@@ -54,6 +56,8 @@ function toolSettings(config: GatewayConfig): ToolSettings {
     snapshotBoxes: config.snapshotBoxes,
     consoleLevel: config.consoleLevel,
     imageResponses: config.imageResponses,
+    allowFileUrls: config.allowUnrestrictedFileAccess,
+    ...(config.secrets ? { secrets: config.secrets } : {}),
   };
 }
 
@@ -84,6 +88,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     bodyLimit: 1024 * 1024,
     eventStoreSize: 1000,
     logLevel: config.logLevel,
+    clientRoots: isLoopbackHost(config.host),
     logStream: extra.logStream,
   });
   try {
@@ -128,7 +133,8 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
     tools: describeTools(toolsFor(config.caps)),
     version: VERSION,
     log: (e) => log(`tool ${e.tool} ${Math.round(e.ms)} ms ${e.ok ? 'ok' : `error${e.error ? `: ${e.error}` : ''}`}`),
-    onSessionReady: (clientName) => backend.openSession(sessionId, clientName),
+    roots: 'client-or-cwd',
+    onSessionReady: (clientName, roots) => backend.openSession(sessionId, clientName, roots),
   });
   await server.connect(transport);
   log(`browsermcp-gateway ${VERSION} on stdio; browser: ${describeBrowser(config)}`);

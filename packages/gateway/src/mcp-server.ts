@@ -13,6 +13,7 @@ import { ErrorCodes } from '@browsermcp/protocol';
 import { errorResult, type Tool } from '@browsermcp/tools';
 import { z } from 'zod';
 import type { Backend } from './backend.js';
+import { ClientRoots, type RootsPolicy } from './roots.js';
 
 export const SERVER_NAME = 'browsermcp';
 
@@ -45,7 +46,10 @@ export function createMcpServer(options: {
   backend: Backend;
   tools: McpTool[];
   version: string;
-  onSessionReady: (clientName: string | undefined) => Promise<void>;
+  /** The session is initialized: open it, with the client's roots for the file policy. */
+  onSessionReady: (clientName: string | undefined, roots: () => Promise<string[]>) => Promise<void>;
+  /** Whose folders input files may come from (see RootsPolicy). */
+  roots: RootsPolicy;
   log: ToolCallLog;
 }): Server {
   const names = new Set(options.tools.map((t) => t.name));
@@ -58,10 +62,11 @@ export function createMcpServer(options: {
         'Use browser_find on pages too big to snapshot.',
     },
   );
+  const roots = new ClientRoots(server, options.roots);
   let ready: Promise<void> | undefined;
   // A failed open (no browser connected yet) is tried again by the next tool call.
   const ensureReady = () =>
-    (ready ??= options.onSessionReady(server.getClientVersion()?.name).catch((err: unknown) => {
+    (ready ??= options.onSessionReady(server.getClientVersion()?.name, () => roots.get()).catch((err: unknown) => {
       ready = undefined;
       throw err;
     }));
@@ -86,7 +91,7 @@ export function createMcpServer(options: {
     );
     try {
       await ensureReady();
-      const result = await options.backend.callTool(sessionId, name, args ?? {});
+      const result = await roots.during(extra, () => options.backend.callTool(sessionId, name, args ?? {}));
       options.log({ sessionId, tool: name, ms: performance.now() - started, ok: !result.isError });
       return result as CallToolResult;
     } catch (err) {

@@ -58,6 +58,13 @@ export const sessionSettingsSchema = z.object({
   /** Images in answers: sent, left out, or alone (--image-responses). */
   imageResponses: z.enum(['allow', 'omit', 'only']).optional(),
   /**
+   * Secrets by name (--secrets): a name typed or filled becomes its value in the page, and a value never appears in
+   * an answer. Kept in the worker's memory for the session only.
+   */
+  secrets: z.record(z.string().min(1), z.string()).optional(),
+  /** Pages may open file: URLs (--allow-unrestricted-file-access). */
+  allowFileUrls: z.boolean().optional(),
+  /**
    * Where the daemon saves what tools write (--output-dir), shown to the agent; the daemon reads uploads for the
    * session under its file roots. Absent: no file access, and the tools that need it say so.
    */

@@ -21,6 +21,8 @@ export interface ToolSettings {
   imageResponses?: 'allow' | 'omit' | 'only' | undefined;
   /** --secrets: name → value. */
   secrets?: Record<string, string> | undefined;
+  /** --allow-unrestricted-file-access: pages may open file: URLs. */
+  allowFileUrls?: boolean | undefined;
 }
 
 /**
@@ -59,5 +61,6 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('consoleLevel', settings.consoleLevel),
     ...defined('imageResponses', settings.imageResponses),
     ...defined('secrets', settings.secrets),
+    ...defined('allowFileUrls', settings.allowFileUrls),
   };
 }

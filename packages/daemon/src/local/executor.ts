@@ -17,7 +17,7 @@ import { isDaemonError, toWireError } from '../errors.js';
 import type { Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
 import { SessionContexts } from './contexts.js';
-import { NodeFileAccess } from './files.js';
+import { NodeFileAccess, type SessionRoots } from './files.js';
 import { setupContext, type PageSetupOptions } from './page-setup.js';
 
 export interface LocalExecutorOptions extends LocalBrowserOptions {
@@ -27,6 +27,10 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   outputDir: string;
   /** More directories uploads and storage states may be read from. */
   fileRoots?: string[] | undefined;
+  /** Each session's client roots (its MCP roots), asked when a file is first needed. */
+  sessionRoots?: SessionRoots | undefined;
+  /** Any readable file may be an input (--allow-unrestricted-file-access). */
+  unrestrictedFileAccess?: boolean | undefined;
   /** Optional tool capabilities to allow (vision, pdf…). */
   caps?: Capability[] | undefined;
   /** Settings for the tools (snapshot budget, URL filter…). */
@@ -58,7 +62,12 @@ export class LocalExecutor implements Executor {
     this.router = router;
     this.options = options;
     this.browser = new LocalBrowser(options);
-    this.files = new NodeFileAccess({ outputDir: options.outputDir, roots: options.fileRoots ?? [] });
+    this.files = new NodeFileAccess({
+      outputDir: options.outputDir,
+      roots: options.fileRoots ?? [],
+      unrestricted: options.unrestrictedFileAccess,
+      sessionRoots: options.sessionRoots,
+    });
     this.tools = toolsFor(options.caps ?? []);
     this.browser.onGone((reason) => this.browserGone(reason));
   }
@@ -171,7 +180,7 @@ export class LocalExecutor implements Executor {
       browser,
       defaultContext: context,
       ownsDefaultContext: !shared,
-      files: this.files,
+      files: this.files.forSession(sessionId),
       toolConfig: this.options.toolConfig ?? {},
       ...(this.personCanSee ? { person: this.personFor(sessionId) } : {}),
     });

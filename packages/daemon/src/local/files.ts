@@ -16,16 +16,51 @@ function inside(root: string, path: string): boolean {
 }
 
 /**
- * Files for tools running next to the daemon: outputs go to one directory, uploads are read only from the output
- * directory and the configured roots. Anything else is refused: a model must not reach arbitrary files.
+ * The directories one session's client works in (its MCP roots, or the working directory of a stdio gateway), asked
+ * when a file is first needed: the gateway knows them, the daemon only asks.
+ */
+export type SessionRoots = (sessionId: string) => Promise<readonly string[]>;
+
+export interface NodeFileAccessOptions {
+  outputDir: string;
+  /** --file-roots: more directories input files may be read from. */
+  roots?: string[] | undefined;
+  /** --allow-unrestricted-file-access: any readable file may be an input. */
+  unrestricted?: boolean | undefined;
+  /** The client's own roots, per session (see forSession). */
+  sessionRoots?: SessionRoots | undefined;
+}
+
+/**
+ * Files for tools running next to the daemon: outputs go to one directory, input files are read only from the
+ * session's client roots, the output directory and the configured roots. Anything else is refused: a model must not
+ * reach arbitrary files.
  */
 export class NodeFileAccess implements FileAccess {
   readonly outputDir: string;
+  /** The output directory and --file-roots, for every session. */
   readonly roots: string[];
+  private readonly configured: string[];
 
-  constructor(options: { outputDir: string; roots?: string[] }) {
+  constructor(
+    private readonly options: NodeFileAccessOptions,
+    /** The session this view reads for: its client's roots come first. */
+    private readonly sessionId?: string,
+  ) {
     this.outputDir = resolve(options.outputDir);
-    this.roots = [this.outputDir, ...(options.roots ?? []).map((r) => resolve(r))];
+    this.configured = (options.roots ?? []).map((r) => resolve(r));
+    this.roots = [this.outputDir, ...this.configured];
+  }
+
+  /** The same policy, for one session: its client's roots are allowed too, and relative names resolve in the first. */
+  forSession(sessionId: string): NodeFileAccess {
+    return new NodeFileAccess(this.options, sessionId);
+  }
+
+  /** The session's client roots (none for a view without a session). */
+  private async clientRoots(): Promise<string[]> {
+    if (this.sessionId === undefined || !this.options.sessionRoots) return [];
+    return (await this.options.sessionRoots(this.sessionId)).map((r) => resolve(r));
   }
 
   async resolveUpload(path: string, options: { contents?: boolean } = {}): Promise<UploadFile> {
@@ -54,14 +89,21 @@ export class NodeFileAccess implements FileAccess {
 
   /** Reads a file the model named for input (an upload, a storage state) where it really is, if a root holds it. */
   async readable(path: string): Promise<string> {
-    if (!isAbsolute(path)) throw new ToolError(`Upload paths must be absolute; "${path}" is not.`);
-    const outside = () => new ToolError(`${path} is outside the allowed file roots (${this.roots.join(', ')}). Put the file in one of them.`);
-    if (!this.roots.some((root) => inside(root, resolve(path)))) throw outside();
-    // Judged by where the file really is: a link inside a root must not reach a file outside it.
-    const real = await realpath(path).catch(() => undefined);
+    const own = await this.clientRoots();
+    const roots = [...own, ...this.roots];
+    // A relative name is the client's: it resolves in its first root (the project), else in --file-roots' first.
+    const full = resolve(own[0] ?? this.configured[0] ?? this.outputDir, path);
+    const real = await realpath(full).catch(() => undefined);
     const info = real ? await stat(real).catch(() => undefined) : undefined;
-    if (!real || !info?.isFile()) throw new ToolError(`${path} does not exist or is not a file.`);
-    const realRoots = await Promise.all(this.roots.map((r) => realpath(r).catch(() => r)));
+    const outside = () =>
+      new ToolError(
+        `${full} is outside the allowed file roots (${roots.join(', ')}). Put the file in one of them, or have your MCP client declare its folder as a root.`,
+      );
+    if (!this.options.unrestricted && !roots.some((root) => inside(root, full))) throw outside();
+    if (!real || !info?.isFile()) throw new ToolError(`${full} does not exist or is not a file.`);
+    if (this.options.unrestricted) return real;
+    // Judged by where the file really is: a link inside a root must not reach a file outside it.
+    const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => r)));
     if (!realRoots.some((root) => inside(root, real))) throw outside();
     return real;
   }

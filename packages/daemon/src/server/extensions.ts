@@ -146,7 +146,7 @@ export class ExtensionConnection implements Executor {
     this.checkOpen();
     let files: InputFile[];
     try {
-      files = await readInputFiles(this.o.files, command);
+      files = await readInputFiles(this.o.files?.forSession(command.sessionId), command);
     } catch (err) {
       if (!(err instanceof ToolError)) throw err;
       // Refused by the file policy: the agent's answer, as a launched browser gives it.

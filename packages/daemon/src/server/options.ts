@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { LocalExecutor } from '../local/executor.js';
-import { NodeFileAccess } from '../local/files.js';
+import { NodeFileAccess, type NodeFileAccessOptions } from '../local/files.js';
 import { DEFAULT_GRACE_MS, type SessionRouter } from '../router/index.js';
 import type { SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
@@ -44,9 +44,10 @@ export interface DaemonAppOptions {
   /**
    * Uploads and saved files for extension sessions, under the same policy as a launched browser: uploads are read
    * from `outputDir` and `roots` and sent with the command; what tools save is written to `outputDir`. Without it,
-   * extension tools that need files say there is no file access.
+   * extension tools that need files say there is no file access. `sessionRoots` and `unrestricted` as for the
+   * launched browser's executor.
    */
-  extensionFiles?: { outputDir: string; roots?: string[] | undefined } | undefined;
+  extensionFiles?: NodeFileAccessOptions | undefined;
 }
 
 export interface ResolvedOptions {
@@ -115,8 +116,6 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     graceMs: positive(options.graceMs, 'graceMs', DEFAULT_GRACE_MS),
     commandEndpoints: options.commandEndpoints ?? true,
     sessionSettings: options.sessionSettings,
-    extensionFiles: options.extensionFiles
-      ? new NodeFileAccess({ outputDir: options.extensionFiles.outputDir, roots: options.extensionFiles.roots ?? [] })
-      : undefined,
+    extensionFiles: options.extensionFiles ? new NodeFileAccess(options.extensionFiles) : undefined,
   };
 }

@@ -51,12 +51,45 @@ describe('file access for tools (no path traversal)', () => {
     expect(await files.resolveUpload(join(extraRoot, 'ok.txt'))).toEqual({ path: join(extraRoot, 'ok.txt') });
     await expect(files.resolveUpload(join(root, 'secret.txt'))).rejects.toThrow('is outside the allowed file roots');
     await expect(files.resolveUpload(`${extraRoot}/../secret.txt`)).rejects.toThrow('is outside the allowed file roots');
-    await expect(files.resolveUpload('ok.txt')).rejects.toThrow('Upload paths must be absolute');
+    // A relative name resolves in the first --file-roots directory.
+    expect(await files.resolveUpload('ok.txt')).toEqual({ path: join(extraRoot, 'ok.txt') });
+    await expect(files.resolveUpload('../secret.txt')).rejects.toThrow('is outside the allowed file roots');
     await expect(files.resolveUpload(join(extraRoot, 'missing.txt'))).rejects.toThrow('does not exist or is not a file');
   });
 
   it('does not follow a link out of an allowed root', async () => {
     await expect(files.resolveUpload(join(extraRoot, 'sneaky.txt'))).rejects.toThrow('is outside the allowed file roots');
+  });
+});
+
+describe("a session's client roots", () => {
+  it('allows files under the client roots, resolves relative names in the first, and asks only when a file is needed', async () => {
+    const project = join(root, 'project');
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, 'cv.pdf'), 'cv');
+    const asked: string[] = [];
+    const policy = new NodeFileAccess({
+      outputDir,
+      roots: [extraRoot],
+      sessionRoots: async (id) => {
+        asked.push(id);
+        return id === 'with-root' ? [project] : [];
+      },
+    });
+    const session = policy.forSession('with-root');
+    expect(asked).toEqual([]);
+    expect(await session.resolveUpload('cv.pdf')).toEqual({ path: join(project, 'cv.pdf') });
+    expect(await session.resolveUpload(join(extraRoot, 'ok.txt'))).toEqual({ path: join(extraRoot, 'ok.txt') });
+    expect(asked).toEqual(['with-root', 'with-root']);
+    // Another session's client has no roots: the project is not its to read.
+    await expect(policy.forSession('other').resolveUpload(join(project, 'cv.pdf'))).rejects.toThrow('is outside the allowed file roots');
+    await expect(session.resolveUpload(join(root, 'secret.txt'))).rejects.toThrow(`(${project}, ${outputDir}, ${extraRoot})`);
+  });
+
+  it('reads any file with unrestricted access, and still says when one is missing', async () => {
+    const open = new NodeFileAccess({ outputDir, unrestricted: true });
+    expect(await open.resolveUpload(join(root, 'secret.txt'))).toEqual({ path: join(root, 'secret.txt') });
+    await expect(open.resolveUpload(join(root, 'nope.txt'))).rejects.toThrow('does not exist or is not a file');
   });
 });
 

@@ -22,6 +22,11 @@ export interface HttpGatewayOptions extends SecurityOptions {
   bodyLimit: number;
   eventStoreSize: number;
   logLevel: string;
+  /**
+   * The client's MCP roots count for its input files: only when the gateway is bound to loopback (a remote client's
+   * paths name nothing on this machine).
+   */
+  clientRoots: boolean;
   /** pino destination; stderr by default so stdout stays clean. */
   logStream?: NodeJS.WritableStream | undefined;
 }
@@ -56,9 +61,10 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
       tools: opts.tools,
       version: VERSION,
       log: toolLog,
-      onSessionReady: async (clientName) => {
+      roots: opts.clientRoots ? 'client' : 'none',
+      onSessionReady: async (clientName, roots) => {
         const id = sessionId();
-        if (id) await opts.backend.openSession(id, clientName);
+        if (id) await opts.backend.openSession(id, clientName, roots);
       },
     });
 

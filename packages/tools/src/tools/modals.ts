@@ -34,7 +34,7 @@ const fileUpload = defineTabTool({
       paths: z
         .array(z.string().min(1, 'a path must not be empty'))
         .optional()
-        .describe('Absolute paths of the files to upload; omit or pass [] to cancel'),
+        .describe("Paths of the files to upload, absolute or relative to the client's first root; omit or pass [] to cancel"),
     }),
     type: 'action',
   },

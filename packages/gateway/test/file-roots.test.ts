@@ -1,0 +1,170 @@
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningHttpGateway } from '../src/index.js';
+import { startGateway, text } from './helpers.js';
+
+// Where input files may come from: the client's MCP roots (asked with roots/list, refreshed on list_changed), the
+// working directory of a stdio gateway whose client has none, and nothing of a client's own over a non-loopback bind.
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+/** A project folder with one file in it, as a client's workspace. */
+function project(name: string, file: string, contents: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `bmcp-${name}-`)));
+  writeFileSync(join(dir, file), contents);
+  return dir;
+}
+
+const CWD = project('cwd', 'notes.txt', 'from the working directory');
+const ROOT_A = project('root-a', 'a.txt', 'from root A');
+const ROOT_B = project('root-b', 'b.txt', 'from root B');
+const ELSEWHERE = project('elsewhere', 'private.txt', 'not for agents');
+
+let server: FixtureServer;
+beforeAll(async () => {
+  server = await startFixtureServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** A client that declares roots and answers roots/list with whatever `roots` holds at the time. */
+function clientWithRoots(name: string, roots: { current: string[] }): Client {
+  const client = new Client({ name, version: '1' }, { capabilities: { roots: { listChanged: true } } });
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.current.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })) }));
+  return client;
+}
+
+function httpClient(gw: RunningHttpGateway, client: Client): Promise<void> {
+  return client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.apiKey}` } } }));
+}
+
+/** Opens the form's file chooser and uploads `path`; the answer, and what the page got when it worked. */
+async function upload(client: Client, path: string): Promise<{ isError: boolean; text: string; seen?: string }> {
+  await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } });
+  expect(text(await client.callTool({ name: 'browser_click', arguments: { target: '#upload' } }))).toContain('[File chooser]');
+  const result = await client.callTool({ name: 'browser_file_upload', arguments: { paths: [path] } });
+  if (result.isError) {
+    // Close the chooser, so the next upload starts from a fresh one.
+    await client.callTool({ name: 'browser_file_upload', arguments: {} });
+    return { isError: true, text: text(result) };
+  }
+  const seen = await client.callTool({
+    name: 'browser_evaluate',
+    arguments: { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" },
+  });
+  return { isError: false, text: text(result), seen: text(seen) };
+}
+
+describe('stdio: the working directory, then the client roots', () => {
+  it('reads from the working directory while the client names no roots, then from its roots once it names them', async () => {
+    const roots = { current: [] as string[] };
+    const client = clientWithRoots('stdio-roots', roots);
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--headless'], cwd: CWD, stderr: 'pipe' }));
+    try {
+      // No roots from the client: the working directory is the project, and a relative name resolves in it.
+      const relative = await upload(client, 'notes.txt');
+      expect(relative.text).toContain('Uploaded notes.txt');
+      expect(relative.seen).toContain('notes.txt|from the working directory');
+      const outside = await upload(client, join(ELSEWHERE, 'private.txt'));
+      expect(outside.isError).toBe(true);
+      expect(outside.text).toContain(`${join(ELSEWHERE, 'private.txt')} is outside the allowed file roots (${CWD}, `);
+
+      // The client names its roots and says they changed: they replace the working directory.
+      roots.current = [ROOT_A];
+      await client.sendRootsListChanged();
+      const fromRoot = await upload(client, 'a.txt');
+      expect(fromRoot.seen).toContain('a.txt|from root A');
+      expect((await upload(client, join(CWD, 'notes.txt'))).isError).toBe(true);
+
+      roots.current = [ROOT_B];
+      await client.sendRootsListChanged();
+      expect((await upload(client, join(ROOT_B, 'b.txt'))).seen).toContain('b.txt|from root B');
+      const stale = await upload(client, join(ROOT_A, 'a.txt'));
+      expect(stale.isError).toBe(true);
+      expect(stale.text).toContain(`allowed file roots (${ROOT_B}, `);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('HTTP on loopback: each client its own roots', () => {
+  let gw: RunningHttpGateway;
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("allows a client's root to that client only; a client without roots gets the output directory and --file-roots", async () => {
+    const withRoots = clientWithRoots('with-roots', { current: [ROOT_A] });
+    const without = new Client({ name: 'without-roots', version: '1' });
+    await Promise.all([httpClient(gw, withRoots), httpClient(gw, without)]);
+    try {
+      expect((await upload(withRoots, join(ROOT_A, 'a.txt'))).seen).toContain('a.txt|from root A');
+      expect((await upload(withRoots, 'a.txt')).seen).toContain('a.txt|from root A');
+      const other = await upload(without, join(ROOT_A, 'a.txt'));
+      expect(other.isError).toBe(true);
+      expect(other.text).toContain('is outside the allowed file roots');
+      // No cwd fallback over HTTP: the gateway's working directory is not the client's project.
+      expect(other.text).not.toContain(process.cwd());
+    } finally {
+      await Promise.all([withRoots.close(), without.close()]);
+    }
+  });
+
+  it('blocks file:// pages without --allow-unrestricted-file-access', async () => {
+    const client = new Client({ name: 'file-url', version: '1' });
+    await httpClient(gw, client);
+    try {
+      const nav = await client.callTool({ name: 'browser_navigate', arguments: { url: pathToFileURL(join(ELSEWHERE, 'private.txt')).href } });
+      expect(nav.isError).toBe(true);
+      expect(text(nav)).toContain('URLs with the "file:" scheme are not allowed');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('HTTP reachable from other machines', () => {
+  it("does not count a client's roots: its paths name nothing on this machine", async () => {
+    const gw = await startGateway(['--host', '0.0.0.0']);
+    const client = clientWithRoots('remote', { current: [ROOT_A] });
+    try {
+      await httpClient(gw, client);
+      const refused = await upload(client, join(ROOT_A, 'a.txt'));
+      expect(refused.isError).toBe(true);
+      expect(refused.text).not.toContain(ROOT_A + ',');
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+});
+
+describe('--allow-unrestricted-file-access', () => {
+  it('reads a file from anywhere and opens file:// pages', async () => {
+    const gw = await startGateway(['--allow-unrestricted-file-access']);
+    const client = new Client({ name: 'unrestricted', version: '1' });
+    try {
+      await httpClient(gw, client);
+      expect((await upload(client, join(ELSEWHERE, 'private.txt'))).seen).toContain('private.txt|not for agents');
+      const nav = await client.callTool({ name: 'browser_navigate', arguments: { url: pathToFileURL(join(ELSEWHERE, 'private.txt')).href } });
+      expect(nav.isError).toBeFalsy();
+      expect(text(await client.callTool({ name: 'browser_get_text', arguments: {} }))).toContain('not for agents');
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+});
