@@ -23,6 +23,10 @@ export interface GatewayConfig {
   headlessReason: string;
   executablePath: string | undefined;
   cdpEndpoint: string | undefined;
+  /** --cdp-header: sent with every request to the CDP endpoint. */
+  cdpHeaders: Record<string, string>;
+  /** --cdp-timeout, ms; 0 waits as long as it takes. */
+  cdpTimeoutMs: number;
   userDataDir: string | undefined;
   viewport: { width: number; height: number };
   caps: Capability[];
@@ -80,6 +84,10 @@ function options(): Option[] {
     opt('--headless', 'run the browser headless (default: headed when a display exists, else headless)', 'HEADLESS'),
     opt('--executable-path <path>', 'Chrome/Chromium to launch (default: CHROME_PATH, then auto-detected)', 'EXECUTABLE_PATH'),
     opt('--cdp-endpoint <url>', 'connect to a running browser (http://host:port or ws://…) instead of launching one', 'CDP_ENDPOINT'),
+    opt('--cdp-header <header>', 'with --cdp-endpoint: a header sent with every request to it, "Name: value"; repeat for more', 'CDP_HEADER').argParser(
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    ),
+    opt('--cdp-timeout <ms>', 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes', 'CDP_TIMEOUT').default('30000'),
     opt('--user-data-dir <dir>', 'persistent browser profile (sessions share it, each owns its tabs)', 'USER_DATA_DIR'),
     opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)', 'ISOLATED'),
     opt('--viewport-size <WxH>', 'viewport of new pages', 'VIEWPORT_SIZE').default('1280x720'),
@@ -179,7 +187,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       if (!known.has(key)) throw new ConfigError(`--config: unknown option "${key}". Keys are the flags in camelCase, e.g. "viewportSize".`);
       const source = program.getOptionValueSource(key);
       if (source === undefined || source === 'default') {
-        program.setOptionValueWithSource(key, Array.isArray(value) ? value.join(',') : value, 'config');
+        // A header may hold commas: its list stays a list.
+        const flagValue = Array.isArray(value) && key !== 'cdpHeader' ? value.join(',') : value;
+        program.setOptionValueWithSource(key, flagValue, 'config');
       }
     }
   }
@@ -219,6 +229,12 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const cdpEndpoint = str('cdpEndpoint');
   if (cdpEndpoint && !/^(https?|wss?):\/\/[^\s]+$/i.test(cdpEndpoint)) {
     throw new ConfigError(`--cdp-endpoint must be an http(s):// or ws(s):// URL, got "${cdpEndpoint}".`);
+  }
+  const cdpHeaders = cdpHeadersFrom(o.cdpHeader);
+  for (const key of ['cdpHeader', 'cdpTimeout']) {
+    if (!cdpEndpoint && !['default', undefined].includes(program.getOptionValueSource(key))) {
+      throw new ConfigError(`${flagName(key)} applies to a browser reached with --cdp-endpoint; add --cdp-endpoint or drop ${flagName(key)}.`);
+    }
   }
   const userDataDir = str('userDataDir');
   if (bool('isolated') && userDataDir) throw new ConfigError('--isolated and --user-data-dir contradict each other: pick one.');
@@ -308,6 +324,8 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     headlessReason,
     executablePath: str('executablePath'),
     cdpEndpoint,
+    cdpHeaders,
+    cdpTimeoutMs: int('cdpTimeout', 'cdp-timeout', 0, 3_600_000)!,
     userDataDir,
     viewport,
     caps: caps as Capability[],
@@ -356,6 +374,19 @@ function pageSetupFrom(userAgent: string | undefined, device: string | undefined
     ...(permissions.length ? { grantPermissions: permissions } : {}),
     ...(blockServiceWorkers ? { blockServiceWorkers } : {}),
   };
+}
+
+/** --cdp-header values ("Name: value", repeated; one from the environment) as a header map. */
+function cdpHeadersFrom(raw: unknown): Record<string, string> {
+  const values = raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)];
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const colon = value.indexOf(':');
+    const name = colon > 0 ? value.slice(0, colon).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError(`--cdp-header must look like "Authorization: Bearer abc", got "${value}".`);
+    headers[name] = value.slice(colon + 1).trim();
+  }
+  return headers;
 }
 
 function secretsFrom(file: string | undefined): Record<string, string> | undefined {

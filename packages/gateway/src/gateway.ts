@@ -30,6 +30,8 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     viewport: config.viewport,
     userDataDir: config.userDataDir,
     cdpEndpoint: config.cdpEndpoint,
+    cdpHeaders: config.cdpHeaders,
+    cdpTimeoutMs: config.cdpTimeoutMs,
     sharedBrowserContext: config.sharedBrowserContext,
     outputDir: config.outputDir,
     fileRoots: config.fileRoots,

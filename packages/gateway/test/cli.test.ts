@@ -1,4 +1,7 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { alive, devToolsExposure, processTree, startFixtureServer, testChromePath } from '@browsermcp/testkit';
@@ -19,7 +22,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -95,12 +98,37 @@ describe('browsermcp-gateway CLI', () => {
       [['--storage-state', '/nonexistent/state.json'], '--storage-state /nonexistent/state.json: cannot read it as JSON (ENOENT)'],
       [['--storage-state', '/etc/hostname'], '--storage-state /etc/hostname: cannot read it as JSON'],
       [['--secrets', '/nonexistent/.env'], '--secrets /nonexistent/.env: cannot read the file (ENOENT)'],
-      [['--extension', '--secrets', '/etc/hostname'], '--secrets is not available with --extension yet'],
+      [['--cdp-header', 'X-Token: abc'], '--cdp-header applies to a browser reached with --cdp-endpoint'],
+      [['--cdp-timeout', '100'], '--cdp-timeout applies to a browser reached with --cdp-endpoint'],
+      [['--cdp-endpoint', 'http://127.0.0.1:9', '--cdp-header', 'no colon'], '--cdp-header must look like "Authorization: Bearer abc", got "no colon"'],
+      [['--cdp-endpoint', 'http://127.0.0.1:9', '--cdp-timeout', '-1'], '--cdp-timeout must be a whole number from 0 to 3600000'],
+      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--allow-unrestricted-file-access', '--file-roots', '/tmp'], 'so --file-roots, --allow-unrestricted-file-access cannot apply here'],
     ];
     for (const [args, message] of cases) {
       const program = buildProgram().exitOverride();
       expect(() => resolveConfig(program.parse(args, { from: 'user' }), {}), args.join(' ')).toThrow(message);
     }
+  });
+
+  it('reads --cdp-header repeated, from the environment, or as a list in the config file (values may hold commas)', () => {
+    const resolve = (args: string[]) => {
+      const program = buildProgram().exitOverride();
+      return resolveConfig(program.parse(['--cdp-endpoint', 'http://127.0.0.1:9', ...args], { from: 'user' }), {});
+    };
+    const flags = resolve(['--cdp-header', 'Authorization: Bearer a,b', '--cdp-header', 'X-Team:  blue ', '--cdp-timeout', '0']);
+    expect(flags.cdpHeaders).toEqual({ Authorization: 'Bearer a,b', 'X-Team': 'blue' });
+    expect(flags.cdpTimeoutMs).toBe(0);
+    // commander reads the environment as it parses.
+    process.env.BROWSERMCP_CDP_HEADER = 'X-Key: k';
+    try {
+      expect(resolve([]).cdpHeaders).toEqual({ 'X-Key': 'k' });
+    } finally {
+      delete process.env.BROWSERMCP_CDP_HEADER;
+    }
+    const file = join(mkdtempSync(join(tmpdir(), 'bmcp-cdp-config-')), 'config.json');
+    writeFileSync(file, JSON.stringify({ cdpHeader: ['A: 1,2', 'B: 3'] }));
+    expect(resolve(['--config', file]).cdpHeaders).toEqual({ A: '1,2', B: '3' });
+    expect(resolve([]).cdpTimeoutMs).toBe(30_000);
   });
 
   it('launches its browser without a DevTools port, and the browser dies within 5 s of a SIGKILL', async () => {

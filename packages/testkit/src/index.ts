@@ -6,3 +6,5 @@ export { alive, devToolsExposure, processTree } from './processes.js';
 export type { DevToolsExposure } from './processes.js';
 export { startForwardProxy } from './forward-proxy.js';
 export type { ForwardProxy } from './forward-proxy.js';
+export { startCdpFront } from './cdp-front.js';
+export type { CdpFront } from './cdp-front.js';

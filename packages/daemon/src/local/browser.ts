@@ -15,10 +15,23 @@ export interface LocalBrowserOptions {
   args?: string[] | undefined;
   /** Connect to this running browser (http://host:port or ws://…) instead of launching one. */
   cdpEndpoint?: string | undefined;
+  /** Headers sent with every request to the CDP endpoint (a hosted browser's credentials, --cdp-header). */
+  cdpHeaders?: Record<string, string> | undefined;
+  /** How long connecting to the CDP endpoint may take, ms (--cdp-timeout); 0 waits as long as it takes. Default 30 s. */
+  cdpTimeoutMs?: number | undefined;
   /** Accept pages whose HTTPS certificate is not valid (--ignore-https-errors). */
   acceptInsecureCerts?: boolean | undefined;
   /** Send the browser's traffic through this proxy (--proxy-server), except to the hosts in `bypass`. */
   proxy?: { server: string; bypass?: string | undefined } | undefined;
+}
+
+/** The browser's WebSocket URL from its http endpoint's /json/version, asked with the endpoint's headers. */
+async function webSocketUrlOf(endpoint: string, headers: Record<string, string>, signal: AbortSignal): Promise<string> {
+  const response = await fetch(new URL('/json/version', endpoint), { headers, signal });
+  if (!response.ok) throw new Error(`${new URL('/json/version', endpoint).href} answered HTTP ${response.status}`);
+  const { webSocketDebuggerUrl } = (await response.json()) as { webSocketDebuggerUrl?: unknown };
+  if (typeof webSocketDebuggerUrl !== 'string') throw new Error('its /json/version has no webSocketDebuggerUrl');
+  return webSocketDebuggerUrl;
 }
 
 /**
@@ -84,16 +97,37 @@ export class LocalBrowser {
 
   private async connect(endpoint: string): Promise<Browser> {
     const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
-    try {
-      return await puppeteer.connect({
-        ...(/^wss?:/i.test(endpoint) ? { browserWSEndpoint: endpoint } : { browserURL: endpoint }),
+    const headers = this.options.cdpHeaders ?? {};
+    const timeoutMs = this.options.cdpTimeoutMs ?? 30_000;
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const connecting = (async () => {
+      // puppeteer reads /json/version without headers; a gatekept endpoint needs them there too.
+      const browserWSEndpoint = /^wss?:/i.test(endpoint) ? endpoint : await webSocketUrlOf(endpoint, headers, abort.signal);
+      return puppeteer.connect({
+        browserWSEndpoint,
+        headers,
         defaultViewport: viewport,
         ...(this.options.acceptInsecureCerts ? { acceptInsecureCerts: true } : {}),
       });
+    })();
+    try {
+      if (timeoutMs === 0) return await connecting;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          abort.abort();
+          // A connection that completes after we gave up must not stay open.
+          void connecting.then((b) => b.disconnect()).catch(() => undefined);
+          reject(new Error(`no answer within ${timeoutMs} ms (--cdp-timeout)`));
+        }, timeoutMs);
+      });
+      return await Promise.race([connecting, timedOut]);
     } catch (err) {
       throw new BrowserLaunchError(
         `cannot connect to the browser at ${endpoint} (${(err as Error).message.split('\n')[0]}); start Chrome with --remote-debugging-port and check the URL`,
       );
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { startCdpFront, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { alive, processTree, startLocal, tempDir, testChromePath } from '../helpers/local.js';
 
@@ -82,6 +83,44 @@ it('names a CDP endpoint it cannot reach in the error', async () => {
     /cannot connect to the browser at http:\/\/127\.0\.0\.1:9 .*start Chrome with --remote-debugging-port/,
   );
   await rig.close();
+});
+
+it('sends --cdp-header with every request to the endpoint: a gatekept one lets it in, and the refusal is named without it', async () => {
+  const { child, endpoint } = await startCdpChromium();
+  const front = await startCdpFront(endpoint, { 'X-Browser-Token': 'let-me-in' });
+  try {
+    const without = await startLocal({ cdpEndpoint: front.url });
+    await without.router.openSession('no-header');
+    await expect(without.call('no-header', 'browser_snapshot')).rejects.toThrow(/cannot connect to the browser at .*answered HTTP 401/);
+    await without.close();
+
+    const rig = await startLocal({ cdpEndpoint: front.url, cdpHeaders: { 'X-Browser-Token': 'let-me-in' } });
+    await rig.router.openSession('header');
+    expect(await rig.text('header', 'browser_navigate', { url: server.url('/item/1') })).toContain('Page Title: Item 1');
+    // Both the version lookup and the WebSocket carried it.
+    const carried = front.seen.filter((h) => h['x-browser-token'] === 'let-me-in');
+    expect(carried.some((h) => h.upgrade === 'websocket')).toBe(true);
+    expect(carried.some((h) => h.upgrade === undefined)).toBe(true);
+    await rig.close();
+  } finally {
+    await front.close();
+    child.kill('SIGKILL');
+  }
+});
+
+it('gives up on a CDP endpoint that never answers after --cdp-timeout, naming the flag', async () => {
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const rig = await startLocal({ cdpEndpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, cdpTimeoutMs: 500 });
+  try {
+    await rig.router.openSession('silent');
+    await expect(rig.call('silent', 'browser_snapshot')).rejects.toThrow(/no answer within 500 ms \(--cdp-timeout\)/);
+  } finally {
+    await rig.close();
+    for (const s of sockets) s.destroy();
+    silent.close();
+  }
 });
 
 it('answers a command cut off by a browser crash clearly and relaunches on the next one', async () => {

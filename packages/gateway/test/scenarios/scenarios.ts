@@ -18,6 +18,8 @@ const OUTPUT_DIR = mkdtempSync(join(tmpdir(), 'bmcp-scenario-out-'));
 const FILE_ROOT = mkdtempSync(join(tmpdir(), 'bmcp-scenario-files-'));
 const CV = join(FILE_ROOT, 'cv.txt');
 writeFileSync(CV, 'Ada Lovelace, analyst');
+const SECRETS = join(FILE_ROOT, '.env');
+writeFileSync(SECRETS, 'ACCOUNT_PASSWORD=hunter2-s3cret\nACCOUNT_NAME=ada@example.test\n');
 
 /** The flags both modes' gateways run with, so that each scenario sees the same settings. */
 export const SCENARIO_FLAGS = [
@@ -26,6 +28,7 @@ export const SCENARIO_FLAGS = [
   '--output-dir', OUTPUT_DIR,
   '--file-roots', FILE_ROOT,
   '--caps', 'testing,devtools',
+  '--secrets', SECRETS,
 ];
 
 export interface ModeRig {
@@ -226,6 +229,22 @@ export const scenarios: Scenario[] = [
       const refused = await callResult(c, 'browser_navigate', { url: 'https://blocked.example/account' });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toContain("https://blocked.example is blocked by the gateway's --blocked-origins.");
+    },
+  },
+  {
+    name: '--secrets: a secret typed or filled by name reaches the page as its value, and never comes back in an answer',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/form.html') });
+      await call(c, 'browser_type', { target: '#name', text: 'ACCOUNT_PASSWORD' });
+      await call(c, 'browser_fill_form', { fields: [{ target: 'textarea', name: 'Bio', type: 'textbox', value: 'ACCOUNT_NAME' }] });
+      // The page has the values: it echoes them back, and the answer shows the names instead.
+      const echoed = await call(c, 'browser_evaluate', { function: "() => document.querySelector('#name').value + ' ' + document.querySelector('textarea').value" });
+      expect(echoed).toContain('"<secret>ACCOUNT_PASSWORD</secret> <secret>ACCOUNT_NAME</secret>"');
+      expect(echoed).not.toContain('hunter2');
+      const snapshot = await call(c, 'browser_snapshot');
+      expect(snapshot).toContain('<secret>ACCOUNT_PASSWORD</secret>');
+      expect(snapshot).not.toContain('hunter2-s3cret');
+      expect(await call(c, 'browser_evaluate', { function: "() => document.querySelector('#name').value === 'hunter2-s3cret'" })).toContain('true');
     },
   },
   {
