@@ -59,6 +59,7 @@ function toolSettings(config: GatewayConfig): ToolSettings {
     consoleLevel: config.consoleLevel,
     imageResponses: config.imageResponses,
     allowFileUrls: config.allowUnrestrictedFileAccess,
+    codegen: config.codegen,
     ...(config.secrets ? { secrets: config.secrets } : {}),
   };
 }

@@ -22,6 +22,7 @@ beforeAll(async () => {
       '--timeout-navigation', '1500',
       '--test-id-attribute', 'data-zone',
       '--caps', 'testing',
+      '--codegen', 'python',
     ]),
     startFixtureServer(),
   ]);
@@ -39,7 +40,10 @@ describe('tool flags', () => {
   it('--snapshot-mode none: actions answer without a snapshot; browser_snapshot still gives one, with boxes', async () => {
     const nav = text(await call('browser_navigate', { url: server.url('/index.html') }));
     expect(nav).not.toContain('### Snapshot');
-    expect(text(await call('browser_click', { target: '#counter' }))).not.toContain('### Snapshot');
+    const clicked = text(await call('browser_click', { target: '#counter' }));
+    expect(clicked).not.toContain('### Snapshot');
+    // --codegen python: the answer carries the line that replays the click.
+    expect(clicked).toContain('### Ran Playwright code\n```python\npage.get_by_role("button", name="Click me").click()\n```');
     expect(text(await call('browser_snapshot'))).toMatch(/button "Clicked 1 times" \[active\] \[ref=e\d+\] \[box=\d+,\d+,\d+,\d+\]/);
   });
 
@@ -73,6 +77,6 @@ describe('tool flags', () => {
   it('--test-id-attribute data-zone: generated locators read that attribute', async () => {
     await call('browser_navigate', { url: server.url('/drop.html') });
     await call('browser_evaluate', { function: "() => document.querySelector('#zone').setAttribute('data-zone', 'dropper')" });
-    expect(text(await call('browser_generate_locator', { target: '#zone' }))).toContain("getByTestId('dropper')");
+    expect(text(await call('browser_generate_locator', { target: '#zone' }))).toContain('page.get_by_test_id("dropper")');
   });
 });

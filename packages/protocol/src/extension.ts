@@ -64,6 +64,8 @@ export const sessionSettingsSchema = z.object({
   secrets: z.record(z.string().min(1), z.string()).optional(),
   /** Pages may open file: URLs (--allow-unrestricted-file-access). */
   allowFileUrls: z.boolean().optional(),
+  /** The language of the Playwright code in action answers, or none (--codegen). */
+  codegen: z.enum(['typescript', 'python', 'java', 'csharp', 'none']).optional(),
   /**
    * Where the daemon saves what tools write (--output-dir), shown to the agent; the daemon reads uploads for the
    * session under its file roots. Absent: no file access, and the tools that need it say so.

@@ -16,3 +16,5 @@ export { defineTabTool, defineTool } from './tool.js';
 export type { Capability, Tool, ToolSchema } from './tool.js';
 export { originFilter, sessionConfigFrom } from './settings.js';
 export type { ToolSettings } from './settings.js';
+export { CODEGEN_LANGUAGES, renderLocator, renderStep } from './codegen.js';
+export type { CodeArg, CodeStep, CodegenLanguage, LocatorChain, LocatorSpec } from './codegen.js';

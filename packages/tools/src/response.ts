@@ -25,6 +25,7 @@ export interface PageInfo {
  */
 export class Response {
   private results: string[] = [];
+  private code: { text: string; fence: string } | undefined;
   private notes: string[] = [];
   private errors: string[] = [];
   private images: ImageContent[] = [];
@@ -37,6 +38,12 @@ export class Response {
 
   addResult(text: string): this {
     this.results.push(text);
+    return this;
+  }
+
+  /** The Playwright code that replays the call (--codegen), shown in a fence of its language. */
+  addCode(text: string, fence: string): this {
+    this.code = this.code ? { text: `${this.code.text}\n${text}`, fence } : { text, fence };
     return this;
   }
 
@@ -103,6 +110,7 @@ export class Response {
     const sections: string[] = [];
     if (this.errors.length) sections.push(`### Error\n${this.errors.join('\n')}`);
     if (this.results.length) sections.push(`### Result\n${this.results.join('\n')}`);
+    if (this.code && !this.errors.length) sections.push(`### Ran Playwright code\n\`\`\`${this.code.fence}\n${this.code.text}\n\`\`\``);
     if (this.notes.length) sections.push(`### Note\n${this.notes.join('\n')}`);
     if (this.modal.length) sections.push(`### Modal state\n${this.modal.map((l) => `- ${l}`).join('\n')}`);
     if (this.tabsList) sections.push(`### Open tabs\n${this.tabsList}`);

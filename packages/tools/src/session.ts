@@ -1,6 +1,7 @@
 import type { Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
 import type { GifRecorder } from './gif.js';
+import type { CodegenLanguage } from './codegen.js';
 import { Tab } from './tab.js';
 
 /**
@@ -96,6 +97,8 @@ export interface SessionConfig {
    * appears in an answer (written `<secret>NAME</secret>`).
    */
   secrets?: Readonly<Record<string, string>> | undefined;
+  /** The language of the Playwright code each action's answer carries (--codegen), or none. */
+  codegen: CodegenLanguage | 'none';
 }
 
 export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
@@ -110,6 +113,7 @@ export const defaultSessionConfig: SessionConfig = {
   snapshotBoxes: false,
   consoleLevel: 'info',
   imageResponses: 'allow',
+  codegen: 'typescript',
 };
 
 /** What the tools know of one MCP session: its tabs and which one is current. */

@@ -1,3 +1,4 @@
+import type { CodegenLanguage } from './codegen.js';
 import type { ConsoleLevel, SessionConfig } from './session.js';
 
 /** The gateway's flags that shape how tools behave, in the form they travel to any host (the extension too). */
@@ -23,6 +24,8 @@ export interface ToolSettings {
   secrets?: Record<string, string> | undefined;
   /** --allow-unrestricted-file-access: pages may open file: URLs. */
   allowFileUrls?: boolean | undefined;
+  /** --codegen: the language of the code each action's answer carries, or none. */
+  codegen?: CodegenLanguage | 'none' | undefined;
 }
 
 /**
@@ -62,5 +65,6 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('imageResponses', settings.imageResponses),
     ...defined('secrets', settings.secrets),
     ...defined('allowFileUrls', settings.allowFileUrls),
+    ...defined('codegen', settings.codegen),
   };
 }

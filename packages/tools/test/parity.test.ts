@@ -210,3 +210,49 @@ describe('testing: locators and checks', () => {
   });
 });
 
+
+describe('codegen: the Playwright code that replays each action', () => {
+  const code = (answer: string) => /### Ran Playwright code\n```(\w+)\n([\s\S]*?)\n```/.exec(answer)?.slice(1);
+
+  it('writes TypeScript by default, from the element each action touched, frames and secrets included', async () => {
+    const s = await h.session({ secrets: { SITE_PASSWORD: 'pa55' } });
+    expect(code(await call(s, 'browser_navigate', { url: h.server.url('/form.html') }))).toEqual(['js', `await page.goto('${h.server.url('/form.html')}');`]);
+    expect(code(await call(s, 'browser_type', { target: '#name', text: 'SITE_PASSWORD', submit: true }))?.[1]).toBe(
+      "await page.getByRole('textbox', { name: 'Name' }).fill(process.env['SITE_PASSWORD']!);\nawait page.getByRole('textbox', { name: 'Name' }).press('Enter');",
+    );
+    const filled = await call(s, 'browser_fill_form', {
+      fields: [
+        { target: 'textarea', name: 'Bio', type: 'textbox', value: 'Hi' },
+        { target: 'input[name=agree]', name: 'Agree', type: 'checkbox', value: 'true' },
+        { target: '#color', name: 'Color', type: 'combobox', value: 'Blue' },
+      ],
+    });
+    expect(code(filled)?.[1]).toBe(
+      "await page.getByRole('textbox', { name: 'Bio' }).fill('Hi');\nawait page.getByRole('checkbox', { name: 'I agree' }).check();\nawait page.getByRole('combobox', { name: 'Color' }).selectOption('Blue');",
+    );
+    expect(code(await call(s, 'browser_press_key', { key: 'Tab' }))?.[1]).toBe("await page.keyboard.press('Tab');");
+    await call(s, 'browser_navigate', { url: h.server.url('/frames.html') });
+    const snap = await call(s, 'browser_snapshot');
+    expect(code(await call(s, 'browser_click', { target: refOf(snap, 'button "Inner button"'), button: 'right' }))?.[1]).toBe(
+      "await page.locator('iframe[title=\"Same origin\"]').contentFrame().getByRole('button', { name: 'Inner button' }).click({ button: 'right' });",
+    );
+    // The locator tool uses the same builder.
+    expect(await call(s, 'browser_generate_locator', { target: refOf(snap, 'button "Inner button"') })).toContain(
+      "page.locator('iframe[title=\"Same origin\"]').contentFrame().getByRole('button', { name: 'Inner button' })",
+    );
+  });
+
+  it('writes the language asked for, and nothing with none; a failed action has no code', async () => {
+    const python = await h.session({ codegen: 'python' });
+    await call(python, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await call(python, 'browser_generate_locator', { target: 'button' })).toContain('page.get_by_role("button", name="Click me")');
+    expect(code(await call(python, 'browser_click', { target: 'button' }))).toEqual(['python', 'page.get_by_role("button", name="Click me").click()']);
+    const none = await h.session({ codegen: 'none' });
+    const nav = await call(none, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(nav).not.toContain('### Ran Playwright code');
+    expect(await call(none, 'browser_generate_locator', { target: 'button' })).toContain("page.getByRole('button', { name: 'Click me' })");
+    expect(await call(none, 'browser_click', { target: 'button' })).not.toContain('### Ran Playwright code');
+    const failed = await callError(python, 'browser_click', { target: '#nope' });
+    expect(failed).not.toContain('### Ran Playwright code');
+  });
+});

@@ -54,11 +54,15 @@ const callResult = (client: Client, name: string, args: Record<string, unknown> 
 
 export const scenarios: Scenario[] = [
   {
-    name: 'navigate, snapshot and click',
+    name: 'navigate, snapshot and click, each action with the Playwright code that replays it',
     async run({ server }, c) {
-      expect(await call(c, 'browser_navigate', { url: server.url('/index.html') })).toContain('- Page Title: Fixture home');
+      const nav = await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      expect(nav).toContain('- Page Title: Fixture home');
+      expect(nav).toContain(`### Ran Playwright code\n\`\`\`js\nawait page.goto('${server.url('/index.html')}');\n\`\`\``);
       const snap = await call(c, 'browser_snapshot');
-      expect(await call(c, 'browser_click', { target: refIn(snap, 'button "Click me"') })).toContain('button "Clicked 1 times"');
+      const clicked = await call(c, 'browser_click', { target: refIn(snap, 'button "Click me"') });
+      expect(clicked).toContain('button "Clicked 1 times"');
+      expect(clicked).toContain("await page.getByRole('button', { name: 'Click me' }).click();");
     },
   },
   {

@@ -2,7 +2,7 @@ import { focusForTyping, isChecked, prepareAction, selectOptions, setRange } fro
 import { dropOn } from './files.js';
 import { frameContentOffset, isHidden, scrollToCenter, viewportSize } from './frame.js';
 import { hideHighlight, highlight } from './highlight.js';
-import { accessibleName, locatorFor, valueToVerify } from './locator.js';
+import { accessibleName, locatorSpecFor, valueToVerify } from './locator.js';
 import { askPerson } from './person.js';
 import { elementForRef, refFor } from './refs.js';
 import { settleDom, whenParsed } from './settle.js';
@@ -35,7 +35,7 @@ export const injectedApi = {
   highlight,
   hideHighlight,
   accessibleName,
-  locatorFor,
+  locatorSpecFor,
   valueToVerify,
 };
 

@@ -5,8 +5,6 @@ import { clip, collapse } from './util.js';
 
 /** Locators and checks as Playwright tests write them: for browser_generate_locator and the verify tools. */
 
-const quote = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-
 /** The element's accessible name, as the snapshot shows it. */
 export function accessibleName(el: Element): string {
   const role = roleOf(el, false);
@@ -15,22 +13,39 @@ export function accessibleName(el: Element): string {
   return collapse((el as HTMLElement).innerText ?? el.textContent ?? '');
 }
 
+/** How a test finds an element, before it is written in a language (src/codegen.ts renders it). */
+export type LocatorSpec =
+  | { kind: 'testId'; value: string }
+  | { kind: 'role'; role: string; name?: string }
+  | { kind: 'text'; value: string }
+  | { kind: 'css'; value: string };
+
 /**
  * A Playwright locator for the element, the way a person would write a test: by test id, then role and name, then
  * label or text, and a CSS selector as the last resort.
  */
-export function locatorFor(el: Element, testIdAttribute: string): string {
+export function locatorSpecFor(el: Element, testIdAttribute: string): LocatorSpec {
+  // A frame is entered by a CSS locator (ARIA has no role for it): its id, title or name.
+  if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
+    const tag = el.tagName.toLowerCase();
+    if (el.id) return { kind: 'css', value: `#${CSS.escape(el.id)}` };
+    for (const attr of ['title', 'name']) {
+      const value = el.getAttribute(attr);
+      if (value) return { kind: 'css', value: `${tag}[${attr}=${JSON.stringify(value)}]` };
+    }
+    return { kind: 'css', value: cssPath(el) };
+  }
   const testId = el.getAttribute(testIdAttribute);
-  if (testId) return `getByTestId(${quote(testId)})`;
+  if (testId) return { kind: 'testId', value: testId };
   const role = roleOf(el, false);
   const name = accessibleName(el);
   if (role !== 'generic' && role !== 'presentation' && role !== 'none' && role !== 'paragraph') {
-    return name ? `getByRole(${quote(role)}, { name: ${quote(clip(name, 200))} })` : `getByRole(${quote(role)})`;
+    return name ? { kind: 'role', role, name: clip(name, 200) } : { kind: 'role', role };
   }
   const text = collapse((el as HTMLElement).innerText ?? el.textContent ?? '');
-  if (text && text.length <= 80) return `getByText(${quote(text)})`;
-  if (el.id) return `locator(${quote(`#${CSS.escape(el.id)}`)})`;
-  return `locator(${quote(cssPath(el))})`;
+  if (text && text.length <= 80) return { kind: 'text', value: text };
+  if (el.id) return { kind: 'css', value: `#${CSS.escape(el.id)}` };
+  return { kind: 'css', value: cssPath(el) };
 }
 
 function cssPath(el: Element): string {

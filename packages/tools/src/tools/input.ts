@@ -4,6 +4,8 @@ import { ToolError } from '../errors.js';
 import type { ToolSession } from '../session.js';
 import type { Tab } from '../tab.js';
 import { inPage } from '../in-page.js';
+import { codeArg, type CodeStep, type LocatorChain } from '../codegen.js';
+import { addCode, locatorForCode, typedText } from '../record-code.js';
 import { defineTabTool } from '../tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
@@ -34,7 +36,14 @@ const click = defineTabTool({
     type: 'action',
   },
   async handle(tab, { target, element, doubleClick, button, modifiers = [] }, response, session) {
+    let code: CodeStep | undefined;
     await tab.withElement(target, async (el, frame) => {
+      const locator = await locatorForCode(session, el, frame);
+      const options = {
+        ...(button && button !== 'left' ? { button: { value: button, enumType: 'MouseButton' } } : {}),
+        ...(modifiers.length ? { modifiers: { value: modifiers.join('+') } } : {}),
+      };
+      if (locator) code = { on: { locator }, method: doubleClick ? 'dblclick' : 'click', args: Object.keys(options).length ? [codeArg.options(options)] : [] };
       const point = await tab.actionPoint(el, frame, label(target, element), true, session.config.actionTimeoutMs);
       const { mouse, keyboard } = tab.page;
       await tab.runAction(async () => {
@@ -47,6 +56,7 @@ const click = defineTabTool({
       }, { expectChooser: point.opensChooser && (button ?? 'left') === 'left' });
     });
     response.addResult(`${doubleClick ? 'Double-clicked' : 'Clicked'} ${label(target, element)}`);
+    addCode(session, response, [code]);
     response.setIncludeSnapshot();
   },
 });
@@ -61,11 +71,14 @@ const hover = defineTabTool({
     type: 'readOnly',
   },
   async handle(tab, { target, element }, response, session) {
-    await tab.withElement(target, async (el, frame) => {
+    const locator = await tab.withElement(target, async (el, frame) => {
+      const locator = await locatorForCode(session, el, frame);
       const point = await tab.actionPoint(el, frame, label(target, element), false, session.config.actionTimeoutMs);
       await tab.runAction(() => tab.page.mouse.move(point.x, point.y));
+      return locator;
     });
     response.addResult(`Hovered over ${label(target, element)}`);
+    addCode(session, response, [locator && { on: { locator }, method: 'hover' }]);
     response.setIncludeSnapshot();
   },
 });
@@ -86,8 +99,11 @@ const drag = defineTabTool({
   },
   async handle(tab, { startTarget, startElement, endTarget, endElement }, response, session) {
     const timeout = session.config.actionTimeoutMs;
+    let code: CodeStep | undefined;
     await tab.withElement(startTarget, (startEl, startFrame) =>
       tab.withElement(endTarget, async (endEl, endFrame) => {
+        const [source, destination] = [await locatorForCode(session, startEl, startFrame), await locatorForCode(session, endEl, endFrame)];
+        if (source && destination) code = { on: { locator: source }, method: 'dragTo', args: [codeArg.locator(destination)] };
         const from = await tab.actionPoint(startEl, startFrame, label(startTarget, startElement), true, timeout);
         const to = await tab.actionPoint(endEl, endFrame, label(endTarget, endElement), false, timeout);
         const { mouse } = tab.page;
@@ -100,6 +116,7 @@ const drag = defineTabTool({
       }),
     );
     response.addResult(`Dragged ${label(startTarget, startElement)} to ${label(endTarget, endElement)}`);
+    addCode(session, response, [code]);
     response.setIncludeSnapshot();
   },
 });
@@ -140,13 +157,21 @@ const type = defineTabTool({
   },
   async handle(tab, { target, element, text, submit, slowly }, response, session) {
     const what = label(target, element);
-    await tab.withElement(target, async (el, frame) => {
+    const locator = await tab.withElement(target, async (el, frame) => {
+      const locator = await locatorForCode(session, el, frame);
       await tab.runAction(async () => {
         await fill(tab, el, frame, secretOr(session, text), what, session.config.actionTimeoutMs, slowly === true);
         if (submit) await tab.page.keyboard.press('Enter');
       });
+      return locator;
     });
     response.addResult(`Typed ${JSON.stringify(text)} into ${what}${submit ? ' and pressed Enter' : ''}`);
+    if (locator) {
+      addCode(session, response, [
+        { on: { locator }, method: slowly ? 'pressSequentially' : 'fill', args: [typedText(session, text)] },
+        submit ? { on: { locator }, method: 'press', args: [codeArg.string('Enter')] } : undefined,
+      ]);
+    }
     response.setIncludeSnapshot();
   },
 });
@@ -160,7 +185,7 @@ const pressKey = defineTabTool({
     inputSchema: z.object({ key: z.string().min(1, 'key must not be empty').describe('Key name (KeyboardEvent.key) or modifiers joined with +') }),
     type: 'action',
   },
-  async handle(tab, { key }, response) {
+  async handle(tab, { key }, response, session) {
     const parts = key === '+' ? ['+'] : key.split('+').filter(Boolean);
     if (!parts.length) throw new ToolError(`"${key}" is not a key. Use names like "Enter", "a" or "Control+a".`);
     const keys = parts as KeyInput[];
@@ -186,6 +211,7 @@ const pressKey = defineTabTool({
       }
     });
     response.addResult(`Pressed ${key}`);
+    addCode(session, response, [{ on: 'keyboard', method: 'press', args: [codeArg.string(key)] }]);
     response.setIncludeSnapshot();
   },
 });
@@ -217,13 +243,33 @@ const selectOption = defineTabTool({
   },
   async handle(tab, { target, element, values }, response, session) {
     const what = label(target, element);
-    await tab.withElement(target, (el, frame) => tab.runAction(() => select(tab, el, frame, values, what, session.config.actionTimeoutMs)));
+    const locator = await tab.withElement(target, async (el, frame) => {
+      const locator = await locatorForCode(session, el, frame);
+      await tab.runAction(() => select(tab, el, frame, values, what, session.config.actionTimeoutMs));
+      return locator;
+    });
     response.addResult(`Selected ${values.map((v) => JSON.stringify(v)).join(', ')} in ${what}`);
+    addCode(session, response, [locator && { on: { locator }, method: 'selectOption', args: [values.length === 1 ? codeArg.string(values[0]!) : codeArg.strings(values)] }]);
     response.setIncludeSnapshot();
   },
 });
 
-/** In-page: set a slider (range input) value as a person dragging it would, firing input and change. */
+/** The line a test would write for one field of browser_fill_form. */
+function fieldCode(session: ToolSession, locator: LocatorChain, type: 'textbox' | 'checkbox' | 'radio' | 'combobox' | 'slider', value: string): CodeStep {
+  const on = { locator };
+  switch (type) {
+    case 'textbox':
+      return { on, method: 'fill', args: [typedText(session, value)] };
+    case 'checkbox':
+    case 'radio':
+      return { on, method: value === 'false' ? 'uncheck' : 'check' };
+    case 'combobox':
+      return { on, method: 'selectOption', args: [codeArg.string(value)] };
+    case 'slider':
+      return { on, method: 'fill', args: [codeArg.string(value)] };
+  }
+}
+
 const fillForm = defineTabTool({
   capability: 'core',
   schema: {
@@ -248,9 +294,12 @@ const fillForm = defineTabTool({
   },
   async handle(tab, { fields }, response, session) {
     const timeout = session.config.actionTimeoutMs;
+    const code: CodeStep[] = [];
     for (const field of fields) {
       const what = label(field.target, field.name);
       await tab.withElement(field.target, async (el, frame) => {
+        const locator = await locatorForCode(session, el, frame);
+        if (locator) code.push(fieldCode(session, locator, field.type, field.value));
         switch (field.type) {
           case 'textbox':
             await tab.runAction(() => fill(tab, el, frame, secretOr(session, field.value), what, timeout));
@@ -282,6 +331,7 @@ const fillForm = defineTabTool({
       });
     }
     response.addResult(`Filled ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.map((f) => f.name).join(', ')}`);
+    addCode(session, response, code);
     response.setIncludeSnapshot();
   },
 });

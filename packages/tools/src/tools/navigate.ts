@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import { codeArg } from '../codegen.js';
+import { addCode } from '../record-code.js';
 import { defineTabTool, defineTool } from '../tool.js';
 import { normalizeUrl } from './common.js';
 
@@ -33,6 +35,7 @@ const navigate = defineTool({
         throw new ToolError(`Navigation to ${href} failed: ${message.split('\n')[0]}. Check the URL and that the site is reachable.`);
       }
     }
+    addCode(session, response, [{ on: 'page', method: 'goto', args: [codeArg.string(href)] }]);
     response.setIncludeSnapshot();
   },
 });
@@ -49,6 +52,7 @@ const back = defineTabTool({
   async handle(tab, _args, response, session) {
     const result = await tab.page.goBack({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
     if (!result && tab.page.url() === 'about:blank') response.addResult('There is no previous page in this tab.');
+    addCode(session, response, [{ on: 'page', method: 'goBack' }]);
     response.setIncludeSnapshot();
   },
 });
@@ -64,6 +68,7 @@ const forward = defineTabTool({
   },
   async handle(tab, _args, response, session) {
     await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
+    addCode(session, response, [{ on: 'page', method: 'goForward' }]);
     response.setIncludeSnapshot();
   },
 });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { renderLocator } from '../codegen.js';
 import { inPage } from '../in-page.js';
+import { locatorChain } from '../record-code.js';
 import { collapse } from '../injected/util.js';
 import { defineTabTool } from '../tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
@@ -16,7 +18,10 @@ const generateLocator = defineTabTool({
     type: 'readOnly',
   },
   async handle(tab, { target }, response, session) {
-    response.addResult(await tab.withElement(target, (el, frame) => inPage(frame, 'locatorFor', el, session.config.testIdAttribute)));
+    const chain = await tab.withElement(target, (el, frame) => locatorChain(el, frame, session.config.testIdAttribute));
+    // In the session's code language; TypeScript when it writes no code.
+    const lang = session.config.codegen === 'none' ? 'typescript' : session.config.codegen;
+    response.addResult(renderLocator(chain, lang));
   },
 });
 
