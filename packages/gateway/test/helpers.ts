@@ -1,8 +1,10 @@
 import { PassThrough } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { buildProgram, resolveConfig, startHttpGateway, type RunningHttpGateway } from '../src/index.js';
 
 /** A gateway on an ephemeral loopback port, configured with CLI flags as a user would; logs are kept quiet. */
@@ -21,8 +23,13 @@ export function hostOf(gw: RunningHttpGateway): string {
   return new URL(gw.url).host;
 }
 
-export async function connectClient(gw: RunningHttpGateway, name = 'test-client'): Promise<Client> {
-  const client = new Client({ name, version: '1.0.0' });
+/** An SDK client over Streamable HTTP; with `roots`, it declares them (MCP roots) and answers roots/list with them. */
+export async function connectClient(gw: RunningHttpGateway, name = 'test-client', options: { roots?: string[] } = {}): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' }, options.roots ? { capabilities: { roots: { listChanged: true } } } : {});
+  const roots = options.roots;
+  if (roots) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href })) }));
+  }
   const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${gw.apiKey}` } },
   });

@@ -42,7 +42,7 @@ afterAll(async () => {
 runScenarios('extension', (): ModeRig => ({
   mode: 'extension',
   server,
-  client: (name) => connectClient(gw, name),
+  client: (name, options) => connectClient(gw, name, options),
   async closeAsPerson(url) {
     const page = (await browser.pages()).find((p) => p.url() === url);
     if (!page) throw new Error(`no tab shows ${url}`);

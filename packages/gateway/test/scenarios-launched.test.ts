@@ -20,7 +20,7 @@ afterAll(async () => {
 runScenarios('launched', (): ModeRig => ({
   mode: 'launched',
   server,
-  client: (name) => connectClient(gw, name),
+  client: (name, options) => connectClient(gw, name, options),
   async closeAsPerson(url) {
     const browser = await (gw.backend as EmbeddedBackend).executor.browser.get();
     const pages = (await Promise.all(browser.browserContexts().map((c) => c.pages()))).flat();

@@ -18,6 +18,9 @@ const OUTPUT_DIR = mkdtempSync(join(tmpdir(), 'bmcp-scenario-out-'));
 const FILE_ROOT = mkdtempSync(join(tmpdir(), 'bmcp-scenario-files-'));
 const CV = join(FILE_ROOT, 'cv.txt');
 writeFileSync(CV, 'Ada Lovelace, analyst');
+/** A client's project folder, known to the gateway only as the client's MCP root. */
+const PROJECT = mkdtempSync(join(tmpdir(), 'bmcp-scenario-project-'));
+writeFileSync(join(PROJECT, 'brief.txt'), 'the project brief');
 const SECRETS = join(FILE_ROOT, '.env');
 writeFileSync(SECRETS, 'ACCOUNT_PASSWORD=hunter2-s3cret\nACCOUNT_NAME=ada@example.test\n');
 
@@ -35,7 +38,7 @@ export interface ModeRig {
   readonly mode: Mode;
   readonly server: FixtureServer;
   /** A fresh MCP session (the SDK client over Streamable HTTP), closed by the runner. */
-  client(name: string): Promise<Client>;
+  client(name: string, options?: { roots?: string[] }): Promise<Client>;
   /** Closes a session's tab the way the person would, found by its URL. */
   closeAsPerson(url: string): Promise<void>;
   /** Shows the session's tab with `url` in front, as the person clicking it would; returns how to look away again. */
@@ -46,6 +49,8 @@ export interface ModeRig {
 
 interface Scenario {
   name: string;
+  /** The MCP roots the scenario's client declares. */
+  roots?: string[];
   run(rig: ModeRig, client: Client): Promise<void>;
 }
 
@@ -236,6 +241,28 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: "uploads from the client's MCP roots, a relative name in the first; another client's root is not this one's",
+    roots: [PROJECT],
+    async run(rig, c) {
+      await call(c, 'browser_navigate', { url: rig.server.url('/form.html') });
+      await call(c, 'browser_click', { target: '#upload' });
+      expect(await call(c, 'browser_file_upload', { paths: ['brief.txt'] })).toContain('Uploaded brief.txt');
+      const seen = await call(c, 'browser_evaluate', { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" });
+      expect(seen).toContain('"brief.txt|the project brief"');
+      const other = await rig.client('no roots');
+      try {
+        await call(other, 'browser_navigate', { url: rig.server.url('/form.html') });
+        await call(other, 'browser_click', { target: '#upload' });
+        const refused = await callResult(other, 'browser_file_upload', { paths: [join(PROJECT, 'brief.txt')] });
+        expect(refused.isError).toBe(true);
+        expect(text(refused)).toContain('is outside the allowed file roots');
+      } finally {
+        await (other.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+        await other.close();
+      }
+    },
+  },
+  {
     name: '--secrets: a secret typed or filled by name reaches the page as its value, and never comes back in an answer',
     async run({ server }, c) {
       await call(c, 'browser_navigate', { url: server.url('/form.html') });
@@ -273,7 +300,7 @@ export function runScenarios(mode: Mode, getRig: () => ModeRig): void {
     for (const scenario of scenarios) {
       it(scenario.name, async () => {
         const rig = getRig();
-        const client = await rig.client(`scenario ${scenario.name.slice(0, 20)}`);
+        const client = await rig.client(`scenario ${scenario.name.slice(0, 20)}`, scenario.roots ? { roots: scenario.roots } : {});
         try {
           await scenario.run(rig, client);
         } finally {
