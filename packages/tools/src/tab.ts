@@ -71,6 +71,8 @@ export class Tab {
   private modalListeners = new Set<() => void>();
   private nextRef = 1;
   private frameIds = new Map<Frame, number>();
+  /** Each frame's last walk, reused while its page reports no change (see injected/changes.ts). */
+  private readonly lastWalks = new WeakMap<Frame, WalkResult>();
   private nextFrameId = 1;
   private chooserAbort = new AbortController();
   private requests = new Map<HTTPRequest, NetworkEntry>();
@@ -269,8 +271,14 @@ export class Tab {
     opts: { targetRef?: string; depth?: number; allUrls?: boolean; budget?: number; boxes?: boolean },
   ): Promise<WalkResult> {
     const boxOffset = opts.boxes && frame !== this.page.mainFrame() ? { boxOffset: await frameOffset(frame) } : {};
-    const result = await inPage(frame, 'walkPage', { seed: this.nextRef, prefix, ...opts, ...boxOffset });
+    const cached = this.lastWalks.get(frame);
+    const reuse = cached && !opts.boxes ? { reuse: cached.token! } : {};
+    const result = await inPage(frame, 'walkPage', { seed: this.nextRef, prefix, ...opts, ...boxOffset, ...reuse });
     this.nextRef = Math.max(this.nextRef, result.next);
+    // The page has not changed since that result: its lines did not travel again (on a big page, most of the cost).
+    if (result.same && cached) return cached;
+    if (result.token) this.lastWalks.set(frame, result);
+    else this.lastWalks.delete(frame);
     return result;
   }
 

@@ -204,3 +204,56 @@ describe('browser_get_text', () => {
     expect(await callError(s, 'browser_get_text', { target: '#missing' })).toContain('No element matches');
   });
 });
+
+describe('a page that has not changed', () => {
+  type Stats = { walks: number; reused: number };
+  const pageOf = (s: Awaited<ReturnType<typeof h.session>>) => s.tabs[0]!.page;
+  const stats = (s: Awaited<ReturnType<typeof h.session>>) =>
+    pageOf(s).evaluate(() => (globalThis as unknown as Record<symbol, { walkStats(): Stats }>)[Symbol.for('browsermcp.injected')]!.walkStats());
+  const snapshotOf = (answer: string) => answer.split('### Snapshot\n')[1]!;
+
+  it('answers the same snapshot without walking the page again, and sees each kind of change', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    const first = snapshotOf(await call(s, 'browser_snapshot'));
+    const before = await stats(s);
+    expect(snapshotOf(await call(s, 'browser_snapshot'))).toBe(first);
+    expect(await stats(s)).toEqual({ walks: before.walks, reused: before.reused + 1 });
+
+    // A DOM change.
+    await pageOf(s).evaluate(() => void (document.querySelector('h1')!.textContent = 'Join us'));
+    expect(await call(s, 'browser_snapshot')).toMatch(/heading "Join us" \[level=1\]/);
+    // A value and a checkbox set by a script: no event, no mutation.
+    await call(s, 'browser_snapshot');
+    await pageOf(s).evaluate(() => {
+      (document.querySelector('#name') as HTMLInputElement).value = 'set by script';
+      (document.querySelector('input[name=agree]') as HTMLInputElement).checked = true;
+    });
+    const scripted = await call(s, 'browser_snapshot');
+    expect(scripted).toMatch(/textbox "Name" \[ref=e\d+\]: set by script/);
+    expect(scripted).toMatch(/checkbox "I agree" \[checked\] \[ref=e\d+\]/);
+    // Focus moved by a script.
+    await pageOf(s).evaluate(() => (document.querySelector('textarea') as HTMLTextAreaElement).focus());
+    expect(await call(s, 'browser_snapshot')).toMatch(/textbox "Bio" \[active\] \[ref=e\d+\]/);
+    // Boxes move with layout and scrolling: never reused.
+    const boxed = await stats(s);
+    await call(s, 'browser_snapshot', { boxes: true });
+    await call(s, 'browser_snapshot', { boxes: true });
+    expect((await stats(s)).walks).toBe(boxed.walks + 2);
+  });
+
+  it('sees a change inside a shadow root, and walks a new document afresh', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/frames.html') });
+    expect(await call(s, 'browser_snapshot')).toContain('button "Shadow button"');
+    await pageOf(s).evaluate(() => {
+      const host = [...document.querySelectorAll('*')].find((e) => e.shadowRoot)!;
+      host.shadowRoot!.querySelector('button')!.textContent = 'Renamed in the shadow';
+    });
+    expect(await call(s, 'browser_snapshot')).toContain('button "Renamed in the shadow"');
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const home = await call(s, 'browser_snapshot');
+    expect(home).toContain('button "Click me"');
+    expect(home).not.toContain('Shadow');
+  });
+});

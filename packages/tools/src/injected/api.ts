@@ -7,7 +7,7 @@ import { askPerson } from './person.js';
 import { elementForRef, refFor } from './refs.js';
 import { settleDom, whenParsed } from './settle.js';
 import { readableText, waitForText } from './text.js';
-import { walkPage } from './walk.js';
+import { walkPage, walkStats } from './walk.js';
 
 /**
  * Everything the tools run inside a page, by name: bundled into one script (see scripts/bundle-injected.mjs),
@@ -15,6 +15,7 @@ import { walkPage } from './walk.js';
  */
 export const injectedApi = {
   walkPage,
+  walkStats,
   refOfElement: (el: Element, seed: number): string => refFor(el, seed),
   elementForRef,
   prepareAction,

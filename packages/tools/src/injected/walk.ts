@@ -1,3 +1,4 @@
+import { changeCount, documentId, watchShadowRoot } from './changes.js';
 import { attrName, namesItsOwner } from './names.js';
 import { elementForRef, nextRef, refFor } from './refs.js';
 import { NAME_FROM_CONTENT, roleOf } from './roles.js';
@@ -30,6 +31,8 @@ export interface WalkOptions {
   boxes?: boolean;
   /** Where this frame's viewport sits in the page's (for boxes in an iframe). */
   boxOffset?: { x: number; y: number };
+  /** The token of the caller's last result: when the page has not changed since, the walk answers `same` instead. */
+  reuse?: string;
 }
 
 export interface WalkResult {
@@ -42,6 +45,34 @@ export interface WalkResult {
   missing?: boolean;
   /** The walk stopped at the budget: the page has more than these lines show. */
   stopped?: boolean;
+  /** Names this result for a later `reuse` (absent for boxes, which move with scrolling and layout). */
+  token?: string;
+  /** Nothing changed since the result `reuse` named: use it again (lines and iframeRefs are empty). */
+  same?: boolean;
+}
+
+/** What the last walk showed, to tell whether it still holds. */
+interface LastWalk {
+  token: string;
+  active: Element | null;
+  /** The form controls it showed and their state then: a script can set a value without any event. */
+  controls: Array<{ el: Element; role: string; bare: boolean; state: string }>;
+}
+let last: LastWalk | undefined;
+/** How many walks ran and how many were answered `same`: for tests and the benchmark. */
+const stats = { walks: 0, reused: 0 };
+export const walkStats = (): { walks: number; reused: number } => ({ ...stats });
+
+const CONTROL_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION']);
+
+function controlState(el: Element, role: string, bare: boolean, active: Element | null): string {
+  return `${props(el, role, bare, active)}|${valueOf(el, role) ?? ''}`;
+}
+
+/** Whether the last walk still shows the page as it is: same options, no change counted, controls as they were. */
+function stillHolds(token: string, active: Element | null): boolean {
+  if (!last || last.token !== token || last.active !== active) return false;
+  return last.controls.every((c) => c.el.isConnected && controlState(c.el, c.role, c.bare, active) === c.state);
 }
 
 export interface FindMatch {
@@ -94,6 +125,14 @@ function boxOf(el: Element, offset = { x: 0, y: 0 }): string {
 export function walkPage(opts: WalkOptions): WalkResult {
   // The focused element does not move while the walk runs; the body is focused when nothing is.
   const active = document.activeElement === document.body ? null : document.activeElement;
+  const { prefix, targetRef, depth, budget: wanted, allUrls } = opts;
+  const token = opts.boxes ? undefined : `${documentId}:${changeCount()}:${JSON.stringify([prefix, targetRef, depth, wanted, allUrls])}`;
+  if (token && opts.reuse === token && stillHolds(token, active)) {
+    stats.reused++;
+    return { lines: [], iframeRefs: [], next: nextRef(opts.seed), token, same: true };
+  }
+  const controls: LastWalk['controls'] = [];
+  stats.walks++;
 
   // A lower bound of the rendered size: only lines with a ref count, as they are always written (never flattened,
   // their names never dropped), so stopping here never leaves the snapshot shorter than the budget.
@@ -109,6 +148,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
       return;
     }
     // Sibling links rather than childNodes: a NodeList read by index was a tenth of a big page's walk.
+    if (el.shadowRoot) watchShadowRoot(el.shadowRoot);
     for (let n = (el.shadowRoot ?? el).firstChild; n && !stopped; n = n.nextSibling) take(n, out);
   }
 
@@ -196,6 +236,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
       box: opts.boxes ? boxOf(el, opts.boxOffset) : undefined,
     };
     if (role === 'iframe' && ref) iframeRefs.push(ref);
+    if (CONTROL_TAGS.has(el.tagName) || (el as HTMLElement).isContentEditable) controls.push({ el, role, bare, state: controlState(el, role, bare, active) });
     if (ref) {
       written += node.role.length + node.name.length + node.props.length + opts.prefix.length + ref.length + 10;
       if (written > budget) stopped = true;
@@ -239,6 +280,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
   if (!opts.allUrls) pruneUrls();
   const lines = renderYaml(items, opts.prefix, opts.depth ?? Infinity);
-  return { lines, iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}) };
+  last = token ? { token, active, controls } : undefined;
+  return { lines, iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
 }
 
