@@ -23,6 +23,7 @@ const { values } = parseArgs({
     'throughput-servers': { type: 'string' },
     'router-seconds': { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'rust-book': { type: 'string' },
     help: { type: 'boolean' },
   },
 });
@@ -36,6 +37,7 @@ if (values.help) {
   --seconds 20             per throughput level (0 skips)   --concurrency 1,5,20
   --throughput-servers a,b --router-seconds 5 (0 skips)
   --cpu-prof DIR           our gateway runs with node --cpu-prof into DIR
+  --rust-book FILE|none    the big real page (default: the Rust book of the installed rustc)
   --write FILE             put the tables into FILE (BENCHMARKS.md) between its markers
   --json FILE              raw results`);
   process.exit(0);
@@ -62,6 +64,7 @@ const options: BenchOptions = {
   concurrency: list(values.concurrency)?.map(Number) ?? DEFAULT_OPTIONS.concurrency,
   throughputServers: servers(values['throughput-servers']) ?? DEFAULT_OPTIONS.throughputServers,
   router: routerSeconds > 0 ? { seconds: routerSeconds, levels: DEFAULT_OPTIONS.router?.levels ?? [1, 16, 64] } : null,
+  rustBook: values['rust-book'] === 'none' ? undefined : (values['rust-book'] ?? DEFAULT_OPTIONS.rustBook),
   oursNodeArgs: values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(values['cpu-prof'])] : [],
   log: (line) => process.stderr.write(`${line}\n`),
 };

@@ -1,9 +1,12 @@
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { Driver } from './driver.js';
 import { machineInfo, treeCpu, treeMemory, type MachineInfo } from './proc.js';
 import { routerBench, type RouterLevel } from './router-bench.js';
 import { checkGateway, launchServer, ourBuildHash, makeWorkDir, packageVersion, SERVERS, type Connection, type LaunchedServer, type ServerEnv, type ServerId } from './servers.js';
+import { RUST_BOOK_PAGE } from './report.js';
 import { median, percentile, timed } from './stats.js';
 
 export interface BenchOptions {
@@ -19,6 +22,8 @@ export interface BenchOptions {
   throughputSeconds: number;
   concurrency: number[];
   throughputServers: ServerId[];
+  /** The Rust book's print.html for the big-real-page snapshot (found with rustc); undefined leaves it out. */
+  rustBook?: string | undefined;
   /** null skips the router micro-benchmark. */
   router: { seconds: number; levels: number[] } | null;
   chromePath: string;
@@ -39,12 +44,16 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   throughputServers: ['ours-http', 'playwright-mcp-http'],
   router: { seconds: 5, levels: [1, 16, 64] },
   chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+  rustBook: rustBookPath(),
 };
 
 export interface SnapshotRow {
   page: string;
+  /** A page changed since the last snapshot (the bench touches it, untimed, before each run). */
   medianMs: number;
   minMs: number;
+  /** The same page asked again with no change in between. */
+  unchangedMs?: number;
   chars: number;
 }
 export interface ActionRow {
@@ -104,9 +113,21 @@ interface Page {
   path: string;
 }
 
-function pagesFor(rows: number[]): Page[] {
+/** Where the big real page of the benchmark is: the Rust book on one page (1.9 MB), in the docs of an installed Rust. */
+export function rustBookPath(): string | undefined {
+  try {
+    const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const file = join(sysroot, 'share/doc/rust/html/book/print.html');
+    return existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function pagesFor(rows: number[], rustBook: boolean): Page[] {
   return [
     ...rows.map((r) => ({ name: `${r.toLocaleString('en')}-row table`, path: `/table?rows=${r}` })),
+    ...(rustBook ? [{ name: RUST_BOOK_PAGE, path: '/rust-book.html' }] : []),
     { name: 'form', path: '/form.html' },
     { name: 'iframes (same + cross origin)', path: '/frames.html' },
   ];
@@ -127,16 +148,20 @@ async function singleSession(server: LaunchedServer, fx: FixtureServer, options:
   try {
     await d.navigate(fx.url('/index.html')); // launches the browser: not timed
     const snapshots: SnapshotRow[] = [];
-    for (const page of pagesFor(options.rows)) {
+    for (const page of pagesFor(options.rows, options.rustBook !== undefined)) {
       await d.navigate(fx.url(page.path));
       const times: number[] = [];
+      const unchanged: number[] = [];
       let chars = 0;
       for (let i = 0; i < options.snapshotRuns; i++) {
+        // Untimed: a change to the page, so that each timed snapshot reads a page it has not seen.
+        await d.evaluate(`() => { document.body.dataset.benchRun = '${i}'; }`);
         const [t, text] = await timed(() => d.snapshot());
         times.push(t);
         chars = text.length;
+        unchanged.push((await timed(() => d.snapshot()))[0]);
       }
-      snapshots.push({ page: page.name, medianMs: median(times), minMs: Math.min(...times), chars });
+      snapshots.push({ page: page.name, medianMs: median(times), minMs: Math.min(...times), unchangedMs: median(unchanged), chars });
       options.log?.(`  ${server.spec.label}: ${page.name} snapshot ${median(times).toFixed(1)} ms, ${chars} chars`);
     }
     const actions: ActionRow[] = [];
@@ -256,7 +281,8 @@ export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise
   }
   const workDir = makeWorkDir();
   const env: ServerEnv = { chromePath: options.chromePath, oursNodeArgs: options.oursNodeArgs ?? [], workDir };
-  const fx = await startFixtureServer();
+  const fx = await startFixtureServer(options.rustBook ? { files: { '/rust-book.html': options.rustBook } } : {});
+  if (!options.rustBook) notes.push('No Rust installation found (rustc --print sysroot): the big real page is left out.');
   const { log: _log, ...recorded } = options;
   const result: BenchResult = {
     options: recorded,

@@ -299,9 +299,9 @@ export class Tab {
     const walkOpts = { allUrls, ...budget, ...boxes, ...(targetRef ? { targetRef } : {}), ...(opts.depth !== undefined ? { depth: opts.depth } : {}) };
     const main = await this.walk(frame, prefix, walkOpts);
     if (main.missing) throw ToolError.staleRef(opts.target ?? '');
-    let lines = main.lines;
-    if (main.iframeRefs.length && opts.depth === undefined) lines = await this.spliceFrames(frame, prefix, main, { allUrls, ...budget, ...boxes });
-    return cut(lines, opts.maxChars, main.stopped === true);
+    const text =
+      main.iframeRefs.length && opts.depth === undefined ? (await this.spliceFrames(frame, prefix, main, { allUrls, ...budget, ...boxes })).join('\n') : main.text;
+    return cut(text, opts.maxChars, main.stopped === true);
   }
 
   // Child frames render with their own walker (cross-origin frames run in other processes) and are spliced
@@ -312,7 +312,7 @@ export class Tab {
     parentResult: WalkResult,
     walkOpts: { allUrls: boolean; budget?: number; boxes?: boolean },
   ): Promise<string[]> {
-    let lines = parentResult.lines;
+    let lines = parentResult.text.split('\n');
     for (const child of parent.childFrames()) {
       if (child.detached) continue;
       let ownerRef: string | undefined;
@@ -341,8 +341,7 @@ export class Tab {
       } catch {
         continue;
       }
-      let childLines = result.lines;
-      if (result.iframeRefs.length) childLines = await this.spliceFrames(child, prefix, result, walkOpts);
+      const childLines = result.iframeRefs.length ? await this.spliceFrames(child, prefix, result, walkOpts) : result.text.split('\n');
       const line = lines[at]!;
       const indent = /^ */.exec(line)![0] + '  ';
       const head = line.endsWith(':') ? line : `${line}:`;
@@ -570,7 +569,10 @@ async function frameOffset(frame: Frame): Promise<{ x: number; y: number }> {
 }
 
 // `stopped`: the walk itself ended at the budget, so how much is left is not known.
-function cut(lines: string[], maxChars: number, stopped: boolean): string {
+function cut(text: string, maxChars: number, stopped: boolean): string {
+  // Every line counts with its newline: a text that fits goes as it came, without being split.
+  if (text.length + 1 <= maxChars && !stopped) return text;
+  const lines = text.split('\n');
   let size = 0;
   let at = lines.length;
   for (let i = 0; i < lines.length; i++) {

@@ -36,7 +36,8 @@ export interface WalkOptions {
 }
 
 export interface WalkResult {
-  lines: string[];
+  /** The snapshot's lines joined by newlines: one string crosses to the host far cheaper than thousands. */
+  text: string;
   /** Ref (without prefix) of each iframe element, in document order, to splice child frames under. */
   iframeRefs: string[];
   /** Next free ref number in this document. */
@@ -47,7 +48,7 @@ export interface WalkResult {
   stopped?: boolean;
   /** Names this result for a later `reuse` (absent for boxes, which move with scrolling and layout). */
   token?: string;
-  /** Nothing changed since the result `reuse` named: use it again (lines and iframeRefs are empty). */
+  /** Nothing changed since the result `reuse` named: use it again (text and iframeRefs are empty). */
   same?: boolean;
 }
 
@@ -129,7 +130,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
   const token = opts.boxes ? undefined : `${documentId}:${changeCount()}:${JSON.stringify([prefix, targetRef, depth, wanted, allUrls])}`;
   if (token && opts.reuse === token && stillHolds(token, active)) {
     stats.reused++;
-    return { lines: [], iframeRefs: [], next: nextRef(opts.seed), token, same: true };
+    return { text: '', iframeRefs: [], next: nextRef(opts.seed), token, same: true };
   }
   const controls: LastWalk['controls'] = [];
   stats.walks++;
@@ -272,15 +273,15 @@ export function walkPage(opts: WalkOptions): WalkResult {
   const items: Item[] = [];
   if (opts.targetRef) {
     const target = elementForRef(opts.targetRef);
-    if (!target) return { lines: [], iframeRefs: [], next: nextRef(opts.seed), missing: true };
+    if (!target) return { text: '', iframeRefs: [], next: nextRef(opts.seed), missing: true };
     root = target;
     visit(root, items);
   } else {
     collect(root, items);
   }
   if (!opts.allUrls) pruneUrls();
-  const lines = renderYaml(items, opts.prefix, opts.depth ?? Infinity);
+  const text = renderYaml(items, opts.prefix, opts.depth ?? Infinity).join('\n');
   last = token ? { token, active, controls } : undefined;
-  return { lines, iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
+  return { text, iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
 }
 
