@@ -13,17 +13,16 @@ describe('sessions do not wait for each other', () => {
   it('a 60 s browser_wait_for in one session does not delay another session', async () => {
     const [slow, fast] = await Promise.all([connectClient(gw, 'slow'), connectClient(gw, 'fast')]);
     await slow.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
-    const waiting = slow.callTool({ name: 'browser_wait_for', arguments: { time: 60 } }, undefined, { timeout: 120_000 }).catch((e: unknown) => e);
-    const started = performance.now();
+    let settled = false;
+    void slow
+      .callTool({ name: 'browser_wait_for', arguments: { time: 60 } }, undefined, { timeout: 120_000 })
+      .catch((e: unknown) => e)
+      .then(() => (settled = true));
     for (let i = 0; i < 3; i++) {
       const nav = text(await fast.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } }));
       expect(nav).toContain('- Page Title: Form');
     }
-    // Three navigations with snapshots take well under a second on this machine; 10 s leaves room for a slow CI.
-    expect(performance.now() - started).toBeLessThan(10_000);
-    let settled = false;
-    void waiting.then(() => (settled = true));
-    await new Promise((r) => setTimeout(r, 50));
+    // Had the fast session queued behind the slow one, its navigations would have ended after the wait.
     expect(settled).toBe(false);
     await Promise.all([slow.close(), fast.close()]);
   });

@@ -60,10 +60,6 @@ export class LocalBrowser {
     return this.browser?.process()?.pid ?? undefined;
   }
 
-  get mode(): 'launch' | 'cdp' {
-    return this.options.cdpEndpoint ? 'cdp' : 'launch';
-  }
-
   /** Told when the browser crashes, is closed by the user, or the CDP connection drops. */
   onGone(listener: (reason: string) => void): () => void {
     this.goneListeners.add(listener);

@@ -225,10 +225,6 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  stats(): { sessions: number; browserConnected: boolean } {
-    return { sessions: this.sessions.size, browserConnected: this.browser.connected };
-  }
-
   /** Closes every session's contexts and the browser it launched. */
   async close(): Promise<void> {
     const all = [...this.sessions.values()];

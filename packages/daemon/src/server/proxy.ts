@@ -9,9 +9,7 @@ import {
   parseMessage,
   parseProxyParams,
   ProxyMethods,
-  unmapId,
   type ExtensionInfo,
-  type JsonRpcId,
   type JsonRpcRequest,
   type ProxyConnectionState,
 } from '@browsermcp/protocol';
@@ -190,7 +188,7 @@ class ProxyClient {
     this.log.info({ clientId: this.clientId, connectionId: link.connectionId }, 'session closed');
   }
 
-  /** A tool call: id mapped to "<connectionId>:<id>" on the way in (the envelope's originId), unmapped on the way out. */
+  /** A tool call: its id mapped to "<connectionId>:<id>" as the envelope's originId, so the browser side can tell calls apart. */
   private async forward(request: JsonRpcRequest): Promise<unknown> {
     const link = this.link;
     if (!link) throw new BadRequestError(`"${request.method}" needs a browser: call list_extensions, then connect`);
@@ -201,16 +199,13 @@ class ProxyClient {
     }
     const { tabId, ...payload } = (params ?? {}) as Record<string, unknown>;
     if (tabId !== undefined && (typeof tabId !== 'string' || tabId === '')) throw new BadRequestError('"params.tabId" must be a non-empty string');
-    const data = await runLogged(this.app, this.log, link.sessionId, {
+    // The answer goes back under the client's own id (the caller answers `request`); `mapped` names the call in logs.
+    return runLogged(this.app, this.log, link.sessionId, {
       name: request.method,
       payload,
       originId: mapped,
       ...(typeof tabId === 'string' ? { tabId } : {}),
     });
-    // The answer goes back under the client's own id; unmapping proves the round trip kept it intact.
-    const original: JsonRpcId | undefined = unmapId(mapped)?.id;
-    if (original === undefined || original !== request.id) throw new Error(`id ${String(request.id)} did not survive mapping`);
-    return data;
   }
 
   private onExtension(id: string, state: ExtensionState): void {

@@ -165,7 +165,7 @@ it('relaunches after a crash between commands', async () => {
     const disconnected = new Promise((resolve) => browser.once('disconnected', resolve));
     process.kill(rig.executor.browser.pid!, 'SIGKILL');
     await disconnected;
-    expect(rig.executor.stats().browserConnected).toBe(false);
+    expect(rig.executor.browser.connected).toBe(false);
     expect(await rig.text('idle-crash', 'browser_navigate', { url: server.url('/item/5') })).toContain('Page Title: Item 5');
   } finally {
     await rig.close();
