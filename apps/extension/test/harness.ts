@@ -25,7 +25,7 @@ export interface ExtensionHarness {
 /** A daemon on an ephemeral loopback port and a headless Chromium with the built extension loaded. */
 export async function startExtensionHarness(options: { graceMs?: number } = {}): Promise<ExtensionHarness> {
   const router = new SessionRouter({ graceMs: options.graceMs ?? 300_000 });
-  const daemon = await buildDaemonApp({ router, extensionIds: [EXTENSION_ID], graceMs: options.graceMs, heartbeatMs: 60_000 });
+  const daemon = await buildDaemonApp({ router, extensionIds: [EXTENSION_ID], heartbeatMs: 60_000 });
   await daemon.listen({ port: 0, host: '127.0.0.1' });
   const address = daemon.server.address() as { port: number };
   const server = await startFixtureServer();

@@ -8,6 +8,8 @@ export interface StartDaemonOptions extends Omit<DaemonAppOptions, 'router' | 'l
   host: string;
   port: number;
   commandTimeoutMs?: number | undefined;
+  /** How long a disconnected browser's sessions (and its listing) wait for it to come back. Default 5 minutes. */
+  graceMs?: number | undefined;
   /** The local executor's options, or null to run without one (extensions only). */
   local: LocalExecutorOptions | null;
   logger?: FastifyServerOptions['logger'];
@@ -25,14 +27,14 @@ export interface RunningDaemon {
 
 /** A router, the local executor (unless disabled) and the HTTP/WebSocket app, listening: what the CLI runs. */
 export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
-  const { host, port, commandTimeoutMs, local, logger, ...appOptions } = options;
+  const { host, port, commandTimeoutMs, graceMs, local, logger, ...appOptions } = options;
   // The router warns through the app's logger once there is one (it is made first: the app needs the router).
   let app: FastifyInstance | undefined;
   const router = new SessionRouter({
     logger: { warn: (details, message) => app?.log.warn(details, message) },
     ...(local ? { defaultExecutorId: 'local' } : {}),
     ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
-    ...(appOptions.graceMs !== undefined ? { graceMs: appOptions.graceMs } : {}),
+    ...(graceMs !== undefined ? { graceMs } : {}),
   });
   const localExecutor = local ? new LocalExecutor(router, local) : undefined;
   if (localExecutor) await router.executorConnected(localExecutor);

@@ -99,6 +99,11 @@ export class SessionRouter {
     this.#logger = options.logger ?? silentLogger;
   }
 
+  /** How long a disconnected executor's sessions wait for it: the one grace period of the daemon (the app's too). */
+  get graceMs(): number {
+    return this.#graceMs;
+  }
+
   // ── sessions ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   /**

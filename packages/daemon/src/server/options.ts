@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { LocalExecutor } from '../local/executor.js';
 import { NodeFileAccess, type NodeFileAccessOptions } from '../local/files.js';
-import { DEFAULT_GRACE_MS, type SessionRouter } from '../router/index.js';
+import type { SessionRouter } from '../router/index.js';
 import type { SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_HELLO_TIMEOUT_MS, EXTENSION_ID, EXTENSION_ID_PATTERN } from './constants.js';
@@ -28,8 +28,6 @@ export interface DaemonAppOptions {
   heartbeatMs?: number | undefined;
   /** How long an extension has to authenticate and say hello. Default 10 000 ms. */
   helloTimeoutMs?: number | undefined;
-  /** How long a disconnected extension stays listed; use the router's graceMs. Default 5 minutes. */
-  graceMs?: number | undefined;
   /**
    * Serve the endpoints that drive browsers for clients (/sessions, /commands, WebSocket /mcp). Default true. A
    * daemon embedded in the gateway turns them off: its clients come through the gateway, which checks their key,
@@ -113,7 +111,8 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     verifier: options.verifier,
     heartbeatMs: positive(options.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
     helloTimeoutMs: positive(options.helloTimeoutMs, 'helloTimeoutMs', DEFAULT_HELLO_TIMEOUT_MS),
-    graceMs: positive(options.graceMs, 'graceMs', DEFAULT_GRACE_MS),
+    // One grace period: a disconnected extension stays listed exactly as long as the router keeps its sessions.
+    graceMs: options.router.graceMs,
     commandEndpoints: options.commandEndpoints ?? true,
     sessionSettings: options.sessionSettings,
     extensionFiles: options.extensionFiles ? new NodeFileAccess(options.extensionFiles) : undefined,

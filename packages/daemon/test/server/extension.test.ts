@@ -18,7 +18,6 @@ async function start(options: { graceMs?: number; heartbeatMs?: number; helloTim
   router = new SessionRouter({ graceMs: options.graceMs ?? 60_000, commandTimeoutMs: 5_000 });
   app = await buildDaemonApp({
     router,
-    graceMs: options.graceMs ?? 60_000,
     heartbeatMs: options.heartbeatMs,
     helloTimeoutMs: options.helloTimeoutMs,
     sessionSettings: SETTINGS,
