@@ -1,4 +1,14 @@
-import { ErrorCodes, ProxyMethods, parseMessage, type JsonRpcId } from '@browsermcp/protocol';
+import {
+  ErrorCodes,
+  parseMessage,
+  parseProxyParams,
+  parseProxyResult,
+  ProxyMethods,
+  type JsonRpcId,
+  type ProxyParams,
+  type ProxyRequestMethod,
+  type ProxyResult,
+} from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
 import WebSocket from 'ws';
 import type { Backend } from './backend.js';
@@ -57,17 +67,33 @@ class ProxyConnection {
 
   private receive(text: string): void {
     const parsed = parseMessage(text);
-    if (!parsed.ok || parsed.kind === 'batch') return;
-    const message = parsed.message as { id?: JsonRpcId; method?: string; params?: { state?: string }; result?: unknown; error?: { code: number; message: string } };
-    if (message.method === ProxyMethods.status) this.connected = message.params?.state === 'connected';
-    if (message.method === ProxyMethods.disconnected) this.connected = false;
-    if (message.id === undefined || message.method !== undefined) return;
+    if (!parsed.ok || parsed.kind === 'batch' || parsed.kind === 'request') return;
+    if (parsed.kind === 'notification') {
+      const { method, params } = parsed.message;
+      if (method === ProxyMethods.status) {
+        const status = parseProxyParams(ProxyMethods.status, params);
+        if (status.ok) this.connected = status.value.state === 'connected';
+      } else if (method === ProxyMethods.disconnected) {
+        this.connected = false;
+      }
+      return;
+    }
+    const message = parsed.message;
+    if (message.id === null) return;
     const waiting = this.pending.get(message.id);
     if (!waiting) return;
     this.pending.delete(message.id);
     clearTimeout(waiting.timer);
-    if (message.error) waiting.reject(new RemoteDaemonError(message.error.message, message.error.code));
-    else waiting.resolve(message.result);
+    const error = 'error' in message ? message.error : undefined;
+    if (error) waiting.reject(new RemoteDaemonError(error.message, error.code));
+    else waiting.resolve('result' in message ? message.result : undefined);
+  }
+
+  /** A proxy request, its result checked against the protocol's schema (a malformed one is the daemon's bug). */
+  async proxy<M extends ProxyRequestMethod>(method: M, params?: ProxyParams<M>): Promise<ProxyResult<M>> {
+    const checked = parseProxyResult(method, await this.request(method, params));
+    if (!checked.ok) throw new RemoteDaemonError(`The daemon answered ${method} with a malformed result: ${checked.error.message}.`, checked.error.code);
+    return checked.value;
   }
 
   request(method: string, params?: unknown): Promise<unknown> {
@@ -99,6 +125,18 @@ class ProxyConnection {
   }
 }
 
+/** A tool's answer from the daemon: MCP content parts (anything else is the daemon's bug, said as an error). */
+function toolResult(name: string, value: unknown): ToolResult {
+  const result = value as Partial<ToolResult> | null;
+  const valid =
+    typeof result === 'object' &&
+    result !== null &&
+    Array.isArray(result.content) &&
+    result.content.every((c) => (c.type === 'text' && typeof c.text === 'string') || (c.type === 'image' && typeof c.data === 'string' && typeof c.mimeType === 'string'));
+  if (!valid) throw new RemoteDaemonError(`The daemon answered ${name} with something that is not a tool result.`, ErrorCodes.InternalError);
+  return result as ToolResult;
+}
+
 /**
  * A daemon on another machine (or process) through its /mcp proxy endpoint: each MCP session gets its own
  * authenticated connection and daemon session on the chosen browser.
@@ -106,6 +144,8 @@ class ProxyConnection {
 export class RemoteBackend implements Backend {
   readonly mode = 'remote' as const;
   private readonly sessions = new Map<string, Promise<ProxyConnection>>();
+  /** The sessions' open connections, once they are open (for /health). */
+  private readonly connections = new Map<string, ProxyConnection>();
 
   constructor(private readonly options: RemoteBackendOptions) {}
 
@@ -113,13 +153,13 @@ export class RemoteBackend implements Backend {
     const timeoutMs = this.options.timeoutMs ?? 90_000;
     const conn = await ProxyConnection.open(this.options.daemonUrl, timeoutMs);
     try {
-      await conn.request(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
-      const { extensions } = (await conn.request(ProxyMethods.listExtensions)) as { extensions: Array<{ id: string; connected: boolean }> };
+      await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
+      const { extensions } = await conn.proxy(ProxyMethods.listExtensions);
       const choice = this.options.browser ?? extensions.find((e) => e.connected)?.id;
       if (!choice) {
         throw new RemoteDaemonError('The remote daemon has no browser connected: start one there (or connect its extension), then call the tool again.', ErrorCodes.BrowserDisconnected);
       }
-      await conn.request(ProxyMethods.connect, { extension_id: choice });
+      await conn.proxy(ProxyMethods.connect, { extension_id: choice });
       return conn;
     } catch (err) {
       conn.close();
@@ -131,9 +171,10 @@ export class RemoteBackend implements Backend {
     const opening = this.connect();
     this.sessions.set(sessionId, opening);
     try {
-      await opening;
+      this.connections.set(sessionId, await opening);
     } catch (err) {
       this.sessions.delete(sessionId);
+      this.connections.delete(sessionId);
       throw err;
     }
   }
@@ -145,20 +186,22 @@ export class RemoteBackend implements Backend {
       await this.openSession(sessionId);
       conn = await this.sessions.get(sessionId)!;
     }
-    return (await conn.request(name, args)) as ToolResult;
+    return toolResult(name, await conn.request(name, args));
   }
 
   async closeSession(sessionId: string): Promise<void> {
     const opening = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
+    this.connections.delete(sessionId);
     const conn = await opening?.catch(() => undefined);
     if (!conn) return;
-    await conn.request(ProxyMethods.disconnect).catch(() => undefined);
+    await conn.proxy(ProxyMethods.disconnect).catch(() => undefined);
     conn.close();
   }
 
+  /** Whether the daemon says a browser is connected for an open session: the last status it sent, not a guess. */
   browserConnected(): boolean {
-    return this.sessions.size > 0;
+    return [...this.connections.values()].some((c) => !c.closed && c.connected);
   }
 
   async close(): Promise<void> {

@@ -33,10 +33,14 @@ describe('--daemon-url: a remote daemon through the proxy protocol', () => {
   it('runs navigate, snapshot and click on the daemon\'s browser with a valid token', async () => {
     const token = await signToken({ userId: 'alice', secret: SECRET });
     const gw: RunningHttpGateway = await startGateway(['--daemon-url', daemonUrl, '--daemon-token', token]);
+    const health = async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected;
     try {
+      // No session yet: nothing is connected to a browser over there.
+      expect(await health()).toBe(false);
       const client = await connectClient(gw);
       const nav = text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }));
       expect(nav).toContain('- Page Title: Fixture home');
+      expect(await health()).toBe(true);
       const snap = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
       const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snap, 'button "Click me"') } }));
       expect(clicked).toContain('button "Clicked 1 times"');
@@ -45,6 +49,7 @@ describe('--daemon-url: a remote daemon through the proxy protocol', () => {
       await (client.transport as import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport).terminateSession();
       await client.close();
       await expect.poll(async () => (await daemon.router.stats()).sessions).toBe(0);
+      expect(await health()).toBe(false);
     } finally {
       await gw.close();
     }
