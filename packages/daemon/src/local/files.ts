@@ -15,6 +15,14 @@ function inside(root: string, path: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(`..${sep}`));
 }
 
+/** `path` itself if it exists, else its nearest ancestor that does. */
+async function deepestExisting(path: string): Promise<string> {
+  for (let p = path; ; p = resolve(p, '..')) {
+    if (await lstat(p).then(() => true, () => false)) return p;
+    if (p === resolve(p, '..')) return p;
+  }
+}
+
 /**
  * The directories one session's client works in (its MCP roots, or the working directory of a stdio gateway), asked
  * when a file is first needed: the gateway knows them, the daemon only asks.
@@ -113,12 +121,14 @@ export class NodeFileAccess implements FileAccess {
     if (problem) throw new ToolError(`${problem} The output directory is ${this.outputDir}.`);
     const full = resolve(this.outputDir, name);
     const dir = resolve(full, '..');
-    await mkdir(dir, { recursive: true });
-    // A directory link inside the output directory must not carry the write somewhere else.
-    const [realDir, realOut] = await Promise.all([realpath(dir), realpath(this.outputDir)]);
-    if (!inside(realOut, realDir)) {
+    await mkdir(this.outputDir, { recursive: true });
+    // A directory link inside the output directory must not carry the write somewhere else: judged on the deepest
+    // part of the path that exists, before anything is created (a refused name leaves the disk as it was).
+    const [realExisting, realOut] = await Promise.all([realpath(await deepestExisting(dir)), realpath(this.outputDir)]);
+    if (!inside(realOut, realExisting)) {
       throw new ToolError(`"${name}" leads out of the output directory (${this.outputDir}) through a link; pick another name.`);
     }
+    await mkdir(dir, { recursive: true });
     if ((await lstat(full).catch(() => undefined))?.isSymbolicLink()) {
       throw new ToolError(`"${name}" is a link in the output directory; pick another name.`);
     }

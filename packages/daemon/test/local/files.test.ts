@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -97,6 +97,9 @@ describe('links in the output directory', () => {
   it('does not write through a directory link that leaves it', async () => {
     await symlink(root, join(outputDir, 'linked'));
     await expect(files.writeOutput('linked/escape.png', new Uint8Array([1]))).rejects.toThrow('leads out of the output directory');
+    // Refused before anything is made: no directory appears where the link points.
+    await expect(files.writeOutput('linked/new-dir/deeper/escape.png', new Uint8Array([1]))).rejects.toThrow('leads out of the output directory');
+    await expect(stat(join(root, 'new-dir'))).rejects.toThrow('ENOENT');
     await symlink(join(root, 'secret.txt'), join(outputDir, 'trap.png'));
     await expect(files.writeOutput('trap.png', new Uint8Array([1]))).rejects.toThrow('is a link in the output directory');
     expect(await readFile(join(root, 'secret.txt'), 'utf8')).toBe('secret');
