@@ -18,6 +18,8 @@ export interface GatewaySession {
   lastSeen: number;
   /** Open responses and GET/SSE streams: a session with one is in use, however long since its client last sent. */
   openStreams: number;
+  /** The MCP protocol version agreed at initialize (Streamable HTTP sessions). */
+  protocolVersion?: string;
 }
 
 export interface SessionLog {

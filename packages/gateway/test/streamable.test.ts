@@ -162,11 +162,32 @@ describe('HTTP statuses', () => {
     expect(note.status).toBe(202);
   });
 
-  it('refuses batches for protocol versions that dropped them', async () => {
+  it('refuses batches for protocol versions that dropped them, judged by the version the session agreed', async () => {
     const id = await openRawSession();
     const batch = await post([{ jsonrpc: '2.0', id: 5, method: 'tools/list' }], { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
     expect(batch.status).toBe(400);
     expect((await json(batch)).error.message).toContain('batches are not allowed in protocol version 2025-11-25');
+    // A request that claims the older version does not reopen batches in this session, nor does leaving the header out.
+    const claimed = await post([{ jsonrpc: '2.0', id: 6, method: 'tools/list' }], { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' });
+    expect(claimed.status).toBe(400);
+    expect((await json(claimed)).error.message).toContain('this session agreed protocol version 2025-11-25');
+    const bare = await post([{ jsonrpc: '2.0', id: 7, method: 'tools/list' }], { 'mcp-session-id': id });
+    expect(bare.status).toBe(400);
+    const empty = await post([], { 'mcp-session-id': id });
+    expect(empty.status).toBe(400);
+    expect((await json(empty)).error).toMatchObject({ code: -32600, message: expect.stringContaining('must not be empty') as unknown });
+  });
+
+  it('takes batches in a session that agreed 2025-03-26', async () => {
+    const res = await post({ ...INIT, params: { ...INIT.params, protocolVersion: '2025-03-26' } });
+    const id = res.headers.get('mcp-session-id')!;
+    await res.text();
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' });
+    const batch = await post([{ jsonrpc: '2.0', id: 8, method: 'tools/list' }], { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' });
+    expect(batch.status).toBe(200);
+    expect(await batch.text()).toContain('browser_navigate');
+    const empty = await post([], { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' });
+    expect(empty.status).toBe(400);
   });
 
   it('health answers without auth and leaks no secrets', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCodes } from '@browsermcp/protocol';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { BoundedEventStore } from '../event-store.js';
@@ -17,6 +17,12 @@ export interface StreamableOptions {
 
 // Batches were removed from the protocol in 2025-06-18; older sessions may still send them.
 const BATCH_LAST_VERSION = '2025-03-26';
+
+/** The version the SDK answers an initialize with: the client's if supported, else the latest. */
+function negotiatedVersion(body: unknown): string {
+  const asked = (body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+  return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+}
 
 /** Fastify's reply headers (CORS among them) onto the raw response the SDK transport writes. */
 export function handOver(reply: FastifyReply): void {
@@ -68,7 +74,7 @@ export const streamableHttp = fp(
           sessionIdGenerator: newSessionId,
           eventStore: new BoundedEventStore(opts.eventStoreSize),
           onsessioninitialized: (id) => {
-            session = { id, kind: 'streamable', keyHash: req.keyHash, transport, server, lastSeen: Date.now(), openStreams: 0 };
+            session = { id, kind: 'streamable', keyHash: req.keyHash, transport, server, lastSeen: Date.now(), openStreams: 0, protocolVersion: negotiatedVersion(body) };
             registry.add(session);
           },
           // Awaited before DELETE is answered: a client that has its 200 finds the session's tabs closed.
@@ -85,10 +91,16 @@ export const streamableHttp = fp(
       }
       const session = sessionFor(req, reply);
       if (!session) return reply;
+      // Judged by the version the session agreed, whatever a request claims: a claim may not reopen what it closed.
+      const agreed = session.protocolVersion ?? BATCH_LAST_VERSION;
+      const claimed = req.headers['mcp-protocol-version'];
+      if (typeof claimed === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(claimed) && claimed !== agreed) {
+        return sendError(reply, 400, ErrorCodes.InvalidRequest, `Bad Request: this session agreed protocol version ${agreed}; send MCP-Protocol-Version: ${agreed}.`);
+      }
       if (Array.isArray(body)) {
-        const version = String(req.headers['mcp-protocol-version'] ?? BATCH_LAST_VERSION);
-        if (version > BATCH_LAST_VERSION) {
-          return sendError(reply, 400, ErrorCodes.InvalidRequest, `JSON-RPC batches are not allowed in protocol version ${version}: send one message per request.`);
+        if (body.length === 0) return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Invalid Request: a JSON-RPC batch must not be empty.');
+        if (agreed > BATCH_LAST_VERSION) {
+          return sendError(reply, 400, ErrorCodes.InvalidRequest, `JSON-RPC batches are not allowed in protocol version ${agreed}: send one message per request.`);
         }
       }
       // A session answering a long call (a 60 s browser_wait_for) is busy, not idle.
