@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
@@ -129,5 +130,35 @@ describe('limits and lifecycle', () => {
     }
     expect(tries.slice(0, 10).every((s) => s === 403)).toBe(true);
     expect(tries.slice(10)).toEqual([429, 429]);
+  });
+
+  it('rate limits failed keys from many addresses together: each new address does not bring a new budget', async () => {
+    const own = await startGateway();
+    const port = Number(new URL(own.url).port);
+    const guess = (address: string, i: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, localAddress: address, method: 'POST', path: '/mcp', headers: { ...headers({ authorization: `Bearer guess-${i}` }), host: `127.0.0.1:${port}` } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(INIT);
+      });
+    try {
+      const statuses: number[] = [];
+      // 15 addresses × 8 guesses: under each address's budget of 10, over the 100 of all addresses together.
+      for (let a = 2; a < 17; a++) for (let i = 0; i < 8; i++) statuses.push(await guess(`127.0.0.${a}`, i));
+      expect(statuses.slice(0, 100).every((s) => s === 403)).toBe(true);
+      expect(statuses.slice(100).every((s) => s === 429)).toBe(true);
+      // A client with the right key is not locked out by the guessers.
+      const ok = await fetch(`${own.url}/mcp`, { method: 'POST', headers: { ...headers(), authorization: `Bearer ${own.apiKey}` }, body: INIT });
+      expect(ok.status).toBe(200);
+      await ok.text();
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -15,6 +15,11 @@ export interface SecurityOptions {
   rateLimit: number | undefined;
   /** Failed authentications per minute per client address. */
   authFailuresPerMinute: number;
+  /**
+   * Failed authentications per minute from all addresses together (default: ten addresses' worth): a guesser with many
+   * addresses (a whole loopback range, a botnet) is slowed as much as one with a single address.
+   */
+  authFailuresTotalPerMinute?: number | undefined;
 }
 
 declare module 'fastify' {
@@ -55,6 +60,14 @@ export const security = fp(
 
     app.decorateRequest('keyHash', undefined);
 
+    // One window for every address's failures together; each address also has its own budget (the limiter below).
+    const totalFailures = { windowStart: 0, count: 0, max: opts.authFailuresTotalPerMinute ?? opts.authFailuresPerMinute * 10 };
+    const failureWindowFull = (): number | undefined => {
+      const now = Date.now();
+      if (now - totalFailures.windowStart >= 60_000) Object.assign(totalFailures, { windowStart: now, count: 0 });
+      return totalFailures.count >= totalFailures.max ? Math.ceil((totalFailures.windowStart + 60_000 - now) / 1000) : undefined;
+    };
+
     await app.register(rateLimit, {
       global: true,
       timeWindow: 60_000,
@@ -91,6 +104,14 @@ export const security = fp(
     app.addHook('preParsing', async (req, reply) => {
       if (isPublic(req)) return;
       const auth = authState(req);
+      if (auth.kind === 'missing' || auth.kind === 'wrong') {
+        const wait = failureWindowFull();
+        if (wait !== undefined) {
+          reply.header('Retry-After', String(wait));
+          return sendError(reply, 429, ErrorCodes.RateLimited, `Too many failed keys from all clients: try again in ${wait} s.`);
+        }
+        totalFailures.count++;
+      }
       if (auth.kind === 'missing') {
         reply.header('WWW-Authenticate', 'Bearer realm="browsermcp"');
         return sendError(reply, 401, ErrorCodes.Unauthorized, 'Missing API key: send "Authorization: Bearer <key>" (the key is printed when the gateway starts).');
