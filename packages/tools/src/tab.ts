@@ -141,6 +141,19 @@ export class Tab {
       this.closed = true;
       this.chooserAbort.abort();
     });
+    // A chooser belongs to its document: a new one (not a route change within it) leaves it behind, and the next
+    // chooser must find the waiter armed again.
+    cdp(page).on('Page.frameNavigated', (event) => {
+      if (event.frame.parentId === undefined) this.dropFileChoosers();
+    });
+    this.armFileChooser();
+  }
+
+  private dropFileChoosers(): void {
+    const stale = this.modals.filter((m) => m.kind === 'fileChooser');
+    if (!stale.length) return;
+    this.modals = this.modals.filter((m) => m.kind !== 'fileChooser');
+    for (const state of stale) void state.chooser.cancel().catch(() => undefined);
     this.armFileChooser();
   }
 

@@ -133,6 +133,21 @@ describe('file chooser', () => {
     expect(await call(s, 'browser_click', { target: '#upload' })).toContain('[File chooser]');
   });
 
+  it('drops a chooser the page left behind: the next page\'s chooser opens and takes its file', async () => {
+    const { files, root } = await filesHost();
+    const s = await h.session({}, { files });
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    await call(s, 'browser_click', { target: '#upload' });
+    // Navigating away leaves the open chooser's document behind, and the chooser with it.
+    const away = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(away).not.toContain('[File chooser]');
+    expect(await call(s, 'browser_click', { target: '#counter' })).toContain('Clicked 1 times');
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    expect(await call(s, 'browser_click', { target: '#upload' })).toContain('[File chooser]');
+    expect(await call(s, 'browser_file_upload', { paths: [join(root, 'hello.txt')] })).toContain('Uploaded');
+    expect(await call(s, 'browser_get_text', { target: '#out' })).toContain('files: hello.txt:11');
+  });
+
   it('refuses uploads where the host gives no file access', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
