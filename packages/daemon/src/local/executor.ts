@@ -56,6 +56,10 @@ export class LocalExecutor implements Executor {
   private readonly tabIds = new WeakMap<Page, string>();
   /** The tab ids each session was given, to release them in the router when the browser goes away. */
   private readonly sessionTabs = new Map<string, Set<string>>();
+  /** Sessions whose browser died while they were idle, with why: their next answer says their pages are gone. */
+  private readonly lostPages = new Map<string, string>();
+  /** Commands running per session: a session with one learns of a crash from that command's answer. */
+  private readonly running = new Map<string, number>();
   private nextTabId = 1;
 
   constructor(router: SessionRouter, options: LocalExecutorOptions) {
@@ -82,9 +86,16 @@ export class LocalExecutor implements Executor {
   }
 
   private async run(command: CommandEnvelope): Promise<void> {
+    this.running.set(command.sessionId, (this.running.get(command.sessionId) ?? 0) + 1);
     try {
       const contexts = await this.contextsFor(command.sessionId);
       const session = contexts.active();
+      const lost = this.lostPages.get(command.sessionId);
+      if (lost !== undefined) {
+        this.lostPages.delete(command.sessionId);
+        // Not silent: the model would otherwise act on a blank page as if it were the one it left.
+        session.addNote(`Since your last call ${lost}; a new browser started, and this session's tabs and pages are gone. Navigate again.`);
+      }
       if (command.tabId !== undefined) this.selectTab(session, command.tabId);
       let result: ToolResult;
       try {
@@ -110,6 +121,10 @@ export class LocalExecutor implements Executor {
           ? { code: ErrorCodes.MethodNotFound, message: err.message }
           : toWireError(err);
       this.router.handleResponse(this.id, errorResponseFor(command, error));
+    } finally {
+      const left = (this.running.get(command.sessionId) ?? 1) - 1;
+      if (left > 0) this.running.set(command.sessionId, left);
+      else this.running.delete(command.sessionId);
     }
   }
 
@@ -204,6 +219,7 @@ export class LocalExecutor implements Executor {
   }
 
   async closeSession(sessionId: string): Promise<void> {
+    this.lostPages.delete(sessionId);
     await this.creating.get(sessionId)?.catch(() => undefined);
     const contexts = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
@@ -213,6 +229,7 @@ export class LocalExecutor implements Executor {
 
   private browserGone(reason: string): void {
     const ids = [...this.sessions.keys()];
+    for (const sessionId of ids) if (!this.running.get(sessionId)) this.lostPages.set(sessionId, reason);
     this.sessions.clear();
     // Its pages died with it without a close event: the sessions' next commands must open new tabs, not name these.
     for (const tabs of this.sessionTabs.values()) for (const tabId of tabs) this.releaseTab(tabId);

@@ -144,6 +144,8 @@ it('answers a command cut off by a browser crash clearly and relaunches on the n
 
     const next = await rig.text('crash', 'browser_navigate', { url: server.url('/item/2') });
     expect(next).toContain('Page Title: Item 2');
+    // The cut-off call already said so: the next answer does not say it again.
+    expect(next).not.toContain('Since your last call');
     expect(rig.executor.browser.pid).not.toBe(firstPid);
     // The session's current tab is the new browser's, so naming it works.
     const tabId = (await rig.router.getSession('crash'))?.currentTabId;
@@ -166,7 +168,11 @@ it('relaunches after a crash between commands', async () => {
     process.kill(rig.executor.browser.pid!, 'SIGKILL');
     await disconnected;
     expect(rig.executor.browser.connected).toBe(false);
-    expect(await rig.text('idle-crash', 'browser_navigate', { url: server.url('/item/5') })).toContain('Page Title: Item 5');
+    const after = await rig.text('idle-crash', 'browser_navigate', { url: server.url('/item/5') });
+    expect(after).toContain('Page Title: Item 5');
+    // The session is told its pages went with the browser, once.
+    expect(after).toContain("### Note\nSince your last call the browser closed or crashed; a new browser started, and this session's tabs and pages are gone.");
+    expect(await rig.text('idle-crash', 'browser_snapshot')).not.toContain('Since your last call');
   } finally {
     await rig.close();
   }
