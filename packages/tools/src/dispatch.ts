@@ -17,6 +17,9 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The newest console messages an action's answer carries; the rest are counted (browser_console_messages has them). */
+export const CONSOLE_LINES_IN_ANSWER = 20;
+
 export class UnknownToolError extends Error {
   override readonly name = 'UnknownToolError';
   constructor(readonly toolName: string) {
@@ -123,7 +126,7 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
   }
   try {
     response.setPage({ url: tab.page.url(), title: await tab.title() });
-    response.addConsoleLines(tab.takeNewConsole(session.config.consoleLevel));
+    response.addConsoleLines(tab.takeNewConsole(session.config.consoleLevel, CONSOLE_LINES_IN_ANSWER));
     if (response.wantsSnapshot() && session.config.includeSnapshot && !response.isError) {
       response.setSnapshot(await tab.snapshot({ maxChars: session.config.snapshotMaxChars, boxes: session.config.snapshotBoxes }));
     }

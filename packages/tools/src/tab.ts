@@ -67,6 +67,8 @@ export class Tab {
   readonly console: ConsoleEntry[] = [];
   readonly network: NetworkEntry[] = [];
   private consoleSeen = 0;
+  /** Messages the ring dropped before any answer reported them. */
+  private consoleDropped = 0;
   private modals: ModalState[] = [];
   private modalListeners = new Set<() => void>();
   private nextRef = 1;
@@ -98,7 +100,8 @@ export class Tab {
       this.pushConsole({
         level: msg.type(),
         text: msg.text(),
-        ...(loc.url ? { location: `${loc.url}:${(loc.lineNumber ?? 0) + 1}` } : {}),
+        // Code the tools evaluated carries puppeteer's own source name (with this machine's paths): not the page's.
+        ...(loc.url && !loc.url.startsWith('pptr:') ? { location: `${loc.url}:${(loc.lineNumber ?? 0) + 1}` } : {}),
       });
     });
     page.on('pageerror', (err) => {
@@ -211,7 +214,9 @@ export class Tab {
 
   private pushConsole(entry: ConsoleEntry): void {
     entry.document = this.currentDocument;
-    this.consoleSeen = Math.max(0, this.consoleSeen - push(this.console, entry));
+    const removed = push(this.console, entry);
+    this.consoleDropped += Math.max(0, removed - this.consoleSeen);
+    this.consoleSeen = Math.max(0, this.consoleSeen - removed);
   }
 
   private addModal(state: ModalState): void {
@@ -235,12 +240,22 @@ export class Tab {
     this.modals.unshift(state);
   }
 
-  /** Console messages not yet reported, formatted one per line. */
-  /** Console messages since the last call, at `level` or more severe (all levels by default). */
-  takeNewConsole(level: ConsoleLevel = 'debug'): string[] {
-    const fresh = this.console.slice(Math.min(this.consoleSeen, this.console.length));
+  /**
+   * Console messages since the last call, at `level` or more severe (all levels by default), one per line: the newest
+   * `max` of them, after a first line that counts the rest (and those the tab's ring dropped unread), so a page that
+   * spams its console cannot fill every answer.
+   */
+  takeNewConsole(level: ConsoleLevel = 'debug', max = Infinity): string[] {
+    const fresh = this.console
+      .slice(Math.min(this.consoleSeen, this.console.length))
+      .filter((e) => consoleRank(e.level) <= CONSOLE_LEVELS.indexOf(level));
+    const dropped = this.consoleDropped;
     this.consoleSeen = this.console.length;
-    return fresh.filter((e) => consoleRank(e.level) <= CONSOLE_LEVELS.indexOf(level)).map(formatConsole);
+    this.consoleDropped = 0;
+    const shown = fresh.slice(Math.max(0, fresh.length - max)).map(formatConsole);
+    const more = fresh.length - shown.length + dropped;
+    if (!more) return shown;
+    return [`… ${more.toLocaleString('en')} earlier messages not shown (browser_console_messages lists the last ${MAX_ENTRIES.toLocaleString('en')})`, ...shown];
   }
 
   async title(): Promise<string> {

@@ -168,6 +168,20 @@ describe('console and network', () => {
     expect(await callError(s, 'browser_console_messages', { level: 'loud' })).toContain('"level"');
   });
 
+  it('carries the newest 20 console messages in an answer and counts the rest, those the tab dropped included', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const spam = await call(s, 'browser_evaluate', { function: "() => { for (let i = 0; i < 1500; i++) console.log('spam ' + i); }" });
+    const lines = spam.split('### New console messages\n')[1]!.split('\n\n')[0]!.split('\n');
+    // 1,500 logged: the tab keeps the last 1,000; 20 are shown, 980 kept and 500 dropped are counted.
+    expect(lines[0]).toBe('- … 1,480 earlier messages not shown (browser_console_messages lists the last 1,000)');
+    expect(lines.slice(1)).toEqual(Array.from({ length: 20 }, (_, i) => `- [LOG] spam ${1480 + i}`));
+    expect(await call(s, 'browser_snapshot')).not.toContain('### New console messages');
+    const listed = await call(s, 'browser_console_messages', { level: 'debug' });
+    expect(listed).toContain('[LOG] spam 500');
+    expect(listed).not.toContain('[LOG] spam 499\n');
+  });
+
   it('lists network requests with status, filtered by text or regex', async () => {
     const s = await h.session();
     const snap = await call(s, 'browser_navigate', { url: h.server.url('/spa.html') });
