@@ -414,6 +414,11 @@ export class BrowserSessions {
     const duringAction = owner.running > 0 || Date.now() - owner.lastActionEnd < POPUP_WINDOW_MS;
     const tab = await chrome.tabs.get(tabId).catch(() => undefined);
     if (!tab || !duringAction || refusalFor(tab.pendingUrl ?? tab.url)) return;
+    // Past the session's tab limit the page's popup is closed (and counted in the next answer), as in a launched browser.
+    if (owner.tools?.refusePopup(tab.pendingUrl ?? tab.url ?? '')) {
+      await chrome.tabs.remove(tabId).catch(() => undefined);
+      return;
+    }
     const adopt = (async () => {
       // Chrome shows a page's popup in front; the person keeps looking at what they were looking at.
       this.recentPopups.set(tabId, Date.now());

@@ -54,6 +54,8 @@ export interface GatewayConfig {
   consoleLevel: ConsoleLevel;
   imageResponses: 'allow' | 'omit' | 'only';
   testIdAttribute: string;
+  /** --max-tabs: most tabs one session may hold. */
+  maxTabs: number;
   /** --codegen: the language of the Playwright code in action answers, or none. */
   codegen: CodegenLanguage | 'none';
   /** --secrets: name → value. */
@@ -132,6 +134,7 @@ function options(): Option[] {
     opt('--ignore-https-errors', 'open pages whose HTTPS certificate is not valid', 'IGNORE_HTTPS_ERRORS'),
     opt('--proxy-server <url>', 'send the browser\'s traffic through this proxy, e.g. http://proxy:3128 or socks5://proxy:1080', 'PROXY_SERVER'),
     opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost', 'PROXY_BYPASS'),
+    opt('--max-tabs <n>', 'most tabs one session may hold; popups a page opens past it are closed and reported', 'MAX_TABS').default('50'),
     opt('--codegen <lang>', `the Playwright code each action's answer carries, to replay it in a test: ${CODEGEN_LANGUAGES.join(', ')} or none ("playwright" means typescript)`, 'CODEGEN').default('typescript'),
     opt('--test-id-attribute <name>', 'the attribute generated locators read as a test id', 'TEST_ID_ATTRIBUTE').default('data-testid'),
     opt('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, 'LOG_LEVEL').default('info'),
@@ -354,6 +357,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     consoleLevel: oneOf('consoleLevel', 'console-level', CONSOLE_LEVELS),
     imageResponses: oneOf('imageResponses', 'image-responses', ['allow', 'omit', 'only'] as const),
     testIdAttribute: testIdAttribute(str('testIdAttribute')!),
+    maxTabs: int('maxTabs', 'max-tabs', 1, 1000)!,
     codegen: str('codegen') === 'playwright' ? 'typescript' : oneOf('codegen', 'codegen', [...CODEGEN_LANGUAGES, 'none'] as const),
     secrets: secretsFrom(str('secrets')),
     pageSetup,

@@ -60,6 +60,7 @@ function toolSettings(config: GatewayConfig): ToolSettings {
     imageResponses: config.imageResponses,
     allowFileUrls: config.allowUnrestrictedFileAccess,
     codegen: config.codegen,
+    maxTabs: config.maxTabs,
     ...(config.secrets ? { secrets: config.secrets } : {}),
   };
 }

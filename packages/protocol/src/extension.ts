@@ -66,6 +66,8 @@ export const sessionSettingsSchema = z.object({
   allowFileUrls: z.boolean().optional(),
   /** The language of the Playwright code in action answers, or none (--codegen). */
   codegen: z.enum(['typescript', 'python', 'java', 'csharp', 'none']).optional(),
+  /** Most tabs a session may hold; popups past it are closed (--max-tabs). */
+  maxTabs: z.number().int().min(1).optional(),
   /**
    * Where the daemon saves what tools write (--output-dir), shown to the agent; the daemon reads uploads for the
    * session under its file roots. Absent: no file access, and the tools that need it say so.

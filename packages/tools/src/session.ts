@@ -99,6 +99,8 @@ export interface SessionConfig {
   secrets?: Readonly<Record<string, string>> | undefined;
   /** The language of the Playwright code each action's answer carries (--codegen), or none. */
   codegen: CodegenLanguage | 'none';
+  /** Most tabs a session may hold (--max-tabs): a popup past it is closed, a new tab refused. */
+  maxTabs: number;
 }
 
 export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
@@ -114,6 +116,7 @@ export const defaultSessionConfig: SessionConfig = {
   consoleLevel: 'info',
   imageResponses: 'allow',
   codegen: 'typescript',
+  maxTabs: 50,
 };
 
 /** What the tools know of one MCP session: its tabs and which one is current. */
@@ -131,6 +134,8 @@ export class ToolSession {
   private notes: string[] = [];
   /** The GIF being recorded (browser_gif_start), which every tool call adds a frame to. */
   recorder: GifRecorder | undefined;
+  /** Popups closed at the tab limit since the last answer, and the last one's address. */
+  private refusedPopups = { count: 0, url: '' };
 
   constructor(host: SessionHost, config: Partial<SessionConfig> = {}) {
     this.host = host;
@@ -157,6 +162,9 @@ export class ToolSession {
   }
 
   async newTab(): Promise<Tab> {
+    if (this.tabList.filter((t) => !t.isClosed).length >= this.config.maxTabs) {
+      throw new ToolError(`This session has ${this.config.maxTabs} tabs, its limit (the gateway's --max-tabs): close one with browser_tabs first.`);
+    }
     const page = await this.host.newPage();
     return this.adoptPage(page, true);
   }
@@ -207,7 +215,24 @@ export class ToolSession {
   takeNotes(): string[] {
     const notes = this.notes;
     this.notes = [];
+    const { count, url } = this.refusedPopups;
+    if (count) {
+      notes.push(
+        `The page opened ${count === 1 ? 'a popup' : `${count.toLocaleString('en')} popups`} (last: ${url}) past this session's limit of ${this.config.maxTabs} tabs; ${count === 1 ? 'it was' : 'they were'} closed. Close tabs with browser_tabs to make room.`,
+      );
+      this.refusedPopups = { count: 0, url: '' };
+    }
     return notes;
+  }
+
+  /**
+   * Whether a popup must be refused because the session holds its most tabs; a refused one is counted for the next
+   * answer, and the caller closes it.
+   */
+  refusePopup(url: string): boolean {
+    if (this.tabList.filter((t) => !t.isClosed).length < this.config.maxTabs) return false;
+    this.refusedPopups = { count: this.refusedPopups.count + 1, url };
+    return true;
   }
 
   /** The tabs that closed under the session since the last call, with their index and last URL; then forgets them. */
@@ -234,7 +259,10 @@ export class ToolSession {
 
   private watch(tab: Tab): void {
     tab.page.on('popup', (popup) => {
-      if (popup) this.adoptPage(popup, true);
+      if (!popup) return;
+      // A page that opens popup after popup must not take the browser (and other sessions) down with it.
+      if (this.refusePopup(popup.url())) void popup.close().catch(() => undefined);
+      else this.adoptPage(popup, true);
     });
     tab.page.once('close', () => this.lost(tab));
   }

@@ -26,6 +26,8 @@ export interface ToolSettings {
   allowFileUrls?: boolean | undefined;
   /** --codegen: the language of the code each action's answer carries, or none. */
   codegen?: CodegenLanguage | 'none' | undefined;
+  /** --max-tabs: most tabs a session may hold. */
+  maxTabs?: number | undefined;
 }
 
 /**
@@ -66,5 +68,6 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('secrets', settings.secrets),
     ...defined('allowFileUrls', settings.allowFileUrls),
     ...defined('codegen', settings.codegen),
+    ...defined('maxTabs', settings.maxTabs),
   };
 }

@@ -149,6 +149,26 @@ describe('tabs', () => {
   });
 });
 
+describe('tab limit', () => {
+  it('closes popups past the session\'s limit and says so once; a new tab past it is refused', async () => {
+    const s = await h.session({ maxTabs: 3 });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const context = s.tabs[0]!.page.browserContext();
+    const first = await call(s, 'browser_evaluate', { function: "() => { for (let i = 0; i < 8; i++) window.open('/item/' + i); }" });
+    // The popups arrive as the page opens them: the last ones may be reported by the next answer.
+    await expect.poll(async () => (await context.pages()).length, { timeout: 10_000 }).toBe(3);
+    const next = await call(s, 'browser_tabs', { action: 'list' });
+    const notes = `${first}\n${next}`;
+    expect(notes).toMatch(/The page opened (6 popups|\d popups)[^\n]* past this session's limit of 3 tabs; (they were|it was) closed/);
+    const counted = [...notes.matchAll(/opened (\d+) popups|opened a popup/g)].map((m) => Number(m[1] ?? 1)).reduce((a, b) => a + b, 0);
+    expect(counted).toBe(6);
+    expect(s.tabs.filter((t) => !t.isClosed)).toHaveLength(3);
+    expect(await callError(s, 'browser_tabs', { action: 'new' })).toContain("This session has 3 tabs, its limit (the gateway's --max-tabs)");
+    await call(s, 'browser_tabs', { action: 'close', index: 2 });
+    expect(await call(s, 'browser_tabs', { action: 'new' })).toContain('### Open tabs');
+  });
+});
+
 describe('console and network', () => {
   it('collects console messages and page errors, and reports new ones after actions', async () => {
     const s = await h.session();
