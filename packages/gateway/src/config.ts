@@ -56,6 +56,9 @@ export interface GatewayConfig {
   testIdAttribute: string;
   /** --max-tabs: most tabs one session may hold. */
   maxTabs: number;
+  /** --max-sessions / --max-sessions-per-key: open MCP sessions in all and per API key. */
+  maxSessions: number;
+  maxSessionsPerKey: number;
   /** --codegen: the language of the Playwright code in action answers, or none. */
   codegen: CodegenLanguage | 'none';
   /** --secrets: name → value. */
@@ -134,6 +137,8 @@ function options(): Option[] {
     opt('--ignore-https-errors', 'open pages whose HTTPS certificate is not valid', 'IGNORE_HTTPS_ERRORS'),
     opt('--proxy-server <url>', 'send the browser\'s traffic through this proxy, e.g. http://proxy:3128 or socks5://proxy:1080', 'PROXY_SERVER'),
     opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost', 'PROXY_BYPASS'),
+    opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close', 'MAX_SESSIONS').default('200'),
+    opt('--max-sessions-per-key <n>', 'most MCP sessions one API key may have open; more are refused (429)', 'MAX_SESSIONS_PER_KEY').default('50'),
     opt('--max-tabs <n>', 'most tabs one session may hold; popups a page opens past it are closed and reported', 'MAX_TABS').default('50'),
     opt('--codegen <lang>', `the Playwright code each action's answer carries, to replay it in a test: ${CODEGEN_LANGUAGES.join(', ')} or none ("playwright" means typescript)`, 'CODEGEN').default('typescript'),
     opt('--test-id-attribute <name>', 'the attribute generated locators read as a test id', 'TEST_ID_ATTRIBUTE').default('data-testid'),
@@ -358,6 +363,8 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     imageResponses: oneOf('imageResponses', 'image-responses', ['allow', 'omit', 'only'] as const),
     testIdAttribute: testIdAttribute(str('testIdAttribute')!),
     maxTabs: int('maxTabs', 'max-tabs', 1, 1000)!,
+    maxSessions: int('maxSessions', 'max-sessions', 1, 100_000)!,
+    maxSessionsPerKey: int('maxSessionsPerKey', 'max-sessions-per-key', 1, 100_000)!,
     codegen: str('codegen') === 'playwright' ? 'typescript' : oneOf('codegen', 'codegen', [...CODEGEN_LANGUAGES, 'none'] as const),
     secrets: secretsFrom(str('secrets')),
     pageSetup,

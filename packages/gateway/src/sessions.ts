@@ -27,15 +27,24 @@ export interface SessionLog {
   closed(session: GatewaySession, reason: string): void;
 }
 
+/** How many MCP sessions may be open: in all, and per API key (--max-sessions, --max-sessions-per-key). */
+export interface SessionLimits {
+  total: number;
+  perKey: number;
+}
+
 /** Every live MCP session of the gateway; closing one closes its tabs through the backend. */
 export class SessionRegistry {
   private readonly sessions = new Map<string, GatewaySession>();
+  /** Sessions being opened (their initialize still running), per key: counted against the limits already. */
+  private readonly opening = new Map<string, number>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly backend: Backend,
     private readonly log: SessionLog,
     private readonly idleMs: number,
+    private readonly limits: SessionLimits = { total: Infinity, perKey: Infinity },
   ) {
     if (idleMs > 0) {
       this.sweeper = setInterval(() => void this.expireIdle(), Math.min(idleMs, 60_000));
@@ -53,6 +62,36 @@ export class SessionRegistry {
 
   get(id: string): GatewaySession | undefined {
     return this.sessions.get(id);
+  }
+
+  /**
+   * Holds a place for a session about to open, or says why there is none (the limits, checked before any work):
+   * `release` once the session is added or its opening failed.
+   */
+  reserve(keyHash: string | undefined): { release(): void } | { refused: string; status: 429 | 503 } {
+    const key = keyHash ?? '';
+    const opening = [...this.opening.values()].reduce((a, b) => a + b, 0);
+    if (this.sessions.size + opening >= this.limits.total) {
+      return { status: 503, refused: `The gateway has ${this.limits.total} open MCP sessions, its limit (--max-sessions). Try again when some have closed.` };
+    }
+    const mine = [...this.sessions.values()].filter((s) => (s.keyHash ?? '') === key).length + (this.opening.get(key) ?? 0);
+    if (mine >= this.limits.perKey) {
+      return {
+        status: 429,
+        refused: `This API key has ${this.limits.perKey} open MCP sessions, the gateway's limit (--max-sessions-per-key). End sessions you no longer use (DELETE /mcp), or wait for idle ones to close.`,
+      };
+    }
+    this.opening.set(key, (this.opening.get(key) ?? 0) + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.opening.get(key) ?? 1) - 1;
+        if (left > 0) this.opening.set(key, left);
+        else this.opening.delete(key);
+      },
+    };
   }
 
   add(session: GatewaySession): void {

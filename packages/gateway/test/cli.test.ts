@@ -22,7 +22,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-sessions', '--max-sessions-per-key']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -98,6 +98,7 @@ describe('browsermcp-gateway CLI', () => {
       [['--storage-state', '/nonexistent/state.json'], '--storage-state /nonexistent/state.json: cannot read it as JSON (ENOENT)'],
       [['--storage-state', '/etc/hostname'], '--storage-state /etc/hostname: cannot read it as JSON'],
       [['--secrets', '/nonexistent/.env'], '--secrets /nonexistent/.env: cannot read the file (ENOENT)'],
+      [['--max-sessions-per-key', 'lots'], '--max-sessions-per-key must be a whole number from 1 to 100000, got "lots"'],
       [['--max-tabs', '0'], '--max-tabs must be a whole number from 1 to 1000, got "0"'],
       [['--codegen', 'ruby'], '--codegen must be one of typescript, python, java, csharp, none, got "ruby"'],
       [['--cdp-header', 'X-Token: abc'], '--cdp-header applies to a browser reached with --cdp-endpoint'],

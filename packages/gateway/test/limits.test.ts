@@ -161,4 +161,36 @@ describe('limits and lifecycle', () => {
       await own.close();
     }
   });
+
+  it('refuses sessions past --max-sessions-per-key (429) and --max-sessions (503) before any work, and opens again once one closes', async () => {
+    const own = await startGateway(['--api-key', 'key-a,key-b', '--max-sessions-per-key', '2', '--max-sessions', '3']);
+    const init = (key: string) => fetch(`${own.url}/mcp`, { method: 'POST', headers: { ...headers(), authorization: `Bearer ${key}` }, body: INIT });
+    const open = async (key: string) => {
+      const res = await init(key);
+      await res.text();
+      return res;
+    };
+    try {
+      const a1 = await open('key-a');
+      expect(a1.status).toBe(200);
+      expect((await open('key-a')).status).toBe(200);
+      const a3 = await init('key-a');
+      expect(a3.status).toBe(429);
+      expect(a3.headers.get('retry-after')).toBe('60');
+      expect(((await a3.json()) as { error: { message: string } }).error.message).toContain("the gateway's limit (--max-sessions-per-key)");
+      const sse = await fetch(`${own.url}/sse`, { headers: { authorization: 'Bearer key-a', host: new URL(own.url).host } });
+      expect(sse.status).toBe(429);
+      await sse.text();
+      expect((await open('key-b')).status).toBe(200);
+      const full = await init('key-b');
+      expect(full.status).toBe(503);
+      expect(((await full.json()) as { error: { message: string } }).error.message).toContain('its limit (--max-sessions)');
+      // One of key-a's sessions ends: key-a may open one again.
+      const closed = await fetch(`${own.url}/mcp`, { method: 'DELETE', headers: { authorization: 'Bearer key-a', 'mcp-session-id': a1.headers.get('mcp-session-id')! } });
+      expect(closed.status).toBe(200);
+      expect((await open('key-a')).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
 });

@@ -170,7 +170,7 @@ describe('HTTP statuses', () => {
     // A request that claims the older version does not reopen batches in this session, nor does leaving the header out.
     const claimed = await post([{ jsonrpc: '2.0', id: 6, method: 'tools/list' }], { 'mcp-session-id': id, 'mcp-protocol-version': '2025-03-26' });
     expect(claimed.status).toBe(400);
-    expect((await json(claimed)).error.message).toContain('this session agreed protocol version 2025-11-25');
+    expect((await json(claimed)).error.message).toContain('batches are not allowed in protocol version 2025-11-25');
     const bare = await post([{ jsonrpc: '2.0', id: 7, method: 'tools/list' }], { 'mcp-session-id': id });
     expect(bare.status).toBe(400);
     const empty = await post([], { 'mcp-session-id': id });

@@ -4,7 +4,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCodes } from '@browsermcp/protocol';
 import type { Backend } from '../backend.js';
 import { createMcpServer, type ToolCallLog } from '../mcp-server.js';
-import { SessionRegistry, type SessionLog } from '../sessions.js';
+import { SessionRegistry, type SessionLimits, type SessionLog } from '../sessions.js';
 import { humanLogStream } from '../log-format.js';
 import { VERSION } from '../version.js';
 import { security, sendError, type SecurityOptions } from './security.js';
@@ -16,6 +16,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
   tools: McpTool[];
   /** Sessions without requests or open streams for this long are closed (0 = never). */
   sessionIdleMs: number;
+  /** How many sessions may be open, in all and per key; more are refused before any work. */
+  sessionLimits?: SessionLimits | undefined;
   /** Legacy SSE: ping interval and how long a session outlives its closed stream. */
   ssePingMs: number;
   sseGraceMs: number;
@@ -53,7 +55,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   };
   const toolLog: ToolCallLog = (e) =>
     app.log.info({ session: e.sessionId.slice(0, 8), tool: e.tool, ms: Math.round(e.ms), ok: e.ok, ...(e.error ? { error: e.error } : {}) }, 'tool call');
-  const registry = new SessionRegistry(opts.backend, log, opts.sessionIdleMs);
+  const registry = new SessionRegistry(opts.backend, log, opts.sessionIdleMs, opts.sessionLimits);
   const createServer = (sessionId: () => string | undefined) =>
     createMcpServer({
       sessionId,

@@ -22,12 +22,18 @@ export const legacySse = fp(
     const { registry } = opts;
 
     app.get('/sse', async (req, reply) => {
+      const place = registry.reserve(req.keyHash);
+      if ('refused' in place) {
+        reply.header('Retry-After', '60');
+        return sendError(reply, place.status, ErrorCodes.RateLimited, place.refused);
+      }
       const id = newSessionId();
       handOver(reply);
       const transport = new LegacySseTransport(id, reply.raw, '/message', opts.pingMs);
       const server = opts.createServer(() => id);
       const session: GatewaySession = { id, kind: 'sse', keyHash: req.keyHash, transport, server, lastSeen: Date.now(), openStreams: 1 };
       registry.add(session);
+      place.release();
       transport.onclose = () => {
         session.openStreams = 0;
         // The tabs wait out the grace period: an agent's state survives a dropped connection for a while.

@@ -69,6 +69,11 @@ export const streamableHttp = fp(
         if (!isInitializeRequest(body)) {
           return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required for anything but initialize.');
         }
+        const place = registry.reserve(req.keyHash);
+        if ('refused' in place) {
+          reply.header('Retry-After', '60');
+          return sendError(reply, place.status, ErrorCodes.RateLimited, place.refused);
+        }
         let session: GatewaySession | undefined;
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: newSessionId,
@@ -76,6 +81,7 @@ export const streamableHttp = fp(
           onsessioninitialized: (id) => {
             session = { id, kind: 'streamable', keyHash: req.keyHash, transport, server, lastSeen: Date.now(), openStreams: 0, protocolVersion: negotiatedVersion(body) };
             registry.add(session);
+            place.release();
           },
           // Awaited before DELETE is answered: a client that has its 200 finds the session's tabs closed.
           onsessionclosed: (id) => registry.close(id, 'client sent DELETE'),
@@ -84,20 +90,20 @@ export const streamableHttp = fp(
           if (session) void registry.close(session.id, 'client ended the session');
         };
         const server = opts.createServer(() => transport.sessionId);
-        await server.connect(transport);
-        handOver(reply);
-        await transport.handleRequest(req.raw, reply.raw, body);
+        try {
+          await server.connect(transport);
+          handOver(reply);
+          await transport.handleRequest(req.raw, reply.raw, body);
+        } finally {
+          place.release();
+        }
         return reply;
       }
       const session = sessionFor(req, reply);
       if (!session) return reply;
-      // Judged by the version the session agreed, whatever a request claims: a claim may not reopen what it closed.
-      const agreed = session.protocolVersion ?? BATCH_LAST_VERSION;
-      const claimed = req.headers['mcp-protocol-version'];
-      if (typeof claimed === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(claimed) && claimed !== agreed) {
-        return sendError(reply, 400, ErrorCodes.InvalidRequest, `Bad Request: this session agreed protocol version ${agreed}; send MCP-Protocol-Version: ${agreed}.`);
-      }
       if (Array.isArray(body)) {
+        // Judged by the version the session agreed, whatever a request's header claims: a claim may not reopen batches.
+        const agreed = session.protocolVersion ?? BATCH_LAST_VERSION;
         if (body.length === 0) return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Invalid Request: a JSON-RPC batch must not be empty.');
         if (agreed > BATCH_LAST_VERSION) {
           return sendError(reply, 400, ErrorCodes.InvalidRequest, `JSON-RPC batches are not allowed in protocol version ${agreed}: send one message per request.`);
