@@ -197,9 +197,22 @@ describe('console and network', () => {
     expect(lines[0]).toBe('- … 1,480 earlier messages not shown (browser_console_messages lists the last 1,000)');
     expect(lines.slice(1)).toEqual(Array.from({ length: 20 }, (_, i) => `- [LOG] spam ${1480 + i}`));
     expect(await call(s, 'browser_snapshot')).not.toContain('### New console messages');
+    // The list keeps its newest 200 in an answer; the rest are counted, and a file takes them all.
     const listed = await call(s, 'browser_console_messages', { level: 'debug' });
-    expect(listed).toContain('[LOG] spam 500');
-    expect(listed).not.toContain('[LOG] spam 499\n');
+    expect(listed).toContain('Total messages: 1000');
+    expect(listed).toContain('… 800 earlier messages not shown; pass "filename" to save them all\n[LOG] spam 1300');
+    expect(listed).not.toContain('[LOG] spam 1299\n');
+    expect(listed).toContain('[LOG] spam 1499');
+  });
+
+  it('lists at most 200 requests in an answer, the rest counted', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await call(s, 'browser_evaluate', { function: "() => Promise.all(Array.from({ length: 230 }, (_, i) => fetch('/item/' + i)))" });
+    const list = await call(s, 'browser_network_requests');
+    expect(list).toContain('… 30 earlier requests not shown; pass "filename" to save them all');
+    expect(list.match(/\[GET\] http/g)).toHaveLength(200);
+    expect(list).toMatch(/\n\d+\. \[GET\] http:\/\/[^ ]+\/item\/229 => /);
   });
 
   it('lists network requests with status, filtered by text or regex', async () => {

@@ -29,7 +29,8 @@ const consoleMessages = defineTabTool({
     const warnings = entries.filter((e) => consoleRank(e.level) === 1).length;
     const header = [`Total messages: ${entries.length} (Errors: ${errors}, Warnings: ${warnings})`];
     if (shown.length !== entries.length) header.push(`Returning ${shown.length} messages for level "${level}"`);
-    const body = shown.length ? shown.map(formatConsole).join('\n') : `No console messages at level ${level} or above.`;
+    const lines = filename === undefined ? newest(shown.map(formatConsole), 'messages') : shown.map(formatConsole);
+    const body = lines.length ? lines.join('\n') : `No console messages at level ${level} or above.`;
     await answerOrSave(session, response, `${header.join('\n')}\n\n${body}`, filename, 'the console messages');
   },
 });
@@ -37,6 +38,16 @@ const consoleMessages = defineTabTool({
 // Kept out of the list unless asked for: what a page loads to show itself, when it loaded fine.
 const isStaticSuccess = (r: NetworkEntry) =>
   r.resourceType !== 'fetch' && r.resourceType !== 'xhr' && r.failure === undefined && r.status !== undefined && r.status < 400;
+
+/** Most entries a list answers with; a file (`filename`) takes them all. */
+export const MAX_LISTED = 200;
+
+/** The newest MAX_LISTED lines, after one that counts the rest and says how to get them. */
+function newest(lines: string[], what: string): string[] {
+  if (lines.length <= MAX_LISTED) return lines;
+  const more = lines.length - MAX_LISTED;
+  return [`… ${more.toLocaleString('en')} earlier ${what} not shown; pass "filename" to save them all`, ...lines.slice(-MAX_LISTED)];
+}
 
 function urlFilter(filter: string | undefined): (url: string) => boolean {
   if (!filter) return () => true;
@@ -76,7 +87,8 @@ const networkRequests = defineTabTool({
     const test = urlFilter(filter);
     const current = tab.network.filter((r) => r.document === tab.currentDocument);
     const hidden = withStatic ? 0 : current.filter(isStaticSuccess).length;
-    const lines = current.filter((r) => (withStatic || !isStaticSuccess(r)) && test(r.url)).map((r) => `${r.id}. ${describeRequest(r)}`);
+    const listed = current.filter((r) => (withStatic || !isStaticSuccess(r)) && test(r.url)).map((r) => `${r.id}. ${describeRequest(r)}`);
+    const lines = filename === undefined ? newest(listed, 'requests') : listed;
     if (!lines.length) lines.push('No matching requests.');
     if (hidden) lines.push(`\nNote: ${hidden} static request${hidden === 1 ? '' : 's'} not shown; pass "static": true to see ${hidden === 1 ? 'it' : 'them'}.`);
     await answerOrSave(session, response, lines.join('\n'), filename, 'the list');
