@@ -50,8 +50,15 @@ class SessionRootsRegistry {
   private readonly providers = new Map<string, () => Promise<string[]>>();
   readonly lookup = async (sessionId: string): Promise<string[]> => (await this.providers.get(sessionId)?.()) ?? [];
 
-  set(sessionId: string, roots: (() => Promise<string[]>) | undefined): void {
+  /** Opens a session with `open`, its roots known from the start; forgotten again if the open fails. */
+  async opening(sessionId: string, roots: (() => Promise<string[]>) | undefined, open: () => Promise<unknown>): Promise<void> {
     if (roots) this.providers.set(sessionId, roots);
+    try {
+      await open();
+    } catch (err) {
+      this.providers.delete(sessionId);
+      throw err;
+    }
   }
 
   delete(sessionId: string): void {
@@ -81,11 +88,7 @@ export class EmbeddedBackend implements Backend {
 
   async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void> {
     await this.ready;
-    this.roots.set(sessionId, roots);
-    await this.router.openSession(sessionId, clientName ? { clientName } : {}).catch((err: unknown) => {
-      this.roots.delete(sessionId);
-      throw err;
-    });
+    await this.roots.opening(sessionId, roots, () => this.router.openSession(sessionId, clientName ? { clientName } : {}));
     this.waiting.watch(this.router, sessionId);
   }
 
@@ -203,11 +206,7 @@ export class ExtensionBackend implements Backend {
 
   async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void> {
     const executorId = await this.waitForBrowser();
-    this.roots.set(sessionId, roots);
-    await this.daemon.router.openSession(sessionId, { executorId, ...(clientName ? { clientName } : {}) }).catch((err: unknown) => {
-      this.roots.delete(sessionId);
-      throw err;
-    });
+    await this.roots.opening(sessionId, roots, () => this.daemon.router.openSession(sessionId, { executorId, ...(clientName ? { clientName } : {}) }));
     this.waiting.watch(this.daemon.router, sessionId);
   }
 

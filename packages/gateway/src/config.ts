@@ -241,9 +241,11 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   if (cdpEndpoint && !/^(https?|wss?):\/\/[^\s]+$/i.test(cdpEndpoint)) {
     throw new ConfigError(`--cdp-endpoint must be an http(s):// or ws(s):// URL, got "${cdpEndpoint}".`);
   }
+  // Set on purpose (flag, environment or config file), not left at its default: a flag that cannot apply stops here.
+  const given = (key: string) => !['default', undefined].includes(program.getOptionValueSource(key));
   const cdpHeaders = cdpHeadersFrom(o.cdpHeader);
   for (const key of ['cdpHeader', 'cdpTimeout']) {
-    if (!cdpEndpoint && !['default', undefined].includes(program.getOptionValueSource(key))) {
+    if (!cdpEndpoint && given(key)) {
       throw new ConfigError(`${flagName(key)} applies to a browser reached with --cdp-endpoint; add --cdp-endpoint or drop ${flagName(key)}.`);
     }
   }
@@ -272,8 +274,6 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const headlessReason = bool('headless') ? 'headless (--headless)' : hasDisplay ? 'headed (a display is available; --headless to hide it)' : 'headless (no display found)';
 
 
-  // Set on purpose (flag, environment or config file), not left at its default: a flag that cannot apply stops here.
-  const given = (key: string) => !['default', undefined].includes(program.getOptionValueSource(key));
   const extension = bool('extension');
   if (extension) {
     const launchOnly = ['cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext', ...BROWSER_FLAGS].filter(given);

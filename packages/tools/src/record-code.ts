@@ -26,7 +26,7 @@ export async function locatorForCode(session: ToolSession, el: ElementHandle<Ele
 
 /** Text the model typed: a secret's name is read from the environment in the code, its value never written. */
 export function typedText(session: ToolSession, text: string): CodeArg {
-  return session.config.secrets && Object.hasOwn(session.config.secrets, text) ? { kind: 'env', name: text } : { kind: 'string', value: text };
+  return session.secret(text) !== undefined ? { kind: 'env', name: text } : { kind: 'string', value: text };
 }
 
 /** Adds the code that replays the call to its answer, in the session's language; nothing with --codegen none. */

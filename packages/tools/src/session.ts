@@ -151,6 +151,12 @@ export class ToolSession {
     return this.tabList;
   }
 
+  /** The value of a secret (--secrets) when `name` is one, else undefined. */
+  secret(name: string): string | undefined {
+    const secrets = this.config.secrets;
+    return secrets && Object.hasOwn(secrets, name) ? secrets[name] : undefined;
+  }
+
   /** The current tab, opened on first use. */
   async currentTab(): Promise<Tab> {
     if (this.current && !this.current.isClosed) return this.current;
@@ -162,7 +168,7 @@ export class ToolSession {
   }
 
   async newTab(): Promise<Tab> {
-    if (this.tabList.filter((t) => !t.isClosed).length >= this.config.maxTabs) {
+    if (this.atTabLimit()) {
       throw new ToolError(`This session has ${this.config.maxTabs} tabs, its limit (the gateway's --max-tabs): close one with browser_tabs first.`);
     }
     const page = await this.host.newPage();
@@ -225,12 +231,16 @@ export class ToolSession {
     return notes;
   }
 
+  private atTabLimit(): boolean {
+    return this.tabList.filter((t) => !t.isClosed).length >= this.config.maxTabs;
+  }
+
   /**
    * Whether a popup must be refused because the session holds its most tabs; a refused one is counted for the next
    * answer, and the caller closes it.
    */
   refusePopup(url: string): boolean {
-    if (this.tabList.filter((t) => !t.isClosed).length < this.config.maxTabs) return false;
+    if (!this.atTabLimit()) return false;
     this.refusedPopups = { count: this.refusedPopups.count + 1, url };
     return true;
   }

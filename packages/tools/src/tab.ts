@@ -1,5 +1,6 @@
 import type { CDPSession, Dialog, ElementHandle, FileChooser, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
+import { newestLines } from './lists.js';
 import { inPage, inPageHandle } from './in-page.js';
 import { setInputFiles } from './injected/files.js';
 import type { WalkResult } from './injected/walk.js';
@@ -252,10 +253,8 @@ export class Tab {
     const dropped = this.consoleDropped;
     this.consoleSeen = this.console.length;
     this.consoleDropped = 0;
-    const shown = fresh.slice(Math.max(0, fresh.length - max)).map(formatConsole);
-    const more = fresh.length - shown.length + dropped;
-    if (!more) return shown;
-    return [`… ${more.toLocaleString('en')} earlier messages not shown (browser_console_messages lists the last ${MAX_ENTRIES.toLocaleString('en')})`, ...shown];
+    const last = MAX_ENTRIES.toLocaleString('en');
+    return newestLines(fresh.map(formatConsole), max, (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${last})`, dropped);
   }
 
   async title(): Promise<string> {

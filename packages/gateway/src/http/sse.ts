@@ -6,7 +6,7 @@ import { ErrorCodes, parseMessage } from '@browsermcp/protocol';
 import { LegacySseTransport } from '../legacy-sse-transport.js';
 import { newSessionId, type GatewaySession, type SessionRegistry } from '../sessions.js';
 import { sendError } from './security.js';
-import { handOver } from './streamable.js';
+import { handOver, reserveSession } from './streamable.js';
 
 export interface SseOptions {
   registry: SessionRegistry;
@@ -22,11 +22,8 @@ export const legacySse = fp(
     const { registry } = opts;
 
     app.get('/sse', async (req, reply) => {
-      const place = registry.reserve(req.keyHash);
-      if ('refused' in place) {
-        reply.header('Retry-After', '60');
-        return sendError(reply, place.status, ErrorCodes.RateLimited, place.refused);
-      }
+      const place = reserveSession(registry, req, reply);
+      if (!place) return reply;
       const id = newSessionId();
       handOver(reply);
       const transport = new LegacySseTransport(id, reply.raw, '/message', opts.pingMs);

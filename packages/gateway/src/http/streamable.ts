@@ -18,6 +18,18 @@ export interface StreamableOptions {
 // Batches were removed from the protocol in 2025-06-18; older sessions may still send them.
 const BATCH_LAST_VERSION = '2025-03-26';
 
+/**
+ * A place for a new session under the gateway's session limits, or undefined once the refusal (429 or 503 with
+ * Retry-After) is sent: both HTTP transports open sessions through it.
+ */
+export function reserveSession(registry: SessionRegistry, req: FastifyRequest, reply: FastifyReply): { release(): void } | undefined {
+  const place = registry.reserve(req.keyHash);
+  if (!('refused' in place)) return place;
+  reply.header('Retry-After', '60');
+  sendError(reply, place.status, ErrorCodes.RateLimited, place.refused);
+  return undefined;
+}
+
 /** The version the SDK answers an initialize with: the client's if supported, else the latest. */
 function negotiatedVersion(body: unknown): string {
   const asked = (body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
@@ -69,11 +81,8 @@ export const streamableHttp = fp(
         if (!isInitializeRequest(body)) {
           return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required for anything but initialize.');
         }
-        const place = registry.reserve(req.keyHash);
-        if ('refused' in place) {
-          reply.header('Retry-After', '60');
-          return sendError(reply, place.status, ErrorCodes.RateLimited, place.refused);
-        }
+        const place = reserveSession(registry, req, reply);
+        if (!place) return reply;
         let session: GatewaySession | undefined;
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: newSessionId,

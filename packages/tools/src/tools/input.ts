@@ -123,7 +123,7 @@ const drag = defineTabTool({
 
 /** A secret's name stands for its value (--secrets); any other text is typed as it is. */
 function secretOr(session: ToolSession, text: string): string {
-  return session.config.secrets && Object.hasOwn(session.config.secrets, text) ? session.config.secrets[text]! : text;
+  return session.secret(text) ?? text;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { newestLines } from '../lists.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { CONSOLE_LEVELS as LEVELS } from '../session.js';
@@ -44,9 +45,7 @@ export const MAX_LISTED = 200;
 
 /** The newest MAX_LISTED lines, after one that counts the rest and says how to get them. */
 function newest(lines: string[], what: string): string[] {
-  if (lines.length <= MAX_LISTED) return lines;
-  const more = lines.length - MAX_LISTED;
-  return [`… ${more.toLocaleString('en')} earlier ${what} not shown; pass "filename" to save them all`, ...lines.slice(-MAX_LISTED)];
+  return newestLines(lines, MAX_LISTED, (n) => `… ${n} earlier ${what} not shown; pass "filename" to save them all`);
 }
 
 function urlFilter(filter: string | undefined): (url: string) => boolean {
