@@ -1,4 +1,4 @@
-import { ExtensionEvents, parseSessionOpened } from '@browsermcp/protocol';
+import { ExtensionEvents, parseCancel, parseSessionOpened } from '@browsermcp/protocol';
 import { DaemonConnection, type ConnectionStatus } from './connection.js';
 import { normalizeSites } from './offlimits.js';
 import type { Decision } from './approvals.js';
@@ -55,6 +55,10 @@ const ready = (async () => {
         if (opened.ok) sessions.sessionOpened(event.sessionId, opened.value.clientName, opened.value.settings);
         else sessions.sessionOpened(event.sessionId, null);
       } else if (event.name === ExtensionEvents.sessionClosed) void sessions.sessionClosed(event.sessionId);
+      else if (event.name === ExtensionEvents.cancel) {
+        const cancel = parseCancel(event.payload);
+        if (cancel.ok) sessions.cancel(cancel.value.wireId, cancel.value.reason);
+      }
     },
     status: (status) => void chrome.storage.session.set({ connection: status }),
   });

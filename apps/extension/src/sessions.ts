@@ -10,16 +10,17 @@ import {
   type SessionSettings,
 } from '@browsermcp/protocol';
 import {
-  callTool,
   errorResult,
   optionalCapabilities,
   sessionConfigFrom,
+  ToolCalls,
   ToolError,
   ToolSession,
   toolsFor,
   UnknownToolError,
   WireFileAccess,
   type Capability,
+  type StopReason,
   type Tool,
   type ToolResult,
 } from '@browsermcp/tools';
@@ -100,6 +101,7 @@ function toolsOf(settings: SessionSettings): Tool[] {
 export class BrowserSessions {
   private readonly sessions = new Map<string, SessionState>();
   private readonly pages = new Map<number, Page>();
+  private readonly calls = new ToolCalls();
   private readonly tabOfPage = new WeakMap<Page, number>();
   /**
    * Tabs whose debugger went away while a session still wants them: the user pressed Cancel on the infobar, or took
@@ -587,6 +589,11 @@ export class BrowserSessions {
     return s.tools;
   }
 
+  /** The daemon gave up on a command (its caller cancelled it, or it timed out): it stops and frees its tab. */
+  cancel(wireId: string, reason: StopReason): void {
+    this.calls.stop(wireId, reason);
+  }
+
   async run(command: CommandEnvelope): Promise<ResponseEnvelope> {
     const s = this.session(command.sessionId);
     let result: ToolResult;
@@ -609,7 +616,7 @@ export class BrowserSessions {
         }
         tools.selectTab(index);
       }
-      result = await callTool(tools, command.name, command.payload ?? {}, toolsOf(s.settings));
+      result = await this.calls.run(command.wireId, tools, command.name, command.payload, toolsOf(s.settings));
     } catch (err) {
       if (err instanceof UnknownToolError) return errorResponseFor(command, { code: ErrorCodes.MethodNotFound, message: err.message });
       result = errorResult(err instanceof Error ? err.message : String(err));

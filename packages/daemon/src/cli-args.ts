@@ -1,89 +1,162 @@
 import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { optionalCapabilities, type Capability } from '@browsermcp/tools';
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_HOST, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
 import { refusedBrowserArg } from './local/browser.js';
+import {
+  applyConfigFile,
+  ConfigError,
+  readSharedSettings,
+  repeatableOption,
+  settingOption,
+  SettingValues,
+  sharedOptions,
+  type SharedSettingKey,
+} from './command-line.js';
 
-/** A bad command line: the CLI prints the message and exits with status 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+const NAME = 'browsermcp-daemon';
 
-interface FlagSpec {
-  type: 'string' | 'boolean';
-  multiple?: boolean;
-  default: string;
-  help: string;
-}
-
-/** Every flag of `browsermcp-daemon` with its default as --help prints it. */
-export const SERVE_FLAGS: Record<string, FlagSpec> = {
-  port: { type: 'string', default: String(DEFAULT_PORT), help: 'TCP port to listen on' },
-  host: { type: 'string', default: DEFAULT_HOST, help: 'address to bind; keep it on loopback unless --auth-secret-file is set' },
-  'auth-secret-file': { type: 'string', default: '(none: no auth)', help: 'file with the HS256 secret (≥ 32 bytes) that access tokens are signed with' },
-  'auth-public-key-file': { type: 'string', default: '(none)', help: 'PEM public key (RSA → RS256, EC P-256 → ES256) of whoever signs the access tokens, instead of a shared secret' },
-  'grace-period': { type: 'string', default: `${DEFAULT_GRACE_MS / 1000}`, help: 'seconds a disconnected browser keeps its sessions' },
-  'command-timeout': { type: 'string', default: `${DEFAULT_COMMAND_TIMEOUT_MS / 1000}`, help: 'seconds one command may take' },
-  heartbeat: { type: 'string', default: `${DEFAULT_HEARTBEAT_MS / 1000}`, help: 'seconds between WebSocket pings; a peer missing one pong is dropped' },
-  'allowed-host': { type: 'string', multiple: true, default: 'localhost, 127.0.0.1, [::1]', help: 'another Host header name the daemon may be reached by (repeatable)' },
-  'allowed-origin': { type: 'string', multiple: true, default: '(none)', help: 'a browser Origin that may call the HTTP API (repeatable)' },
-  'extension-id': { type: 'string', multiple: true, default: EXTENSION_ID, help: 'a Chrome extension id that may connect to /extension (repeatable)' },
-  'no-local': { type: 'boolean', default: 'false', help: 'run without the local browser (extensions only)' },
-  'executable-path': { type: 'string', default: '(auto-detected)', help: 'Chrome/Chromium to launch' },
-  headed: { type: 'boolean', default: 'false', help: 'show the browser window instead of running headless' },
-  viewport: { type: 'string', default: '1280x720', help: 'viewport of new pages, WIDTHxHEIGHT, or "none"' },
-  'user-data-dir': { type: 'string', default: '(a fresh temporary profile)', help: 'persistent profile directory' },
-  'browser-arg': { type: 'string', multiple: true, default: '(none)', help: 'extra Chromium flag (repeatable), e.g. --browser-arg=--lang=de' },
-  'cdp-endpoint': { type: 'string', default: '(launch one)', help: 'connect to a running browser (http://host:port or ws://…) instead of launching' },
-  'shared-browser-context': { type: 'boolean', default: 'false', help: 'all sessions share one browser context' },
-  'output-dir': { type: 'string', default: './browsermcp-output', help: 'where screenshots and PDFs are saved' },
-  'file-root': { type: 'string', multiple: true, default: '(output dir only)', help: 'another directory uploads and storage states may be read from (repeatable)' },
-  caps: { type: 'string', default: '(none)', help: `optional tool capabilities, comma-separated: ${optionalCapabilities.join(',')}` },
-  'log-level': { type: 'string', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent' },
-  help: { type: 'boolean', default: '', help: 'print this help' },
-  version: { type: 'boolean', default: '', help: 'print the version' },
-};
-
-export const TOKEN_FLAGS: Record<string, FlagSpec> = {
-  user: { type: 'string', default: '(required)', help: 'the user id the token names (its "sub")' },
-  'secret-file': { type: 'string', default: '(required)', help: "the daemon's --auth-secret-file" },
-  ttl: { type: 'string', default: '30d', help: 'lifetime: seconds, or a number with s, m, h or d' },
-  help: { type: 'boolean', default: '', help: 'print this help' },
-};
-
-function usage(title: string, flags: Record<string, FlagSpec>): string {
-  const lines = Object.entries(flags).map(([name, spec]) => {
-    const left = `  --${name}${spec.type === 'string' ? ' <value>' : ''}`;
-    const def = spec.default ? ` (default: ${spec.default})` : '';
-    return `${left.padEnd(34)}${spec.help}${def}`;
+/** The daemon's flags: the shared settings (the gateway's spellings) and its own, each with BROWSERMCP_<FLAG>. */
+export function buildDaemonProgram(): Command {
+  const s = sharedOptions({
+    port: { description: 'TCP port to listen on', default: String(DEFAULT_PORT) },
+    host: { description: 'address to bind; anything but loopback needs --auth-secret-file or --auth-public-key-file' },
+    gracePeriod: { description: 'how long a disconnected browser keeps its sessions' },
+    allowedHosts: { description: 'more Host header values (names, without the port) to accept, comma-separated (default: only localhost, 127.0.0.1 and [::1])' },
+    corsOrigins: { description: 'web origins whose pages may call the HTTP API (e.g. https://app.example.com), comma-separated (default: none)' },
+    outputDir: { description: 'where the local browser saves screenshots, PDFs and GIFs (uploads are allowed from here too)' },
   });
-  return `${title}\n\nOptions:\n${lines.join('\n')}\n`;
+  const program = new Command(NAME)
+    .description(
+      'Runs the browsermcp daemon: HTTP (/health, /sessions, /commands) and WebSocket (/extension, /mcp) endpoints. ' +
+        'Every option can also be set as BROWSERMCP_<OPTION> or in the --config file; precedence: defaults < file < environment < flags.',
+    )
+    .addHelpText('after', `\nAccess tokens for /mcp and /extension:\n  ${NAME} token --user <id> --secret-file <file> [--ttl 30d]   (${NAME} token --help)`)
+    .usage('[options]')
+    .helpOption('-h, --help', 'show this help')
+    .allowExcessArguments(false);
+  const own = [
+    s.port,
+    s.host,
+    settingOption('--auth-secret-file <file>', 'file with the HS256 secret (≥ 32 bytes) that access tokens are signed with (default: none: no auth)'),
+    settingOption('--auth-public-key-file <file>', 'PEM public key (RSA → RS256, EC P-256 → ES256) of whoever signs the access tokens, instead of a shared secret (default: none)'),
+    s.gracePeriod,
+    s.commandTimeout,
+    settingOption('--heartbeat <seconds>', 'seconds between WebSocket pings; a peer missing one pong is dropped').default(String(DEFAULT_HEARTBEAT_MS / 1000)),
+    s.allowedHosts,
+    s.corsOrigins,
+    s.maxConnectionsPerAddress,
+    s.requestTimeout,
+    repeatableOption('--extension-id <id>', `a Chrome extension id that may connect to /extension; repeat for more (default: ${EXTENSION_ID})`),
+    settingOption('--no-local', 'run without the local browser: extensions only (default: a local browser)'),
+    s.executablePath,
+    s.headless,
+    s.viewportSize,
+    s.userDataDir,
+    repeatableOption('--browser-arg <flag>', 'extra Chromium flag, e.g. --browser-arg=--lang=de; repeat for more (default: none)'),
+    s.cdpEndpoint,
+    s.sharedBrowserContext,
+    s.outputDir,
+    s.fileRoots,
+    s.caps,
+    s.config,
+    s.logLevel,
+    new Option('-V, --version', 'print the version'),
+  ];
+  for (const option of own) program.addOption(option);
+  // Hidden, without a variable or config key: they exist only so that old command lines keep working.
+  for (const old of OLD_SPELLINGS) {
+    const option = new Option(old.flags).hideHelp();
+    program.addOption(old.flags.includes('<') ? option.argParser(collect) : option);
+  }
+  return program;
 }
 
-export const SERVE_HELP = usage(
-  'Usage: browsermcp-daemon [options]\n       browsermcp-daemon token --user <id> --secret-file <file> [--ttl 30d]\n\nRuns the browsermcp daemon: HTTP (/health, /sessions, /commands) and WebSocket (/extension, /mcp) endpoints.',
-  SERVE_FLAGS,
-);
-export const TOKEN_HELP = usage('Usage: browsermcp-daemon token --user <id> --secret-file <file> [--ttl 30d]\n\nPrints an access token for /mcp and /extension.', TOKEN_FLAGS);
+/** Keeps every value of an old spelling; applyOldSpellings takes the last for a single-valued one. */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
-function parse(argv: string[], flags: Record<string, FlagSpec>) {
-  const options = Object.fromEntries(Object.entries(flags).map(([name, spec]) => [name, { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) }]));
+/**
+ * The daemon's spellings before it took the gateway's: they still work for one release, each with one deprecation
+ * line. `--headed` has no new spelling: headed is the default when a display exists.
+ */
+interface OldSpelling {
+  flags: string;
+  /** The setting it now sets; undefined for --headed. */
+  key: SharedSettingKey | undefined;
+  /** It took one value per use, all kept; else the last one counts, as it did. */
+  repeated?: boolean;
+  note: string;
+}
+
+const gone = 'is deprecated and will be removed in the next release';
+const OLD_SPELLINGS: readonly OldSpelling[] = [
+  { flags: '--headed', key: undefined, note: `--headed ${gone}: the browser is headed by default when a display exists (--headless hides it); drop --headed` },
+  { flags: '--viewport <WxH>', key: 'viewportSize', note: `--viewport ${gone}: use --viewport-size` },
+  { flags: '--file-root <dir>', key: 'fileRoots', repeated: true, note: `--file-root ${gone}: use --file-roots (one comma-separated list)` },
+  { flags: '--allowed-host <host>', key: 'allowedHosts', repeated: true, note: `--allowed-host ${gone}: use --allowed-hosts (one comma-separated list)` },
+  { flags: '--allowed-origin <origin>', key: 'corsOrigins', repeated: true, note: `--allowed-origin ${gone}: use --cors-origins (one comma-separated list)` },
+];
+
+export type CliCommand =
+  | { kind: 'help'; text: string }
+  | { kind: 'version' }
+  | { kind: 'token'; userId: string; secret: string; ttlSeconds: number }
+  | {
+      kind: 'serve';
+      options: StartDaemonOptions;
+      verifier: TokenVerifier | undefined;
+      logLevel: string;
+      /** One line per old spelling used, naming the new one: the CLI prints them to stderr. */
+      deprecations: string[];
+    };
+
+/**
+ * Parses argv with commander, without letting it print or exit: help text comes back as a value, and commander's own
+ * complaints (an unknown flag, a missing value) become ConfigErrors like every other bad value.
+ */
+function parse(program: Command, argv: string[]): string | undefined {
+  let out = '';
+  program.exitOverride().configureOutput({ writeOut: (text) => (out += text), writeErr: () => undefined });
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | string[] | undefined>;
+    program.parse(argv, { from: 'user' });
+    return undefined;
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}; see --help`);
+    if (!(error instanceof CommanderError)) throw error;
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') return out;
+    throw new ConfigError(`${error.message.replace(/^error: /, '')}; run ${program.name()} --help for every option`);
   }
 }
 
-function seconds(value: string | undefined, flag: string, fallbackMs: number, min = 0): number {
-  if (value === undefined) return fallbackMs;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || n * 1000 > 2_147_483_647) {
-    throw new UsageError(`--${flag} must be a number of seconds${min > 0 ? ` above ${min}` : ''} (got "${value}")`);
+/** Folds the old spellings into the settings they name; both spellings of one setting on the command line is an error. */
+function applyOldSpellings(program: Command, values: SettingValues): { notes: string[]; headed: boolean } {
+  const notes: string[] = [];
+  let headed = false;
+  for (const old of OLD_SPELLINGS) {
+    const oldKey = program.options.find((o) => o.flags === old.flags)!.attributeName();
+    const given = values.raw(oldKey) as string[] | true | undefined;
+    if (given === undefined) continue;
+    notes.push(old.note);
+    const key = old.key ?? 'headless';
+    if (values.source(key) === 'cli') {
+      throw new ConfigError(
+        old.key
+          ? `${values.flag(oldKey)} and ${values.flag(key)} are one setting (${values.flag(oldKey)} is its old name): keep ${values.flag(key)}`
+          : '--headed and --headless contradict each other: keep one (--headed is deprecated; without --headless the browser is headed when a display exists)',
+      );
+    }
+    if (!old.key) headed = true;
+    else if (Array.isArray(given)) program.setOptionValueWithSource(old.key, old.repeated ? given : given.at(-1), 'cli');
+  }
+  return { notes, headed };
+}
+
+function seconds(values: SettingValues, key: string, fallbackMs: number): number {
+  const text = values.str(key);
+  if (text === undefined) return fallbackMs;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0 || n * 1000 > 2_147_483_647) {
+    throw new ConfigError(`${values.flag(key)} must be a number of seconds above 0, got "${text}".`);
   }
   return Math.round(n * 1000);
 }
@@ -93,113 +166,108 @@ function readSecret(path: string, flag: string): string {
   try {
     text = readFileSync(path, 'utf8').trim();
   } catch (error) {
-    throw new UsageError(`--${flag} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(`--${flag} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  if (Buffer.byteLength(text) < 32) throw new UsageError(`--${flag} ${path} must hold at least 32 bytes; create one with: openssl rand -hex 32 > ${path}`);
+  if (Buffer.byteLength(text) < 32) throw new ConfigError(`--${flag} ${path} must hold at least 32 bytes; create one with: openssl rand -hex 32 > ${path}`);
   return text;
 }
 
-export type CliCommand =
-  | { kind: 'help'; text: string }
-  | { kind: 'version' }
-  | { kind: 'token'; userId: string; secret: string; ttlSeconds: number }
-  | { kind: 'serve'; options: StartDaemonOptions; verifier: TokenVerifier | undefined; logLevel: string };
-
-const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-
-/** Reads the command line; throws UsageError naming the flag and the fix for a bad value. */
-export function parseCli(argv: string[]): CliCommand {
+/**
+ * Reads the command line, the BROWSERMCP_* environment and the --config file; throws ConfigError naming the flag and
+ * the fix for a bad value. `env` is asked only whether a display exists (commander reads the variables itself).
+ */
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliCommand {
   if (argv[0] === 'token') return parseToken(argv.slice(1));
-  const v = parse(argv, SERVE_FLAGS);
-  if (v.help) return { kind: 'help', text: SERVE_HELP };
-  if (v.version) return { kind: 'version' };
-  const str = (name: string) => v[name] as string | undefined;
-  const list = (name: string) => (v[name] as string[] | undefined) ?? [];
+  const program = buildDaemonProgram();
+  const help = parse(program, argv);
+  if (help !== undefined) return { kind: 'help', text: help };
+  const values = new SettingValues(program);
+  if (values.bool('version')) return { kind: 'version' };
+  const { notes, headed } = applyOldSpellings(program, values);
+  applyConfigFile(program);
+  const shared = readSharedSettings(values, env);
 
-  const portText = str('port');
-  const port = portText === undefined ? DEFAULT_PORT : Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${portText}")`);
-  const host = str('host') ?? DEFAULT_HOST;
-  const secretFile = str('auth-secret-file');
+  const host = shared.host;
+  const secretFile = values.str('authSecretFile');
   const secret = secretFile ? readSecret(secretFile, 'auth-secret-file') : undefined;
-  const publicKeyFile = str('auth-public-key-file');
+  const publicKeyFile = values.str('authPublicKeyFile');
   const publicKey = publicKeyFile ? readSecret(publicKeyFile, 'auth-public-key-file') : undefined;
-  if (secret && publicKey) throw new UsageError('--auth-secret-file and --auth-public-key-file are two ways to check tokens: pick one');
+  if (secret && publicKey) throw new ConfigError('--auth-secret-file and --auth-public-key-file are two ways to check tokens: pick one');
   let verifier: TokenVerifier | undefined;
   try {
     verifier = secret ? hs256Verifier(secret) : publicKey ? publicKeyVerifier(publicKey) : undefined;
   } catch (error) {
-    throw new UsageError(`--${secret ? 'auth-secret-file' : 'auth-public-key-file'}: ${(error as Error).message}`);
+    throw new ConfigError(`--${secret ? 'auth-secret-file' : 'auth-public-key-file'}: ${(error as Error).message}`);
   }
   if (!secret && !publicKey && !isLoopbackHost(host)) {
-    throw new UsageError(`--host ${host} exposes the daemon beyond this machine; set --auth-secret-file (or --auth-public-key-file) too`);
-  }
-  const logLevel = str('log-level') ?? 'info';
-  if (!LOG_LEVELS.has(logLevel)) throw new UsageError(`--log-level must be one of ${[...LOG_LEVELS].join(', ')} (got "${logLevel}")`);
-
-  let viewport: { width: number; height: number } | null | undefined;
-  const viewportText = str('viewport');
-  if (viewportText === 'none') viewport = null;
-  else if (viewportText !== undefined) {
-    const m = /^(\d{2,5})x(\d{2,5})$/.exec(viewportText);
-    if (!m) throw new UsageError(`--viewport must be WIDTHxHEIGHT such as 1280x720, or "none" (got "${viewportText}")`);
-    viewport = { width: Number(m[1]), height: Number(m[2]) };
-  }
-  const capsText = str('caps');
-  const caps = capsText ? capsText.split(',').map((c) => c.trim()).filter(Boolean) : [];
-  const known = new Set<string>(optionalCapabilities);
-  for (const cap of caps) if (!known.has(cap)) throw new UsageError(`--caps: unknown capability "${cap}"; use ${[...known].join(', ')}`);
-  const cdpEndpoint = str('cdp-endpoint');
-  if (cdpEndpoint !== undefined && !/^(https?|wss?):\/\/[^/]+/i.test(cdpEndpoint)) {
-    throw new UsageError(`--cdp-endpoint must be an http:// or ws:// URL such as http://127.0.0.1:9222 (got "${cdpEndpoint}")`);
+    throw new ConfigError(`--host ${host} exposes the daemon beyond this machine; set --auth-secret-file (or --auth-public-key-file) too`);
   }
 
-  const refusedArg = refusedBrowserArg(list('browser-arg'));
-  if (refusedArg) throw new UsageError(`--browser-arg: ${refusedArg}`);
+  const browserArgs = values.many('browserArg');
+  const refusedArg = refusedBrowserArg(browserArgs);
+  if (refusedArg) throw new ConfigError(`--browser-arg: ${refusedArg}`);
+  const extensionIds = values.many('extensionId');
 
-  const local = v['no-local']
+  // --no-local sets local=false in commander.
+  const local = values.raw('local') === false || values.raw('local') === 'false'
     ? null
     : {
-        outputDir: resolve(str('output-dir') ?? 'browsermcp-output'),
-        executablePath: str('executable-path'),
-        headless: !v.headed,
-        ...(viewport !== undefined ? { viewport } : {}),
-        userDataDir: str('user-data-dir'),
-        args: list('browser-arg'),
-        cdpEndpoint,
-        sharedBrowserContext: v['shared-browser-context'] === true,
-        fileRoots: list('file-root'),
-        caps: caps as Capability[],
+        outputDir: shared.outputDir,
+        executablePath: shared.executablePath,
+        // The old --headed forces a window, as it did before.
+        headless: headed ? false : shared.headless,
+        viewport: shared.viewport,
+        userDataDir: shared.userDataDir,
+        args: browserArgs,
+        cdpEndpoint: shared.cdpEndpoint,
+        sharedBrowserContext: shared.sharedBrowserContext,
+        fileRoots: shared.fileRoots,
+        caps: shared.caps,
       };
-  const graceMs = seconds(str('grace-period'), 'grace-period', DEFAULT_GRACE_MS);
   return {
     kind: 'serve',
     verifier,
-    logLevel,
+    logLevel: shared.logLevel,
+    deprecations: notes,
     options: {
       host,
-      port,
-      graceMs,
-      commandTimeoutMs: seconds(str('command-timeout'), 'command-timeout', DEFAULT_COMMAND_TIMEOUT_MS, 0.001),
-      heartbeatMs: seconds(str('heartbeat'), 'heartbeat', DEFAULT_HEARTBEAT_MS, 0.001),
-      allowedHosts: list('allowed-host'),
-      allowedOrigins: list('allowed-origin'),
-      ...(v['extension-id'] ? { extensionIds: list('extension-id') } : {}),
+      port: shared.port ?? DEFAULT_PORT,
+      graceMs: shared.gracePeriodMs,
+      commandTimeoutMs: shared.commandTimeoutMs,
+      heartbeatMs: seconds(values, 'heartbeat', DEFAULT_HEARTBEAT_MS),
+      allowedHosts: shared.allowedHosts,
+      allowedOrigins: shared.corsOrigins,
+      connectionLimits: shared.connectionLimits,
+      ...(extensionIds.length ? { extensionIds } : {}),
       local,
     },
   };
 }
 
+/** `browsermcp-daemon token`: its flags are its own (no environment: a token is made by hand). */
+export function buildTokenProgram(): Command {
+  return new Command(`${NAME} token`)
+    .description('Prints an access token for /mcp and /extension.')
+    .usage('--user <id> --secret-file <file> [--ttl 30d]')
+    .helpOption('-h, --help', 'show this help')
+    .allowExcessArguments(false)
+    .addOption(new Option('--user <id>', 'the user id the token names (its "sub") (default: none: required)'))
+    .addOption(new Option('--secret-file <file>', "the daemon's --auth-secret-file (default: none: required)"))
+    .addOption(new Option('--ttl <duration>', 'lifetime: seconds, or a number with s, m, h or d').default('30d'));
+}
+
 function parseToken(argv: string[]): CliCommand {
-  const v = parse(argv, TOKEN_FLAGS);
-  if (v.help) return { kind: 'help', text: TOKEN_HELP };
-  const userId = v.user as string | undefined;
-  if (!userId) throw new UsageError('token needs --user <id>');
-  const secretFile = v['secret-file'] as string | undefined;
-  if (!secretFile) throw new UsageError('token needs --secret-file <file> (the daemon\'s --auth-secret-file)');
-  const ttlText = (v.ttl as string | undefined) ?? '30d';
+  const program = buildTokenProgram();
+  const help = parse(program, argv);
+  if (help !== undefined) return { kind: 'help', text: help };
+  const values = new SettingValues(program);
+  const userId = values.str('user');
+  if (!userId) throw new ConfigError('token needs --user <id>');
+  const secretFile = values.str('secretFile');
+  if (!secretFile) throw new ConfigError("token needs --secret-file <file> (the daemon's --auth-secret-file)");
+  const ttlText = values.str('ttl') ?? '30d';
   const m = /^(\d+)([smhd]?)$/.exec(ttlText);
-  if (!m || Number(m[1]) === 0) throw new UsageError(`--ttl must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "${ttlText}")`);
+  if (!m || Number(m[1]) === 0) throw new ConfigError(`--ttl must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "${ttlText}")`);
   const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
   return { kind: 'token', userId, secret: readSecret(secretFile, 'secret-file'), ttlSeconds: Number(m[1]) * unit };
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { startDaemon } from './daemon.js';
-import { parseCli, UsageError } from './cli-args.js';
+import { parseCli } from './cli-args.js';
+import { ConfigError } from './command-line.js';
 import { signToken } from './server/auth.js';
 
 function version(): string {
@@ -17,7 +18,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     command = parseCli(argv);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof ConfigError) {
       process.stderr.write(`browsermcp-daemon: ${error.message}\n`);
       process.exit(2);
     }
@@ -29,6 +30,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${await signToken({ userId: command.userId, secret: command.secret, ttlSeconds: command.ttlSeconds })}\n`);
     return;
   }
+  for (const note of command.deprecations) process.stderr.write(`browsermcp-daemon: ${note}\n`);
   const daemon = await startDaemon({
     ...command.options,
     version: version(),

@@ -83,8 +83,14 @@ export const TabOwnedError = defineError<'BMCP_ERR_TAB_OWNED', [tabId: string]>(
 
 export const CommandTimeoutError = defineError<'BMCP_ERR_TIMEOUT', [command: string, after: string]>(
   'BMCP_ERR_TIMEOUT',
-  '%s timed out after %s; the browser may be busy or the page stuck. Try again, or take a snapshot to see the page',
+  '%s timed out after %s and was stopped; the next answer says what was done to free its tab. Take a snapshot to see the page as it is now',
   ErrorCodes.Timeout,
+);
+
+export const CommandCancelledError = defineError<'BMCP_ERR_CANCELLED', [command: string]>(
+  'BMCP_ERR_CANCELLED',
+  '%s was cancelled by its caller',
+  ErrorCodes.Cancelled,
 );
 
 export const SessionStoppedError = defineError<'BMCP_ERR_SESSION_STOPPED', []>(

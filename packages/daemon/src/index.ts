@@ -9,6 +9,7 @@ export { NodeFileAccess, type NodeFileAccessOptions, type SessionRoots } from '.
 export { deviceNames } from './local/page-setup.js';
 export type { PageSetupOptions } from './local/page-setup.js';
 export { buildDaemonApp } from './server/app.js';
+export { DEFAULT_CONNECTION_LIMITS, limitConnectionsPerAddress, requestTimeouts, type ConnectionLimits } from './server/connections.js';
 export type { DaemonAppOptions } from './server/options.js';
 export { daemonCore, errorBody } from './server/core.js';
 export type { DaemonState, HttpErrorBody } from './server/core.js';
@@ -23,3 +24,19 @@ export type { TokenVerifier, TokenIdentity, SignTokenOptions } from './server/au
 export { EXTENSION_ID, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_HEARTBEAT_MS, isLoopbackHost } from './server/constants.js';
 export { startDaemon } from './daemon.js';
 export type { StartDaemonOptions, RunningDaemon } from './daemon.js';
+export {
+  applyConfigFile,
+  ConfigError,
+  DEFAULT_COMMAND_TIMEOUT_SECONDS,
+  DEFAULT_GRACE_PERIOD_SECONDS,
+  DEFAULT_OUTPUT_DIR,
+  DEFAULT_VIEWPORT_SIZE,
+  ENV_PREFIX,
+  LOG_LEVELS,
+  readSharedSettings,
+  repeatableOption,
+  settingOption,
+  SettingValues,
+  sharedOptions,
+} from './command-line.js';
+export type { LogLevel, SharedOptionOverrides, SharedSettingKey, SharedSettings } from './command-line.js';

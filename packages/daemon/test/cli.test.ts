@@ -5,16 +5,17 @@ import { fileURLToPath } from 'node:url';
 import { devToolsExposure, startFixtureServer } from '@browsermcp/testkit';
 import { jwtVerify } from 'jose';
 import { expect, it } from 'vitest';
-import { parseCli, SERVE_FLAGS, SERVE_HELP, UsageError } from '../src/cli-args.js';
+import { buildDaemonProgram, parseCli } from '../src/cli-args.js';
+import { ConfigError } from '../src/command-line.js';
 import { signToken } from '../src/index.js';
 import { alive, processTree, tempDir, testChromePath } from './helpers/local.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm --filter @browsermcp/daemon build)`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args]);
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -23,11 +24,19 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   });
 }
 
-it('lists every flag with its default in --help', () => {
-  for (const [name, spec] of Object.entries(SERVE_FLAGS)) {
-    expect(SERVE_HELP).toContain(`--${name}`);
-    if (spec.default) expect(SERVE_HELP).toContain(`(default: ${spec.default})`);
+it('lists every flag with its default and variable in --help, and no old spelling', () => {
+  const help = parseCli(['--help']);
+  if (help.kind !== 'help') throw new Error('no help');
+  const text = help.text.replace(/\s+/g, ' ');
+  for (const option of buildDaemonProgram().options.filter((o) => !o.hidden)) {
+    expect(text).toContain(option.long!);
+    if (option.long === '--version') continue;
+    // A default commander shows, or one the description names.
+    expect(option.defaultValue !== undefined || /\(default: [^)]+\)/.test(option.description), option.long).toBe(true);
+    expect(text).toContain(option.envVar!);
   }
+  expect(text).toContain('(default: "90", env: BROWSERMCP_COMMAND_TIMEOUT)');
+  for (const old of ['--headed', '--viewport ', '--file-root ', '--allowed-host ', '--allowed-origin ']) expect(text).not.toContain(old);
 });
 
 it.each(['127.0.0.1', '127.0.0.2', 'localhost', '::1'])('binds %s without a token: it stays on this machine', (host) => {
@@ -36,24 +45,34 @@ it.each(['127.0.0.1', '127.0.0.2', 'localhost', '::1'])('binds %s without a toke
 
 it.each([
   [['--host', '192.168.1.5'], '--host 192.168.1.5 exposes the daemon beyond this machine'],
-  [['--port', 'http'], '--port must be a whole number from 0 to 65535 (got "http")'],
-  [['--grace-period=-3'], '--grace-period must be a number of seconds (got "-3")'],
-  [['--viewport', 'big'], '--viewport must be WIDTHxHEIGHT such as 1280x720'],
+  [['--port', 'http'], '--port must be a whole number from 0 to 65535, got "http".'],
+  [['--grace-period=-3'], '--grace-period must be a whole number from 0 to 86400, got "-3".'],
+  [['--viewport-size', 'big'], '--viewport-size must look like 1280x720, got "big".'],
   [['--caps', 'telepathy'], '--caps: unknown capability "telepathy"'],
+  [['--heartbeat', '0'], '--heartbeat must be a number of seconds above 0, got "0".'],
+  [['--cors-origins', 'app.example.com'], '--cors-origins: "app.example.com" is not an origin such as https://example.com.'],
+  [['--log-level', 'loud'], '--log-level must be one of fatal, error, warn, info, debug, trace, silent, got "loud".'],
+  [['--teleport'], "unknown option '--teleport'; run browsermcp-daemon --help for every option"],
   [['--host', '0.0.0.0'], '--host 0.0.0.0 exposes the daemon beyond this machine; set --auth-secret-file (or --auth-public-key-file) too'],
   [['--auth-secret-file', '/nonexistent/secret'], '--auth-secret-file /nonexistent/secret cannot be read (ENOENT)'],
-  [['--cdp-endpoint', 'localhost:9222'], '--cdp-endpoint must be an http:// or ws:// URL'],
+  [['--cdp-endpoint', 'localhost:9222'], '--cdp-endpoint must be an http(s):// or ws(s):// URL such as http://127.0.0.1:9222, got "localhost:9222".'],
   [['token', '--user', 'u'], 'token needs --secret-file'],
   [['--browser-arg=--remote-debugging-port=9222'], '--browser-arg: the browser flag --remote-debugging-port=9222 is refused'],
 ])('refuses %j with the reason', (args, reason) => {
-  expect(() => parseCli(args)).toThrow(UsageError);
+  expect(() => parseCli(args)).toThrow(ConfigError);
   expect(() => parseCli(args)).toThrow(reason);
 });
 
 it('exits 2 with the reason on a bad value', async () => {
   const { code, stderr } = await run(['--command-timeout', 'soon']);
   expect(code).toBe(2);
-  expect(stderr).toBe('browsermcp-daemon: --command-timeout must be a number of seconds above 0.001 (got "soon")\n');
+  expect(stderr).toBe('browsermcp-daemon: --command-timeout must be a whole number from 1 to 3600, got "soon".\n');
+});
+
+it('exits 2 for a bad value from the environment, naming the flag', async () => {
+  const { code, stderr } = await run(['--port', '0'], { BROWSERMCP_VIEWPORT_SIZE: 'huge' });
+  expect(code).toBe(2);
+  expect(stderr).toBe('browsermcp-daemon: --viewport-size must look like 1280x720, got "huge".\n');
 });
 
 it('prints a token for a user that the secret verifies', async () => {
@@ -72,6 +91,8 @@ interface RunningCli {
   address: string;
   /** The JSON log lines so far. */
   lines: Array<Record<string, unknown>>;
+  /** What it wrote to stderr so far. */
+  stderr: () => string;
 }
 
 /** Starts the daemon CLI on a free port and resolves once it logs that it listens. */
@@ -80,6 +101,8 @@ async function startCli(args: string[]): Promise<RunningCli> {
   const child = spawn(process.execPath, [CLI, '--port', '0', '--output-dir', tempDir('cli-out'), '--executable-path', testChromePath(), ...args]);
   const lines: Array<Record<string, unknown>> = [];
   let buffer = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const address = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       buffer += d.toString();
@@ -93,7 +116,7 @@ async function startCli(args: string[]): Promise<RunningCli> {
     });
     child.once('exit', (code) => reject(new Error(`daemon exited early (${code})`)));
   });
-  return { child, address, lines };
+  return { child, address, lines, stderr: () => stderr };
 }
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
@@ -121,6 +144,21 @@ it('serves commands, logs one line per session and command, and leaves no Chromi
   } finally {
     child.kill('SIGKILL');
     await server.close();
+  }
+});
+
+it('starts with the old spellings, printing one deprecation line for each, and serves with them', async () => {
+  const { child, address, stderr } = await startCli(['--viewport', '800x600', '--allowed-origin', 'https://app.example.com', '--allowed-origin', 'https://b.example.com']);
+  try {
+    const created = await post(`${address}/sessions`, {}, { origin: 'https://app.example.com' });
+    expect(created.status).toBe(201);
+    expect((await post(`${address}/sessions`, {}, { origin: 'https://c.example.com' })).status).toBe(403);
+    expect(stderr()).toBe(
+      'browsermcp-daemon: --viewport is deprecated and will be removed in the next release: use --viewport-size\n' +
+        'browsermcp-daemon: --allowed-origin is deprecated and will be removed in the next release: use --cors-origins (one comma-separated list)\n',
+    );
+  } finally {
+    child.kill('SIGKILL');
   }
 });
 

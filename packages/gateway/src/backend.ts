@@ -7,7 +7,8 @@ export interface Backend {
   readonly mode: 'launch' | 'cdp' | 'extension' | 'remote';
   /** `roots`: the session's client roots, for where its input files may come from (unused by a remote daemon). */
   openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void>;
-  callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult>;
+  /** `signal`: the MCP request was cancelled (or its client went away): the call stops, the session goes on. */
+  callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
   closeSession(sessionId: string): Promise<void>;
   browserConnected(): boolean;
   /** What a session's running call waits for, in words, when it waits for the person (for progress notifications). */
@@ -92,9 +93,9 @@ export class EmbeddedBackend implements Backend {
     this.waiting.watch(this.router, sessionId);
   }
 
-  async callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult> {
+  async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
     try {
-      return (await this.router.dispatch(sessionId, { name, payload: args })) as ToolResult;
+      return (await this.router.dispatch(sessionId, { name, payload: args, ...(signal ? { signal } : {}) })) as ToolResult;
     } finally {
       this.waiting.done(sessionId);
     }
@@ -214,9 +215,9 @@ export class ExtensionBackend implements Backend {
     return this.waiting.of(sessionId);
   }
 
-  async callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult> {
+  async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
     try {
-      return (await this.daemon.router.dispatch(sessionId, { name, payload: args })) as ToolResult;
+      return (await this.daemon.router.dispatch(sessionId, { name, payload: args, ...(signal ? { signal } : {}) })) as ToolResult;
     } finally {
       this.waiting.done(sessionId);
     }

@@ -91,12 +91,12 @@ export function createMcpServer(options: {
     );
     try {
       await ensureReady();
-      const result = await roots.during(extra, () => options.backend.callTool(sessionId, name, args ?? {}));
+      const result = await roots.during(extra, () => options.backend.callTool(sessionId, name, args ?? {}, extra.signal));
       options.log({ sessionId, tool: name, ms: performance.now() - started, ok: !result.isError });
       return result as CallToolResult;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      options.log({ sessionId, tool: name, ms: performance.now() - started, ok: false, error: message });
+      options.log({ sessionId, tool: name, ms: performance.now() - started, ok: false, error: extra.signal.aborted ? 'cancelled' : message });
       // Daemon failures (timeout, browser gone, none connected) are tool results the model can act on, not
       // protocol errors.
       if (!(err instanceof McpError) && !(isDaemonError(err) && err.rpcCode === ErrorCodes.MethodNotFound)) {

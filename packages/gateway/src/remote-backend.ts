@@ -96,15 +96,28 @@ class ProxyConnection {
     return checked.value;
   }
 
-  request(method: string, params?: unknown): Promise<unknown> {
+  /** `signal`: cancels the call, as MCP does: the daemon hears `notifications/cancelled` and stops it. */
+  request(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.closed) return Promise.reject(new RemoteDaemonError('The connection to the remote daemon is closed.', ErrorCodes.BrowserDisconnected));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.delete(id)) return;
+        clearTimeout(timer);
+        this.ws.send(JSON.stringify({ jsonrpc: '2.0', method: ProxyMethods.cancelled, params: { requestId: id } }));
+        reject(new RemoteDaemonError(`${method} was cancelled by its caller.`, ErrorCodes.Cancelled));
+      };
       const timer = setTimeout(() => {
         this.pending.delete(id);
+        signal?.removeEventListener('abort', onAbort);
         reject(new RemoteDaemonError(`${method} got no answer from the daemon within ${Math.round(this.timeoutMs / 1000)} s.`, ErrorCodes.Timeout));
       }, this.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      const settle = <T>(done: (value: T) => void) => (value: T) => {
+        signal?.removeEventListener('abort', onAbort);
+        done(value);
+      };
+      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), timer });
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }));
     });
   }
@@ -179,14 +192,14 @@ export class RemoteBackend implements Backend {
     }
   }
 
-  async callTool(sessionId: string, name: string, args: unknown): Promise<ToolResult> {
+  async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
     let conn = await this.sessions.get(sessionId)?.catch(() => undefined);
     // The daemon restarted or the link dropped: this call opens a new connection (and daemon session).
     if (!conn || conn.closed) {
       await this.openSession(sessionId);
       conn = await this.sessions.get(sessionId)!;
     }
-    return toolResult(name, await conn.request(name, args));
+    return toolResult(name, await conn.request(name, args, signal));
   }
 
   async closeSession(sessionId: string): Promise<void> {

@@ -8,6 +8,7 @@ import { alive, devToolsExposure, processTree, startFixtureServer, testChromePat
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { sharedOptions } from '@browsermcp/daemon';
 import { buildProgram, resolveConfig } from '../src/index.js';
 import { text } from './helpers.js';
 
@@ -26,6 +27,21 @@ describe('browsermcp-gateway CLI', () => {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
+  });
+
+  it('has a default in --help for every flag, and every setting it shares with the daemon under the same flag', () => {
+    const options = buildProgram().options;
+    for (const option of options) {
+      if (option.long === '--version') continue;
+      expect(option.defaultValue !== undefined || /\(default: [^)]+\)|\(the default/.test(option.description), option.long).toBe(true);
+    }
+    const flags = options.map((o) => o.long);
+    for (const option of Object.values(sharedOptions({ port: { description: '' } }))) expect(flags).toContain(option.long);
+  });
+
+  it('takes --viewport-size none (pages follow the window), as the daemon does', () => {
+    const program = buildProgram().exitOverride();
+    expect(resolveConfig(program.parse(['--viewport-size', 'none'], { from: 'user' }), {}).viewport).toBeNull();
   });
 
   it('exits 2 with the reason for a bad value, from flags, environment or config file', async () => {

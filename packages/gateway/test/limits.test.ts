@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
-import { startGateway } from './helpers.js';
+import { connectClient, startGateway, text } from './helpers.js';
 
 let gw: RunningHttpGateway;
 let server: FixtureServer;
@@ -191,6 +191,23 @@ describe('limits and lifecycle', () => {
       expect((await open('key-a')).status).toBe(200);
     } finally {
       await own.close();
+    }
+  });
+
+  it('a call that times out is stopped in the browser: its spinning script ends and the next answer says so', async () => {
+    const short = await startGateway(['--command-timeout', '3', '--timeout-navigation', '2000']);
+    try {
+      const client = await connectClient(short);
+      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      const spun = await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => { while (true) {} }' } });
+      expect(spun.isError).toBe(true);
+      expect(text(spun)).toContain('browser_evaluate timed out after 3 s and was stopped; the next answer says what was done to free its tab');
+      const next = text(await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => document.title' } }));
+      expect(next).toContain('"Fixture home"');
+      expect(next).toContain("browser_evaluate ran past the command timeout and was stopped; to free the tab, browsermcp stopped the page's script");
+      await client.close();
+    } finally {
+      await short.close();
     }
   });
 });

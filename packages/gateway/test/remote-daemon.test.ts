@@ -68,4 +68,24 @@ describe('--daemon-url: a remote daemon through the proxy protocol', () => {
       await gw.close();
     }
   });
+
+  it('cancels a call on the daemon: the MCP cancellation travels as notifications/cancelled and the session goes on', async () => {
+    const token = await signToken({ userId: 'alice', secret: SECRET });
+    const gw = await startGateway(['--daemon-url', daemonUrl, '--daemon-token', token]);
+    try {
+      const client = await connectClient(gw);
+      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      const waiting = new AbortController();
+      const wait = client.callTool({ name: 'browser_wait_for', arguments: { time: 60 } }, undefined, { signal: waiting.signal });
+      await expect.poll(async () => (await daemon.router.stats()).pending, { timeout: 10_000 }).toBe(1);
+      waiting.abort('stop waiting');
+      await expect(wait).rejects.toThrow(/stop waiting/);
+      // The daemon stopped it: nothing pending there, and the next call runs at once rather than behind a 60 s wait.
+      await expect.poll(async () => (await daemon.router.stats()).pending, { timeout: 10_000 }).toBe(0);
+      expect(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('- Page Title: Fixture home');
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
 });

@@ -31,6 +31,8 @@ export const ErrorCodes = {
   ContextUnsupported: -32019,
   /** The proxy `connect` named an extension the daemon does not know. */
   ExtensionNotFound: -32020,
+  /** The caller cancelled the command (MCP `notifications/cancelled`, or it went away) before it ended. */
+  Cancelled: -32021,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -82,6 +84,8 @@ const HTTP_STATUS: ReadonlyMap<number, number> = new Map<ErrorCode, number>([
   [ErrorCodes.Forbidden, 403],
   [ErrorCodes.RateLimited, 429],
   [ErrorCodes.Timeout, 504],
+  // nginx's "client closed request": whoever would read the answer has gone.
+  [ErrorCodes.Cancelled, 499],
   [ErrorCodes.BrowserDisconnected, 503],
   // The request asked for something this executor cannot do: retrying the same request will not help.
   [ErrorCodes.ContextUnsupported, 400],

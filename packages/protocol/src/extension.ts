@@ -28,6 +28,11 @@ export const ExtensionEvents = {
    * timeouts for `ms`, and the agent's client hears `message` in its progress notifications.
    */
   waitingForPerson: 'waiting_for_person',
+  /**
+   * daemon → extension: stop the command `wireId` (its caller cancelled it, or it timed out); the daemon has
+   * answered for it already (`cancelPayloadSchema`).
+   */
+  cancel: 'cancel',
 } as const;
 
 /**
@@ -123,6 +128,13 @@ export type WaitingForPersonPayload = z.infer<typeof waitingForPersonPayloadSche
 
 export function parseWaitingForPerson(payload: unknown): Validated<WaitingForPersonPayload> {
   return validate(waitingForPersonPayloadSchema, payload, 'payload');
+}
+
+export const cancelPayloadSchema = z.object({ wireId: z.string().min(1), reason: z.enum(['cancelled', 'timeout']) });
+export type CancelPayload = z.infer<typeof cancelPayloadSchema>;
+
+export function parseCancel(payload: unknown): Validated<CancelPayload> {
+  return validate(cancelPayloadSchema, payload, 'payload');
 }
 
 export function parseSessionOpened(payload: unknown): Validated<SessionOpenedPayload> {

@@ -4,3 +4,4 @@ export * from './envelope';
 export * from './ids';
 export * from './proxy';
 export * from './extension';
+export { describeIssues } from './validate';

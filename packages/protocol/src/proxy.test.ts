@@ -30,6 +30,7 @@ describe('ProxyMethods', () => {
       disconnect: 'disconnect',
       status: 'status',
       disconnected: 'disconnected',
+      cancelled: 'notifications/cancelled',
     });
   });
 
@@ -45,7 +46,7 @@ describe('ProxyMethods', () => {
     expectTypeOf<ProxyRequestMethod>().toEqualTypeOf<
       'authenticate' | 'mcp_handshake' | 'list_extensions' | 'connect' | 'disconnect'
     >();
-    expectTypeOf<ProxyNotificationMethod>().toEqualTypeOf<'authenticated' | 'status' | 'disconnected'>();
+    expectTypeOf<ProxyNotificationMethod>().toEqualTypeOf<'authenticated' | 'status' | 'disconnected' | 'notifications/cancelled'>();
     expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<{ extension_id: string }>();
     expectTypeOf<ProxyResult<'connect'>>().toEqualTypeOf<ConnectResult>();
   });
@@ -80,6 +81,7 @@ describe('parseProxyParams', () => {
       { state: 'reconnecting', extension_id: 'ext-1', connection_id: 'c1', message: '4m 50s left' },
     ],
     disconnected: [{ reason: 'extension closed' }, { reason: '', connection_id: 'c1', extension_id: 'e' }],
+    'notifications/cancelled': [{ requestId: 7 }, { requestId: 'call-1', reason: 'the user pressed stop' }],
   };
 
   const invalid: { [M in ProxyMethod]: [unknown, string][] } = {
@@ -96,6 +98,7 @@ describe('parseProxyParams', () => {
       [{ extension_id: '' }, '"params.extension_id" must not be empty'],
     ],
     disconnect: [[{ connection_id: 7 }, '"params.connection_id" must be a string']],
+    'notifications/cancelled': [[{}, '"params.requestId" must be a string or number']],
     status: [
       [{ state: 'sleeping' }, '"params.state" must be "connecting", "connected", "reconnecting" or "disconnected"'],
       [{}, '"params.state"'],

@@ -19,6 +19,11 @@ export const ProxyMethods = {
   status: 'status',
   /** daemon → client notification: the link to the extension is gone for good. */
   disconnected: 'disconnected',
+  /**
+   * client → daemon notification, as in MCP: stop the tool call with this request id. The call answers Cancelled at
+   * once, the browser stops its work, and the session's next call goes on.
+   */
+  cancelled: 'notifications/cancelled',
 } as const;
 
 export type ProxyMethod = (typeof ProxyMethods)[keyof typeof ProxyMethods];
@@ -114,6 +119,12 @@ export const disconnectedParamsSchema = z.object({
 });
 export type DisconnectedParams = z.infer<typeof disconnectedParamsSchema>;
 
+export const cancelledParamsSchema = z.object({
+  requestId: z.union([z.string(), z.number()]),
+  reason: z.string().optional(),
+});
+export type CancelledParams = z.infer<typeof cancelledParamsSchema>;
+
 /** Every proxy method with its kind and schemas, keyed by wire name. */
 export const proxyMethodSchemas = {
   [ProxyMethods.authenticate]: {
@@ -136,6 +147,7 @@ export const proxyMethodSchemas = {
   [ProxyMethods.disconnect]: { kind: 'request', params: disconnectParamsSchema, result: disconnectResultSchema },
   [ProxyMethods.status]: { kind: 'notification', params: statusParamsSchema },
   [ProxyMethods.disconnected]: { kind: 'notification', params: disconnectedParamsSchema },
+  [ProxyMethods.cancelled]: { kind: 'notification', params: cancelledParamsSchema },
 } as const satisfies Record<
   ProxyMethod,
   { kind: 'request'; params: z.ZodType; result: z.ZodType } | { kind: 'notification'; params: z.ZodType }

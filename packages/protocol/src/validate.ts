@@ -1,6 +1,6 @@
 // Internal helpers shared by the parsers: JSON text, plain-object checks and zod issues turned into one short
 // sentence that names the field ("\"id\" must be a string or number"), so peers get errors they can act on.
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -25,7 +25,15 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, root?: 
   // reportInput keeps `input` on issues so a missing field reads "is required" rather than "must be a string".
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, message: result.error.issues.map((issue) => describeIssue(issue, root)).join('; ') };
+  return { ok: false, message: describeIssues(result.error.issues, root) };
+}
+
+/**
+ * The one way zod issues become words, for wire messages and tool arguments alike: one clause per issue naming the
+ * field, joined with "; ". Parse with `{ reportInput: true }` so a missing field reads "is required".
+ */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], root?: string): string {
+  return issues.map((issue) => describeIssue(issue, root)).join('; ');
 }
 
 /** For builders: returns `value` if it is valid, else throws a TypeError that names the builder and the field. */
@@ -37,6 +45,9 @@ export function checkBuilt<S extends z.ZodType>(schema: S, value: z.output<S>, b
 
 export function describeIssue(issue: z.core.$ZodIssue, root?: string): string {
   const field = fieldName(root === undefined ? issue.path : [root, ...issue.path]);
+  // A sentence the schema's author wrote says more than ours ("target must not be empty: pass a ref …").
+  const own = authoredMessage(issue);
+  if (own !== undefined) return issue.path.length || root !== undefined ? `${field}: ${own}` : own;
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined && issue.expected !== 'never') return `${field} is required`;
@@ -64,6 +75,13 @@ export function describeIssue(issue: z.core.$ZodIssue, root?: string): string {
     default:
       return `${field}: ${issue.message}`;
   }
+}
+
+/** The issue's message when the schema gave it one (`.min(1, '…')`, a refinement's), not zod's default wording. */
+function authoredMessage(issue: z.core.$ZodIssue): string | undefined {
+  const fallback = z.config().localeError?.(issue as Parameters<NonNullable<ReturnType<typeof z.config>['localeError']>>[0]);
+  const wording = typeof fallback === 'string' ? fallback : fallback?.message;
+  return issue.message && issue.message !== wording ? issue.message : undefined;
 }
 
 function fieldName(path: readonly PropertyKey[]): string {

@@ -1,21 +1,11 @@
+import { describeIssues } from '@browsermcp/protocol';
 import { z } from 'zod';
 import { ToolError } from './errors.js';
 import { findTool } from './registry.js';
-import { Response, type ToolResult } from './response.js';
+import { rescueTab } from './rescue.js';
+import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
-
-/** Describes zod issues as one sentence per problem, naming the argument: what the model must fix. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.length ? issue.path.join('.') : '';
-      if (issue.code === 'unrecognized_keys') return `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-      if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return `"${path}" is required`;
-      return path ? `"${path}": ${issue.message}` : issue.message;
-    })
-    .join('; ');
-}
 
 /** The newest console messages an action's answer carries; the rest are counted (browser_console_messages has them). */
 export const CONSOLE_LINES_IN_ANSWER = 20;
@@ -27,24 +17,39 @@ export class UnknownToolError extends Error {
   }
 }
 
+/** Why a call ends before its handler does: its caller cancelled it, or its command ran past the timeout. */
+export type StopReason = 'cancelled' | 'timeout';
+
+export interface CallOptions {
+  /** The catalog to look the tool up in (a host's capabilities); every tool by default. */
+  tools?: readonly Tool[] | undefined;
+  /** Aborted with a StopReason: the call answers at once, after freeing its tab (see unblockTab). */
+  signal?: AbortSignal | undefined;
+}
+
 /**
  * Runs one tool call: parses the arguments with the tool's schema, runs the handler, and turns every thrown error
  * into a tool result with `isError: true`. Throws only `UnknownToolError` (a protocol error for the caller).
  */
-export async function callTool(session: ToolSession, name: string, args: unknown, tools?: readonly Tool[]): Promise<ToolResult> {
+export async function callTool(session: ToolSession, name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
+  const { tools, signal } = options;
   const tool = tools ? tools.find((t) => t.schema.name === name) : findTool(name);
   if (!tool) throw new UnknownToolError(name);
   const response = new Response();
   const unknown = unknownArguments(tool.schema.inputSchema, args);
-  const parsed = tool.schema.inputSchema.safeParse(args ?? {});
+  // reportInput: a missing argument reads "is required" rather than "must be a string".
+  const parsed = tool.schema.inputSchema.safeParse(args ?? {}, { reportInput: true });
   if (unknown || !parsed.success) {
-    const problems = [unknown, parsed.success ? '' : describeIssues(parsed.error)].filter(Boolean).join('; ');
+    const problems = [unknown, parsed.success ? '' : describeIssues(parsed.error.issues)].filter(Boolean).join('; ');
     response.addError(`Invalid arguments for ${name}: ${problems}.`);
     return response.serialize();
   }
   const tabsBefore = session.tabs.length;
+  session.signal = signal;
+  if (signal?.aborted) return stoppedAnswer(session, name, signal.reason === 'timeout' ? 'timeout' : 'cancelled');
   try {
-    await tool.handle(session, parsed.data, response);
+    const stop = await doneOrStopped(tool.handle(session, parsed.data, response), signal);
+    if (stop) return await stoppedAnswer(session, name, stop);
   } catch (err) {
     response.addError(errorText(err));
   }
@@ -56,6 +61,38 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
   await addPageState(session, response);
   return redactSecrets(withImages(response.serialize(), session.config.imageResponses), session.config.secrets);
+}
+
+/** Undefined when `work` ends first (its error rethrown); the reason when `signal` aborts first. */
+async function doneOrStopped(work: Promise<void>, signal: AbortSignal | undefined): Promise<StopReason | undefined> {
+  if (!signal) return void (await work);
+  // A stopped handler may still fail later (its page call cut off): nobody waits for it then.
+  work.catch(() => undefined);
+  const reason = () => (signal.reason === 'timeout' ? 'timeout' : 'cancelled');
+  if (signal.aborted) return reason();
+  let onAbort: () => void = () => undefined;
+  const stopped = new Promise<StopReason>((resolve) => {
+    onAbort = () => resolve(reason());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work.then(() => undefined), stopped]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * A stopped call frees its tab (a spinning script terminated, dialogs dismissed) and says what it did; after a
+ * timeout the caller has already had its answer, so the next answer carries it too.
+ */
+async function stoppedAnswer(session: ToolSession, name: string, reason: StopReason): Promise<ToolResult> {
+  const tab = session.peekCurrentTab();
+  const { done } = tab ? await rescueTab(session, tab) : { done: [] };
+  const why = reason === 'timeout' ? `${name} ran past the command timeout and was stopped` : `${name} was cancelled by its caller`;
+  const text = done.length ? `${why}; to free the tab, browsermcp ${done.join(', ')}.` : `${why}.`;
+  if (reason === 'timeout' || done.length) session.addNote(text);
+  return errorResult(text);
 }
 
 // --secrets: a value the page shows (a filled field, an echo) never reaches the model; longest first, so a secret

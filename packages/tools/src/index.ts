@@ -1,4 +1,8 @@
-export { callTool, describeIssues, UnknownToolError } from './dispatch.js';
+export { callTool, UnknownToolError } from './dispatch.js';
+export type { CallOptions, StopReason } from './dispatch.js';
+export { ToolCalls } from './calls.js';
+export { leavePage, rescueTab } from './rescue.js';
+export type { Rescue } from './rescue.js';
 export { ToolError } from './errors.js';
 export { allTools, defaultCapabilities, findTool, inputPathsOf, optionalCapabilities, toolsFor } from './registry.js';
 export { outputNameProblem, toBase64, WireFileAccess } from './files.js';

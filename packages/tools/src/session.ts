@@ -134,6 +134,8 @@ export class ToolSession {
   private notes: string[] = [];
   /** The GIF being recorded (browser_gif_start), which every tool call adds a frame to. */
   recorder: GifRecorder | undefined;
+  /** The running call's stop signal (a cancel, a timeout): waits that may be long end early with it. */
+  signal: AbortSignal | undefined;
   /** Popups closed at the tab limit since the last answer, and the last one's address. */
   private refusedPopups = { count: 0, url: '' };
 
@@ -265,6 +267,17 @@ export class ToolSession {
     this.watch(tab);
     if (wasCurrent) this.current = tab;
     return tab;
+  }
+
+  /**
+   * Puts a fresh page in the place of a tab whose page holds on (same index, current if it was) and closes that
+   * page; the close is the session's own, not news.
+   */
+  async replaceTab(tab: Tab): Promise<Tab> {
+    const page = await this.host.newPage();
+    const fresh = this.replacePage(tab.page, page);
+    await this.closePage(tab.page).catch(() => undefined);
+    return fresh;
   }
 
   private watch(tab: Tab): void {

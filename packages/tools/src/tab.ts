@@ -72,6 +72,10 @@ export class Tab {
   private consoleDropped = 0;
   private modals: ModalState[] = [];
   private modalListeners = new Set<() => void>();
+  /** Set while a rescue dismisses dialogs as they open (see dismissingDialogs). */
+  private dismissing: { arrived: number } | undefined;
+  /** Navigations away from the page in progress (see leavingPage). */
+  private leaving = 0;
   private nextRef = 1;
   private frameIds = new Map<Frame, number>();
   /** Each frame's last walk, reused while its page reports no change (see injected/changes.ts). */
@@ -110,6 +114,16 @@ export class Tab {
       this.pushConsole({ level: 'error', text });
     });
     page.on('dialog', (dialog) => {
+      // Leaving the page: "Leave site?" is answered Leave, as a person who closes the tab does.
+      if (dialog.type() === 'beforeunload' && this.leaving > 0) {
+        void dialog.accept().catch(() => undefined);
+        return;
+      }
+      if (this.dismissing) {
+        this.dismissing.arrived++;
+        void dialog.dismiss().catch(() => undefined);
+        return;
+      }
       const text = dialog.message();
       this.addModal({
         kind: 'dialog',
@@ -218,6 +232,35 @@ export class Tab {
     const removed = push(this.console, entry);
     this.consoleDropped += Math.max(0, removed - this.consoleSeen);
     this.consoleSeen = Math.max(0, this.consoleSeen - removed);
+  }
+
+  /**
+   * Dismisses every dialog, open or opening while `work` runs (a page that raises alert after alert must not hold a
+   * rescue hostage); returns `work`'s value, how many dialogs were open and how many more opened meanwhile.
+   */
+  async dismissingDialogs<T>(work: () => Promise<T>): Promise<{ value: T; open: number; arrived: number }> {
+    const counter = { arrived: 0 };
+    this.dismissing = counter;
+    let open = 0;
+    try {
+      for (let state = this.takeModal('dialog'); state; state = this.takeModal('dialog')) {
+        open++;
+        await state.dialog.dismiss().catch(() => undefined);
+      }
+      return { value: await work(), open, arrived: counter.arrived };
+    } finally {
+      this.dismissing = undefined;
+    }
+  }
+
+  /** Runs a navigation away from the page: a beforeunload "Leave site?" it raises is accepted. */
+  async leavingPage<T>(work: () => Promise<T>): Promise<T> {
+    this.leaving++;
+    try {
+      return await work();
+    } finally {
+      this.leaving--;
+    }
   }
 
   private addModal(state: ModalState): void {

@@ -78,7 +78,7 @@ describe('browser_click', () => {
     expect(await callError(s, 'browser_click', {})).toContain('Invalid arguments for browser_click: "target"');
     expect(await callError(s, 'browser_click', { target: '' })).toContain('target must not be empty');
     expect(await callError(s, 'browser_click', { target: 'e1', button: 'side' })).toContain('"button"');
-    expect(await callError(s, 'browser_click', { target: 'e1', modifiers: ['Hyper'] })).toContain('"modifiers.0"');
+    expect(await callError(s, 'browser_click', { target: 'e1', modifiers: ['Hyper'] })).toContain('"modifiers[0]" must be "Alt", "Control", "ControlOrMeta", "Meta" or "Shift"');
   });
 });
 
@@ -136,7 +136,7 @@ describe('typing and forms', () => {
     const bad = await callError(s, 'browser_fill_form', { fields: [{ target: 'input[name=agree]', name: 'Agree', type: 'checkbox', value: 'yes' }] });
     expect(bad).toContain('value must be "true" or "false" for a checkbox');
     expect(await callError(s, 'browser_fill_form', { fields: [] })).toContain('fields needs at least one field');
-    expect(await callError(s, 'browser_fill_form', { fields: [{ target: '#name', name: 'n', type: 'date', value: 'x' }] })).toContain('"fields.0.type"');
+    expect(await callError(s, 'browser_fill_form', { fields: [{ target: '#name', name: 'n', type: 'date', value: 'x' }] })).toContain('"fields[0].type" must be "textbox", "checkbox", "radio", "combobox" or "slider"');
     const slider = await callError(s, 'browser_fill_form', { fields: [{ target: '#volume', name: 'Volume', type: 'slider', value: 'loud' }] });
     expect(slider).toContain('"loud" is not a number');
   });

@@ -1,16 +1,15 @@
 import { ErrorCodes, errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
 import {
-  callTool,
   errorResult,
-  ToolError,
+  ToolCalls,
   toolsFor,
   ToolSession,
   UnknownToolError,
   type Capability,
   type SessionConfig,
   type SessionHost,
+  type StopReason,
   type Tool,
-  type ToolResult,
 } from '@browsermcp/tools';
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { isDaemonError, toWireError } from '../errors.js';
@@ -51,6 +50,7 @@ export class LocalExecutor implements Executor {
   private readonly options: LocalExecutorOptions;
   private readonly files: NodeFileAccess;
   private readonly tools: Tool[];
+  private readonly calls = new ToolCalls();
   private readonly sessions = new Map<string, SessionContexts>();
   private readonly creating = new Map<string, Promise<SessionContexts>>();
   private readonly tabIds = new WeakMap<Page, string>();
@@ -85,6 +85,11 @@ export class LocalExecutor implements Executor {
     void this.run(command);
   }
 
+  /** The router gave up on a command (its caller cancelled it, or it timed out): its tool call stops now. */
+  cancel(command: CommandEnvelope, reason: StopReason): void {
+    this.calls.stop(command.wireId, reason);
+  }
+
   private async run(command: CommandEnvelope): Promise<void> {
     this.running.set(command.sessionId, (this.running.get(command.sessionId) ?? 0) + 1);
     try {
@@ -97,13 +102,7 @@ export class LocalExecutor implements Executor {
         session.addNote(`Since your last call ${lost}; a new browser started, and this session's tabs and pages are gone. Navigate again.`);
       }
       if (command.tabId !== undefined) this.selectTab(session, command.tabId);
-      let result: ToolResult;
-      try {
-        result = await callTool(session, command.name, command.payload ?? {}, this.tools);
-      } catch (err) {
-        if (!(err instanceof ToolError)) throw err;
-        result = errorResult(err.message);
-      }
+      const result = await this.calls.run(command.wireId, session, command.name, command.payload, this.tools);
       if (!this.browser.connected) return this.answerCrashed(command);
       // The session's current tab after the command (a new tab, a popup, a relaunched browser): the router makes it
       // the session's own and its current tab, so naming it is allowed.

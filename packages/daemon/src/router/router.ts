@@ -11,6 +11,7 @@ import {
   BrowserPausedError,
   BrowserNotConnectedError,
   BrowserReconnectedError,
+  CommandCancelledError,
   CommandFailedError,
   InvalidArgumentError,
   RouterClosedError,
@@ -40,7 +41,8 @@ import type {
   RouterStats,
 } from './types';
 
-export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+/** Long enough for a slow navigation (60 s by default) plus the snapshot after it. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 90_000;
 export const DEFAULT_GRACE_MS = 5 * 60_000;
 /** setTimeout's limit: a longer delay fires at once. */
 const MAX_DELAY_MS = 2_147_483_647;
@@ -218,15 +220,23 @@ export class SessionRouter {
       if (request.tabId !== undefined) checkId(request.tabId, 'tabId');
       if (request.originId !== undefined) checkId(request.originId, 'originId');
       if (request.userId !== undefined) checkId(request.userId, 'userId');
+      if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
+        throw new InvalidArgumentError('"signal" must be an AbortSignal');
+      }
+      if (request.signal?.aborted) throw new CommandCancelledError(request.name);
       timeoutMs = checkDelay(request.timeoutMs, 'timeoutMs', this.#commandTimeoutMs, 1);
     } catch (error) {
       return Promise.reject(error);
     }
     // A copy, so a caller that reuses its request object cannot change a command that is still queued.
     const queued: DispatchRequest = { ...request };
+    const { signal } = queued;
     // Queued synchronously, so the order of dispatch calls is the order of execution.
     const lane = this.#lanes.get(sessionId);
-    return lane.queue.push(() => this.#run(lane, sessionId, queued, timeoutMs));
+    return lane.queue.push(
+      () => this.#run(lane, sessionId, queued, timeoutMs),
+      signal ? { signal, error: () => new CommandCancelledError(queued.name) } : undefined,
+    );
   }
 
   async #run(lane: SessionLane, sessionId: string, request: DispatchRequest, timeoutMs: number): Promise<unknown> {
@@ -248,12 +258,13 @@ export class SessionRouter {
     // No await from here to send: a close or a disconnect cannot slip in between these checks and the send.
     this.#assertOpen();
     if (lane.closed) throw new SessionClosedError(sessionId);
+    if (request.signal?.aborted) throw new CommandCancelledError(request.name);
     const executor = this.#liveExecutor(executorId);
     const command = createCommand(
       { sessionId, name: request.name, payload: request.payload, tabId, originId: request.originId },
       generateWireId(),
     );
-    const response = await this.#send(executor, command, timeoutMs);
+    const response = await this.#send(executor, command, timeoutMs, request.signal);
 
     if (response.error !== undefined) throw executorError(response.error);
     // The executor names the session's current tab after the command (one it opened, selected or moved to).
@@ -261,9 +272,10 @@ export class SessionRouter {
     return response.data;
   }
 
-  #send(executor: Executor, command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
+  #send(executor: Executor, command: CommandEnvelope, timeoutMs: number, signal?: AbortSignal): Promise<ResponseEnvelope> {
     // Registered before send: an in-process executor may answer from inside send.
     const response = this.#pending.wait(command, executor.id, timeoutMs);
+    this.#stopWhenAbandoned(executor, command, response, signal);
     const fail = (error: unknown): void => {
       // An executor that knows what went wrong (e.g. its socket just closed) says so with a daemon error of its own.
       if (isDaemonError(error)) return void this.#pending.fail(command.wireId, error);
@@ -276,6 +288,29 @@ export class SessionRouter {
       fail(error);
     }
     return response;
+  }
+
+  /**
+   * A cancelled command is answered now (Cancelled) and the session's queue goes on; a cancelled or timed-out
+   * command is stopped in the browser too, so that its work does not go on under the session's next command.
+   */
+  #stopWhenAbandoned(executor: Executor, command: CommandEnvelope, response: Promise<ResponseEnvelope>, signal: AbortSignal | undefined): void {
+    const stop = (reason: 'cancelled' | 'timeout') => {
+      try {
+        executor.cancel?.(command, reason);
+      } catch (error) {
+        this.#logger.warn({ executorId: executor.id, wireId: command.wireId, error }, 'could not tell the browser to stop a command');
+      }
+    };
+    const onAbort = () => {
+      if (this.#pending.fail(command.wireId, new CommandCancelledError(command.name))) stop('cancelled');
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    response
+      .catch((error: unknown) => {
+        if (isDaemonError(error) && error.code === 'BMCP_ERR_TIMEOUT') stop('timeout');
+      })
+      .finally(() => signal?.removeEventListener('abort', onAbort));
   }
 
   /** Makes the tab an executor answered with the session's own and its current tab, unless another session owns it. */

@@ -23,9 +23,28 @@ export class SerialQueue {
     return this.#waiting.length + (this.#running ? 1 : 0);
   }
 
-  push<T>(run: () => Promise<T>): Promise<T> {
+  /**
+   * Queues `run`. When `cancel.signal` aborts before the task starts, it leaves the queue at once, rejected with
+   * `cancel.error()`; once started, the task itself answers the signal.
+   */
+  push<T>(run: () => Promise<T>, cancel?: { signal: AbortSignal; error: () => Error }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      const task: QueuedTask = { run, resolve: resolve as (value: unknown) => void, reject };
+      if (cancel) {
+        const leave = () => {
+          const i = this.#waiting.indexOf(task);
+          if (i < 0) return;
+          this.#waiting.splice(i, 1);
+          reject(cancel.error());
+          if (!this.#running && this.#waiting.length === 0) this.#onIdle?.();
+        };
+        cancel.signal.addEventListener('abort', leave, { once: true });
+        task.run = () => {
+          cancel.signal.removeEventListener('abort', leave);
+          return run();
+        };
+      }
+      this.#waiting.push(task);
       this.#next();
     });
   }

@@ -27,6 +27,11 @@ export interface Executor {
   openSession?(session: SessionRecord): Promise<void>;
   /** Closes the session's tabs (and its browser context, if it has one). */
   closeSession(sessionId: string): Promise<void>;
+  /**
+   * Optional: the router stopped waiting for a command (its caller cancelled it, or it timed out) and has already
+   * answered for it; the executor stops its work and frees the tab, so the session's next command finds it usable.
+   */
+  cancel?(command: CommandEnvelope, reason: 'cancelled' | 'timeout'): void;
 }
 
 /** A tab an executor reports when it (re)connects: the browser is the truth about which tabs still exist. */
@@ -56,6 +61,11 @@ export interface DispatchRequest {
   /** Overrides the router's commandTimeoutMs for this command (e.g. a long wait_for). */
   readonly timeoutMs?: number;
   /**
+   * Cancels the command: while it waits in the session's queue it leaves the queue, while it runs the router
+   * answers at once (Cancelled) and tells the executor to stop it; the session's next command goes on.
+   */
+  readonly signal?: AbortSignal;
+  /**
    * The authenticated caller: the command runs only if the session is this user's, checked when its turn comes
    * (another user's session answers SessionNotFound, as a missing one does).
    */
@@ -78,7 +88,7 @@ export interface RouterLogger {
 export interface RouterOptions {
   /** Where sessions and tab ownership live; an InMemoryRouterStore by default. */
   readonly store?: RouterStore;
-  /** How long one command may take once sent, in ms. Default 60 000. */
+  /** How long one command may take once sent, in ms. Default 90 000. */
   readonly commandTimeoutMs?: number;
   /** How long an executor's sessions outlive its disconnect, in ms. Default 300 000 (5 minutes). */
   readonly graceMs?: number;

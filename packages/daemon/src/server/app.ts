@@ -1,5 +1,6 @@
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { DEFAULT_CONNECTION_LIMITS, limitConnectionsPerAddress, requestTimeouts } from './connections.js';
 import { daemonCore } from './core.js';
 import { extensionEndpoint } from './extension-endpoint.js';
 import { httpApi } from './http.js';
@@ -16,14 +17,17 @@ export async function buildDaemonApp(
   fastifyOptions: Pick<FastifyServerOptions, 'logger' | 'loggerInstance'> = {},
 ): Promise<FastifyInstance> {
   // One log line per session and per command is written by the endpoints; Fastify's two per request would drown them.
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
   const app = Fastify({
     ...fastifyOptions,
+    ...requestTimeouts(limits),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     // On shutdown every socket goes at once: a connection a browser left open mid-request (a refused page fetch)
     // would otherwise hold close() until the browser drops it.
     forceCloseConnections: true,
   });
+  limitConnectionsPerAddress(app.server, limits.maxPerAddress, '--max-connections-per-address');
   await app.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
   await app.register(daemonCore, options);
   await app.register(httpApi);

@@ -79,7 +79,7 @@ async function daemonCorePlugin(app: FastifyInstance, options: DaemonAppOptions)
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const host = hostName(request.headers.host);
     if (!resolved.allowedHosts.has(host)) {
-      return refuse(reply, `Host "${host}" is not allowed; reach the daemon as localhost or 127.0.0.1, or add the name to --allowed-host`);
+      return refuse(reply, `Host "${host}" is not allowed; reach the daemon as localhost or 127.0.0.1, or add the name to --allowed-hosts`);
     }
     const origin = request.headers.origin;
     if (request.url.split('?')[0] === '/extension') {
@@ -89,7 +89,7 @@ async function daemonCorePlugin(app: FastifyInstance, options: DaemonAppOptions)
       return undefined;
     }
     if (origin !== undefined && !resolved.allowedOrigins.has(origin)) {
-      return refuse(reply, `Origin ${origin} is not allowed; add it with --allowed-origin if this page may drive the browser`);
+      return refuse(reply, `Origin ${origin} is not allowed; add it with --cors-origins if this page may drive the browser`);
     }
     return undefined;
   });

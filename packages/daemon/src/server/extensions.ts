@@ -16,6 +16,7 @@ import {
   type InputFile,
   type ResponseEnvelope,
   type HelloPayload,
+  type CancelPayload,
   type SessionOpenedPayload,
   type SessionSettings,
 } from '@browsermcp/protocol';
@@ -193,6 +194,12 @@ export class ExtensionConnection implements Executor {
   /** Tells the extension to close the session's tabs; fire and forget, as the socket gives no answer to wait for. */
   async closeSession(sessionId: string): Promise<void> {
     this.notify(sessionId, ExtensionEvents.sessionClosed, null);
+  }
+
+  /** The router gave up on a command (cancelled, timed out): the extension stops it and frees its tab. */
+  cancel(command: CommandEnvelope, reason: CancelPayload['reason']): void {
+    const payload: CancelPayload = { wireId: command.wireId, reason };
+    this.notify(command.sessionId, ExtensionEvents.cancel, payload);
   }
 
   close(code: number, reason: string): void {

@@ -76,7 +76,7 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     return reply.status(204).send();
   });
 
-  app.post('/commands', async (request) => {
+  app.post('/commands', async (request, reply) => {
     const userId = await httpCaller(app.browsermcp, request);
     const header = request.headers['x-instance-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
@@ -91,13 +91,20 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0))) {
       throw new BadRequestError('"timeoutMs" must be a positive number');
     }
+    // A client that hangs up before the answer cancels its command: the session's next one need not wait for it.
+    const abandoned = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableEnded) abandoned.abort();
+    };
+    reply.raw.once('close', onClose);
     const result = await runLogged(app, request.log, sessionId, {
       name,
       payload: body.payload ?? {},
+      signal: abandoned.signal,
       ...(tabId !== undefined ? { tabId } : {}),
       ...(typeof timeoutMs === 'number' ? { timeoutMs } : {}),
       ...(userId !== null ? { userId } : {}),
-    });
+    }).finally(() => reply.raw.off('close', onClose));
     const session = await router.getSession(sessionId);
     return { result, tabId: session?.currentTabId ?? null };
   });

@@ -4,6 +4,7 @@ import { NodeFileAccess, type NodeFileAccessOptions } from '../local/files.js';
 import type { SessionRouter } from '../router/index.js';
 import type { SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
+import type { ConnectionLimits } from './connections.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_HELLO_TIMEOUT_MS, EXTENSION_ID, EXTENSION_ID_PATTERN } from './constants.js';
 
 export interface DaemonAppOptions {
@@ -22,6 +23,8 @@ export interface DaemonAppOptions {
   allowedOrigins?: string[] | undefined;
   /** Extension ids whose `chrome-extension://<id>` Origin may open /extension. Default: [EXTENSION_ID]. */
   extensionIds?: string[] | undefined;
+  /** Connections one client address may hold and how long a request may take to arrive (DEFAULT_CONNECTION_LIMITS). */
+  connectionLimits?: Partial<ConnectionLimits> | undefined;
   /** Verifies access tokens on /mcp and /extension; without it the daemon runs without auth (loopback use). */
   verifier?: TokenVerifier | undefined;
   /** Ping interval of both WebSockets; a peer that misses one pong is dropped. Default 15 000 ms. */

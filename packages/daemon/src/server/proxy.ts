@@ -10,6 +10,7 @@ import {
   parseProxyParams,
   ProxyMethods,
   type ExtensionInfo,
+  type JsonRpcId,
   type JsonRpcRequest,
   type ProxyConnectionState,
 } from '@browsermcp/protocol';
@@ -44,6 +45,8 @@ class ProxyClient {
   private readonly clientId = shortId();
   private link: Link | undefined;
   private readonly stopWatching: () => void;
+  /** Tool calls running, by the client's request id: `notifications/cancelled` stops one. */
+  private readonly calls = new Map<JsonRpcId, AbortController>();
 
   constructor(
     private readonly app: FastifyInstance,
@@ -82,7 +85,8 @@ class ProxyClient {
     const parsed = parseMessage(text);
     if (!parsed.ok) return this.send(jsonRpcError(parsed.id, parsed.error.code, parsed.error.message));
     if (parsed.kind === 'batch') return this.send(jsonRpcError(null, ErrorCodes.InvalidRequest, 'batches are not supported on /mcp; send one request at a time'));
-    if (parsed.kind !== 'request') return; // notifications and stray responses need no answer
+    if (parsed.kind === 'notification' && parsed.message.method === ProxyMethods.cancelled) return this.cancel(parsed.message.params);
+    if (parsed.kind !== 'request') return; // other notifications and stray responses need no answer
     const request = parsed.message;
     if (isReservedId(request.id)) {
       return this.send(jsonRpcError(request.id, ErrorCodes.InvalidRequest, 'ids starting with "proxy:" or "ext:" are reserved for the daemon; use another id'));
@@ -188,6 +192,13 @@ class ProxyClient {
     this.log.info({ clientId: this.clientId, connectionId: link.connectionId }, 'session closed');
   }
 
+  /** MCP-style cancellation of a running tool call; a notification gets no answer, so a bad one is only logged. */
+  private cancel(params: unknown): void {
+    const checked = parseProxyParams(ProxyMethods.cancelled, params);
+    if (!checked.ok) return void this.log.warn({ clientId: this.clientId, error: checked.error.message }, 'unreadable cancellation dropped');
+    this.calls.get(checked.value.requestId)?.abort();
+  }
+
   /** A tool call: its id mapped to "<connectionId>:<id>" as the envelope's originId, so the browser side can tell calls apart. */
   private async forward(request: JsonRpcRequest): Promise<unknown> {
     const link = this.link;
@@ -200,12 +211,19 @@ class ProxyClient {
     const { tabId, ...payload } = (params ?? {}) as Record<string, unknown>;
     if (tabId !== undefined && (typeof tabId !== 'string' || tabId === '')) throw new BadRequestError('"params.tabId" must be a non-empty string');
     // The answer goes back under the client's own id (the caller answers `request`); `mapped` names the call in logs.
-    return runLogged(this.app, this.log, link.sessionId, {
-      name: request.method,
-      payload,
-      originId: mapped,
-      ...(typeof tabId === 'string' ? { tabId } : {}),
-    });
+    const controller = new AbortController();
+    this.calls.set(request.id, controller);
+    try {
+      return await runLogged(this.app, this.log, link.sessionId, {
+        name: request.method,
+        payload,
+        originId: mapped,
+        signal: controller.signal,
+        ...(typeof tabId === 'string' ? { tabId } : {}),
+      });
+    } finally {
+      if (this.calls.get(request.id) === controller) this.calls.delete(request.id);
+    }
   }
 
   private onExtension(id: string, state: ExtensionState): void {

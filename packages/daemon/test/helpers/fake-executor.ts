@@ -9,6 +9,8 @@ import { SessionRouter, type Executor, type ExecutorKind, type RouterOptions } f
 export class FakeExecutor implements Executor {
   readonly sent: CommandEnvelope[] = [];
   readonly closedSessions: string[] = [];
+  /** The commands the router told it to stop, with why. */
+  readonly cancelled: Array<{ wireId: string; reason: 'cancelled' | 'timeout' }> = [];
   readonly #waiters = new Map<number, Array<(command: CommandEnvelope) => void>>();
 
   constructor(
@@ -26,6 +28,10 @@ export class FakeExecutor implements Executor {
 
   async closeSession(sessionId: string): Promise<void> {
     this.closedSessions.push(sessionId);
+  }
+
+  cancel(command: CommandEnvelope, reason: 'cancelled' | 'timeout'): void {
+    this.cancelled.push({ wireId: command.wireId, reason });
   }
 
   /** The n-th command sent (from 0), now or when it arrives. */

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_CONNECTION_LIMITS, limitConnectionsPerAddress, requestTimeouts, type ConnectionLimits } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
 import type { Backend } from '../backend.js';
 import { createMcpServer, type ToolCallLog } from '../mcp-server.js';
@@ -22,6 +23,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
   ssePingMs: number;
   sseGraceMs: number;
   bodyLimit: number;
+  /** What one client address may hold and how long a request may take to arrive. */
+  connectionLimits?: ConnectionLimits | undefined;
   eventStoreSize: number;
   logLevel: string;
   /**
@@ -40,8 +43,10 @@ export interface HttpGateway {
 }
 
 export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGateway> {
+  const limits = opts.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
+    ...requestTimeouts(limits),
     // On shutdown every socket goes at once (open SSE streams included), so clients see the restart right away
     // instead of finding a half-closed keep-alive connection on their next request.
     forceCloseConnections: true,
@@ -49,6 +54,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     // One line per session and per tool call is logged by us; per-request lines would drown them.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  limitConnectionsPerAddress(app.server, limits.maxPerAddress, '--max-connections-per-address');
   const log: SessionLog = {
     opened: (s) => app.log.info({ session: s.id.slice(0, 8), transport: s.kind }, 'session opened'),
     closed: (s, reason) => app.log.info({ session: s.id.slice(0, 8), reason }, 'session closed'),

@@ -292,6 +292,57 @@ export const scenarios: Scenario[] = [
       }
     },
   },
+  {
+    name: 'a cancelled call stops at once: the session goes on, and a script it left spinning is stopped',
+    async run({ mode, server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      // A 60 s wait, cancelled: the next call does not wait behind it.
+      const waiting = new AbortController();
+      const wait = c.callTool({ name: 'browser_wait_for', arguments: { time: 60 } }, undefined, { signal: waiting.signal });
+      setTimeout(() => waiting.abort('changed my mind'), 300);
+      await expect(wait).rejects.toThrow(/changed my mind/);
+      const started = Date.now();
+      expect(await call(c, 'browser_snapshot')).toContain('- Page Title: Fixture home');
+      expect(Date.now() - started).toBeLessThan(30_000);
+      // A script that never ends, cancelled: the page answers again, and the next answer says what was done.
+      const spinning = new AbortController();
+      const spin = c.callTool({ name: 'browser_evaluate', arguments: { function: '() => { while (true) {} }' } }, undefined, { signal: spinning.signal });
+      setTimeout(() => spinning.abort('enough'), 500);
+      await expect(spin).rejects.toThrow(/enough/);
+      const after = await call(c, 'browser_evaluate', { function: '() => document.title' });
+      if (mode === 'launched') {
+        expect(after).toContain('"Fixture home"');
+        expect(after).toContain("browser_evaluate was cancelled by its caller; to free the tab, browsermcp stopped the page's script");
+      } else {
+        // Chrome lets no extension stop a page's script: the tab is replaced, and the answer says why.
+        expect(after).toContain('kept running a script that this browser does not let browsermcp stop, and opened a new one in its place');
+        expect(after).toContain('- Page URL: about:blank');
+      }
+    },
+  },
+  {
+    name: 'browser_navigate gets out of pages that fight back: alert loops, beforeunload, busy scripts, self-navigation',
+    async run({ server }, c) {
+      const home = server.url('/index.html');
+      // Alert after alert, started by a click: the click's answer shows the dialog; navigating dismisses them all.
+      await call(c, 'browser_navigate', { url: server.url('/hostile-alerts.html') });
+      expect(await call(c, 'browser_click', { target: 'button' })).toContain('"alert" dialog with message "again"');
+      const left = await call(c, 'browser_navigate', { url: home });
+      expect(left).toContain('- Page Title: Fixture home');
+      expect(left).toMatch(/browsermcp dismissed (a dialog|[\d,]+ dialogs)/);
+      // beforeunload asks to stay: a navigation by the agent does not ask.
+      await call(c, 'browser_navigate', { url: server.url('/hostile-unload.html') });
+      expect(await call(c, 'browser_navigate', { url: home })).toContain('- Page Title: Fixture home');
+      // A script that keeps the page busy: stopped, and the page left with scripts off.
+      await call(c, 'browser_navigate', { url: server.url('/hostile-busy.html') });
+      await call(c, 'browser_click', { target: 'button' });
+      expect(await call(c, 'browser_navigate', { url: home })).toContain('- Page Title: Fixture home');
+      // A page that navigates itself every 10 ms.
+      await callResult(c, 'browser_navigate', { url: server.url('/hostile-hop.html?go') });
+      expect(await call(c, 'browser_navigate', { url: home })).toContain('- Page Title: Fixture home');
+      expect(await call(c, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
+    },
+  },
 ];
 
 /** Runs every scenario, each in a fresh MCP session, against the rig `start` makes (once per file). */

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { codeArg } from '../codegen.js';
 import { addCode } from '../record-code.js';
+import { leavePage, rescueTab } from '../rescue.js';
+import type { Tab } from '../tab.js';
 import { defineTabTool, defineTool } from '../tool.js';
 import { normalizeUrl } from './common.js';
 
@@ -17,15 +19,16 @@ const navigate = defineTool({
   },
   async handle(session, { url }, response) {
     const href = normalizeUrl(url, session.config);
-    const tab = await session.currentTab();
-    const modal = tab.modalStates()[0];
-    if (modal?.kind === 'dialog') {
-      // A dialog blocks the page; navigating away dismisses it, as a person closing the tab would.
-      tab.takeModal('dialog');
-      await modal.dialog.dismiss().catch(() => undefined);
-    }
+    // Navigating always gets the session out of the page, however it fights: dialogs are dismissed, as a person
+    // closing the tab would; a script that holds the page is stopped and the page left with scripts off; a page that
+    // still holds on is replaced by a fresh tab.
+    const before = await session.currentTab();
+    const leaving = before.page.url();
+    const { done, tab, held } = await rescueTab(session, before);
+    if (held) await leavePage(tab);
+    if (done.length) response.addResult(`To leave ${leaving}, browsermcp ${done.join(', ')}.`);
     try {
-      await tab.page.goto(href, { waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
+      await goto(tab, href, session.config.navigationTimeoutMs);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       // A download or a navigation aborted by the page still leaves a usable tab.
@@ -39,6 +42,24 @@ const navigate = defineTool({
     response.setIncludeSnapshot();
   },
 });
+
+/**
+ * Opens `href`, past a beforeunload "Leave site?". A page that navigates itself (a timer every 10 ms) cuts our navigation off: then it is left with its
+ * scripts off and `href` opened again, once. A download also aborts a navigation, but leaves the page where it was.
+ */
+async function goto(tab: Tab, href: string, timeout: number): Promise<void> {
+  const documents = tab.currentDocument;
+  const open = () => tab.leavingPage(() => tab.page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
+  try {
+    await open();
+  } catch (err) {
+    // More than our own navigation request started in the main frame: the page navigated itself meanwhile.
+    const pageNavigated = tab.currentDocument - documents > 1;
+    if (!/net::ERR_ABORTED|interrupted/i.test(String(err)) || !pageNavigated) throw err;
+    await leavePage(tab);
+    await open();
+  }
+}
 
 const back = defineTabTool({
   capability: 'core',

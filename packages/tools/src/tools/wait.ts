@@ -22,8 +22,8 @@ const waitFor = defineTabTool({
       }),
     type: 'readOnly',
   },
-  async handle(tab, { time, text, textGone }, response) {
-    if (time !== undefined) await new Promise((r) => setTimeout(r, time * 1000));
+  async handle(tab, { time, text, textGone }, response, session) {
+    if (time !== undefined) await sleep(time * 1000, session.signal);
     const wait = async (needle: string, present: boolean) => {
       const deadline = Date.now() + TEXT_TIMEOUT_MS;
       while (Date.now() < deadline) {
@@ -46,5 +46,18 @@ const waitFor = defineTabTool({
     response.setIncludeSnapshot();
   },
 });
+
+/** A wait the call's stop signal ends early, so a cancelled wait holds no timer for its full length. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 export default [waitFor];

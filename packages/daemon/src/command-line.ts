@@ -1,0 +1,331 @@
+/**
+ * The settings browsermcp-daemon and browsermcp-gateway share, in one vocabulary: the gateway's spellings (which
+ * follow @playwright/mcp), one environment variable each (BROWSERMCP_<FLAG>), the same --config JSON file, and one
+ * check per value. Each CLI builds its commander program from `sharedOptions()` plus its own options, then reads the
+ * shared values with `readSharedSettings`. It lives here because the gateway depends on the daemon, not the reverse.
+ */
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Option, type Command, type OptionValueSource } from 'commander';
+import { optionalCapabilities, type Capability } from '@browsermcp/tools';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
+import { DEFAULT_HOST } from './server/constants.js';
+
+export const ENV_PREFIX = 'BROWSERMCP_';
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
+export const DEFAULT_GRACE_PERIOD_SECONDS = DEFAULT_GRACE_MS / 1000;
+/** A temporary directory: a server started from any folder does not litter it with screenshots. */
+export const DEFAULT_OUTPUT_DIR = join(tmpdir(), 'browsermcp-output');
+export const DEFAULT_VIEWPORT_SIZE = '1280x720';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A bad setting (flag, environment variable or config file): the message names the flag and the fix; the CLIs exit 2. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** An option with its environment variable: "--viewport-size" reads BROWSERMCP_VIEWPORT_SIZE. */
+export function settingOption(flags: string, description: string): Option {
+  const option = new Option(flags, description);
+  const long = option.long ?? option.name();
+  return option.env(`${ENV_PREFIX}${long.replace(/^--/, '').replace(/-/g, '_').toUpperCase()}`);
+}
+
+const repeatable = new WeakSet<Option>();
+
+/** An option given once per value (values may hold commas, e.g. a header or a browser flag); it reads as a list. */
+export function repeatableOption(flags: string, description: string): Option {
+  const option = settingOption(flags, description).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+  repeatable.add(option);
+  return option;
+}
+
+/** The settings both CLIs have, by their commander attribute name (the config file's key). */
+export type SharedSettingKey =
+  | 'port'
+  | 'host'
+  | 'headless'
+  | 'executablePath'
+  | 'cdpEndpoint'
+  | 'userDataDir'
+  | 'viewportSize'
+  | 'caps'
+  | 'sharedBrowserContext'
+  | 'allowedHosts'
+  | 'corsOrigins'
+  | 'config'
+  | 'outputDir'
+  | 'fileRoots'
+  | 'gracePeriod'
+  | 'commandTimeout'
+  | 'maxConnectionsPerAddress'
+  | 'requestTimeout'
+  | 'logLevel';
+
+/**
+ * Where a program's option says something of its own: the daemon always listens (so --port has a default), the
+ * gateway without --port speaks stdio; what the grace period keeps alive differs too. Defaults of the other settings
+ * are the same in both and are not overridable, on purpose.
+ */
+export type SharedOptionOverrides = Partial<Record<SharedSettingKey, { description?: string }>> & {
+  port: { description: string; default?: string };
+};
+
+/** Fresh commander options for the shared settings (an Option belongs to one program). */
+export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record<SharedSettingKey, Option>> {
+  const describe = (key: SharedSettingKey, text: string) => overrides[key]?.description ?? text;
+  const port = settingOption('--port <port>', overrides.port.description);
+  if (overrides.port.default !== undefined) port.default(overrides.port.default);
+  return {
+    port,
+    host: settingOption('--host <host>', describe('host', 'address to bind')).default(DEFAULT_HOST),
+    headless: settingOption('--headless', describe('headless', 'run the browser headless (default: headed when a display exists, else headless)')),
+    executablePath: settingOption('--executable-path <path>', describe('executablePath', 'Chrome/Chromium to launch (default: CHROME_PATH, then auto-detected)')),
+    cdpEndpoint: settingOption(
+      '--cdp-endpoint <url>',
+      describe('cdpEndpoint', 'connect to a running browser (http://host:port or ws://…) instead of launching one (default: launch one)'),
+    ),
+    userDataDir: settingOption('--user-data-dir <dir>', describe('userDataDir', 'persistent browser profile (sessions share it, each owns its tabs) (default: a fresh temporary profile)')),
+    viewportSize: settingOption('--viewport-size <WxH>', describe('viewportSize', 'viewport of new pages, or "none" to follow the window')).default(DEFAULT_VIEWPORT_SIZE),
+    caps: settingOption('--caps <list>', describe('caps', `optional tool capabilities, comma-separated: ${optionalCapabilities.join(', ')} (default: none)`)),
+    sharedBrowserContext: settingOption(
+      '--shared-browser-context',
+      describe('sharedBrowserContext', 'all sessions share one browser context (cookies) instead of one each (default: one each)'),
+    ),
+    allowedHosts: settingOption(
+      '--allowed-hosts <list>',
+      describe('allowedHosts', 'more Host header values to accept, comma-separated (default: only localhost, 127.0.0.1 and [::1])'),
+    ),
+    corsOrigins: settingOption(
+      '--cors-origins <list>',
+      describe('corsOrigins', 'web origins whose pages may call this server (e.g. https://app.example.com), comma-separated (default: none)'),
+    ),
+    config: settingOption('--config <file>', describe('config', 'JSON file with any of these options (camelCase keys); flags and env override it (default: none)')),
+    outputDir: settingOption('--output-dir <dir>', describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)')).default(DEFAULT_OUTPUT_DIR),
+    fileRoots: settingOption('--file-roots <list>', describe('fileRoots', 'more directories uploads and storage states may be read from, comma-separated (default: none)')),
+    gracePeriod: settingOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection')).default(String(DEFAULT_GRACE_PERIOD_SECONDS)),
+    commandTimeout: settingOption('--command-timeout <seconds>', describe('commandTimeout', 'longest a single tool call may take')).default(String(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
+    maxConnectionsPerAddress: settingOption(
+      '--max-connections-per-address <n>',
+      describe('maxConnectionsPerAddress', 'most connections one client address may hold open (streams and WebSockets included); more are answered 503'),
+    ).default(String(DEFAULT_CONNECTION_LIMITS.maxPerAddress)),
+    requestTimeout: settingOption(
+      '--request-timeout <seconds>',
+      describe('requestTimeout', "how long a request's headers and body may take to arrive; slower clients are cut (408)"),
+    ).default(String(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000)),
+    logLevel: settingOption('--log-level <level>', describe('logLevel', `log level: ${LOG_LEVELS.join(', ')}`)).default('info'),
+  };
+}
+
+/** Checked reads of a parsed program's values, wherever each came from (flag, environment, config file, default). */
+export class SettingValues {
+  readonly #program: Command;
+
+  constructor(program: Command) {
+    this.#program = program;
+  }
+
+  /** The flag users type for an attribute, for messages: "viewportSize" → "--viewport-size", "auth" → "--no-auth". */
+  flag(key: string): string {
+    const option = this.#program.options.find((o) => o.attributeName() === key);
+    return option?.long ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  }
+
+  source(key: string): OptionValueSource | undefined {
+    return this.#program.getOptionValueSource(key);
+  }
+
+  /** Set on purpose (flag, environment or config file), not left at its default: a flag that cannot apply is refused. */
+  given(key: string): boolean {
+    const source = this.source(key);
+    return source !== undefined && source !== 'default';
+  }
+
+  raw(key: string): unknown {
+    return this.#program.getOptionValue(key);
+  }
+
+  str(key: string): string | undefined {
+    const value = this.raw(key);
+    return value === undefined || value === null || value === '' ? undefined : String(value);
+  }
+
+  /** A config file or a variable may say "true" or "1". */
+  bool(key: string): boolean {
+    const value = this.raw(key);
+    return value === true || value === 'true' || value === '1';
+  }
+
+  /** A comma-separated list; a list an old repeated spelling gave stays as it is. */
+  list(key: string): string[] {
+    const value = this.raw(key);
+    const items = Array.isArray(value) ? value.map(String) : (this.str(key) ?? '').split(',');
+    return items.map((s) => s.trim()).filter(Boolean);
+  }
+
+  /** A repeatable option's values: each one whole, commas and all. */
+  many(key: string): string[] {
+    const value = this.raw(key);
+    if (value === undefined || value === null || value === '') return [];
+    return Array.isArray(value) ? value.map(String) : [String(value)];
+  }
+
+  int(key: string, min: number, max: number): number | undefined {
+    const text = this.str(key);
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${this.flag(key)} must be a whole number from ${min} to ${max}, got "${text}".`);
+    return n;
+  }
+
+  oneOf<T extends string>(key: string, values: readonly T[]): T | undefined {
+    const text = this.str(key);
+    if (text === undefined) return undefined;
+    if (!(values as readonly string[]).includes(text)) throw new ConfigError(`${this.flag(key)} must be one of ${values.join(', ')}, got "${text}".`);
+    return text as T;
+  }
+
+  /** Web origins, normalized ("https://Example.com/" → "https://example.com"). */
+  origins(key: string): string[] {
+    return this.list(key).map((value) => {
+      try {
+        return new URL(value).origin.toLowerCase();
+      } catch {
+        throw new ConfigError(`${this.flag(key)}: "${value}" is not an origin such as https://example.com.`);
+      }
+    });
+  }
+}
+
+/**
+ * Merges the --config file into the program: defaults < config file < environment < command line. Keys are the
+ * options' camelCase names; hidden options (old spellings) are not keys.
+ */
+export function applyConfigFile(program: Command): void {
+  const values = new SettingValues(program);
+  const path = values.str('config');
+  if (path === undefined) return;
+  const file = readConfigFile(path);
+  const options = new Map(program.options.filter((o) => !o.hidden).map((o) => [o.attributeName(), o]));
+  for (const [key, value] of Object.entries(file)) {
+    const option = options.get(key);
+    if (!option) throw new ConfigError(`--config: unknown option "${key}". Keys are the flags in camelCase, e.g. "viewportSize".`);
+    const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+    if (!scalar(value) && !(Array.isArray(value) && value.every(scalar))) {
+      throw new ConfigError(`--config: "${key}" must be a string, number, boolean or a list of them, as ${option.long ?? key} takes.`);
+    }
+    if (!values.given(key)) {
+      // A repeatable option's list stays a list (its values may hold commas); any other list is the comma form.
+      const flagValue = Array.isArray(value) && !repeatable.has(option) ? value.join(',') : value;
+      program.setOptionValueWithSource(key, flagValue, 'config');
+    }
+  }
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--config ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`--config ${path}: not valid JSON (${(err as Error).message}).`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`--config ${path}: must be a JSON object of options, e.g. {"port": 3456}.`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** The shared settings, checked. Field names match the gateway's config, which extends this. */
+export interface SharedSettings {
+  /** undefined: no --port (the gateway then speaks stdio). */
+  port: number | undefined;
+  host: string;
+  headless: boolean;
+  /** Why headless was chosen, for a startup banner. */
+  headlessReason: string;
+  executablePath: string | undefined;
+  cdpEndpoint: string | undefined;
+  userDataDir: string | undefined;
+  /** null: pages follow the window's size. */
+  viewport: { width: number; height: number } | null;
+  caps: Capability[];
+  sharedBrowserContext: boolean;
+  /** Host header values accepted besides the loopback names. */
+  allowedHosts: string[];
+  /** Web origins whose pages may call the HTTP API. */
+  corsOrigins: string[];
+  /** Absolute. */
+  outputDir: string;
+  fileRoots: string[];
+  gracePeriodMs: number;
+  commandTimeoutMs: number;
+  /** --max-connections-per-address and --request-timeout: what one slow or greedy client may hold. */
+  connectionLimits: ConnectionLimits;
+  logLevel: LogLevel;
+}
+
+/** Reads and checks the shared settings; `env` is asked only whether a display exists. */
+export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv = process.env): SharedSettings {
+  const port = values.int('port', 0, 65535);
+  const host = values.str('host') ?? DEFAULT_HOST;
+
+  const viewportText = values.str('viewportSize') ?? DEFAULT_VIEWPORT_SIZE;
+  let viewport: SharedSettings['viewport'] = null;
+  if (viewportText !== 'none') {
+    const m = /^(\d{2,5})[x×,](\d{2,5})$/i.exec(viewportText);
+    if (!m) throw new ConfigError(`--viewport-size must look like 1280x720, got "${viewportText}".`);
+    viewport = { width: Number(m[1]), height: Number(m[2]) };
+  }
+
+  const caps = values.list('caps');
+  for (const c of caps) {
+    if (!optionalCapabilities.includes(c as Capability)) {
+      throw new ConfigError(`--caps: unknown capability "${c}". Choose from: ${optionalCapabilities.join(', ')}.`);
+    }
+  }
+
+  const cdpEndpoint = values.str('cdpEndpoint');
+  if (cdpEndpoint && !/^(https?|wss?):\/\/[^\s]+$/i.test(cdpEndpoint)) {
+    throw new ConfigError(`--cdp-endpoint must be an http(s):// or ws(s):// URL such as http://127.0.0.1:9222, got "${cdpEndpoint}".`);
+  }
+
+  const logLevel = values.str('logLevel') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}".`);
+
+  const hasDisplay = process.platform !== 'linux' || Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+  const headless = values.bool('headless') || !hasDisplay;
+  const headlessReason = values.bool('headless') ? 'headless (--headless)' : hasDisplay ? 'headed (a display is available; --headless to hide it)' : 'headless (no display found)';
+
+  return {
+    port,
+    host,
+    headless,
+    headlessReason,
+    executablePath: values.str('executablePath'),
+    cdpEndpoint,
+    userDataDir: values.str('userDataDir'),
+    viewport,
+    caps: caps as Capability[],
+    sharedBrowserContext: values.bool('sharedBrowserContext'),
+    allowedHosts: values.list('allowedHosts').map((h) => h.toLowerCase()),
+    corsOrigins: values.origins('corsOrigins'),
+    outputDir: resolve(values.str('outputDir') ?? DEFAULT_OUTPUT_DIR),
+    fileRoots: values.list('fileRoots'),
+    gracePeriodMs: (values.int('gracePeriod', 0, 86_400) ?? DEFAULT_GRACE_PERIOD_SECONDS) * 1000,
+    commandTimeoutMs: (values.int('commandTimeout', 1, 3600) ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
+    connectionLimits: {
+      maxPerAddress: values.int('maxConnectionsPerAddress', 1, 100_000) ?? DEFAULT_CONNECTION_LIMITS.maxPerAddress,
+      requestTimeoutMs: (values.int('requestTimeout', 1, 3600) ?? DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000) * 1000,
+    },
+    logLevel: logLevel as LogLevel,
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { callTool, ToolCalls, allTools } from '../src/index.js';
+import { call, textOf, useHarness } from './harness.js';
+
+// Calls that are stopped (cancelled, timed out) and pages that fight back: the tab is usable afterwards.
+const h = useHarness();
+
+describe('a stopped call', () => {
+  it('answers at once, stops a spinning script, and the next call hears what was done', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const calls = new ToolCalls();
+    const spin = calls.run('w1', s, 'browser_evaluate', { function: '() => { while (true) {} }' }, allTools);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(calls.stop('w1', 'timeout')).toBe(true);
+    const stopped = await spin;
+    expect(stopped.isError).toBe(true);
+    expect(textOf(stopped)).toContain("browser_evaluate ran past the command timeout and was stopped; to free the tab, browsermcp stopped the page's script");
+    const next = await calls.run('w2', s, 'browser_evaluate', { function: '() => document.title' }, allTools);
+    expect(textOf(next)).toContain('"Fixture home"');
+    expect(textOf(next)).toContain('browser_evaluate ran past the command timeout and was stopped');
+  });
+
+  it('never starts when it was stopped before its turn, and a wait ends when stopped', async () => {
+    const s = await h.session();
+    const calls = new ToolCalls();
+    expect(calls.stop('early', 'cancelled')).toBe(false);
+    const early = await calls.run('early', s, 'browser_navigate', { url: h.server.url('/form.html') }, allTools);
+    expect(textOf(early)).toBe('### Error\nbrowser_navigate was cancelled by its caller.');
+    expect(s.tabs).toHaveLength(0); // nothing was opened
+    const wait = calls.run('w', s, 'browser_wait_for', { time: 60 }, allTools);
+    setTimeout(() => calls.stop('w', 'cancelled'), 100);
+    expect(textOf(await wait)).toContain('browser_wait_for was cancelled by its caller');
+  });
+});
+
+describe('browser_navigate on a page that fights back', () => {
+  it('dismisses an alert loop', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/hostile-alerts.html') });
+    expect(await call(s, 'browser_click', { target: 'button' })).toContain('"alert" dialog with message "again"');
+    const left = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(left).toContain('- Page Title: Fixture home');
+    expect(left).toMatch(/browsermcp dismissed (a dialog|[\d,]+ dialogs)/);
+  });
+
+  it('leaves a page that asks to stay, one kept busy by its script, and one that navigates itself', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/hostile-unload.html') });
+    expect(await call(s, 'browser_navigate', { url: h.server.url('/index.html') })).toContain('- Page Title: Fixture home');
+    await call(s, 'browser_navigate', { url: h.server.url('/hostile-busy.html') });
+    await call(s, 'browser_click', { target: 'button' });
+    const left = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(left).toContain('- Page Title: Fixture home');
+    await callTool(s, 'browser_navigate', { url: h.server.url('/hostile-hop.html?go') });
+    expect(await call(s, 'browser_navigate', { url: h.server.url('/index.html') })).toContain('- Page Title: Fixture home');
+    expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
+  });
+});
