@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isLoopbackHost } from '@browsermcp/daemon';
+import { hostName, isLoopbackHost, LOOPBACK_HOSTS } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
 import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
 import { RemoteBackend } from './remote-backend.js';
@@ -77,13 +77,14 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   const apiKey = apiKeys[0];
   const backend = await createBackend(config);
   // Filled in once the port is known (it may be 0, any free port).
-  const allowedHosts = new Set(config.allowedHosts);
+  // Names only, like the daemon's guard: an allowed host matches on any port.
+  const allowedHosts = new Set(config.allowedHosts.map((h) => hostName(h)));
   const gateway = await buildHttpGateway({
     backend,
     tools: describeTools(toolsFor(config.caps)),
     apiKeys,
     allowedHosts,
-    corsOrigins: new Set(config.corsOrigins),
+    corsOrigins: new Set(config.corsOrigins.map((o) => o.toLowerCase())),
     rateLimit: config.rateLimit,
     authFailuresPerMinute: 10,
     sessionIdleMs: config.sessionIdleMs,
@@ -106,9 +107,8 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   }
   const address = gateway.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  for (const name of ['localhost', '127.0.0.1', '[::1]', config.host.toLowerCase()]) {
+  for (const name of [...LOOPBACK_HOSTS, hostName(config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host)]) {
     allowedHosts.add(name);
-    allowedHosts.add(`${name}:${port}`);
   }
   const hostForUrl = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
   return {

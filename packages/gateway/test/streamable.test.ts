@@ -2,7 +2,7 @@ import type { FixtureServer } from '@browsermcp/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
-import { connectClient, hostOf, refIn, text, useGatewayAndFixtures } from './helpers.js';
+import { connectClient, hostOf, refIn, startGateway, text, useGatewayAndFixtures } from './helpers.js';
 
 let gw: RunningHttpGateway;
 let server: FixtureServer;
@@ -129,6 +129,32 @@ describe('HTTP statuses', () => {
     expect(origin.status).toBe(403);
     expect((await json(origin)).error.message).toContain('--cors-origins');
     expect(hostOf(gw)).toMatch(/^127\.0\.0\.1:\d+$/);
+  });
+
+  it('--allowed-hosts: a name matches on any port (a port given is ignored), and "*" turns the Host check off', async () => {
+    const { request } = await import('node:http');
+    const statusFor = (target: RunningHttpGateway, host: string) =>
+      new Promise<number>((resolve, reject) => {
+        request(`${target.url}/health`, { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .once('error', reject)
+          .end();
+      });
+    const named = await startGateway(['--allowed-hosts', 'Browser.Example.com:3463']);
+    try {
+      expect(await statusFor(named, 'browser.example.com:443')).toBe(200);
+      expect(await statusFor(named, 'evil.example:443')).toBe(403);
+    } finally {
+      await named.close();
+    }
+    const any = await startGateway(['--allowed-hosts', '*']);
+    try {
+      expect(await statusFor(any, 'whatever.example')).toBe(200);
+    } finally {
+      await any.close();
+    }
   });
 
   it('400 for a request without a session, 404 for an unknown session', async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, isDaemonError, toWireError } from '../errors.js';
 import type { DispatchRequest, SessionRouter } from '../router/index.js';
+import { guardRefusal } from './guard.js';
 import { ExtensionRegistry } from './extensions.js';
 import { resolveOptions, type DaemonAppOptions, type ResolvedOptions } from './options.js';
 
@@ -31,13 +32,6 @@ export function errorBody(error: unknown): { status: number; body: HttpErrorBody
   return { status, body: { error: { code, message: wire.message, rpcCode: wire.code } } };
 }
 
-function hostName(host: string | undefined): string {
-  if (!host) return '';
-  const h = host.toLowerCase();
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
-  const colon = h.lastIndexOf(':');
-  return colon === -1 ? h : h.slice(0, colon);
-}
 
 /**
  * Runs one command and logs it as one line (session, name, duration, outcome): the daemon's command log.
@@ -76,22 +70,20 @@ async function daemonCorePlugin(app: FastifyInstance, options: DaemonAppOptions)
   };
   app.decorate('browsermcp', state);
 
+  const rules = { allowedHosts: resolved.allowedHosts, corsOrigins: resolved.allowedOrigins };
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const host = hostName(request.headers.host);
-    if (!resolved.allowedHosts.has(host)) {
-      return refuse(reply, `Host "${host}" is not allowed; reach the daemon as localhost or 127.0.0.1, or add the name to --allowed-hosts`);
-    }
     const origin = request.headers.origin;
+    // /extension is for the browsermcp extension only, whatever else may call the daemon.
     if (request.url.split('?')[0] === '/extension') {
+      const hostRefusal = guardRefusal({ host: request.headers.host }, rules);
+      if (hostRefusal) return refuse(reply, hostRefusal);
       if (origin === undefined || !resolved.extensionOrigins.has(origin)) {
         return refuse(reply, `Origin ${origin ?? '(none)'} may not open /extension; only the browsermcp extension may (add its id with --extension-id)`);
       }
       return undefined;
     }
-    if (origin !== undefined && !resolved.allowedOrigins.has(origin)) {
-      return refuse(reply, `Origin ${origin} is not allowed; add it with --cors-origins if this page may drive the browser`);
-    }
-    return undefined;
+    const refusal = guardRefusal(request.headers, rules);
+    return refusal ? refuse(reply, refusal) : undefined;
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -5,6 +5,7 @@ import type { SessionRouter } from '../router/index.js';
 import type { SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
 import type { ConnectionLimits } from './connections.js';
+import { hostName, LOOPBACK_HOSTS } from './guard.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_HELLO_TIMEOUT_MS, EXTENSION_ID, EXTENSION_ID_PATTERN } from './constants.js';
 
 export interface DaemonAppOptions {
@@ -15,8 +16,8 @@ export interface DaemonAppOptions {
   /** Reported by /health. */
   version?: string | undefined;
   /**
-   * Host header values (without port) that may reach the daemon; others get 403, which stops DNS rebinding.
-   * Default: localhost, 127.0.0.1 and [::1]. Add the names you reach the daemon by when it listens elsewhere.
+   * Host names that may reach the daemon (any port; a port given is ignored); others get 403, which stops DNS
+   * rebinding. Always: localhost, 127.0.0.1 and [::1]. Add the names you reach the daemon by; "*" accepts any Host.
    */
   allowedHosts?: string[] | undefined;
   /** Browser Origins (e.g. "https://app.example.com") that may call the HTTP API; requests with other Origins get 403. */
@@ -100,7 +101,8 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
       throw new InvalidArgumentError(`allowed origin "${origin}" must be an exact origin such as https://app.example.com ("*" is not allowed)`);
     }
   }
-  const hosts = strings(options.allowedHosts, 'allowedHosts').map((h) => h.toLowerCase());
+  // Names only: a host matches on any port, so "relay.example.com:443" and "relay.example.com" mean the same.
+  const hosts = strings(options.allowedHosts, 'allowedHosts').map((h) => hostName(h));
   if (options.verifier !== undefined && typeof options.verifier?.verify !== 'function') {
     throw new InvalidArgumentError('"verifier" must have a verify(token) method');
   }
@@ -108,8 +110,8 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     router: options.router,
     localExecutor: options.localExecutor,
     version: options.version ?? '0.0.0',
-    allowedHosts: new Set(['localhost', '127.0.0.1', '[::1]', ...hosts]),
-    allowedOrigins: new Set(origins.map((o) => o.replace(/\/$/, ''))),
+    allowedHosts: new Set([...LOOPBACK_HOSTS, ...hosts]),
+    allowedOrigins: new Set(origins.map((o) => o.replace(/\/$/, '').toLowerCase())),
     extensionOrigins: new Set(extensionIds.map((id) => `chrome-extension://${id}`)),
     verifier: options.verifier,
     heartbeatMs: positive(options.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),

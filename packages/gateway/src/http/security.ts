@@ -2,14 +2,15 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
+import { guardRefusal } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
 
 export interface SecurityOptions {
   /** Bearer keys clients may send (one per client or team); empty = no auth (loopback only, checked at startup). */
   apiKeys: string[];
-  /** Host header values accepted (host and host:port), lower case. */
+  /** Host names accepted (lower case, any port; "*" for any), as the daemon's guard takes them. */
   allowedHosts: Set<string>;
-  /** Browser origins allowed to call (CORS); any other Origin is refused. */
+  /** Browser origins allowed to call (CORS), lower case; any other Origin is refused. */
   corsOrigins: Set<string>;
   /** Requests per minute per key; undefined = no limit. */
   rateLimit: number | undefined;
@@ -87,16 +88,11 @@ export const security = fp(
       }),
     });
 
+    // The one Host/Origin guard, shared with the daemon.
+    const rules = { allowedHosts: opts.allowedHosts, corsOrigins: opts.corsOrigins };
     app.addHook('onRequest', async (req, reply) => {
-      const host = (req.headers.host ?? '').toLowerCase();
-      if (!opts.allowedHosts.has(host)) {
-        return sendError(reply, 403, ErrorCodes.Forbidden, `Host "${host}" is not allowed (DNS rebinding protection). Add it with --allowed-hosts.`);
-      }
-      const origin = req.headers.origin?.toLowerCase();
-      // Our own origin is safe: the gateway serves no pages, so nothing hostile can run there.
-      if (origin !== undefined && !opts.corsOrigins.has(origin) && origin !== `http://${host}`) {
-        return sendError(reply, 403, ErrorCodes.Forbidden, `Origin ${req.headers.origin} is not allowed. Web apps must be listed with --cors-origins.`);
-      }
+      const refusal = guardRefusal(req.headers, rules);
+      if (refusal) return sendError(reply, 403, ErrorCodes.Forbidden, refusal);
     });
 
     // The key is checked after the rate limiter (a route-level onRequest hook) has counted the request, and before
