@@ -163,7 +163,7 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
   }
   try {
     response.setPage({ url: tab.page.url(), title: await tab.title() });
-    response.addConsoleLines(tab.takeNewConsole(session.config.consoleLevel, CONSOLE_LINES_IN_ANSWER));
+    response.addConsoleLines(tab.logs.takeNewConsole(session.config.consoleLevel, CONSOLE_LINES_IN_ANSWER));
     if (response.wantsSnapshot() && session.config.includeSnapshot && !response.isError) {
       response.setSnapshot(await tab.snapshot({ maxChars: session.config.snapshotMaxChars, boxes: session.config.snapshotBoxes }));
     }

@@ -15,7 +15,9 @@ export type { ContextInfo, ContextManager, FileAccess, UploadFile, ProxySettings
 export { parseRef, refPrefix } from './refs.js';
 export type { Ref } from './refs.js';
 export { Tab } from './tab.js';
-export type { ConsoleEntry, ModalState, NetworkEntry } from './tab.js';
+export type { ModalState } from './tab.js';
+export { MAX_ENTRIES, TabLogs } from './tab-logs.js';
+export type { ConsoleEntry, NetworkEntry } from './tab-logs.js';
 export { defineTabTool, defineTool } from './tool.js';
 export type { Capability, Tool, ToolSchema } from './tool.js';
 export { originFilter, sessionConfigFrom } from './settings.js';

@@ -1,33 +1,11 @@
 import type { CDPSession, Dialog, ElementHandle, FileChooser, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
-import { newestLines } from './lists.js';
 import { inPage, inPageHandle } from './in-page.js';
 import { setInputFiles } from './injected/files.js';
 import type { WalkResult } from './injected/walk.js';
 import { parseRef, refPrefix } from './refs.js';
-import { CONSOLE_LEVELS, type ConsoleLevel, type UploadFile } from './session.js';
-
-export interface ConsoleEntry {
-  level: string;
-  text: string;
-  location?: string;
-  /** Which of the tab's documents logged it (see Tab.currentDocument). */
-  document?: number;
-}
-
-export interface NetworkEntry {
-  /** The request's number in this tab, from 1: what browser_network_request takes. */
-  id: number;
-  method: string;
-  url: string;
-  resourceType: string;
-  status?: number;
-  failure?: string;
-  /** Which of the tab's documents made it (see Tab.currentDocument). */
-  document: number;
-  /** The request itself, for its headers and bodies. */
-  request: HTTPRequest;
-}
+import type { UploadFile } from './session.js';
+import { TabLogs } from './tab-logs.js';
 
 export type ModalState =
   | { kind: 'dialog'; dialog: Dialog; description: string }
@@ -49,7 +27,6 @@ export interface SnapshotOptions {
   boxes?: boolean;
 }
 
-const MAX_ENTRIES = 1000;
 // After an action: let the page answer (handlers, microtasks, zero timers), then wait for quiet if it is changing.
 const SETTLE_QUIET_MS = 50;
 // How long a click on a file input waits for Chromium to report the chooser it opens.
@@ -65,11 +42,8 @@ const REQUESTS_CAP_MS = 5_000;
  */
 export class Tab {
   readonly page: Page;
-  readonly console: ConsoleEntry[] = [];
-  readonly network: NetworkEntry[] = [];
-  private consoleSeen = 0;
-  /** Messages the ring dropped before any answer reported them. */
-  private consoleDropped = 0;
+  /** What the page logged and fetched, per document. */
+  readonly logs: TabLogs;
   private modals: ModalState[] = [];
   private modalListeners = new Set<() => void>();
   /** Set while a rescue dismisses dialogs as they open (see dismissingDialogs). */
@@ -82,14 +56,10 @@ export class Tab {
   private readonly lastWalks = new WeakMap<Frame, WalkResult>();
   private nextFrameId = 1;
   private chooserAbort = new AbortController();
-  private requests = new Map<HTTPRequest, NetworkEntry>();
   private closed = false;
   private lastChooserNode: number | undefined;
-  private nextRequestId = 1;
   /** CSS media emulated in this tab (browser_emulate_media): Chromium takes the whole set on every change. */
   readonly media: { features: Record<string, string>; type: 'screen' | 'print' | null } = { features: {}, type: null };
-  /** Counts the main frame's documents: console and network views show the current one's by default. */
-  currentDocument = 0;
   /** The named context this tab lives in: its refs read `name:e2`, and refs of other contexts are refused. */
   private readonly refContext: string | undefined;
 
@@ -100,19 +70,7 @@ export class Tab {
     cdp(page).on('Page.fileChooserOpened', (event) => {
       this.lastChooserNode = event.backendNodeId;
     });
-    page.on('console', (msg) => {
-      const loc = msg.location();
-      this.pushConsole({
-        level: msg.type(),
-        text: msg.text(),
-        // Code the tools evaluated carries puppeteer's own source name (with this machine's paths): not the page's.
-        ...(loc.url && !loc.url.startsWith('pptr:') ? { location: `${loc.url}:${(loc.lineNumber ?? 0) + 1}` } : {}),
-      });
-    });
-    page.on('pageerror', (err) => {
-      const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
-      this.pushConsole({ level: 'error', text });
-    });
+    this.logs = new TabLogs(page);
     page.on('dialog', (dialog) => {
       // Leaving the page: "Leave site?" is answered Leave, as a person who closes the tab does.
       if (dialog.type() === 'beforeunload' && this.leaving > 0) {
@@ -130,30 +88,6 @@ export class Tab {
         dialog,
         description: `["${dialog.type()}" dialog with message "${text}"]: can be handled by the "browser_handle_dialog" tool`,
       });
-    });
-    page.on('request', (req) => {
-      // A new document starts with its own request: what it and its page do belong to it.
-      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) this.currentDocument++;
-      const entry: NetworkEntry = {
-        id: this.nextRequestId++,
-        method: req.method(),
-        url: req.url(),
-        resourceType: req.resourceType(),
-        document: this.currentDocument,
-        request: req,
-      };
-      this.requests.set(req, entry);
-      push(this.network, entry);
-    });
-    page.on('requestfinished', (req) => {
-      const entry = this.requests.get(req);
-      if (entry) entry.status = req.response()?.status() ?? 0;
-      this.requests.delete(req);
-    });
-    page.on('requestfailed', (req) => {
-      const entry = this.requests.get(req);
-      if (entry) entry.failure = req.failure()?.errorText ?? 'failed';
-      this.requests.delete(req);
     });
     page.on('close', () => {
       this.closed = true;
@@ -227,13 +161,6 @@ export class Tab {
     }
   }
 
-  private pushConsole(entry: ConsoleEntry): void {
-    entry.document = this.currentDocument;
-    const removed = push(this.console, entry);
-    this.consoleDropped += Math.max(0, removed - this.consoleSeen);
-    this.consoleSeen = Math.max(0, this.consoleSeen - removed);
-  }
-
   /**
    * Dismisses every dialog, open or opening while `work` runs (a page that raises alert after alert must not hold a
    * rescue hostage); returns `work`'s value, how many dialogs were open and how many more opened meanwhile.
@@ -282,22 +209,6 @@ export class Tab {
   /** Puts back a modal a tool took but could not handle (e.g. upload paths refused), so the model can retry. */
   restoreModal(state: ModalState): void {
     this.modals.unshift(state);
-  }
-
-  /**
-   * Console messages since the last call, at `level` or more severe (all levels by default), one per line: the newest
-   * `max` of them, after a first line that counts the rest (and those the tab's ring dropped unread), so a page that
-   * spams its console cannot fill every answer.
-   */
-  takeNewConsole(level: ConsoleLevel = 'debug', max = Infinity): string[] {
-    const fresh = this.console
-      .slice(Math.min(this.consoleSeen, this.console.length))
-      .filter((e) => consoleRank(e.level) <= CONSOLE_LEVELS.indexOf(level));
-    const dropped = this.consoleDropped;
-    this.consoleSeen = this.console.length;
-    this.consoleDropped = 0;
-    const last = MAX_ENTRIES.toLocaleString('en');
-    return newestLines(fresh.map(formatConsole), max, (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${last})`, dropped);
   }
 
   async title(): Promise<string> {
@@ -580,7 +491,7 @@ export class Tab {
     }
     const nav = navigation();
     if (nav) await waitForNavigationDone(page, nav, NAVIGATION_CAP_MS);
-    const pending = started.filter((r) => this.requests.has(r));
+    const pending = started.filter((r) => this.logs.pending(r));
     if (pending.length) await this.waitForRequests(pending, REQUESTS_CAP_MS);
   }
 
@@ -658,27 +569,6 @@ function cut(text: string, maxChars: number, stopped: boolean): string {
     ...lines.slice(0, at),
     `- note: "Snapshot cut at ${maxChars} characters; ${rest} not shown. Use browser_snapshot with target=<ref> or depth=<n> to see part of the page, or browser_find to search it."`,
   ].join('\n');
-}
-
-/** One console entry as the tools print it: `[ERROR] text @ url:line`. */
-// Console message types from CDP mapped to the four levels (error < warning < info < debug).
-const RANK: Record<string, number> = { error: 0, assert: 0, warn: 1, warning: 1, info: 2, log: 2, dir: 2, table: 2, trace: 2, debug: 3, verbose: 3 };
-
-/** Where a CDP console type sits among the four levels: 0 error … 3 debug. */
-export function consoleRank(type: string): number {
-  return RANK[type] ?? 2;
-}
-
-export function formatConsole(e: ConsoleEntry): string {
-  return `[${e.level.toUpperCase()}] ${e.text}${e.location ? ` @ ${e.location}` : ''}`;
-}
-
-/** Appends to a bounded log; returns how many old entries were dropped. */
-function push<T>(list: T[], item: T): number {
-  list.push(item);
-  const extra = list.length - MAX_ENTRIES;
-  if (extra > 0) list.splice(0, extra);
-  return Math.max(0, extra);
 }
 
 /** Resolves with the promise, or after `ms` if it is slower (the promise keeps running). */

@@ -2,7 +2,7 @@ import { newestLines } from '../lists.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { CONSOLE_LEVELS as LEVELS } from '../session.js';
-import { consoleRank, formatConsole, type NetworkEntry } from '../tab.js';
+import { consoleRank, formatConsole, type NetworkEntry } from '../tab-logs.js';
 import { defineTabTool } from '../tool.js';
 import { answerOrSave, filenameSchema } from './common.js';
 
@@ -23,9 +23,9 @@ const consoleMessages = defineTabTool({
   async handle(tab, { level: given, all = false, filename }, response, session) {
     const level = given ?? session.config.consoleLevel;
     const max = LEVELS.indexOf(level);
-    const entries = tab.console.filter((e) => all || e.document === tab.currentDocument);
+    const entries = tab.logs.console.filter((e) => all || e.document === tab.logs.currentDocument);
     const shown = entries.filter((e) => consoleRank(e.level) <= max);
-    tab.takeNewConsole();
+    tab.logs.takeNewConsole();
     const errors = entries.filter((e) => consoleRank(e.level) === 0).length;
     const warnings = entries.filter((e) => consoleRank(e.level) === 1).length;
     const header = [`Total messages: ${entries.length} (Errors: ${errors}, Warnings: ${warnings})`];
@@ -84,7 +84,7 @@ const networkRequests = defineTabTool({
   },
   async handle(tab, { static: withStatic = false, filter, filename }, response, session) {
     const test = urlFilter(filter);
-    const current = tab.network.filter((r) => r.document === tab.currentDocument);
+    const current = tab.logs.network.filter((r) => r.document === tab.logs.currentDocument);
     const hidden = withStatic ? 0 : current.filter(isStaticSuccess).length;
     const listed = current.filter((r) => (withStatic || !isStaticSuccess(r)) && test(r.url)).map((r) => `${r.id}. ${describeRequest(r)}`);
     const lines = filename === undefined ? newest(listed, 'requests') : listed;
@@ -111,7 +111,7 @@ const networkRequest = defineTabTool({
     type: 'readOnly',
   },
   async handle(tab, { index, part, filename }, response, session) {
-    const entry = tab.network.find((r) => r.id === index);
+    const entry = tab.logs.network.find((r) => r.id === index);
     if (!entry) throw new ToolError(`Request #${index} not found (only the last 1,000 of this tab are kept). Use browser_network_requests to see the numbers.`);
     const parts = part ? [part] : PARTS;
     const sections: string[] = [];

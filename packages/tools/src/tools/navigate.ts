@@ -48,13 +48,13 @@ const navigate = defineTool({
  * scripts off and `href` opened again, once. A download also aborts a navigation, but leaves the page where it was.
  */
 async function goto(tab: Tab, href: string, timeout: number): Promise<void> {
-  const documents = tab.currentDocument;
+  const documents = tab.logs.currentDocument;
   const open = () => tab.leavingPage(() => tab.page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
   try {
     await open();
   } catch (err) {
     // More than our own navigation request started in the main frame: the page navigated itself meanwhile.
-    const pageNavigated = tab.currentDocument - documents > 1;
+    const pageNavigated = tab.logs.currentDocument - documents > 1;
     if (!/net::ERR_ABORTED|interrupted/i.test(String(err)) || !pageNavigated) throw err;
     await leavePage(tab);
     await open();
