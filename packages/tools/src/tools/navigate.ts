@@ -3,6 +3,7 @@ import { ToolError } from '../errors.js';
 import { codeArg } from '../codegen.js';
 import { addCode } from '../record-code.js';
 import { leavePage, rescueTab } from '../rescue.js';
+import type { Frame, HTTPRequest } from 'puppeteer-core';
 import type { Tab } from '../tab.js';
 import { defineTabTool, defineTool } from '../tool.js';
 import { normalizeUrl } from './common.js';
@@ -28,7 +29,8 @@ const navigate = defineTool({
     if (held) await leavePage(tab);
     if (done.length) response.addResult(`To leave ${leaving}, browsermcp ${done.join(', ')}.`);
     try {
-      await goto(tab, href, session.config.navigationTimeoutMs);
+      const replaced = await goto(tab, href, session.config.navigationTimeoutMs, () => session.replaceTab(tab));
+      if (replaced) response.addResult(`${leaving} kept navigating itself: browsermcp closed its tab and opened ${href} in a new one in its place.`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       // A download or a navigation aborted by the page still leaves a usable tab.
@@ -44,20 +46,54 @@ const navigate = defineTool({
 });
 
 /**
- * Opens `href`, past a beforeunload "Leave site?". A page that navigates itself (a timer every 10 ms) cuts our navigation off: then it is left with its
- * scripts off and `href` opened again, once. A download also aborts a navigation, but leaves the page where it was.
+ * Opens `href`, past a beforeunload "Leave site?". A page that navigates itself (a timer every 10 ms) can cut our
+ * navigation off, or land its own document in place of ours: then it is left with its scripts off and `href` opened
+ * again, once, and if it still wins the tab is replaced (true). A download also aborts a navigation, but the page
+ * starts no navigation of its own then.
  */
-async function goto(tab: Tab, href: string, timeout: number): Promise<void> {
-  const documents = tab.logs.currentDocument;
-  const open = () => tab.leavingPage(() => tab.page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
+async function goto(tab: Tab, href: string, timeout: number, replace: () => Promise<Tab>): Promise<boolean> {
+  const page = tab.page;
+  const before = page.url();
+  let pageNavigated = false;
+  let committed = false;
+  // Our navigation comes from the browser ("other"); one the old page starts, before our document commits, comes from
+  // its script or its parser. (The new page redirecting itself later is its own business.)
+  // Through the extension's debugger every navigation may read "other": then a second one before ours commits tells.
+  let navigations = 0;
+  const onRequest = (req: HTTPRequest) => {
+    if (committed || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) return;
+    navigations++;
+    if (req.initiator()?.type !== 'other' || navigations > 1) pageNavigated = true;
+  };
+  // Our document is in (the page may commit several of its own before: a timer hopping every 10 ms).
+  const onCommit = (frame: Frame) => {
+    if (frame === page.mainFrame() && frame.url() === href) committed = true;
+  };
+  const open = () => tab.leavingPage(() => page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
+  page.on('request', onRequest);
+  page.on('framenavigated', onCommit);
   try {
     await open();
   } catch (err) {
-    // More than our own navigation request started in the main frame: the page navigated itself meanwhile.
-    const pageNavigated = tab.logs.currentDocument - documents > 1;
+    // Its requests may not have been seen yet (the extension's debugger reports them late): a page that is no
+    // longer where it was navigated too. A download leaves the page where it was.
+    if (page.url() !== before) pageNavigated = true;
     if (!/net::ERR_ABORTED|interrupted/i.test(String(err)) || !pageNavigated) throw err;
+  } finally {
+    page.off('request', onRequest);
+    page.off('framenavigated', onCommit);
+  }
+  if (!pageNavigated) return false;
+  try {
     await leavePage(tab);
     await open();
+    return false;
+  } catch (err) {
+    // Some pages still win (in the person's browser scripts cannot be switched off): a fresh tab in its place.
+    if (!/net::ERR_ABORTED|interrupted/i.test(String(err))) throw err;
+    const fresh = await replace();
+    await fresh.leavingPage(() => fresh.page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
+    return true;
   }
 }
 
