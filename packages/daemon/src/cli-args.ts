@@ -23,7 +23,6 @@ export function buildDaemonProgram(): Command {
     port: { description: 'TCP port to listen on', default: String(DEFAULT_PORT) },
     host: { description: 'address to bind; anything but loopback needs --auth-secret-file or --auth-public-key-file' },
     gracePeriod: { description: 'how long a disconnected browser keeps its sessions' },
-    allowedHosts: { description: 'more Host header values (names, without the port) to accept, comma-separated (default: only localhost, 127.0.0.1 and [::1])' },
     corsOrigins: { description: 'web origins whose pages may call the HTTP API (e.g. https://app.example.com), comma-separated (default: none)' },
     outputDir: { description: 'where the local browser saves screenshots, PDFs and GIFs (uploads are allowed from here too)' },
   });

@@ -97,7 +97,7 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     ),
     allowedHosts: settingOption(
       '--allowed-hosts <list>',
-      describe('allowedHosts', 'more Host header values to accept, comma-separated (default: only localhost, 127.0.0.1 and [::1])'),
+      describe('allowedHosts', 'more Host names to accept (any port), comma-separated; "*" turns the Host check off (default: only localhost, 127.0.0.1 and [::1])'),
     ),
     corsOrigins: settingOption(
       '--cors-origins <list>',

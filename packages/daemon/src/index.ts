@@ -9,7 +9,7 @@ export { NodeFileAccess, type NodeFileAccessOptions, type SessionRoots } from '.
 export { deviceNames } from './local/page-setup.js';
 export type { PageSetupOptions } from './local/page-setup.js';
 export { buildDaemonApp } from './server/app.js';
-export { guardRefusal, hostName, LOOPBACK_HOSTS, type GuardRules } from './server/guard.js';
+export { allowedHostNames, guardRefusal, hostName, LOOPBACK_HOSTS, type GuardRules } from './server/guard.js';
 export { DEFAULT_CONNECTION_LIMITS, limitConnectionsPerAddress, requestTimeouts, type ConnectionLimits } from './server/connections.js';
 export type { DaemonAppOptions } from './server/options.js';
 export { daemonCore, errorBody } from './server/core.js';

@@ -69,7 +69,6 @@ function options(): Option[] {
   const opt = settingOption;
   const s = sharedOptions({
     port: { description: 'serve MCP over HTTP on this port (Streamable HTTP at /mcp, legacy SSE at /sse) (default: none: stdio)' },
-    allowedHosts: { description: 'Host header values accepted, comma-separated (default: localhost, 127.0.0.1, [::1] with the port)' },
     corsOrigins: { description: 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)' },
     outputDir: { description: 'where screenshots, PDFs and GIFs are saved, in every mode (uploads are allowed from here too)' },
     fileRoots: {

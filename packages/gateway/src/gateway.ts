@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hostName, isLoopbackHost, LOOPBACK_HOSTS } from '@browsermcp/daemon';
+import { allowedHostNames, isLoopbackHost } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
 import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
 import { RemoteBackend } from './remote-backend.js';
@@ -76,9 +76,9 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   const apiKeys = config.noAuth ? [] : config.apiKeys.length ? config.apiKeys : [randomBytes(24).toString('base64url')];
   const apiKey = apiKeys[0];
   const backend = await createBackend(config);
-  // Filled in once the port is known (it may be 0, any free port).
-  // Names only, like the daemon's guard: an allowed host matches on any port.
-  const allowedHosts = new Set(config.allowedHosts.map((h) => hostName(h)));
+  const hostForUrl = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+  // Names only, as the daemon's guard takes them: the bound address and the allowed hosts, on any port.
+  const allowedHosts = allowedHostNames([...config.allowedHosts, hostForUrl]);
   const gateway = await buildHttpGateway({
     backend,
     tools: describeTools(toolsFor(config.caps)),
@@ -107,10 +107,6 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   }
   const address = gateway.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  for (const name of [...LOOPBACK_HOSTS, hostName(config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host)]) {
-    allowedHosts.add(name);
-  }
-  const hostForUrl = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
   return {
     ...gateway,
     url: `http://${hostForUrl}:${port}`,

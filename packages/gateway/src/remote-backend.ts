@@ -107,16 +107,17 @@ class ProxyConnection {
         this.ws.send(JSON.stringify({ jsonrpc: '2.0', method: ProxyMethods.cancelled, params: { requestId: id } }));
         reject(new RemoteDaemonError(`${method} was cancelled by its caller.`, ErrorCodes.Cancelled));
       };
+      // Every other way the call ends (answer, failure, timeout) stops listening for the cancellation.
+      const ended = <T>(settle: (value: T) => void) => (value: T) => {
+        signal?.removeEventListener('abort', onAbort);
+        settle(value);
+      };
+      const fail = ended(reject);
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        signal?.removeEventListener('abort', onAbort);
-        reject(new RemoteDaemonError(`${method} got no answer from the daemon within ${Math.round(this.timeoutMs / 1000)} s.`, ErrorCodes.Timeout));
+        fail(new RemoteDaemonError(`${method} got no answer from the daemon within ${Math.round(this.timeoutMs / 1000)} s.`, ErrorCodes.Timeout));
       }, this.timeoutMs);
-      const settle = <T>(done: (value: T) => void) => (value: T) => {
-        signal?.removeEventListener('abort', onAbort);
-        done(value);
-      };
-      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), timer });
+      this.pending.set(id, { resolve: ended(resolve), reject: fail, timer });
       signal?.addEventListener('abort', onAbort, { once: true });
       this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }));
     });

@@ -75,6 +75,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: strin
     await new Promise((r) => setTimeout(r, ms));
     return send(200, 'application/json', JSON.stringify({ ok: true, ms }));
   }
+  if (url.pathname === '/redirect') {
+    // Same origin only: `to` is a path on this server.
+    const to = url.searchParams.get('to') ?? '/';
+    res.writeHead(302, { location: to.startsWith('/') ? to : '/', 'cache-control': 'no-store' });
+    res.end();
+    return;
+  }
   if (url.pathname === '/api/data') return send(200, 'application/json', JSON.stringify({ items: ['alpha', 'beta'] }));
   if (url.pathname.startsWith('/item/')) {
     const id = url.pathname.slice('/item/'.length);

@@ -13,7 +13,7 @@ export class ToolCalls {
   private readonly running = new Map<string, { controller: AbortController; session: ToolSession; done: Promise<unknown> }>();
   /**
    * Per session, a stopped call still freeing its tab: the session's next call starts after it (briefly: see
-   * unblockTab), so that it finds the tab freed and hears what was done.
+   * rescueTab), so that it finds the tab freed and hears what was done.
    */
   private readonly stopping = new WeakMap<ToolSession, Promise<unknown>>();
   /** Stops that came while their call still waited to start (a browser launching, the person approving). */

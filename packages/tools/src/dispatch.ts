@@ -23,7 +23,7 @@ export type StopReason = 'cancelled' | 'timeout';
 export interface CallOptions {
   /** The catalog to look the tool up in (a host's capabilities); every tool by default. */
   tools?: readonly Tool[] | undefined;
-  /** Aborted with a StopReason: the call answers at once, after freeing its tab (see unblockTab). */
+  /** Aborted with a StopReason: the call answers at once, after freeing its tab (see rescueTab). */
   signal?: AbortSignal | undefined;
 }
 
@@ -46,7 +46,7 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   }
   const tabsBefore = session.tabs.length;
   session.signal = signal;
-  if (signal?.aborted) return stoppedAnswer(session, name, signal.reason === 'timeout' ? 'timeout' : 'cancelled');
+  if (signal?.aborted) return stoppedAnswer(session, name, stopReasonOf(signal));
   try {
     const stop = await doneOrStopped(tool.handle(session, parsed.data, response), signal);
     if (stop) return await stoppedAnswer(session, name, stop);
@@ -63,16 +63,19 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   return redactSecrets(withImages(response.serialize(), session.config.imageResponses), session.config.secrets);
 }
 
+/** A signal aborted without a StopReason (a caller's own AbortController) counts as cancelled. */
+function stopReasonOf(signal: AbortSignal): StopReason {
+  return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
+}
+
 /** Undefined when `work` ends first (its error rethrown); the reason when `signal` aborts first. */
 async function doneOrStopped(work: Promise<void>, signal: AbortSignal | undefined): Promise<StopReason | undefined> {
   if (!signal) return void (await work);
   // A stopped handler may still fail later (its page call cut off): nobody waits for it then.
   work.catch(() => undefined);
-  const reason = () => (signal.reason === 'timeout' ? 'timeout' : 'cancelled');
-  if (signal.aborted) return reason();
   let onAbort: () => void = () => undefined;
   const stopped = new Promise<StopReason>((resolve) => {
-    onAbort = () => resolve(reason());
+    onAbort = () => resolve(stopReasonOf(signal));
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {

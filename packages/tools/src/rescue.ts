@@ -1,5 +1,6 @@
 import type { ToolSession } from './session.js';
 import type { Tab } from './tab.js';
+import { withTimeout } from './timing.js';
 
 /** How long a page may take to answer a trivial evaluate before it counts as held (a spinning script, a dialog). */
 const ANSWER_MS = 500;
@@ -14,26 +15,14 @@ const LEAVE_TIMEOUT_MS = 10_000;
  * script ended on its own first (CDP terminates "the current or next execution").
  */
 async function answers(tab: Tab, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const probe = tab
+  const answered = tab
     .cdp()
     .send('Runtime.evaluate', { expression: '0' })
     .then(
       () => true,
       () => true,
     );
-  const silence = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([probe, silence]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function capped(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+  return (await withTimeout(answered, ms)) ?? false;
 }
 
 export interface Rescue {
@@ -57,7 +46,7 @@ export async function rescueTab(session: ToolSession, tab: Tab): Promise<Rescue>
     if (await answers(tab, ANSWER_MS)) return { held: false, stuck: false, refused: false };
     // Chrome refuses this to extensions ("not allowed for untrusted clients"): there the tab is replaced instead.
     let refused = false;
-    await capped(
+    await withTimeout(
       tab
         .cdp()
         .send('Runtime.terminateExecution')

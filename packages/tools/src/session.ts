@@ -3,6 +3,7 @@ import { ToolError } from './errors.js';
 import type { GifRecorder } from './gif.js';
 import type { CodegenLanguage } from './codegen.js';
 import { Tab } from './tab.js';
+import { withTimeout } from './timing.js';
 
 /**
  * A file to upload: a path the browser can read itself (a browser next to the host's disk), or the contents (a
@@ -203,9 +204,7 @@ export class ToolSession {
   /** Waits (briefly) for the work hosts reported with track(). */
   async settled(capMs = 2000): Promise<void> {
     if (!this.pending.size) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([Promise.all(this.pending), new Promise((r) => (timer = setTimeout(r, capMs)))]);
-    clearTimeout(timer);
+    await withTimeout(Promise.all(this.pending), capMs);
   }
 
   /** Drops a page the host saw go away (the person closed its tab) without closing it again. */

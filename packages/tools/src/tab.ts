@@ -6,6 +6,7 @@ import type { WalkResult } from './injected/walk.js';
 import { parseRef, refPrefix } from './refs.js';
 import type { UploadFile } from './session.js';
 import { TabLogs } from './tab-logs.js';
+import { withTimeout } from './timing.js';
 
 export type ModalState =
   | { kind: 'dialog'; dialog: Dialog; description: string }
@@ -569,15 +570,6 @@ function cut(text: string, maxChars: number, stopped: boolean): string {
     ...lines.slice(0, at),
     `- note: "Snapshot cut at ${maxChars} characters; ${rest} not shown. Use browser_snapshot with target=<ref> or depth=<n> to see part of the page, or browser_find to search it."`,
   ].join('\n');
-}
-
-/** Resolves with the promise, or after `ms` if it is slower (the promise keeps running). */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** How long a snapshot waits for a child frame that is still parsing its document. */

@@ -56,4 +56,20 @@ describe('browser_navigate on a page that fights back', () => {
     expect(await call(s, 'browser_navigate', { url: h.server.url('/index.html') })).toContain('- Page Title: Fixture home');
     expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
   });
+
+  it('opens a redirecting address once: a redirect is not the page navigating itself', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    const before = h.server.requests.filter((p) => p === '/redirect').length;
+    const landed = await call(s, 'browser_navigate', { url: h.server.url('/redirect?to=/index.html') });
+    expect(landed).toContain('- Page Title: Fixture home');
+    expect(landed).not.toContain('browsermcp');
+    expect(h.server.requests.filter((p) => p === '/redirect').length - before).toBe(1);
+    // Nor is the browser's own spelling of an address: a root without its slash, a #fragment it never sends.
+    const count = (path: string) => h.server.requests.filter((p) => p === path).length;
+    const [roots, pages] = [count('/'), count('/index.html')];
+    expect(await call(s, 'browser_navigate', { url: h.server.origin })).toContain('- Page Title: Fixture home');
+    expect(await call(s, 'browser_navigate', { url: h.server.url('/index.html#top') })).toContain('- Page Title: Fixture home');
+    expect([count('/') - roots, count('/index.html') - pages]).toEqual([1, 1]);
+  });
 });

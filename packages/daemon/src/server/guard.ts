@@ -14,6 +14,11 @@ export interface GuardRules {
 /** The names every server accepts: loopback by name and by address. */
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
+/** The Host names a server accepts: loopback, and `extra` (names or host:port, any case; "*" for any). */
+export function allowedHostNames(extra: readonly string[]): Set<string> {
+  return new Set([...LOOPBACK_HOSTS, ...extra.map(hostName)]);
+}
+
 /** The host name of a Host header, lower case and without its port ("[::1]:8765" → "[::1]"). */
 export function hostName(host: string | undefined): string {
   if (!host) return '';

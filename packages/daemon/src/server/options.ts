@@ -5,7 +5,7 @@ import type { SessionRouter } from '../router/index.js';
 import type { SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
 import type { ConnectionLimits } from './connections.js';
-import { hostName, LOOPBACK_HOSTS } from './guard.js';
+import { allowedHostNames } from './guard.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_HELLO_TIMEOUT_MS, EXTENSION_ID, EXTENSION_ID_PATTERN } from './constants.js';
 
 export interface DaemonAppOptions {
@@ -101,8 +101,7 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
       throw new InvalidArgumentError(`allowed origin "${origin}" must be an exact origin such as https://app.example.com ("*" is not allowed)`);
     }
   }
-  // Names only: a host matches on any port, so "relay.example.com:443" and "relay.example.com" mean the same.
-  const hosts = strings(options.allowedHosts, 'allowedHosts').map((h) => hostName(h));
+  const hosts = strings(options.allowedHosts, 'allowedHosts');
   if (options.verifier !== undefined && typeof options.verifier?.verify !== 'function') {
     throw new InvalidArgumentError('"verifier" must have a verify(token) method');
   }
@@ -110,7 +109,8 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     router: options.router,
     localExecutor: options.localExecutor,
     version: options.version ?? '0.0.0',
-    allowedHosts: new Set([...LOOPBACK_HOSTS, ...hosts]),
+    // Names only: a host matches on any port, so "relay.example.com:443" and "relay.example.com" mean the same.
+    allowedHosts: allowedHostNames(hosts),
     allowedOrigins: new Set(origins.map((o) => o.replace(/\/$/, '').toLowerCase())),
     extensionOrigins: new Set(extensionIds.map((id) => `chrome-extension://${id}`)),
     verifier: options.verifier,

@@ -3,7 +3,7 @@ import { ToolError } from '../errors.js';
 import { codeArg } from '../codegen.js';
 import { addCode } from '../record-code.js';
 import { leavePage, rescueTab } from '../rescue.js';
-import type { Frame, HTTPRequest } from 'puppeteer-core';
+import type { HTTPResponse } from 'puppeteer-core';
 import type { Tab } from '../tab.js';
 import { defineTabTool, defineTool } from '../tool.js';
 import { normalizeUrl } from './common.js';
@@ -45,56 +45,46 @@ const navigate = defineTool({
   },
 });
 
+/** How puppeteer says a navigation was cut off by another one (or by a download). */
+const CUT_OFF = /net::ERR_ABORTED|interrupted/i;
+
 /**
  * Opens `href`, past a beforeunload "Leave site?". A page that navigates itself (a timer every 10 ms) can cut our
  * navigation off, or land its own document in place of ours: then it is left with its scripts off and `href` opened
- * again, once, and if it still wins the tab is replaced (true). A download also aborts a navigation, but the page
- * starts no navigation of its own then.
+ * again, once, and if it still wins the tab is replaced (true). A download also aborts a navigation, but leaves the
+ * page where it was; a redirect is ours.
  */
 async function goto(tab: Tab, href: string, timeout: number, replace: () => Promise<Tab>): Promise<boolean> {
   const page = tab.page;
   const before = page.url();
-  let pageNavigated = false;
-  let committed = false;
-  // Our navigation comes from the browser ("other"); one the old page starts, before our document commits, comes from
-  // its script or its parser. (The new page redirecting itself later is its own business.)
-  // Through the extension's debugger every navigation may read "other": then a second one before ours commits tells.
-  let navigations = 0;
-  const onRequest = (req: HTTPRequest) => {
-    if (committed || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) return;
-    navigations++;
-    if (req.initiator()?.type !== 'other' || navigations > 1) pageNavigated = true;
-  };
-  // Our document is in (the page may commit several of its own before: a timer hopping every 10 ms).
-  const onCommit = (frame: Frame) => {
-    if (frame === page.mainFrame() && frame.url() === href) committed = true;
-  };
-  const open = () => tab.leavingPage(() => page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
-  page.on('request', onRequest);
-  page.on('framenavigated', onCommit);
+  const open = (on: Tab) => on.leavingPage(() => on.page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
   try {
-    await open();
+    // The document that came in is the answer to our request (or a redirect of it), not one the page asked for.
+    if (landed(await open(tab), href)) return false;
   } catch (err) {
-    // Its requests may not have been seen yet (the extension's debugger reports them late): a page that is no
-    // longer where it was navigated too. A download leaves the page where it was.
-    if (page.url() !== before) pageNavigated = true;
-    if (!/net::ERR_ABORTED|interrupted/i.test(String(err)) || !pageNavigated) throw err;
-  } finally {
-    page.off('request', onRequest);
-    page.off('framenavigated', onCommit);
+    // Cut off: a page no longer where it was navigated itself.
+    if (!CUT_OFF.test(String(err)) || page.url() === before) throw err;
   }
-  if (!pageNavigated) return false;
   try {
     await leavePage(tab);
-    await open();
+    await open(tab);
     return false;
   } catch (err) {
     // Some pages still win (in the person's browser scripts cannot be switched off): a fresh tab in its place.
-    if (!/net::ERR_ABORTED|interrupted/i.test(String(err))) throw err;
-    const fresh = await replace();
-    await fresh.leavingPage(() => fresh.page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
+    if (!CUT_OFF.test(String(err))) throw err;
+    await open(await replace());
     return true;
   }
+}
+
+/**
+ * Whether goto's response answers a request for `href` (directly or through redirects); no response counts as ours.
+ * `href` is normalized as the browser spells it, #fragment included.
+ */
+function landed(response: HTTPResponse | null, href: string): boolean {
+  if (!response) return true;
+  const request = response.request();
+  return (request.redirectChain()[0] ?? request).url() === href;
 }
 
 const back = defineTabTool({
