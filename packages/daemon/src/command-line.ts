@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command, type OptionValueSource } from 'commander';
-import { optionalCapabilities, type Capability } from '@browsermcp/tools';
+import { optionalCapabilities, parseOriginPattern, type Capability } from '@browsermcp/tools';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST } from './server/constants.js';
@@ -186,6 +186,25 @@ export class SettingValues {
     if (text === undefined) return undefined;
     if (!(values as readonly string[]).includes(text)) throw new ConfigError(`${this.flag(key)} must be one of ${values.join(', ')}, got "${text}".`);
     return text as T;
+  }
+
+  /**
+   * --allowed-origins / --blocked-origins entries, split on commas or semicolons (@playwright/mcp's separator) and
+   * normalized: origins, origins on any port, host names, data: and blob:.
+   */
+  originPatterns(key: string): string[] {
+    const value = this.raw(key);
+    const items = Array.isArray(value) ? value.map(String) : (this.str(key) ?? '').split(/[,;]/);
+    return items
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((entry) => {
+        try {
+          return parseOriginPattern(entry);
+        } catch (err) {
+          throw new ConfigError(`${this.flag(key)}: ${(err as Error).message}`);
+        }
+      });
   }
 
   /** Web origins, normalized ("https://Example.com/" → "https://example.com"). */

@@ -122,11 +122,20 @@ describe('browsermcp-gateway CLI', () => {
       [['--cdp-endpoint', 'http://127.0.0.1:9', '--cdp-header', 'no colon'], '--cdp-header must look like "Authorization: Bearer abc", got "no colon"'],
       [['--cdp-endpoint', 'http://127.0.0.1:9', '--cdp-timeout', '-1'], '--cdp-timeout must be a whole number from 0 to 3600000'],
       [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--allow-unrestricted-file-access', '--file-roots', '/tmp'], 'so --file-roots, --allow-unrestricted-file-access cannot apply here'],
+      [['--allowed-origins', 'https://a.example;example.com:8080'], '--allowed-origins: "example.com:8080" is not an origin entry: use an origin (https://example.com), an origin on any port (http://localhost:*), a host name (example.com), data: or blob:.'],
+      [['--blocked-origins', 'ftp://files.example'], '--blocked-origins: "ftp://files.example" is not an origin entry'],
     ];
     for (const [args, message] of cases) {
       const program = buildProgram().exitOverride();
       expect(() => resolveConfig(program.parse(args, { from: 'user' }), {}), args.join(' ')).toThrow(message);
     }
+  });
+
+  it("reads --allowed-origins and --blocked-origins as @playwright/mcp writes them (semicolons) or as lists", () => {
+    const program = buildProgram().exitOverride();
+    const config = resolveConfig(program.parse(['--allowed-origins', 'https://App.example/;http://localhost:*, docs.example,data:', '--blocked-origins', 'blob'], { from: 'user' }), {});
+    expect(config.allowedOrigins).toEqual(['https://app.example', 'http://localhost:*', 'docs.example', 'data:']);
+    expect(config.blockedOrigins).toEqual(['blob:']);
   });
 
   it('reads --cdp-header repeated, from the environment, or as a list in the config file (values may hold commas)', () => {

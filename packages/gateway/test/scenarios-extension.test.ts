@@ -148,6 +148,15 @@ it('sites the person put off limits in the options page: refused to agents, and 
       .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
       .toContain(`A page tried to open ${server.crossUrl('/form.html')}, and the tab was sent to about:blank instead. The person has put localhost off limits`);
     expect((await browser.pages()).some((p) => p.url() === server.crossUrl('/form.html'))).toBe(false);
+    // Nor does any request of the agent's pages reach it (the same guard as the gateway's origin lists).
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    const fetched = await client.callTool({
+      name: 'browser_evaluate',
+      arguments: { function: `() => fetch(${JSON.stringify(server.crossUrl('/item/from-agent-page'))}, { mode: 'no-cors' }).then(() => 'reached', () => 'refused')` },
+    });
+    expect(text(fetched)).toContain('"refused"');
+    expect(text(fetched)).toContain(`The page's request for ${server.crossUrl('/item/from-agent-page')} was refused: The person has put localhost off limits`);
+    expect(server.visits).not.toContain(`${new URL(server.crossOrigin).host}/item/from-agent-page`);
   } finally {
     await options.evaluate(() => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ offLimits: '' }));
     await options.close();

@@ -11,10 +11,17 @@ export interface FixtureServer {
   origin: string;
   /** A second, cross-site origin on the same loopback server (http://localhost:<port>). */
   crossOrigin: string;
+  /**
+   * A third origin on the same loopback server (http://blocked.localhost:<port>: browsers resolve *.localhost to
+   * loopback themselves), for tests of origin lists.
+   */
+  blockedOrigin: string;
   url(path: string): string;
   crossUrl(path: string): string;
   /** Requests seen by path, for tests that assert what the browser fetched. */
   requests: string[];
+  /** Requests seen as host and path ("blocked.localhost:4321/item/1"), for tests that assert which origin was reached. */
+  visits: string[];
   close(): Promise<void>;
 }
 
@@ -51,9 +58,10 @@ export function tableHtml(rows: number): string {
 <tbody>${body.join('\n')}</tbody></table></body></html>`;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, requests: string[], files: Record<string, string>): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, requests: string[], visits: string[], files: Record<string, string>): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://fixture');
   requests.push(url.pathname);
+  visits.push(`${req.headers.host ?? ''}${url.pathname}`);
   const file = Object.hasOwn(files, url.pathname) ? files[url.pathname] : undefined;
   if (file !== undefined) {
     // Bytes, not a string: the {{CROSS}}/{{SAME}} filling below is for fixture pages only.
@@ -76,9 +84,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: strin
     return send(200, 'application/json', JSON.stringify({ ok: true, ms }));
   }
   if (url.pathname === '/redirect') {
-    // Same origin only: `to` is a path on this server.
+    // To a path on this server, or to one of its other names (http://localhost:…, http://blocked.localhost:…).
     const to = url.searchParams.get('to') ?? '/';
-    res.writeHead(302, { location: to.startsWith('/') ? to : '/', 'cache-control': 'no-store' });
+    const ours = to.startsWith('/') || /^http:\/\/([\w.-]+\.)?localhost:\d+\//.test(to);
+    res.writeHead(302, { location: ours ? to : '/', 'cache-control': 'no-store' });
     res.end();
     return;
   }
@@ -99,20 +108,22 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: strin
   }
 }
 
-/** Serves the fixture pages on loopback only. Pages may link to `{{CROSS}}` (the other origin), filled in here. */
+/** Serves the fixture pages on loopback only. Pages may link to `{{CROSS}}` (the other origin) and `{{BLOCKED}}`, filled in here. */
 export async function startFixtureServer(options: FixtureServerOptions = {}): Promise<FixtureServer> {
   const files = options.files ?? {};
   const requests: string[] = [];
+  const visits: string[] = [];
   let crossOrigin = '';
+  let blockedOrigin = '';
   let origin = '';
   const server: Server = createServer((req, res) => {
     const end = res.end.bind(res);
     // Fill the placeholders that name the other origin (for cross-origin iframes and links).
     res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (typeof chunk === 'string') chunk = chunk.replaceAll('{{CROSS}}', crossOrigin).replaceAll('{{SAME}}', origin);
+      if (typeof chunk === 'string') chunk = chunk.replaceAll('{{CROSS}}', crossOrigin).replaceAll('{{SAME}}', origin).replaceAll('{{BLOCKED}}', blockedOrigin);
       return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
     }) as ServerResponse['end'];
-    handle(req, res, requests, files).catch((err: unknown) => {
+    handle(req, res, requests, visits, files).catch((err: unknown) => {
       res.statusCode = 500;
       end(String(err));
     });
@@ -121,12 +132,15 @@ export async function startFixtureServer(options: FixtureServerOptions = {}): Pr
   const { port } = server.address() as AddressInfo;
   origin = `http://127.0.0.1:${port}`;
   crossOrigin = `http://localhost:${port}`;
+  blockedOrigin = `http://blocked.localhost:${port}`;
   return {
     origin,
     crossOrigin,
+    blockedOrigin,
     url: (path) => origin + path,
     crossUrl: (path) => crossOrigin + path,
     requests,
+    visits,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -2,6 +2,8 @@ import type { Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
 import type { GifRecorder } from './gif.js';
 import type { CodegenLanguage } from './codegen.js';
+import type { UrlCheck } from './origins.js';
+import type { Refusal } from './request-guard.js';
 import { Tab } from './tab.js';
 import { withTimeout } from './timing.js';
 
@@ -81,8 +83,11 @@ export interface SessionConfig {
   actionTimeoutMs: number;
   /** Lets `browser_navigate` open file: URLs (off by default: pages could read local files). */
   allowFileUrls?: boolean;
-  /** Refuses a navigation (e.g. --blocked-origins): returns why, or undefined to allow. */
-  checkUrl?: ((url: string) => string | undefined) | undefined;
+  /**
+   * Refuses an address (--allowed-origins / --blocked-origins, the person's off-limits sites): returns why, or
+   * undefined to allow. Checked on the agent's navigations and on every request the session's pages make.
+   */
+  checkUrl?: UrlCheck | undefined;
   /** The attribute generated locators read as a test id (getByTestId). */
   testIdAttribute: string;
   /** How long a navigation (navigate, back, forward) may take. */
@@ -139,6 +144,8 @@ export class ToolSession {
   signal: AbortSignal | undefined;
   /** Popups closed at the tab limit since the last answer, and the last one's address. */
   private refusedPopups = { count: 0, url: '' };
+  /** Requests and documents the origin lists refused since the last answer, and the last one. */
+  private refusedRequests = { count: 0, last: undefined as Refusal | undefined };
 
   constructor(host: SessionHost, config: Partial<SessionConfig> = {}) {
     this.host = host;
@@ -148,6 +155,7 @@ export class ToolSession {
   /** New settings from the host (the extension hears the gateway's flags again after a reconnect). */
   configure(config: Partial<SessionConfig>): void {
     this.config = { ...defaultSessionConfig, ...config };
+    for (const tab of this.tabList) void tab.guard.use(this.config.checkUrl);
   }
 
   get tabs(): readonly Tab[] {
@@ -175,7 +183,10 @@ export class ToolSession {
       throw new ToolError(`This session has ${this.config.maxTabs} tabs, its limit (the gateway's --max-tabs): close one with browser_tabs first.`);
     }
     const page = await this.host.newPage();
-    return this.adoptPage(page, true);
+    const tab = this.adoptPage(page, true);
+    // The lists hold before the tab's first request.
+    await tab.guard.use(this.config.checkUrl);
+    return tab;
   }
 
   /** Takes a page into this session (a popup it opened, or a tab reported by the host). */
@@ -229,7 +240,22 @@ export class ToolSession {
       );
       this.refusedPopups = { count: 0, url: '' };
     }
+    const refused = this.refusedRequests;
+    if (refused.last) {
+      const { url, why } = refused.last;
+      notes.push(
+        refused.count === 1
+          ? `The page's request for ${url} was refused: ${why}`
+          : `${refused.count.toLocaleString('en')} requests from the pages were refused (last: ${url}): ${why}`,
+      );
+      this.refusedRequests = { count: 0, last: undefined };
+    }
     return notes;
+  }
+
+  /** The refused requests so far are told by the answer itself (a navigation they stopped): no note for them. */
+  forgetRefusals(): void {
+    this.refusedRequests = { count: 0, last: undefined };
   }
 
   private atTabLimit(): boolean {
@@ -280,6 +306,10 @@ export class ToolSession {
   }
 
   private watch(tab: Tab): void {
+    tab.guard.onRefused = (refusal) => {
+      this.refusedRequests = { count: this.refusedRequests.count + 1, last: refusal };
+    };
+    void tab.guard.use(this.config.checkUrl);
     tab.page.on('popup', (popup) => {
       if (!popup) return;
       // A page that opens popup after popup must not take the browser (and other sessions) down with it.

@@ -1,5 +1,7 @@
 import type { CDPSession, Dialog, ElementHandle, FileChooser, Frame, HTTPRequest, Page } from 'puppeteer-core';
+import { cdp } from './cdp.js';
 import { ToolError } from './errors.js';
+import { RequestGuard } from './request-guard.js';
 import { inPage, inPageHandle } from './in-page.js';
 import { setInputFiles } from './injected/files.js';
 import type { WalkResult } from './injected/walk.js';
@@ -45,6 +47,8 @@ export class Tab {
   readonly page: Page;
   /** What the page logged and fetched, per document. */
   readonly logs: TabLogs;
+  /** The session's origin lists, held on every request the page makes. */
+  readonly guard: RequestGuard;
   private modals: ModalState[] = [];
   private modalListeners = new Set<() => void>();
   /** Set while a rescue dismisses dialogs as they open (see dismissingDialogs). */
@@ -72,6 +76,7 @@ export class Tab {
       this.lastChooserNode = event.backendNodeId;
     });
     this.logs = new TabLogs(page);
+    this.guard = new RequestGuard(page);
     page.on('dialog', (dialog) => {
       // Leaving the page: "Leave site?" is answered Leave, as a person who closes the tab does.
       if (dialog.type() === 'beforeunload' && this.leaving > 0) {
@@ -577,13 +582,4 @@ const FRAME_PARSE_WAIT_MS = 1000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-/**
- * The page's own CDP session. Puppeteer does not expose it publicly, but it is how the tools reach the one event
- * (file chooser's input) and the one call (resolving that input) puppeteer keeps to itself; puppeteer-core is pinned
- * to 24.x.
- */
-function cdp(page: Page): CDPSession {
-  return (page as unknown as { _client(): CDPSession })._client();
 }

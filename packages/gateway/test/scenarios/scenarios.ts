@@ -27,7 +27,8 @@ writeFileSync(SECRETS, 'ACCOUNT_PASSWORD=hunter2-s3cret\nACCOUNT_NAME=ada@exampl
 /** The flags both modes' gateways run with, so that each scenario sees the same settings. */
 export const SCENARIO_FLAGS = [
   '--snapshot-max-chars', '2000',
-  '--blocked-origins', 'https://blocked.example',
+  // @playwright/mcp's separator, and the fixture server's third name (blocked.localhost) on any port.
+  '--blocked-origins', 'https://blocked.example;blocked.localhost',
   '--output-dir', OUTPUT_DIR,
   '--file-roots', FILE_ROOT,
   '--caps', 'testing,devtools',
@@ -238,6 +239,25 @@ export const scenarios: Scenario[] = [
       const refused = await callResult(c, 'browser_navigate', { url: 'https://blocked.example/account' });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toContain("https://blocked.example is blocked by the gateway's --blocked-origins.");
+    },
+  },
+  {
+    name: 'the origin lists hold on every request a page makes: subresources, fetches, frames, links, redirects, scripts',
+    async run({ server }, c) {
+      const blockedHost = new URL(server.blockedOrigin).host;
+      const reached = () => server.visits.filter((v) => v.startsWith(blockedHost));
+      const opened = await call(c, 'browser_navigate', { url: server.url('/ways-out.html') });
+      expect(opened).toMatch(/requests from the pages were refused \(last: http:\/\/blocked\.localhost:\d+\/.*\): http:\/\/blocked\.localhost:\d+ is blocked by the gateway's --blocked-origins\./);
+      await expect.poll(() => call(c, 'browser_evaluate', { function: "() => document.getElementById('fetch').textContent" })).toContain('fetch: refused');
+      const clicked = await call(c, 'browser_click', { target: refIn(opened, 'link "Leave by link"') });
+      expect(clicked).toContain(`The page's request for ${server.blockedOrigin}/item/by-link was refused`);
+      const redirected = await callResult(c, 'browser_navigate', { url: server.url(`/redirect?to=${server.blockedOrigin}/item/by-redirect`) });
+      expect(redirected.isError).toBe(true);
+      expect(text(redirected)).toContain(`was stopped at ${server.blockedOrigin}/item/by-redirect: ${server.blockedOrigin} is blocked by the gateway's --blocked-origins.`);
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      const scripted = await call(c, 'browser_evaluate', { function: `() => { location.href = '${server.blockedOrigin}/item/by-script'; }` });
+      await expect.poll(async () => scripted + (await call(c, 'browser_tabs', { action: 'list' }))).toContain(`${server.blockedOrigin}/item/by-script was refused`);
+      expect(reached()).toEqual([]);
     },
   },
   {

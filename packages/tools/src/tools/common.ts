@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Response } from '../response.js';
 import type { ToolSession } from '../session.js';
+import type { UrlCheck } from '../origins.js';
 
 export const targetSchema = z
   .string()
@@ -39,7 +40,7 @@ const ALLOWED = new Set(['http:', 'https:', 'about:', 'data:']);
  * Normalizes a URL the model gave and refuses schemes that reach outside the web (`javascript:`, `chrome:`, and
  * `file:` unless the host allows it). Bare hosts get a scheme: http for loopback, https for the rest.
  */
-export function normalizeUrl(raw: string, options: { allowFileUrls?: boolean; checkUrl?: ((url: string) => string | undefined) | undefined } = {}): string {
+export function normalizeUrl(raw: string, options: { allowFileUrls?: boolean; checkUrl?: UrlCheck | undefined } = {}): string {
   const text = raw.trim();
   // "localhost:3000/x" parses as a URL whose scheme is "localhost:", so only "scheme://" or a known scheme counts.
   const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^(about|data|javascript|file|chrome|blob|mailto|view-source|vbscript):/i.test(text);

@@ -28,12 +28,18 @@ const navigate = defineTool({
     const { done, tab, held } = await rescueTab(session, before);
     if (held) await leavePage(tab);
     if (done.length) response.addResult(`To leave ${leaving}, browsermcp ${done.join(', ')}.`);
+    tab.guard.reset();
     try {
       const replaced = await goto(tab, href, session.config.navigationTimeoutMs, () => session.replaceTab(tab));
       if (replaced) response.addResult(`${leaving} kept navigating itself: browsermcp closed its tab and opened ${href} in a new one in its place.`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       // A download or a navigation aborted by the page still leaves a usable tab.
+      const refused = tab.guard.last;
+      if (/net::ERR_BLOCKED_BY_CLIENT/.test(message) && refused) {
+        session.forgetRefusals();
+        throw new ToolError(`Navigation to ${href} was stopped at ${refused.url}: ${refused.why}`);
+      }
       if (/net::ERR_ABORTED/.test(message)) {
         response.addResult(`Navigation to ${href} was aborted by the page (a download or a redirect that was cancelled).`);
       } else {

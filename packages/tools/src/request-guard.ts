@@ -1,0 +1,80 @@
+import type { HTTPRequest, Page } from 'puppeteer-core';
+import { cdp } from './cdp.js';
+import type { UrlCheck } from './origins.js';
+
+/** A request or a document the check refused. */
+export interface Refusal {
+  url: string;
+  why: string;
+}
+
+/**
+ * Holds a tab's page to the session's origin lists on every request it makes, not only on the address an agent gives:
+ * redirects, links, frames, fetches, `location.href =` (through puppeteer's request interception, so the same in a
+ * launched browser and in the extension). Requests the network never sees are checked where they commit: a top-level
+ * `data:` or `blob:` document, or the first document of a popup that loaded before the tab was adopted, is sent to
+ * about:blank. With no lists nothing is intercepted.
+ */
+export class RequestGuard {
+  private check: UrlCheck | undefined;
+  private intercepting = false;
+  /** The last change of interception, which the next one waits for. */
+  private applying: Promise<void> = Promise.resolve();
+  private lastRefusal: Refusal | undefined;
+  /** Told of every refusal (the session counts them for the next answer). */
+  onRefused: (refusal: Refusal) => void = () => undefined;
+
+  constructor(private readonly page: Page) {
+    page.on('request', (request) => this.decide(request));
+    // The CDP event tells an error page (unreachableUrl: a refused navigation) from a document that came in.
+    cdp(page).on('Page.frameNavigated', (event) => {
+      if (event.frame.parentId === undefined && event.frame.unreachableUrl === undefined) this.committed(event.frame.url);
+    });
+  }
+
+  /** Applies a new check (or none): interception is on exactly while there is one. Resolves once it holds. */
+  use(check: UrlCheck | undefined): Promise<void> {
+    this.check = check;
+    this.applying = this.applying.then(async () => {
+      const want = this.check !== undefined;
+      if (want === this.intercepting || this.page.isClosed()) return;
+      this.intercepting = want;
+      await this.page.setRequestInterception(want).catch(() => undefined);
+      if (want) this.committed(this.page.url());
+    });
+    return this.applying;
+  }
+
+  /** The last refusal, for an answer that must say why a navigation failed. */
+  get last(): Refusal | undefined {
+    return this.lastRefusal;
+  }
+
+  /** Forgets the last refusal: a navigation starts. */
+  reset(): void {
+    this.lastRefusal = undefined;
+  }
+
+  private refuse(url: string, why: string): void {
+    this.lastRefusal = { url, why };
+    this.onRefused(this.lastRefusal);
+  }
+
+  private decide(request: HTTPRequest): void {
+    // Every paused request must be let go, whatever the check says; one that was not paused ignores both calls.
+    const why = this.check?.(request.url());
+    if (why) {
+      this.refuse(request.url(), why);
+      void request.abort('blockedbyclient').catch(() => undefined);
+    } else {
+      void request.continue().catch(() => undefined);
+    }
+  }
+
+  private committed(url: string): void {
+    const why = this.check?.(url);
+    if (!why) return;
+    this.refuse(url, why);
+    void this.page.goto('about:blank').catch(() => undefined);
+  }
+}
