@@ -51,6 +51,10 @@ export interface GatewayConfig extends SharedSettings {
   testIdAttribute: string;
   /** --max-tabs: most tabs one session may hold. */
   maxTabs: number;
+  /** --max-log-entries: console messages and requests kept per tab, each. */
+  maxLogEntries: number;
+  /** --console-lines-in-answer: console messages an action's answer carries (the rest counted). */
+  consoleLinesInAnswer: number;
   /** --max-sessions / --max-sessions-per-key: open MCP sessions in all and per API key. */
   maxSessions: number;
   maxSessionsPerKey: number;
@@ -131,6 +135,8 @@ function options(): Option[] {
     opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close').default('200'),
     opt('--max-sessions-per-key <n>', 'most MCP sessions one API key may have open; more are refused (429)').default('50'),
     opt('--max-tabs <n>', 'most tabs one session may hold; popups a page opens past it are closed and reported').default('50'),
+    opt('--max-log-entries <n>', 'console messages and requests kept per tab, each in a ring: older ones are dropped (and counted)').default('1000'),
+    opt('--console-lines-in-answer <n>', "console messages an action's answer carries, the newest; the rest are counted (browser_console_messages lists them)").default('20'),
     opt('--codegen <lang>', `the Playwright code each action's answer carries, to replay it in a test: ${CODEGEN_LANGUAGES.join(', ')} or none ("playwright" means typescript)`).default('typescript'),
     opt('--test-id-attribute <name>', 'the attribute generated locators read as a test id').default('data-testid'),
     s.logLevel,
@@ -265,6 +271,8 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     imageResponses: v.oneOf('imageResponses', ['allow', 'omit', 'only'] as const)!,
     testIdAttribute: testIdAttribute(str('testIdAttribute')!),
     maxTabs: int('maxTabs', 1, 1000)!,
+    maxLogEntries: int('maxLogEntries', 10, 100_000)!,
+    consoleLinesInAnswer: int('consoleLinesInAnswer', 0, 1000)!,
     maxSessions: int('maxSessions', 1, 100_000)!,
     maxSessionsPerKey: int('maxSessionsPerKey', 1, 100_000)!,
     codegen: str('codegen') === 'playwright' ? 'typescript' : v.oneOf('codegen', [...CODEGEN_LANGUAGES, 'none'] as const)!,

@@ -61,6 +61,8 @@ function toolSettings(config: GatewayConfig): ToolSettings {
     allowFileUrls: config.allowUnrestrictedFileAccess,
     codegen: config.codegen,
     maxTabs: config.maxTabs,
+    maxLogEntries: config.maxLogEntries,
+    consoleLinesInAnswer: config.consoleLinesInAnswer,
     ...(config.secrets ? { secrets: config.secrets } : {}),
   };
 }

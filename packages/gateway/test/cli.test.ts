@@ -1,16 +1,14 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { alive, devToolsExposure, processTree, startFixtureServer, testChromePath } from '@browsermcp/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { alive, devToolsExposure, startFixtureServer } from '@browsermcp/testkit';
 import { describe, expect, it } from 'vitest';
 import { sharedOptions } from '@browsermcp/daemon';
 import { buildProgram, resolveConfig } from '../src/index.js';
-import { text } from './helpers.js';
+import { spawnGatewayCli, text } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const run = (args: string[], env: Record<string, string> = {}) =>
@@ -23,7 +21,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-sessions', '--max-sessions-per-key']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-sessions', '--max-sessions-per-key']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -68,29 +66,15 @@ describe('browsermcp-gateway CLI', () => {
   /** The HTTP gateway CLI on a free port, with one tool call made so that its browser runs. */
   async function startWithBrowser(): Promise<{ child: ChildProcessWithoutNullStreams; browser: number[]; close: () => Promise<void> }> {
     const server = await startFixtureServer();
-    const child = spawn(process.execPath, [CLI, '--port', '0', '--headless', '--executable-path', testChromePath()]);
-    let banner = '';
-    const ready = new Promise<{ url: string; key: string }>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        banner += d.toString();
-        const url = /MCP \(Streamable HTTP\)\s+(\S+)/.exec(banner)?.[1];
-        const key = /API key\s+(\S+)/.exec(banner)?.[1];
-        if (url && key) resolve({ url, key });
-      });
-      child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${banner}`)));
-    });
-    const { url, key } = await ready;
-    const client = new Client({ name: 'cli-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
-    expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/item/5') } }))).toContain('Item 5');
-    const browser = processTree(child.pid!).filter((pid) => pid !== child.pid);
+    const cli = await spawnGatewayCli();
+    expect(text(await cli.client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/item/5') } }))).toContain('Item 5');
+    const browser = cli.browserPids();
     expect(browser.length).toBeGreaterThan(2);
     return {
-      child,
+      child: cli.child,
       browser,
       close: async () => {
-        child.kill('SIGKILL');
-        await client.close().catch(() => undefined);
+        await cli.close();
         await server.close();
       },
     };
@@ -116,6 +100,8 @@ describe('browsermcp-gateway CLI', () => {
       [['--secrets', '/nonexistent/.env'], '--secrets /nonexistent/.env: cannot read the file (ENOENT)'],
       [['--max-sessions-per-key', 'lots'], '--max-sessions-per-key must be a whole number from 1 to 100000, got "lots"'],
       [['--max-tabs', '0'], '--max-tabs must be a whole number from 1 to 1000, got "0"'],
+      [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],
+      [['--console-lines-in-answer', 'all'], '--console-lines-in-answer must be a whole number from 0 to 1000, got "all"'],
       [['--codegen', 'ruby'], '--codegen must be one of typescript, python, java, csharp, none, got "ruby"'],
       [['--cdp-header', 'X-Token: abc'], '--cdp-header applies to a browser reached with --cdp-endpoint'],
       [['--cdp-timeout', '100'], '--cdp-timeout applies to a browser reached with --cdp-endpoint'],

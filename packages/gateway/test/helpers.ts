@@ -1,6 +1,7 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { pathToFileURL } from 'node:url';
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { processTree, startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -40,6 +41,49 @@ export async function connectClient(gw: RunningHttpGateway, name = 'test-client'
 
 
 export { refIn, textOf as text } from '@browsermcp/testkit';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+export interface SpawnedGateway {
+  child: ChildProcessWithoutNullStreams;
+  /** The Streamable HTTP URL and key from its banner. */
+  url: string;
+  key: string;
+  /** An SDK client connected to it. */
+  client: Client;
+  /** The processes below the gateway: its browser. */
+  browserPids(): number[];
+  /** SIGKILLs it (if still running) and closes the client. */
+  close(): Promise<void>;
+}
+
+/** The gateway CLI as a user runs it (built dist), headless on a free port, with a client connected. */
+export async function spawnGatewayCli(flags: string[] = []): Promise<SpawnedGateway> {
+  const child = spawn(process.execPath, [CLI, '--port', '0', '--headless', '--executable-path', testChromePath(), ...flags]);
+  let banner = '';
+  const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+    child.stderr.on('data', (d: Buffer) => {
+      banner += d.toString();
+      const url = /MCP \(Streamable HTTP\)\s+(\S+)/.exec(banner)?.[1];
+      const key = /API key\s+(\S+)/.exec(banner)?.[1];
+      if (url && key) resolve({ url, key });
+    });
+    child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${banner}`)));
+  });
+  const client = new Client({ name: 'spawned-gateway-test', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  return {
+    child,
+    url,
+    key,
+    client,
+    browserPids: () => processTree(child.pid!).filter((pid) => pid !== child.pid),
+    close: async () => {
+      child.kill('SIGKILL');
+      await client.close().catch(() => undefined);
+    },
+  };
+}
 
 /**
  * One gateway (default flags) and the fixture server for a whole test file, closed after it. `ready` hands them to

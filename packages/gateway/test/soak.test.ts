@@ -1,18 +1,20 @@
 import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { alive, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
-import { connectClient, startGateway, text } from './helpers.js';
+import { connectClient, spawnGatewayCli, startGateway, text } from './helpers.js';
 
 // The abuse soak at CI size (bounded in count and time, loopback only): a session flood, a page opening popups, a
 // console flood and slow sockets, one after the other against one gateway, with its memory and descriptors sampled
-// throughout. Each attack must be refused or bounded and the gateway must keep serving; the figures are printed as
-// one `SOAK {…}` line for BENCHMARKS.md. (SIGKILL: packages/gateway/test/cli.test.ts, a spawned gateway's browser is
-// gone within 5 s.)
+// throughout; then a gateway CLI killed (SIGKILL) in the middle of a flood, whose browser must be gone within 5 s.
+// Each attack must be refused or bounded and the gateway must keep serving; the figures are printed as one
+// `SOAK {…}` line for BENCHMARKS.md. SOAK_ROUNDS=10 repeats the attacks for the longer memory soak there.
 
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.SOAK_ROUNDS ?? '1')) || 1);
 const PER_KEY = 10;
 const TABS = 5;
 const PER_ADDRESS = 100;
@@ -20,6 +22,8 @@ const PER_ADDRESS = 100;
 let gw: RunningHttpGateway;
 let server: FixtureServer;
 const figures: Record<string, number> = {};
+/** RSS after each round of attacks (MB): flat when nothing accumulates. */
+const rssAfterRound: number[] = [];
 let peakRss = 0;
 let peakFds = 0;
 let sampler: ReturnType<typeof setInterval>;
@@ -46,7 +50,7 @@ afterAll(async () => {
   await server?.close();
   figures.peakRssMb = Math.round(peakRss / 2 ** 20);
   figures.peakFds = peakFds;
-  console.log(`SOAK ${JSON.stringify(figures)}`);
+  console.log(`SOAK ${JSON.stringify({ rounds: ROUNDS, ...figures, rssAfterRoundMb: rssAfterRound })}`);
 });
 
 const INIT = JSON.stringify({
@@ -61,89 +65,99 @@ async function withClient<T>(run: (client: Client) => Promise<T>): Promise<T> {
   try {
     return await run(client);
   } finally {
+    // Ended, not only disconnected: the next round's flood finds the key's sessions free again.
+    await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
     await client.close();
   }
 }
 
 describe('abuse soak', () => {
-  it('a flood of sessions from one key: past its limit each is refused (429, Retry-After) before any work', async () => {
-    const started = performance.now();
-    // A connection per request, closed after it (no keep-alive pool), as a flood from many clients would come.
-    const attempt = () =>
-      new Promise<{ status: number; id: string | undefined; retry: string | undefined }>((resolve, reject) => {
-        const req = request(
-          `${gw.url}/mcp`,
-          {
-            method: 'POST',
-            agent: false,
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
-          },
-          (res) => {
-            res.resume();
-            res.once('end', () =>
-              resolve({ status: res.statusCode ?? 0, id: res.headers['mcp-session-id'] as string | undefined, retry: res.headers['retry-after'] }),
-            );
-          },
-        );
-        req.once('error', reject);
-        req.end(INIT);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const r = ROUNDS > 1 ? ` (round ${round})` : '';
+    it(`a flood of sessions from one key: past its limit each is refused (429, Retry-After) before any work${r}`, async () => {
+      const started = performance.now();
+      // A connection per request, closed after it (no keep-alive pool), as a flood from many clients would come.
+      const attempt = () =>
+        new Promise<{ status: number; id: string | undefined; retry: string | undefined }>((resolve, reject) => {
+          const req = request(
+            `${gw.url}/mcp`,
+            {
+              method: 'POST',
+              agent: false,
+              headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
+            },
+            (res) => {
+              res.resume();
+              res.once('end', () =>
+                resolve({ status: res.statusCode ?? 0, id: res.headers['mcp-session-id'] as string | undefined, retry: res.headers['retry-after'] }),
+              );
+            },
+          );
+          req.once('error', reject);
+          req.end(INIT);
+        });
+      // 50 at a time: under the per-address connection limit, so each answer is the session limit's own.
+      const answers: Array<Awaited<ReturnType<typeof attempt>>> = [];
+      for (let batch = 0; batch < 6; batch++) answers.push(...(await Promise.all(Array.from({ length: 50 }, attempt))));
+      figures.floodAnswersPerSecond = Math.round(300 / ((performance.now() - started) / 1000));
+      const opened = answers.filter((a) => a.status === 200);
+      expect(opened).toHaveLength(PER_KEY);
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused).toHaveLength(300 - PER_KEY);
+      expect(refused.every((a) => a.retry !== null)).toBe(true);
+      for (const { id } of opened) {
+        const ended = await fetch(`${gw.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${gw.apiKey}`, 'mcp-session-id': id!, 'mcp-protocol-version': '2025-11-25', connection: 'close' } });
+        await ended.text();
+      }
+      await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { activeSessions: number }).activeSessions).toBe(0);
+    });
+
+    it(`a page opening 60 popups: the session keeps its tab limit, and another session is served meanwhile${r}`, async () => {
+      await withClient(async (client) => {
+        await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+        await client.callTool({ name: 'browser_evaluate', arguments: { function: "() => { for (let i = 0; i < 60; i++) window.open('/item/' + i); }" } });
+        const other = await withClient(async (c) => text(await c.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } })));
+        expect(other).toContain('- Page Title: Form');
+        await expect
+          .poll(async () => (text(await client.callTool({ name: 'browser_tabs', arguments: { action: 'list' } })).match(/^- \d+:/gm) ?? []).length, { timeout: 15_000 })
+          .toBe(TABS);
       });
-    // 50 at a time: under the per-address connection limit, so each answer is the session limit's own.
-    const answers: Array<Awaited<ReturnType<typeof attempt>>> = [];
-    for (let batch = 0; batch < 6; batch++) answers.push(...(await Promise.all(Array.from({ length: 50 }, attempt))));
-    figures.floodAnswersPerSecond = Math.round(300 / ((performance.now() - started) / 1000));
-    const opened = answers.filter((a) => a.status === 200);
-    expect(opened).toHaveLength(PER_KEY);
-    const refused = answers.filter((a) => a.status === 429);
-    expect(refused).toHaveLength(300 - PER_KEY);
-    expect(refused.every((a) => a.retry !== null)).toBe(true);
-    for (const { id } of opened) {
-      const ended = await fetch(`${gw.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${gw.apiKey}`, 'mcp-session-id': id!, 'mcp-protocol-version': '2025-11-25', connection: 'close' } });
-      await ended.text();
-    }
-    await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { activeSessions: number }).activeSessions).toBe(0);
-  });
-
-  it('a page opening 60 popups: the session keeps its tab limit, and another session is served meanwhile', async () => {
-    await withClient(async (client) => {
-      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
-      await client.callTool({ name: 'browser_evaluate', arguments: { function: "() => { for (let i = 0; i < 60; i++) window.open('/item/' + i); }" } });
-      const other = await withClient(async (c) => text(await c.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } })));
-      expect(other).toContain('- Page Title: Form');
-      await expect
-        .poll(async () => (text(await client.callTool({ name: 'browser_tabs', arguments: { action: 'list' } })).match(/^- \d+:/gm) ?? []).length, { timeout: 15_000 })
-        .toBe(TABS);
     });
-  });
 
-  it('a console flood of 50,000 messages: the answer carries the newest 20 and counts the rest', async () => {
-    await withClient(async (client) => {
-      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
-      const answer = text(
-        await client.callTool({ name: 'browser_evaluate', arguments: { function: "() => { for (let i = 0; i < 50000; i++) console.log('spam ' + i); }" } }),
-      );
-      figures.consoleFloodAnswerChars = answer.length;
-      expect(answer).toContain('- … 49,980 earlier messages not shown (browser_console_messages lists the last 1,000)');
-      expect(answer.length).toBeLessThan(10_000);
+    it(`a console flood of 50,000 messages: the answer carries the newest 20 and counts the rest${r}`, async () => {
+      await withClient(async (client) => {
+        await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+        const answer = text(
+          await client.callTool({ name: 'browser_evaluate', arguments: { function: "() => { for (let i = 0; i < 50000; i++) console.log('spam ' + i); }" } }),
+        );
+        figures.consoleFloodAnswerChars = answer.length;
+        expect(answer).toContain('- … 49,980 earlier messages not shown (browser_console_messages lists the last 1,000)');
+        expect(answer.length).toBeLessThan(10_000);
+      });
     });
-  });
 
-  it('500 slow sockets from one address: past its limit refused (503), the rest cut (408), other clients served', async () => {
-    const { port } = new URL(gw.url);
-    const slow: Array<{ socket: Socket; closed: Promise<void>; answer: string }> = [];
-    for (let i = 0; i < 500; i++) {
-      const socket = connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.2' });
-      const entry = { socket, answer: '', closed: new Promise<void>((done) => socket.once('close', () => done())) };
-      socket.on('data', (chunk: Buffer) => (entry.answer += chunk.toString()));
-      socket.on('error', () => undefined);
-      socket.once('connect', () => socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
-      slow.push(entry);
-    }
-    await expect.poll(() => slow.filter((s) => s.answer.startsWith('HTTP/1.1 503')).length, { timeout: 10_000 }).toBe(500 - PER_ADDRESS);
-    const served = await withClient(async (c) => text(await c.callTool({ name: 'browser_tabs', arguments: { action: 'list' } })));
-    expect(served).toContain('No open tabs');
-    await Promise.all(slow.map((s) => s.closed));
-  });
+    it(`500 slow sockets from one address: past its limit refused (503), the rest cut (408), other clients served${r}`, async () => {
+      const { port } = new URL(gw.url);
+      const slow: Array<{ socket: Socket; closed: Promise<void>; answer: string }> = [];
+      for (let i = 0; i < 500; i++) {
+        const socket = connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.2' });
+        const entry = { socket, answer: '', closed: new Promise<void>((done) => socket.once('close', () => done())) };
+        socket.on('data', (chunk: Buffer) => (entry.answer += chunk.toString()));
+        socket.on('error', () => undefined);
+        socket.once('connect', () => socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+        slow.push(entry);
+      }
+      await expect.poll(() => slow.filter((s) => s.answer.startsWith('HTTP/1.1 503')).length, { timeout: 10_000 }).toBe(500 - PER_ADDRESS);
+      const served = await withClient(async (c) => text(await c.callTool({ name: 'browser_tabs', arguments: { action: 'list' } })));
+      expect(served).toContain('No open tabs');
+      await Promise.all(slow.map((s) => s.closed));
+    });
+
+    it(`round done${r}`, () => {
+      (globalThis as { gc?: () => void }).gc?.();
+      rssAfterRound.push(Math.round(process.memoryUsage().rss / 2 ** 20));
+    });
+  }
 
   it('after it all: memory and descriptors are back near where they started', async () => {
     const gc = (globalThis as { gc?: () => void }).gc;
@@ -153,5 +167,31 @@ describe('abuse soak', () => {
     figures.endFds = descriptors();
     figures.endRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
     expect(figures.endRssMb).toBeLessThan(figures.baselineRssMb! + 300);
+  });
+
+  it('SIGKILL of a gateway CLI in the middle of a flood: its browser is gone within 5 s, nothing left running', async () => {
+    const cli = await spawnGatewayCli(['--max-tabs', String(TABS)]);
+    try {
+      await cli.client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      await cli.client.callTool({ name: 'browser_evaluate', arguments: { function: "() => { for (let i = 0; i < 20; i++) window.open('/item/' + i); }" } });
+      const browser = cli.browserPids();
+      expect(browser.length).toBeGreaterThan(2);
+      // A flood in flight (new sessions, each a request) when the process is killed.
+      const flood = Array.from({ length: 100 }, () =>
+        fetch(new URL('/mcp', cli.url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${cli.key}` },
+          body: INIT,
+        }).then((r) => r.text(), () => ''),
+      );
+      const killed = performance.now();
+      cli.child.kill('SIGKILL');
+      await expect.poll(() => browser.filter(alive), { timeout: 5_000, interval: 50 }).toEqual([]);
+      figures.sigkillBrowserPids = browser.length;
+      figures.sigkillBrowserGoneMs = Math.round(performance.now() - killed);
+      await Promise.all(flood);
+    } finally {
+      await cli.close();
+    }
   });
 });

@@ -1,5 +1,4 @@
 import type { FixtureServer } from '@browsermcp/testkit';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
 import { connectClient, hostOf, refIn, startGateway, text, useGatewayAndFixtures } from './helpers.js';

@@ -73,6 +73,10 @@ export const sessionSettingsSchema = z.object({
   codegen: z.enum(['typescript', 'python', 'java', 'csharp', 'none']).optional(),
   /** Most tabs a session may hold; popups past it are closed (--max-tabs). */
   maxTabs: z.number().int().min(1).optional(),
+  /** Console messages and requests kept per tab, each (--max-log-entries). */
+  maxLogEntries: z.number().int().min(1).optional(),
+  /** Console messages an action's answer carries (--console-lines-in-answer). */
+  consoleLinesInAnswer: z.number().int().min(0).optional(),
   /**
    * Where the daemon saves what tools write (--output-dir), shown to the agent; the daemon reads uploads for the
    * session under its file roots. Absent: no file access, and the tools that need it say so.

@@ -8,7 +8,6 @@ import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
 
 /** The newest console messages an action's answer carries; the rest are counted (browser_console_messages has them). */
-export const CONSOLE_LINES_IN_ANSWER = 20;
 
 export class UnknownToolError extends Error {
   override readonly name = 'UnknownToolError';
@@ -166,7 +165,7 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
   }
   try {
     response.setPage({ url: tab.page.url(), title: await tab.title() });
-    response.addConsoleLines(tab.logs.takeNewConsole(session.config.consoleLevel, CONSOLE_LINES_IN_ANSWER));
+    response.addConsoleLines(tab.logs.takeNewConsole(session.config.consoleLevel, session.config.consoleLinesInAnswer));
     if (response.wantsSnapshot() && session.config.includeSnapshot && !response.isError) {
       response.setSnapshot(await tab.snapshot({ maxChars: session.config.snapshotMaxChars, boxes: session.config.snapshotBoxes }));
     }

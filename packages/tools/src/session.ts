@@ -107,10 +107,17 @@ export interface SessionConfig {
   codegen: CodegenLanguage | 'none';
   /** Most tabs a session may hold (--max-tabs): a popup past it is closed, a new tab refused. */
   maxTabs: number;
+  /** Console messages and requests each tab keeps (--max-log-entries), each in a ring. */
+  maxLogEntries: number;
+  /** Console messages an action's answer carries, the newest; the rest are counted (--console-lines-in-answer). */
+  consoleLinesInAnswer: number;
 }
 
 export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
 export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
+
+/** Entries each tab's console and network rings keep unless the session says otherwise (--max-log-entries). */
+export const DEFAULT_LOG_ENTRIES = 1000;
 
 export const defaultSessionConfig: SessionConfig = {
   snapshotMaxChars: 40_000,
@@ -123,6 +130,8 @@ export const defaultSessionConfig: SessionConfig = {
   imageResponses: 'allow',
   codegen: 'typescript',
   maxTabs: 50,
+  maxLogEntries: DEFAULT_LOG_ENTRIES,
+  consoleLinesInAnswer: 20,
 };
 
 /** What the tools know of one MCP session: its tabs and which one is current. */
@@ -155,7 +164,10 @@ export class ToolSession {
   /** New settings from the host (the extension hears the gateway's flags again after a reconnect). */
   configure(config: Partial<SessionConfig>): void {
     this.config = { ...defaultSessionConfig, ...config };
-    for (const tab of this.tabList) void tab.guard.use(this.config.checkUrl);
+    for (const tab of this.tabList) {
+      tab.logs.maxEntries = this.config.maxLogEntries;
+      void tab.guard.use(this.config.checkUrl);
+    }
   }
 
   get tabs(): readonly Tab[] {
@@ -306,6 +318,7 @@ export class ToolSession {
   }
 
   private watch(tab: Tab): void {
+    tab.logs.maxEntries = this.config.maxLogEntries;
     tab.guard.onRefused = (refusal) => {
       this.refusedRequests = { count: this.refusedRequests.count + 1, last: refusal };
     };

@@ -29,6 +29,10 @@ export interface ToolSettings {
   codegen?: CodegenLanguage | 'none' | undefined;
   /** --max-tabs: most tabs a session may hold. */
   maxTabs?: number | undefined;
+  /** --max-log-entries: console messages and requests kept per tab, each. */
+  maxLogEntries?: number | undefined;
+  /** --console-lines-in-answer: console messages an action's answer carries. */
+  consoleLinesInAnswer?: number | undefined;
 }
 
 /** The session config these settings ask for; the same in a launched browser and in the extension. */
@@ -49,5 +53,7 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('allowFileUrls', settings.allowFileUrls),
     ...defined('codegen', settings.codegen),
     ...defined('maxTabs', settings.maxTabs),
+    ...defined('maxLogEntries', settings.maxLogEntries),
+    ...defined('consoleLinesInAnswer', settings.consoleLinesInAnswer),
   };
 }

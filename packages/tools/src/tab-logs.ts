@@ -1,6 +1,6 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { newestLines } from './lists.js';
-import { CONSOLE_LEVELS, type ConsoleLevel } from './session.js';
+import { CONSOLE_LEVELS, DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './session.js';
 
 export interface ConsoleEntry {
   level: string;
@@ -24,11 +24,8 @@ export interface NetworkEntry {
   request: HTTPRequest;
 }
 
-/** Entries each ring keeps: a page that logs or fetches without end holds this many, not more. */
-export const MAX_ENTRIES = 1000;
-
 /**
- * What a tab's page logged and fetched: console messages and requests, each in a ring of MAX_ENTRIES, numbered by the
+ * What a tab's page logged and fetched: console messages and requests, each in a ring of `maxEntries`, numbered by the
  * main frame's document they belong to; and which messages an answer has not reported yet.
  */
 export class TabLogs {
@@ -36,6 +33,8 @@ export class TabLogs {
   readonly network: NetworkEntry[] = [];
   /** Counts the main frame's documents: console and network views show the current one's by default. */
   currentDocument = 0;
+  /** Entries each ring keeps: a page that logs or fetches without end holds this many, not more. */
+  maxEntries = DEFAULT_LOG_ENTRIES;
   private consoleSeen = 0;
   /** Messages the ring dropped before any answer reported them. */
   private consoleDropped = 0;
@@ -68,7 +67,7 @@ export class TabLogs {
         request: req,
       };
       this.requests.set(req, entry);
-      push(this.network, entry);
+      push(this.network, entry, this.maxEntries);
     });
     page.on('requestfinished', (req) => {
       const entry = this.requests.get(req);
@@ -89,7 +88,7 @@ export class TabLogs {
 
   private pushConsole(entry: ConsoleEntry): void {
     entry.document = this.currentDocument;
-    const removed = push(this.console, entry);
+    const removed = push(this.console, entry, this.maxEntries);
     this.consoleDropped += Math.max(0, removed - this.consoleSeen);
     this.consoleSeen = Math.max(0, this.consoleSeen - removed);
   }
@@ -106,7 +105,7 @@ export class TabLogs {
     const dropped = this.consoleDropped;
     this.consoleSeen = this.console.length;
     this.consoleDropped = 0;
-    const last = MAX_ENTRIES.toLocaleString('en');
+    const last = this.maxEntries.toLocaleString('en');
     return newestLines(fresh.map(formatConsole), max, (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${last})`, dropped);
   }
 }
@@ -125,9 +124,9 @@ export function formatConsole(e: ConsoleEntry): string {
 }
 
 /** Appends to a bounded log; returns how many old entries were dropped. */
-function push<T>(list: T[], item: T): number {
+function push<T>(list: T[], item: T, max: number): number {
   list.push(item);
-  const extra = list.length - MAX_ENTRIES;
+  const extra = list.length - max;
   if (extra > 0) list.splice(0, extra);
   return Math.max(0, extra);
 }

@@ -33,6 +33,8 @@ export const SCENARIO_FLAGS = [
   '--file-roots', FILE_ROOT,
   '--caps', 'testing,devtools',
   '--secrets', SECRETS,
+  '--max-log-entries', '300',
+  '--console-lines-in-answer', '5',
 ];
 
 export interface ModeRig {
@@ -239,6 +241,24 @@ export const scenarios: Scenario[] = [
       const refused = await callResult(c, 'browser_navigate', { url: 'https://blocked.example/account' });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toContain("https://blocked.example is blocked by the gateway's --blocked-origins.");
+    },
+  },
+  {
+    name: 'a page that spams its console: each tab keeps --max-log-entries, an answer carries --console-lines-in-answer',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      const spam = await call(c, 'browser_evaluate', { function: "() => { for (let i = 0; i < 400; i++) console.log('spam ' + i); }" });
+      const lines = spam.split('### New console messages\n')[1]!.split('\n\n')[0]!.split('\n');
+      // 400 logged, 300 kept: 5 shown, 295 kept and 100 dropped counted.
+      expect(lines).toEqual([
+        '- … 395 earlier messages not shown (browser_console_messages lists the last 300)',
+        ...Array.from({ length: 5 }, (_, i) => `- [LOG] spam ${395 + i}`),
+      ]);
+      const listed = await call(c, 'browser_console_messages', { level: 'debug' });
+      expect(listed).toContain('Total messages: 300');
+      // The 300 kept (spam 100 to 399); the newest 200 listed, the rest counted.
+      expect(listed).toContain('… 100 earlier messages not shown; pass "filename" to save them all\n[LOG] spam 200\n');
+      expect(listed).toContain('[LOG] spam 399');
     },
   },
   {
