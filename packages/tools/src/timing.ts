@@ -6,3 +6,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | und
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

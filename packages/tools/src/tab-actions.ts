@@ -1,0 +1,140 @@
+import type { ElementHandle, Frame, HTTPRequest, Page } from 'puppeteer-core';
+import { ToolError } from './errors.js';
+import { frameOffset } from './frames.js';
+import { inPage } from './in-page.js';
+import type { TabLogs } from './tab-logs.js';
+import type { TabModals } from './tab-modals.js';
+import { delay, withTimeout } from './timing.js';
+
+// After an action: let the page answer (handlers, microtasks, zero timers), then wait for quiet if it is changing.
+const SETTLE_QUIET_MS = 50;
+// How long a click on a file input waits for Chromium to report the chooser it opens.
+const CHOOSER_CAP_MS = 2000;
+const SETTLE_CAP_MS = 1000;
+const NAVIGATION_CAP_MS = 10_000;
+const REQUESTS_CAP_MS = 5_000;
+
+/**
+ * Acting on a tab: waiting until an element can take the action (actionability), and after it, waiting for what it
+ * caused (a navigation, the requests it started, the DOM settling) — never a fixed sleep.
+ */
+export class TabActions {
+  constructor(
+    private readonly page: Page,
+    private readonly modals: TabModals,
+    private readonly logs: TabLogs,
+  ) {}
+
+  /**
+   * Waits until the element can be acted on (visible, enabled, not covered), scrolled into view, and returns a
+   * point in main-frame viewport coordinates.
+   */
+  async actionPoint(
+    handle: ElementHandle<Element>,
+    frame: Frame,
+    label: string,
+    needsEnabled = true,
+    timeoutMs = 5000,
+  ): Promise<{ x: number; y: number; opensChooser: boolean }> {
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const point = await inPage(frame, 'prepareAction', handle, needsEnabled);
+      if (point.ok) {
+        const offset = frame === this.page.mainFrame() ? { x: 0, y: 0 } : await frameOffset(frame);
+        return { x: point.x + offset.x, y: point.y + offset.y, opensChooser: point.opensChooser === true };
+      }
+      if (Date.now() >= deadline) {
+        throw new ToolError(`Could not act on ${label}: ${point.reason}. Take a new snapshot to see the page as it is now.`);
+      }
+      // Back off a little more each time; a frame is about 16 ms in headless Chromium.
+      await delay(Math.min(20 * (attempt + 1), 200));
+    }
+  }
+
+  /**
+   * Runs an action and then waits for what it caused: a navigation it started (until DOMContentLoaded), the
+   * requests it started, and the DOM settling — never a fixed sleep. A dialog or file chooser ends the wait.
+   * `expectChooser`: the action clicked a file input, whose chooser Chromium reports a moment after the click
+   * itself is done; wait for it (capped) so the answer carries the modal state.
+   */
+  async run<T>(action: () => Promise<T>, opts: { expectChooser?: boolean } = {}): Promise<void> {
+    const page = this.page;
+    const started: HTTPRequest[] = [];
+    let navigation: HTTPRequest | undefined;
+    const onRequest = (req: HTTPRequest) => {
+      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) navigation = req;
+      else if (req.resourceType() === 'fetch' || req.resourceType() === 'xhr' || req.isNavigationRequest()) started.push(req);
+    };
+    page.on('request', onRequest);
+    const modal = this.modals.opened();
+    const urlBefore = page.url();
+    try {
+      const outcome = await Promise.race([action().then(() => 'done' as const), modal.promise]);
+      if (outcome === 'modal') return;
+      const settled = Promise.race([this.settle(urlBefore, () => navigation, started), modal.promise]);
+      if (!opts.expectChooser) {
+        await settled;
+        return;
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, CHOOSER_CAP_MS)));
+      // The page may still cancel the chooser (preventDefault on the click): then the cap ends the wait.
+      await Promise.all([settled, Promise.race([modal.promise, cap])]);
+      clearTimeout(timer);
+    } finally {
+      page.off('request', onRequest);
+      modal.dispose();
+    }
+  }
+
+  private async settle(urlBefore: string, navigation: () => HTTPRequest | undefined, started: HTTPRequest[]): Promise<void> {
+    const page = this.page;
+    try {
+      // Background tabs throttle timers to about one a second: the cap is kept from here too.
+      await withTimeout(inPage(page.mainFrame(), 'settleDom', urlBefore, SETTLE_QUIET_MS, SETTLE_CAP_MS), SETTLE_CAP_MS + 100);
+    } catch {
+      // The document went away: a navigation is under way.
+    }
+    const nav = navigation();
+    if (nav) await waitForNavigationDone(page, nav, NAVIGATION_CAP_MS);
+    const pending = started.filter((r) => this.logs.pending(r));
+    if (pending.length) await this.waitForRequests(pending, REQUESTS_CAP_MS);
+  }
+
+  private waitForRequests(requests: HTTPRequest[], capMs: number): Promise<void> {
+    const page = this.page;
+    const left = new Set(requests);
+    return new Promise<void>((resolve) => {
+      const done = (req: HTTPRequest) => {
+        left.delete(req);
+        if (!left.size) finish();
+      };
+      const timer = setTimeout(() => finish(), capMs);
+      const finish = () => {
+        clearTimeout(timer);
+        page.off('requestfinished', done);
+        page.off('requestfailed', done);
+        resolve();
+      };
+      page.on('requestfinished', done);
+      page.on('requestfailed', done);
+    });
+  }
+}
+
+async function waitForNavigationDone(page: Page, nav: HTTPRequest, capMs: number): Promise<void> {
+  const deadline = Date.now() + capMs;
+  while (Date.now() < deadline) {
+    if (nav.failure()) return;
+    const response = nav.response();
+    if (response) {
+      try {
+        await inPage(page.mainFrame(), 'whenParsed', Math.max(1, deadline - Date.now()));
+        return;
+      } catch {
+        // A context torn down by a redirect or another navigation: look again.
+      }
+    }
+    await delay(10);
+  }
+}
