@@ -1,4 +1,4 @@
-import type { BenchResult, SessionResult } from './run.js';
+import type { BenchResult, SessionResult, ThroughputRow } from './run.js';
 import type { ServerId } from './servers.js';
 
 export const START_MARK = '<!-- bench:peers:start (written by `npm run bench`; edits here are replaced) -->';
@@ -154,14 +154,24 @@ export function renderMarkdown(result: BenchResult, command: string): string {
     out.push('', `### Throughput: concurrent HTTP sessions looping navigate → snapshot → click for ${o.throughputSeconds} s`, '');
     const pct = (x: number | undefined) => (x === undefined ? '–' : `${x.toFixed(0)} %`);
     out.push('CPU is in % of one core over the window (the machine has ' + `${result.machine.nproc}` + '): the server\'s Node process, and everything below it (Chromium).', '');
-    out.push(...table(['server', 'sessions', 'calls/s', 'p50', 'p95', 'errors', 'server CPU', 'browser CPU'], result.throughput.map((t) =>
+    // CPU time per tool call, server and browser together: at saturation the honest measure of cost.
+    const cpuMs = (t: ThroughputRow) =>
+      t.serverCpu === undefined || t.browserCpu === undefined || !t.callsPerSec ? undefined : ((t.serverCpu + t.browserCpu) * 10) / t.callsPerSec;
+    const cpuCell = (t: ThroughputRow) => {
+      const v = cpuMs(t);
+      return v === undefined ? '–' : `${v.toFixed(0)} ms`;
+    };
+    out.push(...table(['server', 'sessions', 'calls/s', 'p50', 'p95', 'errors', 'server CPU', 'browser CPU', 'CPU per call'], result.throughput.map((t) =>
       t.error
-        ? [t.label, String(t.sessions), `failed: ${t.error}`, '–', '–', '–', '–', '–']
-        : [t.label, String(t.sessions), t.callsPerSec.toFixed(1), ms(t.p50), ms(t.p95), t.errors ? `${t.errors} (${t.firstError ?? ''})` : '0', pct(t.serverCpu), pct(t.browserCpu)])));
+        ? [t.label, String(t.sessions), `failed: ${t.error}`, '–', '–', '–', '–', '–', '–']
+        : [t.label, String(t.sessions), t.callsPerSec.toFixed(1), ms(t.p50), ms(t.p95), t.errors ? `${t.errors} (${t.firstError ?? ''})` : '0', pct(t.serverCpu), pct(t.browserCpu), cpuCell(t)])));
     const ratios = o.concurrency.map((n) => {
       const a = result.throughput.find((t) => t.id === 'ours-http' && t.sessions === n && !t.error);
       const b = result.throughput.find((t) => t.id === 'playwright-mcp-http' && t.sessions === n && !t.error);
-      return a && b ? `${n}: calls/s ${ratio(a.callsPerSec, b.callsPerSec)}, p95 ${ratio(a.p95, b.p95)}` : undefined;
+      if (!a || !b) return undefined;
+      const ca = cpuMs(a);
+      const cb = cpuMs(b);
+      return `${n}: calls/s ${ratio(a.callsPerSec, b.callsPerSec)}, p95 ${ratio(a.p95, b.p95)}${ca !== undefined && cb !== undefined ? `, CPU per call ${ratio(ca, cb)}` : ''}`;
     }).filter(Boolean);
     if (ratios.length) out.push('', `Ours / @playwright/mcp by sessions — ${ratios.join('; ')}. chrome-devtools-mcp is not in this table: it serves one client per process over stdio.`);
   }

@@ -3,7 +3,6 @@ import { Command, CommanderError, Option } from 'commander';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
-import { refusedBrowserArg } from './local/browser.js';
 import {
   applyConfigFile,
   ConfigError,
@@ -53,7 +52,9 @@ export function buildDaemonProgram(): Command {
     s.headless,
     s.viewportSize,
     s.userDataDir,
-    repeatableOption('--browser-arg <flag>', 'extra Chromium flag, e.g. --browser-arg=--lang=de; repeat for more (default: none)'),
+    s.browserArg,
+    s.sandbox,
+    s.noSandbox,
     s.cdpEndpoint,
     s.sharedBrowserContext,
     s.outputDir,
@@ -202,9 +203,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     throw new ConfigError(`--host ${host} exposes the daemon beyond this machine; set --auth-secret-file (or --auth-public-key-file) too`);
   }
 
-  const browserArgs = values.many('browserArg');
-  const refusedArg = refusedBrowserArg(browserArgs);
-  if (refusedArg) throw new ConfigError(`--browser-arg: ${refusedArg}`);
   const extensionIds = values.many('extensionId');
 
   // --no-local sets local=false in commander.
@@ -217,7 +215,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         headless: headed ? false : shared.headless,
         viewport: shared.viewport,
         userDataDir: shared.userDataDir,
-        args: browserArgs,
+        args: shared.browserArgs,
+        sandbox: shared.sandbox,
         cdpEndpoint: shared.cdpEndpoint,
         sharedBrowserContext: shared.sharedBrowserContext,
         fileRoots: shared.fileRoots,

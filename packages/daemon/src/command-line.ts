@@ -12,6 +12,7 @@ import { optionalCapabilities, parseOriginPattern, type Capability } from '@brow
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST } from './server/constants.js';
+import { refusedBrowserArg } from './local/browser.js';
 
 export const ENV_PREFIX = 'BROWSERMCP_';
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
@@ -49,6 +50,9 @@ export type SharedSettingKey =
   | 'host'
   | 'headless'
   | 'executablePath'
+  | 'browserArg'
+  | 'sandbox'
+  | 'noSandbox'
   | 'cdpEndpoint'
   | 'userDataDir'
   | 'viewportSize'
@@ -84,6 +88,9 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     host: settingOption('--host <host>', describe('host', 'address to bind')).default(DEFAULT_HOST),
     headless: settingOption('--headless', describe('headless', 'run the browser headless (default: headed when a display exists, else headless)')),
     executablePath: settingOption('--executable-path <path>', describe('executablePath', 'Chrome/Chromium to launch (default: CHROME_PATH, then auto-detected)')),
+    browserArg: repeatableOption('--browser-arg <flag>', describe('browserArg', 'extra Chromium flag for the launched browser, e.g. --browser-arg=--lang=de; repeat for more (default: none)')),
+    sandbox: settingOption('--sandbox', describe('sandbox', "run the launched browser in Chromium's sandbox, even as root (default: on, off when running as root)")),
+    noSandbox: settingOption('--no-sandbox', describe('noSandbox', "run the launched browser without Chromium's sandbox (default: on, off when running as root)")),
     cdpEndpoint: settingOption(
       '--cdp-endpoint <url>',
       describe('cdpEndpoint', 'connect to a running browser (http://host:port or ws://…) instead of launching one (default: launch one)'),
@@ -130,7 +137,9 @@ export class SettingValues {
 
   /** The flag users type for an attribute, for messages: "viewportSize" → "--viewport-size", "auth" → "--no-auth". */
   flag(key: string): string {
-    const option = this.#program.options.find((o) => o.attributeName() === key);
+    const options = this.#program.options.filter((o) => o.attributeName() === key);
+    // A pair (--sandbox / --no-sandbox) names the one that set the value.
+    const option = options.length > 1 ? options.find((o) => o.negate === (this.raw(key) === false)) : options[0];
     return option?.long ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
   }
 
@@ -272,6 +281,10 @@ export interface SharedSettings {
   /** Why headless was chosen, for a startup banner. */
   headlessReason: string;
   executablePath: string | undefined;
+  /** Extra flags for a launched browser (--browser-arg), already checked. */
+  browserArgs: string[];
+  /** --sandbox (true) / --no-sandbox (false); undefined: Chromium's sandbox unless running as root. */
+  sandbox: boolean | undefined;
   cdpEndpoint: string | undefined;
   userDataDir: string | undefined;
   /** null: pages follow the window's size. */
@@ -317,6 +330,13 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     throw new ConfigError(`--cdp-endpoint must be an http(s):// or ws(s):// URL such as http://127.0.0.1:9222, got "${cdpEndpoint}".`);
   }
 
+  const browserArgs = values.many('browserArg');
+  const refusedArg = refusedBrowserArg(browserArgs);
+  if (refusedArg) throw new ConfigError(`--browser-arg: ${refusedArg}`);
+  // --sandbox and --no-sandbox set one attribute (commander's pair): true, false, or undefined when neither is given.
+  const sandboxValue = values.raw('sandbox');
+  const sandbox = sandboxValue === undefined || sandboxValue === null || sandboxValue === '' ? undefined : sandboxValue === true || sandboxValue === 'true' || sandboxValue === '1';
+
   const logLevel = values.str('logLevel') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}".`);
 
@@ -330,6 +350,8 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     headless,
     headlessReason,
     executablePath: values.str('executablePath'),
+    browserArgs,
+    sandbox,
     cdpEndpoint,
     userDataDir: values.str('userDataDir'),
     viewport,

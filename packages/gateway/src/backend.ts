@@ -1,4 +1,4 @@
-import { LocalExecutor, SessionRouter, startDaemon, type LocalExecutorOptions, type RunningDaemon } from '@browsermcp/daemon';
+import { chromeToLaunch, LocalExecutor, SessionRouter, startDaemon, type LocalExecutorOptions, type RunningDaemon } from '@browsermcp/daemon';
 import { ExtensionEvents, parseWaitingForPerson, type SessionSettings } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
 
@@ -11,6 +11,8 @@ export interface Backend {
   callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
   closeSession(sessionId: string): Promise<void>;
   browserConnected(): boolean;
+  /** Why no browser can run, with the fix (none found to launch), or undefined: for /health and the banner. */
+  browserProblem?(): string | undefined;
   /** What a session's running call waits for, in words, when it waits for the person (for progress notifications). */
   waitingFor?(sessionId: string): string | undefined;
   close(): Promise<void>;
@@ -75,6 +77,7 @@ export class EmbeddedBackend implements Backend {
   private ready: Promise<unknown>;
   private readonly waiting = new WaitingForPerson();
   private readonly roots = new SessionRootsRegistry();
+  private readonly executablePath: string | undefined;
 
   constructor(options: EmbeddedBackendOptions) {
     this.router = new SessionRouter({
@@ -84,6 +87,7 @@ export class EmbeddedBackend implements Backend {
     });
     this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.roots.lookup });
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';
+    this.executablePath = options.executablePath;
     this.ready = this.router.executorConnected(this.executor);
   }
 
@@ -113,6 +117,12 @@ export class EmbeddedBackend implements Backend {
 
   browserConnected(): boolean {
     return this.executor.browser.connected;
+  }
+
+  browserProblem(): string | undefined {
+    if (this.mode !== 'launch') return undefined;
+    const chrome = chromeToLaunch(this.executablePath);
+    return 'problem' in chrome ? chrome.problem : undefined;
   }
 
   async close(): Promise<void> {

@@ -6,24 +6,30 @@ import { describeBrowser, runStdioGateway, startHttpGateway, type RunningHttpGat
 import { VERSION } from './version.js';
 
 function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
-  const mcp = `${gw.url}/mcp`;
+  const [base = gw.url, ...more] = gw.clientUrls;
+  const mcp = `${base}/mcp`;
   const browser = describeBrowser(config);
   const lines = [
     `browsermcp-gateway ${VERSION}`,
     `  MCP (Streamable HTTP)  ${mcp}`,
-    `  MCP (legacy SSE)       ${gw.url}/sse`,
-    `  Health                 ${gw.url}/health`,
+    ...(more.length ? [`  Also reachable at      ${more.map((u) => `${u}/mcp`).join(', ')}`] : []),
+    `  MCP (legacy SSE)       ${base}/sse`,
+    `  Health                 ${base}/health`,
     `  Browser                ${browser}`,
     `  Output directory       ${config.outputDir}`,
   ];
   if (gw.apiKey) {
+    // A key the user gave stays out of logs and terminals; only a generated one is printed, since nobody knows it yet.
+    const key = config.apiKeysGiven ? '<your key>' : gw.apiKey;
     lines.push(
-      `  API key                ${gw.apiKey}`,
+      config.apiKeysGiven
+        ? '  API key                yours (from --api-key, BROWSERMCP_API_KEY or --api-key-file; not printed)'
+        : `  API key                ${gw.apiKey} (new at every start; pass --api-key-file to keep one)`,
       '',
       'Claude Code:',
-      `  claude mcp add --transport http browsermcp ${mcp} --header "Authorization: Bearer ${gw.apiKey}"`,
+      `  claude mcp add --transport http browsermcp ${mcp} --header "Authorization: Bearer ${key}"`,
       'Any MCP client (JSON config):',
-      `  {"mcpServers": {"browsermcp": {"type": "http", "url": "${mcp}", "headers": {"Authorization": "Bearer ${gw.apiKey}"}}}}`,
+      `  {"mcpServers": {"browsermcp": {"type": "http", "url": "${mcp}", "headers": {"Authorization": "Bearer ${key}"}}}}`,
     );
   } else {
     lines.push('  Auth                   none (--no-auth; loopback only)', '', `Claude Code:\n  claude mcp add --transport http browsermcp ${mcp}`);

@@ -40,6 +40,10 @@ export interface GatewayConfig extends SharedSettings {
   apiKeys: string[];
   noAuth: boolean;
   rateLimit: number | undefined;
+  /** --trust-proxy, read: undefined when not behind a proxy. */
+  trustProxy: boolean | number | string[] | undefined;
+  /** The keys came from the user (--api-key, its variable, --api-key-file): the banner does not print them. */
+  apiKeysGiven: boolean;
   sessionIdleMs: number;
   snapshotMaxChars: number;
   snapshotMode: 'full' | 'none';
@@ -85,6 +89,9 @@ function options(): Option[] {
     s.host,
     s.headless,
     s.executablePath,
+    s.browserArg,
+    s.sandbox,
+    s.noSandbox,
     s.cdpEndpoint,
     repeatableOption('--cdp-header <header>', 'with --cdp-endpoint: a header sent with every request to it, "Name: value"; repeat for more (default: none)'),
     opt('--cdp-timeout <ms>', 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes').default('30000'),
@@ -110,6 +117,8 @@ function options(): Option[] {
     s.corsOrigins,
     s.maxConnectionsPerAddress,
     s.requestTimeout,
+    opt('--trust-proxy <value>', 'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)'),
+    opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)'),
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),
     s.gracePeriod,
     opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long').default('1800'),
@@ -165,7 +174,7 @@ function readFlagFile(flag: string, path: string): string {
 
 /** Flags that shape the browser itself (its pages and contexts): they apply only to a browser browsermcp drives locally. */
 const BROWSER_FLAGS = [
-  'userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'proxyBypass',
+  'browserArg', 'sandbox', 'userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'proxyBypass',
   'storageState',
 ];
 
@@ -197,6 +206,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     throw new ConfigError(`--no-auth is only allowed on a loopback host; ${host} is reachable from other machines. Use --api-key.`);
   }
 
+  const apiKeys = [...list('apiKey'), ...keysFrom(str('apiKeyFile'))];
+  if (noAuth && apiKeys.length) throw new ConfigError('--no-auth and an API key contradict each other: keep one.');
+
   const extension = bool('extension');
   if (extension) {
     const launchOnly = ['cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext', ...BROWSER_FLAGS].filter(given);
@@ -219,6 +231,10 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   if (str('proxyBypass') && !proxyServer) throw new ConfigError('--proxy-bypass needs --proxy-server.');
   if (cdpEndpoint && (proxyServer || bool('ignoreHttpsErrors'))) {
     throw new ConfigError('--proxy-server and --ignore-https-errors are set when browsermcp launches the browser; with --cdp-endpoint, start your browser with them instead.');
+  }
+  const launchFlags = ['browserArg', 'sandbox'].filter(given);
+  if (cdpEndpoint && launchFlags.length) {
+    throw new ConfigError(`${launchFlags.map((k) => v.flag(k)).join(', ')} shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.`);
   }
   const pageSetup = {
     ...pageSetupFrom(str('userAgent'), str('device'), bool('mobile'), list('initScript'), list('grantPermissions'), bool('blockServiceWorkers')),
@@ -258,7 +274,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     allowedOrigins: v.originPatterns('allowedOrigins'),
     blockedOrigins: v.originPatterns('blockedOrigins'),
     allowUnrestrictedFileAccess: bool('allowUnrestrictedFileAccess'),
-    apiKeys: list('apiKey'),
+    apiKeys,
+    apiKeysGiven: apiKeys.length > 0,
+    trustProxy: trustProxyFrom(str('trustProxy')),
     noAuth,
     rateLimit: int('rateLimit', 1, 1_000_000) ?? (loopback ? undefined : 100),
     sessionIdleMs: int('sessionIdleTimeout', 0, 604_800)! * 1000,
@@ -338,4 +356,32 @@ function storageStateFrom(file: string | undefined): Pick<PageSetupOptions, 'sto
 function testIdAttribute(name: string): string {
   if (!/^[A-Za-z_:][-A-Za-z0-9_:.]*$/.test(name)) throw new ConfigError(`--test-id-attribute must be an attribute name such as data-testid, got "${name}".`);
   return name;
+}
+
+/** --api-key-file: one key per line (or comma-separated), blank lines and "#" comments skipped. */
+function keysFrom(file: string | undefined): string[] {
+  if (!file) return [];
+  const keys = readFlagFile('api-key-file', file)
+    .split('\n')
+    .map((line) => line.replace(/#.*/, ''))
+    .flatMap((line) => line.split(','))
+    .map((k) => k.trim())
+    .filter(Boolean);
+  if (!keys.length) throw new ConfigError(`--api-key-file ${file}: no key in it (one per line).`);
+  const short = keys.find((k) => k.length < 16);
+  if (short !== undefined) throw new ConfigError(`--api-key-file ${file}: a key of ${short.length} characters is too easy to guess; use 16 or more (e.g. openssl rand -base64 24).`);
+  return keys;
+}
+
+/** --trust-proxy: "true"/"false", a hop count, or addresses and CIDRs (Fastify's trustProxy forms). */
+function trustProxyFrom(text: string | undefined): boolean | number | string[] | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = entries.find((e) => !/^[0-9a-f.:]+(\/\d{1,3})?$/i.test(e) && !['loopback', 'linklocal', 'uniquelocal'].includes(e));
+  if (!entries.length || bad !== undefined) {
+    throw new ConfigError(`--trust-proxy must be true, a hop count, or proxy addresses/CIDRs such as 10.0.0.0/8,127.0.0.1, got "${bad ?? text}".`);
+  }
+  return entries;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { allowedHostNames, isLoopbackHost } from '@browsermcp/daemon';
+import { hostname, networkInterfaces } from 'node:os';
+import { allowedHostNames, chromeToLaunch, isLoopbackHost } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
 import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
 import { RemoteBackend } from './remote-backend.js';
@@ -26,6 +27,8 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
   }
   return new EmbeddedBackend({
     executablePath: config.executablePath,
+    args: config.browserArgs,
+    sandbox: config.sandbox,
     headless: config.headless,
     viewport: config.viewport,
     userDataDir: config.userDataDir,
@@ -69,6 +72,11 @@ function toolSettings(config: GatewayConfig): ToolSettings {
 
 export interface RunningHttpGateway extends HttpGateway {
   url: string;
+  /**
+   * Base URLs a client can use: `url` itself on a loopback or named host; bound to every interface (0.0.0.0, ::), this
+   * machine's host name and addresses instead, since 0.0.0.0 names no machine.
+   */
+  clientUrls: string[];
   apiKey: string | undefined;
   backend: Backend;
 }
@@ -80,7 +88,9 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   const backend = await createBackend(config);
   const hostForUrl = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
   // Names only, as the daemon's guard takes them: the bound address and the allowed hosts, on any port.
-  const allowedHosts = allowedHostNames([...config.allowedHosts, hostForUrl]);
+  // Bound to every interface, the machine's own names are the ones clients use: they are allowed too.
+  const own = ownNames(config.host);
+  const allowedHosts = allowedHostNames([...config.allowedHosts, hostForUrl, ...own]);
   const gateway = await buildHttpGateway({
     backend,
     tools: describeTools(toolsFor(config.caps)),
@@ -98,6 +108,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     eventStoreSize: 1000,
     logLevel: config.logLevel,
     clientRoots: isLoopbackHost(config.host),
+    trustProxy: config.trustProxy,
     logStream: extra.logStream,
   });
   try {
@@ -109,9 +120,11 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   }
   const address = gateway.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${hostForUrl}:${port}`;
   return {
     ...gateway,
-    url: `http://${hostForUrl}:${port}`,
+    url,
+    clientUrls: own.length ? own.map((name) => `http://${name}:${port}`) : [url],
     apiKey,
     backend,
     async close() {
@@ -153,5 +166,17 @@ export function describeBrowser(config: GatewayConfig): string {
   if (config.daemonUrl) return `on the remote daemon ${config.daemonUrl}${config.daemonBrowser ? ` (browser ${config.daemonBrowser})` : ''}`;
   if (config.extension) return `your own, through the extension at ws://127.0.0.1:${config.daemonPort}/extension`;
   if (config.cdpEndpoint) return `connects to ${config.cdpEndpoint}`;
-  return `launched on first use, ${config.headlessReason}`;
+  const chrome = chromeToLaunch(config.executablePath);
+  if ('problem' in chrome) return `NONE: ${chrome.problem}`;
+  return `${chrome.path}, launched on first use, ${config.headlessReason}`;
+}
+
+/** This machine's host name and non-loopback addresses, when `host` binds every interface; else none. */
+function ownNames(host: string): string[] {
+  const v6 = host === '::' || host === '[::]';
+  if (host !== '0.0.0.0' && !v6) return [];
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .flatMap((i) => (!i || i.internal ? [] : i.family === 'IPv4' ? [i.address] : v6 && !i.address.startsWith('fe80') ? [`[${i.address}]`] : []));
+  return [hostname().toLowerCase(), ...addresses];
 }

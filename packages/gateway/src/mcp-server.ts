@@ -3,7 +3,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type ServerNotification,
   type Tool as McpTool,
@@ -76,10 +75,10 @@ export function createMcpServer(options: {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     if (!names.has(name)) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
     }
     const sessionId = options.sessionId();
-    if (!sessionId) throw new McpError(ErrorCode.InternalError, 'This MCP session has no id yet.');
+    if (!sessionId) throw new ProtocolError(ErrorCode.InternalError, 'This MCP session has no id yet.');
     const started = performance.now();
     const progress = progressTicker(
       request.params._meta?.progressToken,
@@ -99,15 +98,27 @@ export function createMcpServer(options: {
       options.log({ sessionId, tool: name, ms: performance.now() - started, ok: false, error: extra.signal.aborted ? 'cancelled' : message });
       // Daemon failures (timeout, browser gone, none connected) are tool results the model can act on, not
       // protocol errors.
-      if (!(err instanceof McpError) && !(isDaemonError(err) && err.rpcCode === ErrorCodes.MethodNotFound)) {
-        return errorResult(message) as CallToolResult;
-      }
+      if (isDaemonError(err) && err.rpcCode === ErrorCodes.MethodNotFound) throw new ProtocolError(ErrorCode.InvalidParams, message);
+      if (!(err instanceof ProtocolError)) return errorResult(message) as CallToolResult;
       throw err;
     } finally {
       progress.stop();
     }
   });
   return server;
+}
+
+/**
+ * A JSON-RPC error answer with its message as written. The SDK's McpError puts "MCP error -32602: " into the message
+ * itself, and the client adds it again when it reads the answer: "MCP error -32602: MCP error -32602: …".
+ */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** How often a call that is still running says so, when its client asked for progress (a progressToken). */

@@ -57,9 +57,12 @@ const evaluate = async (client: Client, fn: string) =>
   text(await client.callTool({ name: 'browser_evaluate', arguments: { function: fn } })).split('### Result\n')[1]!.split('\n\n')[0];
 
 describe('browser flags', () => {
-  it('--user-agent, --init-script, --grant-permissions, --block-service-workers, --proxy-server', async () => {
+  it('--user-agent, --init-script, --grant-permissions, --block-service-workers, --proxy-server, --browser-arg, --no-sandbox', async () => {
     await withGateway(
       [
+        '--browser-arg', '--lang=de-DE',
+        '--browser-arg=--accept-lang=de-DE,de',
+        '--no-sandbox',
         '--user-agent', 'browsermcp-test/1.0',
         '--init-script', join(dir, 'init.js'),
         '--grant-permissions', 'geolocation',
@@ -75,6 +78,7 @@ describe('browser flags', () => {
         expect(await evaluate(client, "() => navigator.permissions.query({ name: 'geolocation' }).then((p) => p.state)")).toBe('"granted"');
         expect(await evaluate(client, "() => navigator.serviceWorker.register('/sw.js').then(() => 'registered', (e) => e.message)")).toContain('Service workers are blocked');
         expect(proxy.seen).toContain(server.url('/index.html'));
+        expect(await evaluate(client, "() => navigator.languages.join(',')")).toMatch(/^"de-DE,de\b/);
       },
     );
   });

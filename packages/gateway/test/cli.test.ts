@@ -1,6 +1,7 @@
 import { execFile, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { request } from 'node:http';
+import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -21,7 +22,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-sessions', '--max-sessions-per-key']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--browser-arg', '--sandbox', '--no-sandbox', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--trust-proxy', '--api-key-file', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-sessions', '--max-sessions-per-key']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -100,6 +101,13 @@ describe('browsermcp-gateway CLI', () => {
       [['--secrets', '/nonexistent/.env'], '--secrets /nonexistent/.env: cannot read the file (ENOENT)'],
       [['--max-sessions-per-key', 'lots'], '--max-sessions-per-key must be a whole number from 1 to 100000, got "lots"'],
       [['--max-tabs', '0'], '--max-tabs must be a whole number from 1 to 1000, got "0"'],
+      [['--browser-arg', '--remote-debugging-port=9222'], '--browser-arg: the browser flag --remote-debugging-port=9222 is refused'],
+      [['--cdp-endpoint', 'http://127.0.0.1:9', '--no-sandbox'], '--no-sandbox shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.'],
+      [['--extension', '--browser-arg', '--lang=de'], '--extension drives your own browser, so --browser-arg cannot apply'],
+      [['--trust-proxy', 'the proxy'], '--trust-proxy must be true, a hop count, or proxy addresses/CIDRs such as 10.0.0.0/8,127.0.0.1, got "the proxy"'],
+      [['--api-key-file', '/nonexistent/keys'], '--api-key-file /nonexistent/keys: cannot read the file (ENOENT)'],
+      [['--api-key-file', '/etc/hostname'], 'is too easy to guess; use 16 or more'],
+      [['--no-auth', '--api-key', 'abcdefghijklmnopqrstuvwxyz'], '--no-auth and an API key contradict each other: keep one.'],
       [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],
       [['--console-lines-in-answer', 'all'], '--console-lines-in-answer must be a whole number from 0 to 1000, got "all"'],
       [['--codegen', 'ruby'], '--codegen must be one of typescript, python, java, csharp, none, got "ruby"'],
@@ -143,6 +151,56 @@ describe('browsermcp-gateway CLI', () => {
     writeFileSync(file, JSON.stringify({ cdpHeader: ['A: 1,2', 'B: 3'] }));
     expect(resolve(['--config', file]).cdpHeaders).toEqual({ A: '1,2', B: '3' });
     expect(resolve([]).cdpTimeoutMs).toBe(30_000);
+  });
+
+  it('server mode: bound to every interface it shows the host name, accepts its own names, answers /health to any Host, never prints a given key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bmcp-keys-'));
+    const key = 'k3y-from-a-file-0123456789';
+    writeFileSync(join(dir, 'keys'), `# the team's key\n${key}\n`);
+    const cli = await spawnGatewayCli(['--host', '0.0.0.0', '--api-key-file', join(dir, 'keys')], { key });
+    try {
+      const port = new URL(cli.url).port;
+      expect(cli.url).toBe(`http://${hostname().toLowerCase()}:${port}/mcp`);
+      expect(cli.banner).toContain('API key                yours (from --api-key, BROWSERMCP_API_KEY or --api-key-file; not printed)');
+      expect(cli.banner).toContain('--header "Authorization: Bearer <your key>"');
+      expect(cli.banner).not.toContain(key);
+      const ask = (host: string, path: string, init: { method?: string; body?: string } = {}) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host: `${host}:${port}`, authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.once('error', reject);
+          req.end(init.body);
+        });
+      expect(await ask('whatever.example', '/health')).toBe(200);
+      expect(await ask('whatever.example', '/tools')).toBe(403);
+      expect(await ask(hostname(), '/tools')).toBe(200);
+      const address = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4');
+      if (address) expect(await ask(address.address, '/tools')).toBe(200);
+    } finally {
+      await cli.close();
+    }
+  });
+
+  it('says in its banner and /health when it has no browser to launch, with the fix, before any tool call', async () => {
+    const cli = await spawnGatewayCli(['--executable-path', '/nonexistent/chrome']);
+    try {
+      const fix = '--executable-path /nonexistent/chrome is not an executable file: pass the path of the Chrome or Chromium binary.';
+      expect(cli.banner).toContain(`Browser                NONE: ${fix}`);
+      const health = (await (await fetch(new URL('/health', cli.url))).json()) as { browser: { mode: string; problem?: string } };
+      expect(health.browser).toEqual({ mode: 'launch', connected: false, problem: fix });
+    } finally {
+      await cli.close();
+    }
+    // With a browser there, the banner names it and /health has no problem.
+    const fine = await spawnGatewayCli();
+    try {
+      expect(fine.banner).toMatch(/Browser {16}\/\S+, launched on first use/);
+      expect(((await (await fetch(new URL('/health', fine.url))).json()) as { browser: object }).browser).not.toHaveProperty('problem');
+    } finally {
+      await fine.close();
+    }
   });
 
   it('launches its browser without a DevTools port, and the browser dies within 5 s of a SIGKILL', async () => {

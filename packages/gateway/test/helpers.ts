@@ -46,9 +46,10 @@ const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
 export interface SpawnedGateway {
   child: ChildProcessWithoutNullStreams;
-  /** The Streamable HTTP URL and key from its banner. */
+  /** The Streamable HTTP URL and key from its banner, and the banner itself. */
   url: string;
   key: string;
+  banner: string;
   /** An SDK client connected to it. */
   client: Client;
   /** The processes below the gateway: its browser. */
@@ -57,25 +58,31 @@ export interface SpawnedGateway {
   close(): Promise<void>;
 }
 
-/** The gateway CLI as a user runs it (built dist), headless on a free port, with a client connected. */
-export async function spawnGatewayCli(flags: string[] = []): Promise<SpawnedGateway> {
+/**
+ * The gateway CLI as a user runs it (built dist), headless on a free port, with a client connected (over loopback,
+ * whatever URL the banner shows). `key`: the key to use when the banner does not print it (one the test gave).
+ */
+export async function spawnGatewayCli(flags: string[] = [], options: { key?: string } = {}): Promise<SpawnedGateway> {
   const child = spawn(process.execPath, [CLI, '--port', '0', '--headless', '--executable-path', testChromePath(), ...flags]);
   let banner = '';
   const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
     child.stderr.on('data', (d: Buffer) => {
       banner += d.toString();
       const url = /MCP \(Streamable HTTP\)\s+(\S+)/.exec(banner)?.[1];
-      const key = /API key\s+(\S+)/.exec(banner)?.[1];
+      const key = options.key ?? /API key\s+(\S+)/.exec(banner)?.[1];
       if (url && key) resolve({ url, key });
     });
     child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${banner}`)));
   });
   const client = new Client({ name: 'spawned-gateway-test', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  const local = new URL(url);
+  local.hostname = '127.0.0.1';
+  await client.connect(new StreamableHTTPClientTransport(local, { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return {
     child,
     url,
     key,
+    banner,
     client,
     browserPids: () => processTree(child.pid!).filter((pid) => pid !== child.pid),
     close: async () => {

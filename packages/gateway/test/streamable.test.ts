@@ -74,7 +74,10 @@ describe('Streamable HTTP with the official SDK client', () => {
     const bad = await client.callTool({ name: 'browser_navigate', arguments: { url: 7 } });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain('Invalid arguments for browser_navigate: "url"');
-    await expect(client.callTool({ name: 'browser_teleport', arguments: {} })).rejects.toThrow(/Unknown tool "browser_teleport"/);
+    // One clean message: the code once, then the sentence (not "MCP error -32602: MCP error -32602: …").
+    await expect(client.callTool({ name: 'browser_teleport', arguments: {} })).rejects.toThrow(
+      /^MCP error -32602: Unknown tool "browser_teleport". List the tools with tools\/list.$/,
+    );
     await client.close();
   });
 
@@ -108,6 +111,16 @@ describe('HTTP statuses', () => {
     expect((await json(wrong)).error.message).toContain('Wrong API key');
   });
 
+  it('answers /.well-known/* 404 without a key, so MCP clients ask for the bearer key instead of starting OAuth', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']) {
+      const res = await fetch(`${gw.url}${path}`);
+      expect(res.status, path).toBe(404);
+      await res.body?.cancel();
+    }
+    // Only reading them is public.
+    expect((await fetch(`${gw.url}/.well-known/oauth-protected-resource`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(401);
+  });
+
   it('never takes the key from the query string', async () => {
     const res = await fetch(`${gw.url}/mcp?apiKey=${gw.apiKey}&token=${gw.apiKey}`, { method: 'POST', body: JSON.stringify(INIT), headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(401);
@@ -132,9 +145,10 @@ describe('HTTP statuses', () => {
 
   it('--allowed-hosts: a name matches on any port (a port given is ignored), and "*" turns the Host check off', async () => {
     const { request } = await import('node:http');
+    // /tools (not /health, which answers any Host for load balancers).
     const statusFor = (target: RunningHttpGateway, host: string) =>
       new Promise<number>((resolve, reject) => {
-        request(`${target.url}/health`, { headers: { host } }, (res) => {
+        request(`${target.url}/tools`, { headers: { host, authorization: `Bearer ${target.apiKey}` } }, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         })

@@ -1,6 +1,6 @@
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { BrowserLaunchError } from '../errors.js';
-import { findChrome, QUIET_ARGS } from './chrome.js';
+import { findChrome, NO_CHROME_FIX, QUIET_ARGS } from './chrome.js';
 
 export interface LocalBrowserOptions {
   /** Chrome/Chromium to launch; found automatically when omitted. */
@@ -13,6 +13,8 @@ export interface LocalBrowserOptions {
   userDataDir?: string | undefined;
   /** Extra command-line flags for the launched browser (never a remote-debugging port: see REFUSED_ARGS). */
   args?: string[] | undefined;
+  /** Chromium's sandbox: true on, false off; undefined: on, except when running as root (Chromium refuses that). */
+  sandbox?: boolean | undefined;
   /** Connect to this running browser (http://host:port or ws://…) instead of launching one. */
   cdpEndpoint?: string | undefined;
   /** Headers sent with every request to the CDP endpoint (a hosted browser's credentials, --cdp-header). */
@@ -130,9 +132,7 @@ export class LocalBrowser {
   private async launch(): Promise<Browser> {
     const executablePath = this.options.executablePath ?? findChrome();
     if (!executablePath) {
-      throw new BrowserLaunchError(
-        'no Chrome or Chromium found; install one (Debian: apt-get install chromium) or pass --executable-path / set CHROME_PATH',
-      );
+      throw new BrowserLaunchError(NO_CHROME_FIX);
     }
     const proxy = this.options.proxy;
     const args = [
@@ -141,7 +141,8 @@ export class LocalBrowser {
       ...(this.options.args ?? []),
     ];
     // Chromium refuses to start as root with its sandbox on.
-    if (process.getuid?.() === 0 && !args.includes('--no-sandbox')) args.push('--no-sandbox');
+    const sandbox = this.options.sandbox ?? process.getuid?.() !== 0;
+    if (!sandbox && !args.includes('--no-sandbox')) args.push('--no-sandbox');
     const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
     try {
       return await puppeteer.launch({

@@ -1,19 +1,72 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
-const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'];
-const FIXED: Record<string, string[]> = {
-  darwin: [
-    '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
-    '/Applications/Chromium.app/Contents/MacOS/Chromium',
-    '/Applications/Google Chrome Canary.app/Contents/MacOS/Google Chrome Canary',
-  ],
-  win32: [
-    `${process.env.PROGRAMFILES ?? 'C:\\Program Files'}\\Google\\Chrome\\Application\\chrome.exe`,
-    `${process.env['PROGRAMFILES(X86)'] ?? 'C:\\Program Files (x86)'}\\Google\\Chrome\\Application\\chrome.exe`,
-    `${process.env.LOCALAPPDATA ?? ''}\\Google\\Chrome\\Application\\chrome.exe`,
-  ],
-};
+const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome', 'microsoft-edge', 'brave-browser'];
+
+/** Where Chrome, Chromium, Edge and Brave install themselves, per OS. */
+function installPaths(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[] {
+  switch (platform) {
+    case 'darwin':
+      return [
+        '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+        '/Applications/Chromium.app/Contents/MacOS/Chromium',
+        '/Applications/Google Chrome Canary.app/Contents/MacOS/Google Chrome Canary',
+        '/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
+        '/Applications/Brave Browser.app/Contents/MacOS/Brave Browser',
+      ];
+    case 'win32': {
+      const roots = [env.PROGRAMFILES ?? 'C:\\Program Files', env['PROGRAMFILES(X86)'] ?? 'C:\\Program Files (x86)', env.LOCALAPPDATA].filter((r): r is string => !!r);
+      return roots.flatMap((root) => [
+        `${root}\\Google\\Chrome\\Application\\chrome.exe`,
+        `${root}\\Microsoft\\Edge\\Application\\msedge.exe`,
+        `${root}\\BraveSoftware\\Brave-Browser\\Application\\brave.exe`,
+        `${root}\\Chromium\\Application\\chrome.exe`,
+      ]);
+    }
+    case 'linux':
+      return ['/usr/bin/chromium', '/usr/bin/google-chrome', '/opt/google/chrome/chrome', '/snap/bin/chromium', '/usr/bin/microsoft-edge', '/opt/microsoft/msedge/msedge', '/opt/brave.com/brave/brave'];
+    default:
+      return [];
+  }
+}
+
+/** The browsers Puppeteer and Playwright downloaded, newest build first (their caches, default or as configured). */
+function cachedBrowsers(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, home: string): string[] {
+  const puppeteerCache = env.PUPPETEER_CACHE_DIR ?? join(home, '.cache', 'puppeteer');
+  const playwrightCache =
+    env.PLAYWRIGHT_BROWSERS_PATH && env.PLAYWRIGHT_BROWSERS_PATH !== '0'
+      ? env.PLAYWRIGHT_BROWSERS_PATH
+      : platform === 'darwin'
+        ? join(home, 'Library', 'Caches', 'ms-playwright')
+        : platform === 'win32'
+          ? join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'ms-playwright')
+          : join(home, '.cache', 'ms-playwright');
+  const binary =
+    platform === 'darwin'
+      ? { puppeteer: ['chrome-mac-x64', 'chrome-mac-arm64'].map((d) => join(d, 'Google Chrome for Testing.app', 'Contents', 'MacOS', 'Google Chrome for Testing')), playwright: ['chrome-mac', 'chrome-mac-arm64'].map((d) => join(d, 'Chromium.app', 'Contents', 'MacOS', 'Chromium')) }
+      : platform === 'win32'
+        ? { puppeteer: [join('chrome-win64', 'chrome.exe'), join('chrome-win32', 'chrome.exe')], playwright: [join('chrome-win', 'chrome.exe'), join('chrome-win64', 'chrome.exe')] }
+        : { puppeteer: [join('chrome-linux64', 'chrome')], playwright: [join('chrome-linux', 'chrome'), join('chrome-linux64', 'chrome')] };
+  // Puppeteer: <cache>/chrome/<platform>-<version>/<dir>/<binary>; Playwright: <cache>/chromium-<revision>/<dir>/<binary>.
+  const puppeteer = subdirs(join(puppeteerCache, 'chrome')).flatMap((d) => binary.puppeteer.map((b) => join(puppeteerCache, 'chrome', d, b)));
+  const playwright = subdirs(playwrightCache)
+    .filter((d) => /^chromium-\d+$/.test(d))
+    .flatMap((d) => binary.playwright.map((b) => join(playwrightCache, d, b)));
+  return [...puppeteer, ...playwright];
+}
+
+/** A directory's subdirectories, newest version first (names compared as versions); none if it is absent. */
+function subdirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  } catch {
+    return [];
+  }
+}
 
 function executable(path: string): boolean {
   try {
@@ -24,13 +77,22 @@ function executable(path: string): boolean {
   }
 }
 
+export interface ChromeSearch {
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+  home?: string;
+}
+
 /**
- * Finds an installed Chrome or Chromium: CHROME_PATH, then the usual install places, then the PATH.
- * Returns undefined when there is none (browser downloads are never attempted).
+ * Finds an installed Chrome or Chromium (or Edge, Brave): CHROME_PATH, then the usual install places of this OS, then
+ * the PATH, then the browsers Puppeteer and Playwright downloaded. Returns undefined when there is none (browser
+ * downloads are never attempted).
  */
-export function findChrome(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function findChrome(search: ChromeSearch = {}): string | undefined {
+  const env = search.env ?? process.env;
+  const platform = search.platform ?? process.platform;
   if (env.CHROME_PATH) return env.CHROME_PATH;
-  for (const p of FIXED[process.platform] ?? []) if (executable(p)) return p;
+  for (const p of installPaths(platform, env)) if (executable(p)) return p;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     for (const name of NAMES) {
@@ -38,8 +100,13 @@ export function findChrome(env: NodeJS.ProcessEnv = process.env): string | undef
       if (executable(p)) return p;
     }
   }
+  for (const p of cachedBrowsers(platform, env, search.home ?? homedir())) if (executable(p)) return p;
   return undefined;
 }
+
+/** What to do when findChrome finds nothing: one sentence for the banner, /health and the first tool call. */
+export const NO_CHROME_FIX =
+  'No Chrome or Chromium found (looked at CHROME_PATH, the usual install places, PATH, and the Puppeteer and Playwright browser caches): install Chrome, or pass --executable-path <path>.';
 
 /** Flags that keep a launched Chromium quiet on closed networks and free of first-run UI. */
 export const QUIET_ARGS = [
@@ -50,3 +117,17 @@ export const QUIET_ARGS = [
   '--no-default-browser-check',
   '--disable-quic',
 ];
+
+/**
+ * The browser a launch would use (`executablePath`, else the one found), or why there is none, with the fix: for the
+ * banners and /health, so that a missing browser shows before the first tool call.
+ */
+export function chromeToLaunch(executablePath?: string): { path: string } | { problem: string } {
+  if (executablePath === undefined) {
+    const found = findChrome();
+    return found ? { path: found } : { problem: NO_CHROME_FIX };
+  }
+  return executable(executablePath)
+    ? { path: executablePath }
+    : { problem: `--executable-path ${executablePath} is not an executable file: pass the path of the Chrome or Chromium binary.` };
+}

@@ -32,6 +32,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
    * paths name nothing on this machine).
    */
   clientRoots: boolean;
+  /** --trust-proxy: which proxies' X-Forwarded-For to believe (true: any; a number: that many hops; addresses). */
+  trustProxy?: boolean | number | string[] | undefined;
   /** pino destination; stderr by default so stdout stays clean. */
   logStream?: NodeJS.WritableStream | undefined;
 }
@@ -46,6 +48,8 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   const limits = opts.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
+    // Behind a reverse proxy: the client's address comes from X-Forwarded-For, for the rate limiter and the logs.
+    ...(opts.trustProxy !== undefined ? { trustProxy: trustProxyOption(opts.trustProxy) } : {}),
     ...requestTimeouts(limits),
     // On shutdown every socket goes at once (open SSE streams included), so clients see the restart right away
     // instead of finding a half-closed keep-alive connection on their next request.
@@ -110,7 +114,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     status: 'ok',
     version: VERSION,
     activeSessions: registry.size,
-    browser: { mode: opts.backend.mode, connected: opts.backend.browserConnected() },
+    browser: healthOfBrowser(opts.backend),
   }));
   app.get('/tools', async () => ({ tools: opts.tools }));
 
@@ -122,4 +126,14 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
       await app.close();
     },
   };
+}
+
+function healthOfBrowser(backend: Backend): { mode: Backend['mode']; connected: boolean; problem?: string } {
+  const problem = backend.browserProblem?.();
+  return { mode: backend.mode, connected: backend.browserConnected(), ...(problem ? { problem } : {}) };
+}
+
+/** A hop count as Fastify's types take it: trust the `hops` proxies nearest to us. */
+function trustProxyOption(value: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof value === 'number' ? (_address, hop) => hop < value : value;
 }

@@ -57,7 +57,12 @@ export const security = fp(
       return match ? { kind: 'ok', hash: given.toString('hex') } : { kind: 'wrong' };
     };
     const trusted = (a: Auth) => a.kind === 'ok' || a.kind === 'open';
-    const isPublic = (req: FastifyRequest) => req.method === 'OPTIONS' || (req.method === 'GET' && req.url.split('?')[0] === '/health');
+    // /.well-known/* answers 404 without a key: a 401 there makes MCP clients (the Inspector) start an OAuth flow
+    // this server does not offer, instead of asking for the bearer key.
+    const isPublic = (req: FastifyRequest) => {
+      const path = req.url.split('?')[0]!;
+      return req.method === 'OPTIONS' || (req.method === 'GET' && (path === '/health' || path.startsWith('/.well-known/')));
+    };
 
     app.decorateRequest('keyHash', undefined);
 
@@ -91,6 +96,8 @@ export const security = fp(
     // The one Host/Origin guard, shared with the daemon.
     const rules = { allowedHosts: opts.allowedHosts, corsOrigins: opts.corsOrigins };
     app.addHook('onRequest', async (req, reply) => {
+      // /health says nothing a page could use, and a load balancer or a person asks it by whatever name they use.
+      if (req.method === 'GET' && req.url.split('?')[0] === '/health') return;
       const refusal = guardRefusal(req.headers, rules);
       if (refusal) return sendError(reply, 403, ErrorCodes.Forbidden, refusal);
     });
