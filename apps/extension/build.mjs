@@ -1,5 +1,9 @@
-// Builds the unpacked extension into dist/ and zips it as browsermcp-extension-<version>.zip.
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+// Builds the unpacked extension into dist/ (the development build: its manifest keeps the `key` that gives it the
+// fixed id the gateway expects by default) and zips the store package browsermcp-extension-<version>.zip: the same
+// files at relative paths, the manifest without `key` (the Chrome Web Store refuses one and assigns its own id).
+import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { builtinModules } from 'node:module';
 import { build } from 'esbuild';
 import { zipSync } from 'fflate';
@@ -46,13 +50,15 @@ const manifest = JSON.parse(await readFile(new URL('manifest.json', dist), 'utf8
 manifest.version = version;
 await writeFile(new URL('manifest.json', dist), `${JSON.stringify(manifest, null, 2)}\n`);
 
-// The zip holds the same files as dist/, ready for the Chrome Web Store or "Load unpacked".
-const { readdir } = await import('node:fs/promises');
+// The store package: the files of dist/ (no source maps) by their path inside it, "/"-separated as zip entries are.
+const distDir = fileURLToPath(dist);
 const files = {};
-for (const name of await readdir(dist, { recursive: true, withFileTypes: true })) {
-  if (!name.isFile() || name.name.endsWith('.map')) continue;
-  const path = new URL(`${name.parentPath ?? name.path}/${name.name}`, 'file://').pathname;
-  files[path.slice(dist.pathname.length)] = new Uint8Array(await readFile(path));
+for (const entry of await readdir(distDir, { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile() || entry.name.endsWith('.map')) continue;
+  const path = join(entry.parentPath, entry.name);
+  files[relative(distDir, path).split(sep).join('/')] = new Uint8Array(await readFile(path));
 }
+const { key: _devKey, ...storeManifest } = manifest;
+files['manifest.json'] = new TextEncoder().encode(`${JSON.stringify(storeManifest, null, 2)}\n`);
 await writeFile(new URL(`browsermcp-extension-${version}.zip`, here), zipSync(files, { level: 9 }));
 console.log(`extension ${version}: dist/ and browsermcp-extension-${version}.zip`);

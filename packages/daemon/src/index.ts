@@ -23,7 +23,7 @@ export { ExtensionConnection, ExtensionRegistry, CloseCodes, parseHello } from '
 export type { HelloPayload, ExtensionRecord, ExtensionState } from './server/extensions.js';
 export { hs256Verifier, publicKeyVerifier, signToken } from './server/auth.js';
 export type { TokenVerifier, TokenIdentity, SignTokenOptions } from './server/auth.js';
-export { EXTENSION_ID, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_HEARTBEAT_MS, isLoopbackHost } from './server/constants.js';
+export { EXTENSION_ID, EXTENSION_ID_PATTERN, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_HEARTBEAT_MS, isLoopbackHost } from './server/constants.js';
 export { startDaemon } from './daemon.js';
 export type { StartDaemonOptions, RunningDaemon } from './daemon.js';
 export {

@@ -134,6 +134,8 @@ export class EmbeddedBackend implements Backend {
 export interface ExtensionBackendOptions {
   /** Where the extension connects: ws://127.0.0.1:<daemonPort>/extension. */
   daemonPort: number;
+  /** The extension ids that may connect (default: the development build's). */
+  extensionIds?: string[] | undefined;
   commandTimeoutMs?: number | undefined;
   graceMs?: number | undefined;
   /** How long a tool call waits for a browser to connect before it says how to connect one. */
@@ -169,6 +171,7 @@ export class ExtensionBackend implements Backend {
       local: null,
       // Only /extension (and /health): MCP clients come through the gateway and its key, never straight to the daemon.
       commandEndpoints: false,
+      ...(options.extensionIds ? { extensionIds: options.extensionIds } : {}),
       ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
       ...(options.files ? { extensionFiles: { ...options.files, sessionRoots: roots.lookup } } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),

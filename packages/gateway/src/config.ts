@@ -4,6 +4,8 @@ import { Command, type Option } from 'commander';
 import {
   applyConfigFile,
   ConfigError,
+  EXTENSION_ID,
+  EXTENSION_ID_PATTERN,
   deviceNames,
   isLoopbackHost,
   readSharedSettings,
@@ -53,6 +55,8 @@ export interface GatewayConfig extends SharedSettings {
   consoleLevel: ConsoleLevel;
   imageResponses: 'allow' | 'omit' | 'only';
   testIdAttribute: string;
+  /** --extension-id: the extension ids that may connect (the development build's by default). */
+  extensionIds: string[];
   /** --max-tabs: most tabs one session may hold. */
   maxTabs: number;
   /** --max-log-entries: console messages and requests kept per tab, each. */
@@ -109,6 +113,7 @@ function options(): Option[] {
     opt('--allow-unrestricted-file-access', 'input files may come from anywhere on this machine, and pages may open file:// URLs (default: only the roots above, file:// blocked)'),
     opt('--extension', 'drive your own browser through the browsermcp extension instead of launching one (default: launch one)'),
     opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)').default('8765'),
+    opt('--extension-id <ids>', `with --extension: the extension ids that may connect, comma-separated, e.g. the Chrome Web Store's (default: ${EXTENSION_ID}, the development build)`),
     opt('--daemon-url <url>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one (default: the embedded one)'),
     opt('--daemon-token <token>', 'access token for --daemon-url (browsermcp-daemon token --user U --secret-file F) (default: none)'),
     opt('--daemon-browser <id>', 'with --daemon-url: the browser to drive (default: the first connected)'),
@@ -269,6 +274,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     daemonToken: str('daemonToken') ?? '',
     daemonBrowser: str('daemonBrowser'),
     daemonPort: int('daemonPort', 0, 65535)!,
+    extensionIds: extensionIdsFrom(list('extensionId'), extension),
     cdpHeaders,
     cdpTimeoutMs: int('cdpTimeout', 0, 3_600_000)!,
     allowedOrigins: v.originPatterns('allowedOrigins'),
@@ -384,4 +390,13 @@ function trustProxyFrom(text: string | undefined): boolean | number | string[] |
     throw new ConfigError(`--trust-proxy must be true, a hop count, or proxy addresses/CIDRs such as 10.0.0.0/8,127.0.0.1, got "${bad ?? text}".`);
   }
   return entries;
+}
+
+/** --extension-id: ids as Chrome writes them (32 letters a-p), only with --extension. */
+function extensionIdsFrom(ids: string[], extension: boolean): string[] {
+  if (!ids.length) return [EXTENSION_ID];
+  if (!extension) throw new ConfigError('--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.');
+  const bad = ids.find((id) => !EXTENSION_ID_PATTERN.test(id));
+  if (bad !== undefined) throw new ConfigError(`--extension-id: "${bad}" is not an extension id (32 letters a to p, as chrome://extensions shows it).`);
+  return ids;
 }

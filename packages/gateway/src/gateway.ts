@@ -18,6 +18,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
   if (config.extension) {
     return ExtensionBackend.start({
       daemonPort: config.daemonPort,
+      extensionIds: config.extensionIds,
       commandTimeoutMs: config.commandTimeoutMs,
       graceMs: config.gracePeriodMs,
       sessionSettings: { ...toolSettings(config), caps: config.caps },

@@ -22,7 +22,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--browser-arg', '--sandbox', '--no-sandbox', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--trust-proxy', '--api-key-file', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-sessions', '--max-sessions-per-key']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--browser-arg', '--sandbox', '--no-sandbox', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--extension-id', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--trust-proxy', '--api-key-file', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-sessions', '--max-sessions-per-key']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -108,6 +108,8 @@ describe('browsermcp-gateway CLI', () => {
       [['--api-key-file', '/nonexistent/keys'], '--api-key-file /nonexistent/keys: cannot read the file (ENOENT)'],
       [['--api-key-file', '/etc/hostname'], 'is too easy to guess; use 16 or more'],
       [['--no-auth', '--api-key', 'abcdefghijklmnopqrstuvwxyz'], '--no-auth and an API key contradict each other: keep one.'],
+      [['--extension-id', 'abcdefghijklmnopabcdefghijklmnop'], '--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.'],
+      [['--extension', '--extension-id', 'not-an-id'], '--extension-id: "not-an-id" is not an extension id (32 letters a to p, as chrome://extensions shows it).'],
       [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],
       [['--console-lines-in-answer', 'all'], '--console-lines-in-answer must be a whole number from 0 to 1000, got "all"'],
       [['--codegen', 'ruby'], '--codegen must be one of typescript, python, java, csharp, none, got "ruby"'],
