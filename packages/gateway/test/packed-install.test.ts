@@ -1,0 +1,99 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// What a user outside this repository gets: the public packages packed as they would be published, installed from
+// the tarballs into an empty directory (third-party dependencies from the npm registry), then the gateway run over
+// stdio by the official SDK client under Node 20, 22 and 24 (the registry's `node` package), and the daemon's --help.
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PUBLIC = ['protocol', 'tools', 'daemon', 'gateway', 'client'];
+let app: string;
+let server: FixtureServer;
+
+// Run by the installed copy, in the app directory: the SDK client starts the installed gateway over stdio.
+const CLIENT = `
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+const [url, chrome] = process.argv.slice(2);
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: ['node_modules/@browsermcp/gateway/dist/cli.js', '--headless', '--executable-path', chrome],
+  stderr: 'ignore',
+});
+const client = new Client({ name: 'packed-install', version: '1' });
+await client.connect(transport);
+const text = (r) => r.content.map((c) => c.text ?? '').join('');
+const navigated = text(await client.callTool({ name: 'browser_navigate', arguments: { url } }));
+const snapshot = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
+await client.close();
+console.log(JSON.stringify({ node: process.version, navigated, snapshot }));
+`;
+
+beforeAll(async () => {
+  const work = mkdtempSync(join(tmpdir(), 'bmcp-packed-'));
+  const tarballs = join(work, 'tarballs');
+  mkdirSync(tarballs);
+  for (const name of PUBLIC) {
+    // dist/ is built already (the test command builds first); pnpm writes out workspace: and catalog: versions.
+    execFileSync('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', tarballs, '--config.ignore-scripts=true'], {
+      cwd: join(ROOT, 'packages', name),
+      stdio: 'ignore',
+    });
+  }
+  app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'packed-install-app', private: true, type: 'module' }));
+  writeFileSync(join(app, 'client.mjs'), CLIENT);
+  const files = readdirSync(tarballs).map((f) => join(tarballs, f));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel', 'error', ...files], { cwd: app, stdio: 'ignore', timeout: 240_000 });
+  server = await startFixtureServer();
+}, 300_000);
+afterAll(async () => {
+  await server?.close();
+});
+
+/**
+ * Runs the client under `node` (a version from the registry's node package, or this Node). Asynchronously: the
+ * fixture server it reads pages from runs in this process.
+ */
+async function runClient(nodeVersion: string | undefined): Promise<{ node: string; navigated: string; snapshot: string }> {
+  const args = ['client.mjs', server.url('/index.html'), testChromePath()];
+  const run = promisify(execFile);
+  const { stdout } = nodeVersion
+    ? await run('npx', ['-y', '-p', `node@${nodeVersion}`, 'node', ...args], { cwd: app, encoding: 'utf8', timeout: 240_000 })
+    : await run(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 120_000 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!);
+}
+
+describe('installed from the packed tarballs, outside the repository', () => {
+  for (const version of [undefined, '22', '24']) {
+    it(`runs the gateway over stdio for the SDK client (navigate, snapshot) under Node ${version ?? process.versions.node.split('.')[0]}`, async () => {
+      const result = await runClient(version);
+      expect(result.node).toMatch(new RegExp(`^v${version ?? process.versions.node.split('.')[0]}\\.`));
+      expect(result.navigated).toContain('- Page Title: Fixture home');
+      expect(result.snapshot).toMatch(/button "Click me" \[ref=e\d+\]/);
+    }, 300_000);
+  }
+
+  it("installs the daemon's CLI with its --help", () => {
+    const help = execFileSync(process.execPath, [join(app, 'node_modules', '@browsermcp', 'daemon', 'dist', 'cli.js'), '--help'], { encoding: 'utf8' });
+    expect(help).toContain('browsermcp-daemon');
+    expect(help).toContain('--port');
+    expect(help).toContain('--browser-arg');
+  });
+
+  it('loads @browsermcp/client with import and require, without dependencies', () => {
+    const both = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import { createRequire } from 'node:module'; const esm = await import('@browsermcp/client'); const cjs = createRequire(process.cwd() + '/x.js')('@browsermcp/client'); console.log(typeof esm.MCPClient, typeof cjs.MCPClient);"],
+      { cwd: app, encoding: 'utf8' },
+    );
+    expect(both.trim()).toBe('function function');
+  });
+});
