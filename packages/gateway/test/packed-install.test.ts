@@ -51,7 +51,8 @@ beforeAll(async () => {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'packed-install-app', private: true, type: 'module' }));
   writeFileSync(join(app, 'client.mjs'), CLIENT);
   const files = readdirSync(tarballs).map((f) => join(tarballs, f));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel', 'error', ...files], { cwd: app, stdio: 'ignore', timeout: 240_000 });
+  // TypeScript too, for a consumer that type-checks against the published types.
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel', 'error', ...files, 'typescript@5.9.3', '@types/node@20'], { cwd: app, stdio: 'ignore', timeout: 240_000 });
   server = await startFixtureServer();
 }, 300_000);
 afterAll(async () => {
@@ -80,6 +81,29 @@ describe('installed from the packed tarballs, outside the repository', () => {
       expect(result.snapshot).toMatch(/button "Click me" \[ref=e\d+\]/);
     }, 300_000);
   }
+
+  it('type-checks an ES module and a CommonJS consumer of every package against the published types', () => {
+    const names = ['protocol', 'tools', 'daemon', 'gateway', 'client'];
+    const esm = [...names.map((n, i) => `import * as p${i} from '@browsermcp/${n}';\nvoid p${i};`), "import '@browsermcp/client/iife';", 'void globalThis.BrowserMCP.MCPClient;'];
+    const cjs = (list: string[]) => list.map((n, i) => `import p${i} = require('@browsermcp/${n}');\nvoid p${i};`).join('\n');
+    writeFileSync(join(app, 'consumer.mts'), esm.join('\n'));
+    writeFileSync(join(app, 'consumer.cts'), cjs(names.filter((n) => n !== 'gateway')));
+    writeFileSync(join(app, 'gateway-consumer.cts'), cjs(['gateway']));
+    const tsc = (file: string, skipLibCheck: boolean) => {
+      const flags = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2022,dom', '--types', 'node', '--skipLibCheck', String(skipLibCheck)];
+      try {
+        execFileSync(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), ...flags, file], { cwd: app, encoding: 'utf8' });
+      } catch (err) {
+        throw new Error(`tsc found problems in the published types (${file}):\n${(err as { stdout?: string }).stdout ?? String(err)}`);
+      }
+    };
+    // Library types are checked too (a type a package needs at run time must be its dependency, e.g. @types/ws).
+    tsc('consumer.mts', false);
+    tsc('consumer.cts', false);
+    // The gateway's CommonJS types reach the MCP SDK's, whose own CommonJS declarations fail a library check
+    // (TS1541 in @modelcontextprotocol/sdk/dist/cjs/validation/types.d.ts): checked with skipLibCheck, as its users do.
+    tsc('gateway-consumer.cts', true);
+  }, 120_000);
 
   it("installs the daemon's CLI with its --help", () => {
     const help = execFileSync(process.execPath, [join(app, 'node_modules', '@browsermcp', 'daemon', 'dist', 'cli.js'), '--help'], { encoding: 'utf8' });
