@@ -132,6 +132,34 @@ describe('limits and lifecycle', () => {
     expect(tries.slice(10)).toEqual([429, 429]);
   });
 
+  it('--trust-proxy: behind a reverse proxy the limits count the client in X-Forwarded-For, not the proxy', async () => {
+    const guesses = async (target: RunningHttpGateway, client: string, n: number) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const res = await fetch(`${target.url}/mcp`, { method: 'POST', headers: { ...headers({ authorization: `Bearer guess-${i}` }), 'x-forwarded-for': client }, body: INIT });
+        await res.text();
+        statuses.push(res.status);
+      }
+      return statuses;
+    };
+    const proxied = await startGateway(['--trust-proxy', 'loopback']);
+    try {
+      // One client spends its budget of 10; another client behind the same proxy still has its own.
+      expect((await guesses(proxied, '203.0.113.7', 11)).at(-1)).toBe(429);
+      expect(await guesses(proxied, '198.51.100.9', 1)).toEqual([403]);
+    } finally {
+      await proxied.close();
+    }
+    // Without it, the header is not believed (a client could send any): both are the proxy's one address.
+    const direct = await startGateway();
+    try {
+      expect((await guesses(direct, '203.0.113.7', 11)).at(-1)).toBe(429);
+      expect(await guesses(direct, '198.51.100.9', 1)).toEqual([429]);
+    } finally {
+      await direct.close();
+    }
+  });
+
   it('rate limits failed keys from many addresses together: each new address does not bring a new budget', async () => {
     const own = await startGateway();
     const port = Number(new URL(own.url).port);
