@@ -202,9 +202,8 @@ export class SettingValues {
    * normalized: origins, origins on any port, host names, data: and blob:.
    */
   originPatterns(key: string): string[] {
-    const value = this.raw(key);
-    const items = Array.isArray(value) ? value.map(String) : (this.str(key) ?? '').split(/[,;]/);
-    return items
+    return this.list(key)
+      .flatMap((item) => item.split(';'))
       .map((s) => s.trim())
       .filter(Boolean)
       .map((entry) => {
@@ -334,8 +333,7 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
   const refusedArg = refusedBrowserArg(browserArgs);
   if (refusedArg) throw new ConfigError(`--browser-arg: ${refusedArg}`);
   // --sandbox and --no-sandbox set one attribute (commander's pair): true, false, or undefined when neither is given.
-  const sandboxValue = values.raw('sandbox');
-  const sandbox = sandboxValue === undefined || sandboxValue === null || sandboxValue === '' ? undefined : sandboxValue === true || sandboxValue === 'true' || sandboxValue === '1';
+  const sandbox = values.given('sandbox') ? values.bool('sandbox') : undefined;
 
   const logLevel = values.str('logLevel') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}".`);

@@ -77,7 +77,8 @@ export class EmbeddedBackend implements Backend {
   private ready: Promise<unknown>;
   private readonly waiting = new WaitingForPerson();
   private readonly roots = new SessionRootsRegistry();
-  private readonly executablePath: string | undefined;
+  /** The browser a launch would use, or why none: looked up once (the disk is not scanned on every /health). */
+  private readonly launchable: ReturnType<typeof chromeToLaunch> | undefined;
 
   constructor(options: EmbeddedBackendOptions) {
     this.router = new SessionRouter({
@@ -87,7 +88,7 @@ export class EmbeddedBackend implements Backend {
     });
     this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.roots.lookup });
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';
-    this.executablePath = options.executablePath;
+    this.launchable = options.cdpEndpoint ? undefined : chromeToLaunch(options.executablePath);
     this.ready = this.router.executorConnected(this.executor);
   }
 
@@ -120,9 +121,9 @@ export class EmbeddedBackend implements Backend {
   }
 
   browserProblem(): string | undefined {
-    if (this.mode !== 'launch') return undefined;
-    const chrome = chromeToLaunch(this.executablePath);
-    return 'problem' in chrome ? chrome.problem : undefined;
+    // A browser that runs has no problem, whatever was found at start (a Chrome installed since).
+    if (!this.launchable || !('problem' in this.launchable) || this.browserConnected()) return undefined;
+    return this.launchable.problem;
   }
 
   async close(): Promise<void> {

@@ -7,8 +7,6 @@ import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
 
-/** The newest console messages an action's answer carries; the rest are counted (browser_console_messages has them). */
-
 export class UnknownToolError extends Error {
   override readonly name = 'UnknownToolError';
   constructor(readonly toolName: string) {

@@ -1,4 +1,4 @@
-import type { HTTPRequest, Page } from 'puppeteer-core';
+import type { HTTPRequest, InterceptResolutionAction, Page } from 'puppeteer-core';
 import { cdp } from './cdp.js';
 import type { UrlCheck } from './origins.js';
 
@@ -61,7 +61,8 @@ export class RequestGuard {
   }
 
   private decide(request: HTTPRequest): void {
-    // Every paused request must be let go, whatever the check says; one that was not paused ignores both calls.
+    // Not paused (no lists, or a data: URL): nothing to decide. Every paused one must be let go, whatever the check says.
+    if (request.interceptResolutionState().action === ('disabled' as InterceptResolutionAction)) return;
     const why = this.check?.(request.url());
     if (why) {
       this.refuse(request.url(), why);

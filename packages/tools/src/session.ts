@@ -260,7 +260,7 @@ export class ToolSession {
           ? `The page's request for ${url} was refused: ${why}`
           : `${refused.count.toLocaleString('en')} requests from the pages were refused (last: ${url}): ${why}`,
       );
-      this.refusedRequests = { count: 0, last: undefined };
+      this.forgetRefusals();
     }
     return notes;
   }

@@ -59,10 +59,9 @@ export const security = fp(
     const trusted = (a: Auth) => a.kind === 'ok' || a.kind === 'open';
     // /.well-known/* answers 404 without a key: a 401 there makes MCP clients (the Inspector) start an OAuth flow
     // this server does not offer, instead of asking for the bearer key.
-    const isPublic = (req: FastifyRequest) => {
-      const path = req.url.split('?')[0]!;
-      return req.method === 'OPTIONS' || (req.method === 'GET' && (path === '/health' || path.startsWith('/.well-known/')));
-    };
+    const pathOf = (req: FastifyRequest) => req.url.split('?')[0]!;
+    const isHealth = (req: FastifyRequest) => req.method === 'GET' && pathOf(req) === '/health';
+    const isPublic = (req: FastifyRequest) => req.method === 'OPTIONS' || isHealth(req) || (req.method === 'GET' && pathOf(req).startsWith('/.well-known/'));
 
     app.decorateRequest('keyHash', undefined);
 
@@ -97,7 +96,7 @@ export const security = fp(
     const rules = { allowedHosts: opts.allowedHosts, corsOrigins: opts.corsOrigins };
     app.addHook('onRequest', async (req, reply) => {
       // /health says nothing a page could use, and a load balancer or a person asks it by whatever name they use.
-      if (req.method === 'GET' && req.url.split('?')[0] === '/health') return;
+      if (isHealth(req)) return;
       const refusal = guardRefusal(req.headers, rules);
       if (refusal) return sendError(reply, 403, ErrorCodes.Forbidden, refusal);
     });
