@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
+import { INSTANCE_ID_PATTERN } from './cluster/names.js';
 import {
   applyConfigFile,
   ConfigError,
@@ -47,6 +48,8 @@ export function buildDaemonProgram(): Command {
     s.maxConnectionsPerAddress,
     s.requestTimeout,
     repeatableOption('--extension-id <id>', `a Chrome extension id that may connect to /extension; repeat for more (default: ${EXTENSION_ID})`),
+    settingOption('--nats <urls>', 'join a cluster of daemons on NATS with JetStream, e.g. nats://127.0.0.1:4222 (comma-separated for several servers) (default: none: state stays in this process)'),
+    settingOption('--instance-id <id>', "this daemon's id in the cluster: 1-64 letters, digits, - or _ (default: random, printed at start)"),
     settingOption('--no-local', 'run without the local browser: extensions only (default: a local browser)'),
     s.executablePath,
     s.headless,
@@ -161,6 +164,24 @@ function seconds(values: SettingValues, key: string, fallbackMs: number): number
   return Math.round(n * 1000);
 }
 
+const NATS_URL = /^(nats|tls|ws|wss):\/\/[^\s,]+$|^[^\s,:/]+:\d+$/;
+
+function readCluster(values: SettingValues): StartDaemonOptions['cluster'] {
+  const nats = values.str('nats');
+  const instanceId = values.str('instanceId');
+  if (nats === undefined) {
+    if (instanceId !== undefined) throw new ConfigError(`${values.flag('instanceId')} names this daemon in a cluster: it needs --nats <url> too`);
+    return undefined;
+  }
+  const urls = nats.split(',').map((url) => url.trim());
+  const bad = urls.find((url) => !NATS_URL.test(url));
+  if (bad !== undefined) throw new ConfigError(`${values.flag('nats')} "${bad}" is not a NATS URL; use nats://host:port (comma-separated for several)`);
+  if (instanceId !== undefined && !INSTANCE_ID_PATTERN.test(instanceId)) {
+    throw new ConfigError(`${values.flag('instanceId')} "${instanceId}" must be 1-64 letters, digits, - or _`);
+  }
+  return { nats: urls.join(','), ...(instanceId !== undefined ? { instanceId } : {}) };
+}
+
 function readSecret(path: string, flag: string): string {
   let text: string;
   try {
@@ -204,6 +225,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
 
   const extensionIds = values.many('extensionId');
+  const cluster = readCluster(values);
 
   // --no-local sets local=false in commander.
   const local = values.raw('local') === false || values.raw('local') === 'false'
@@ -237,6 +259,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       allowedOrigins: shared.corsOrigins,
       connectionLimits: shared.connectionLimits,
       ...(extensionIds.length ? { extensionIds } : {}),
+      ...(cluster ? { cluster } : {}),
       local,
     },
   };

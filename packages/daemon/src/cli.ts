@@ -37,7 +37,15 @@ async function main(argv: string[]): Promise<void> {
     ...(command.verifier ? { verifier: command.verifier } : {}),
     logger: { level: command.logLevel },
   });
-  daemon.app.log.info({ address: daemon.address, auth: command.verifier !== undefined, local: daemon.localExecutor !== undefined }, 'browsermcp daemon listening');
+  daemon.app.log.info(
+    {
+      address: daemon.address,
+      auth: command.verifier !== undefined,
+      local: daemon.localExecutor?.id ?? false,
+      ...(daemon.cluster ? { instanceId: daemon.cluster.instanceId, nats: command.options.cluster?.nats } : {}),
+    },
+    daemon.cluster ? `browsermcp daemon listening, instance ${daemon.cluster.instanceId} of the cluster` : 'browsermcp daemon listening',
+  );
   const stop = (signal: string): void => {
     daemon.app.log.info({ signal }, 'shutting down');
     daemon.close().then(

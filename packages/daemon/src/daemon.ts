@@ -1,10 +1,22 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { ClusterNode } from './cluster/node.js';
 import { LocalExecutor, type LocalExecutorOptions } from './local/executor.js';
 import { SessionRouter } from './router/index.js';
 import { buildDaemonApp } from './server/app.js';
 import type { DaemonAppOptions } from './server/options.js';
 
-export interface StartDaemonOptions extends Omit<DaemonAppOptions, 'router' | 'localExecutor'> {
+export interface ClusterSettings {
+  /** NATS server URL(s), comma-separated: nats://127.0.0.1:4222. */
+  nats: string;
+  /** This daemon's id in the cluster; random (and printed) when not given. */
+  instanceId?: string | undefined;
+  /** Buckets and subjects start with this; default "browsermcp". */
+  prefix?: string | undefined;
+  /** How often this daemon's directory entries are written again; default 2 000 ms. */
+  heartbeatMs?: number | undefined;
+}
+
+export interface StartDaemonOptions extends Omit<DaemonAppOptions, 'router' | 'localExecutor' | 'cluster'> {
   host: string;
   port: number;
   commandTimeoutMs?: number | undefined;
@@ -13,12 +25,16 @@ export interface StartDaemonOptions extends Omit<DaemonAppOptions, 'router' | 'l
   /** The local executor's options, or null to run without one (extensions only). */
   local: LocalExecutorOptions | null;
   logger?: FastifyServerOptions['logger'];
+  /** Join a cluster of daemons on NATS with JetStream; without it the daemon keeps its state in-process. */
+  cluster?: ClusterSettings | undefined;
 }
 
 export interface RunningDaemon {
   app: FastifyInstance;
   router: SessionRouter;
   localExecutor: LocalExecutor | undefined;
+  /** This daemon's membership of a cluster, when started with one. */
+  cluster: ClusterNode | undefined;
   /** The address it listens on, e.g. http://127.0.0.1:8765. */
   address: string;
   /** Closes the endpoints, the browser it launched and the router. Safe to call twice. */
@@ -27,34 +43,56 @@ export interface RunningDaemon {
 
 /** A router, the local executor (unless disabled) and the HTTP/WebSocket app, listening: what the CLI runs. */
 export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
-  const { host, port, commandTimeoutMs, graceMs, local, logger, ...appOptions } = options;
+  const { host, port, commandTimeoutMs, graceMs, local, logger, cluster: clusterSettings, ...appOptions } = options;
   // The router warns through the app's logger once there is one (it is made first: the app needs the router).
   let app: FastifyInstance | undefined;
+  const log = {
+    warn: (details: Record<string, unknown>, message: string) => app?.log.warn(details, message),
+    info: (details: Record<string, unknown>, message: string) => app?.log.info(details, message),
+  };
+  const cluster = clusterSettings
+    ? await ClusterNode.connect({
+        url: clusterSettings.nats,
+        instanceId: clusterSettings.instanceId,
+        prefix: clusterSettings.prefix,
+        heartbeatMs: clusterSettings.heartbeatMs,
+        version: appOptions.version ?? '0.0.0',
+        logger: log,
+      })
+    : undefined;
+  const localId = cluster ? cluster.localExecutorId() : 'local';
   const router = new SessionRouter({
-    logger: { warn: (details, message) => app?.log.warn(details, message) },
-    ...(local ? { defaultExecutorId: 'local' } : {}),
+    logger: log,
+    ...(local ? { defaultExecutorId: localId } : {}),
     ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
     ...(graceMs !== undefined ? { graceMs } : {}),
+    ...(cluster ? { store: cluster.store, remote: cluster } : {}),
   });
-  const localExecutor = local ? new LocalExecutor(router, local) : undefined;
-  if (localExecutor) await router.executorConnected(localExecutor);
+  const localExecutor = local ? new LocalExecutor(router, { ...local, id: localId }) : undefined;
   try {
-    app = await buildDaemonApp({ ...appOptions, router, localExecutor }, { logger: logger ?? false });
+    if (localExecutor) await router.executorConnected(localExecutor);
+    app = await buildDaemonApp({ ...appOptions, router, localExecutor, cluster }, { logger: logger ?? false });
+    await cluster?.attach(router, app.browsermcp.extensions, localExecutor && { id: localExecutor.id, name: `Chromium on ${cluster.instanceId}` });
   } catch (error) {
+    await app?.close();
+    await cluster?.close();
     await localExecutor?.close();
     await router.close();
     throw error;
   }
+  const running = app;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
-      await app.close();
+      // The cluster hears first, so other instances stop sending here before the sockets go.
+      await cluster?.close();
+      await running.close();
       await localExecutor?.close();
       await router.close();
     })());
   try {
     const address = await app.listen({ host, port });
-    return { app, router, localExecutor, address, close };
+    return { app, router, localExecutor, cluster, address, close };
   } catch (error) {
     await close();
     throw error;

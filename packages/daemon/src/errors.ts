@@ -189,3 +189,40 @@ export const BadRequestError = defineError<'BMCP_ERR_BAD_REQUEST', [reason: stri
   '%s',
   ErrorCodes.InvalidRequest,
 );
+
+export const BrowserUnavailableError = defineError<'BMCP_ERR_BROWSER_UNAVAILABLE', [executorId: string, instanceId: string]>(
+  'BMCP_ERR_BROWSER_UNAVAILABLE',
+  'browser %s is unavailable: the daemon instance %s that held it is gone. If the browser reconnects to another instance within its grace period its sessions go on there; try again in a moment',
+  ErrorCodes.BrowserDisconnected,
+);
+
+export const ClusterUnavailableError = defineError<'BMCP_ERR_CLUSTER_UNAVAILABLE', [reason: string]>(
+  'BMCP_ERR_CLUSTER_UNAVAILABLE',
+  'the cluster store (NATS) cannot be reached: %s. Sessions need it; try again once NATS is back',
+  ErrorCodes.BrowserDisconnected,
+);
+
+/** A daemon error as it crosses to another instance of a cluster: its string code travels with it. */
+export interface CrossedError {
+  readonly code: string;
+  readonly rpcCode: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+export function crossError(error: unknown): CrossedError {
+  const wire = toWireError(error);
+  return {
+    code: isDaemonError(error) ? error.code : 'BMCP_ERR_INTERNAL',
+    rpcCode: wire.code,
+    message: wire.message,
+    ...(wire.data !== undefined ? { data: wire.data } : {}),
+  };
+}
+
+/** The daemon error another instance threw, rebuilt with its code, so callers here branch on it as on their own. */
+export function crossedError(error: CrossedError): DaemonError {
+  const result = executorError({ code: error.rpcCode, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) });
+  Object.defineProperty(result, 'code', { value: error.code, enumerable: true });
+  return result;
+}

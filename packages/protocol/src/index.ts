@@ -5,3 +5,4 @@ export * from './ids';
 export * from './proxy';
 export * from './extension';
 export { describeIssues } from './validate';
+export * from './cluster';

@@ -68,6 +68,8 @@ export const extensionInfoSchema = z.object({
   name: z.string(),
   /** Whether the extension's WebSocket is open right now (it may be inside its reconnect grace period). */
   connected: z.boolean(),
+  /** In a cluster: the daemon instance that holds the browser. */
+  instance: z.string().optional(),
 });
 export type ExtensionInfo = z.infer<typeof extensionInfoSchema>;
 export const listExtensionsResultSchema = z.object({ extensions: z.array(extensionInfoSchema) });

@@ -20,6 +20,8 @@ import { NodeFileAccess, type SessionRoots } from './files.js';
 import { setupContext, type PageSetupOptions } from './page-setup.js';
 
 export interface LocalExecutorOptions extends LocalBrowserOptions {
+  /** Its id among the browsers a router knows; default "local" (a cluster gives each instance's its own). */
+  id?: string | undefined;
   /** One context for every session instead of one isolated context each. */
   sharedBrowserContext?: boolean | undefined;
   /** Where screenshots, PDFs and GIFs are saved; uploads are also allowed from here. */
@@ -43,7 +45,7 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
  * its own isolated BrowserContext by default, and may add named ones (browser_context_create).
  */
 export class LocalExecutor implements Executor {
-  readonly id = 'local';
+  readonly id: string;
   readonly kind = 'local' as const;
   readonly browser: LocalBrowser;
   private readonly router: SessionRouter;
@@ -63,6 +65,7 @@ export class LocalExecutor implements Executor {
   private nextTabId = 1;
 
   constructor(router: SessionRouter, options: LocalExecutorOptions) {
+    this.id = options.id ?? 'local';
     this.router = router;
     this.options = options;
     this.browser = new LocalBrowser(options);
@@ -211,7 +214,7 @@ export class LocalExecutor implements Executor {
   private personFor(sessionId: string): NonNullable<SessionHost['person']> {
     return {
       waiting: (message, ms) => {
-        this.router.holdCommands(this.id, sessionId, ms);
+        // The router holds the session's command for as long (the event says how long).
         void this.router.handleEvent(this.id, createEvent({ sessionId, name: ExtensionEvents.waitingForPerson, payload: { message, ms } }));
       },
     };

@@ -1,12 +1,13 @@
 export { SessionRouter, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router';
 export { InMemoryRouterStore } from './memory-store';
-export type { RouterStore, SessionRecord } from './store';
+export { withCurrentTab, type RouterStore, type SessionRecord } from './store';
 export type {
   ConnectResult,
   DispatchRequest,
   Executor,
   ExecutorKind,
   OpenSessionOptions,
+  RemoteExecutors,
   ReportedTab,
   RouterLogger,
   RouterOptions,

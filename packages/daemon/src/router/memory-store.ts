@@ -1,4 +1,4 @@
-import type { RouterStore, SessionRecord } from './store';
+import { withCurrentTab, type RouterStore, type SessionRecord } from './store';
 
 /**
  * The RouterStore of a single daemon. Each method does all of its work before its first (and only) implicit
@@ -78,10 +78,4 @@ export class InMemoryRouterStore implements RouterStore {
     if (tabs === undefined) return [];
     return [...tabs].filter(([, owner]) => owner === sessionId).map(([tabId]) => tabId);
   }
-}
-
-// Records are replaced, never mutated, so a record a caller already holds does not change under it.
-function withCurrentTab(session: SessionRecord, tabId: string | undefined): SessionRecord {
-  const { currentTabId: _replaced, ...rest } = session;
-  return tabId === undefined ? rest : { ...rest, currentTabId: tabId };
 }

@@ -1,6 +1,8 @@
 import {
   createCommand,
+  ExtensionEvents,
   generateWireId,
+  parseWaitingForPerson,
   type CommandEnvelope,
   type ErrorObject,
   type EventEnvelope,
@@ -35,6 +37,7 @@ import type {
   DispatchRequest,
   Executor,
   OpenSessionOptions,
+  RemoteExecutors,
   ReportedTab,
   RouterLogger,
   RouterOptions,
@@ -53,6 +56,8 @@ const silentLogger: RouterLogger = { warn() {} };
 const MAX_STOPPED = 10_000;
 /** How much longer than the browser waits for the person a held command waits, so the browser's answer comes first. */
 const HOLD_MARGIN_MS = 5_000;
+/** The longest a browser may hold a command for the person (an approval waits 2 minutes, a hand-off 15). */
+export const MAX_HOLD_MS = 20 * 60_000;
 
 interface Reconnecting {
   readonly deadline: number;
@@ -76,6 +81,7 @@ export class SessionRouter {
   /** Sessions the person stopped, so their agents hear why (bounded by MAX_STOPPED). */
   readonly #stopped = new Set<string>();
   readonly #logger: RouterLogger;
+  readonly #remote: RemoteExecutors | undefined;
 
   readonly #executors = new Map<string, Executor>();
   readonly #reconnecting = new Map<string, Reconnecting>();
@@ -99,6 +105,7 @@ export class SessionRouter {
       throw new InvalidArgumentError('"logger" must have a warn method');
     }
     this.#logger = options.logger ?? silentLogger;
+    this.#remote = options.remote;
   }
 
   /** How long a disconnected executor's sessions wait for it: the one grace period of the daemon (the app's too). */
@@ -156,7 +163,7 @@ export class SessionRouter {
     checkId(sessionId, 'sessionId');
     const session = await this.#endSession(sessionId, 'closed');
     if (session === undefined) return false;
-    await this.#executors.get(session.executorId)?.closeSession(sessionId);
+    await (this.#executors.get(session.executorId) ?? this.#remote?.get(session.executorId))?.closeSession(sessionId);
     return true;
   }
 
@@ -171,9 +178,7 @@ export class SessionRouter {
     checkId(sessionId, 'sessionId');
     const session = await this.#store.getSession(sessionId);
     if (session === undefined || session.executorId !== executorId) return false;
-    this.#stopped.add(sessionId);
-    // Bounded: the oldest stopped sessions are forgotten first (they then answer "not open").
-    if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.values().next().value!);
+    this.#rememberStopped(sessionId);
     await this.#endSession(sessionId, 'stopped');
     return true;
   }
@@ -283,7 +288,7 @@ export class SessionRouter {
       this.#pending.fail(command.wireId, new CommandFailedError(command.name, reason, { cause: error }));
     };
     try {
-      Promise.resolve(executor.send(command)).catch(fail);
+      Promise.resolve(executor.send(command, timeoutMs)).catch(fail);
     } catch (error) {
       fail(error);
     }
@@ -357,10 +362,22 @@ export class SessionRouter {
    * the order they came. Resolves with whether any listener received it.
    */
   handleEvent(executorId: string, event: EventEnvelope): Promise<boolean> {
+    return this.#queueEvent(executorId, event, true);
+  }
+
+  /**
+   * An event another instance of the cluster forwarded (its browser, this instance's client): delivered as
+   * handleEvent delivers, never forwarded again.
+   */
+  handleForwardedEvent(executorId: string, event: EventEnvelope): Promise<boolean> {
+    return this.#queueEvent(executorId, event, false);
+  }
+
+  #queueEvent(executorId: string, event: EventEnvelope, forward: boolean): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false);
     const previous = this.#eventTails.get(executorId) ?? Promise.resolve(false);
     const delivered = previous
-      .then(() => this.#routeEvent(executorId, event))
+      .then(() => this.#routeEvent(executorId, event, forward))
       .catch((error: unknown) => {
         this.#logger.warn({ executorId, name: event.name, error }, 'could not route an event');
         return false;
@@ -372,7 +389,7 @@ export class SessionRouter {
     return delivered;
   }
 
-  async #routeEvent(executorId: string, event: EventEnvelope): Promise<boolean> {
+  async #routeEvent(executorId: string, event: EventEnvelope, forward: boolean): Promise<boolean> {
     const session = await this.#store.getSession(event.sessionId);
     if (session === undefined || session.executorId !== executorId) return false;
     if (event.tabId !== undefined) {
@@ -381,8 +398,16 @@ export class SessionRouter {
       if (owner !== undefined && owner !== event.sessionId) return false;
     }
     if (this.#closed) return false;
+    if (event.name === ExtensionEvents.waitingForPerson) {
+      // The browser holds the session's command for the person, within a bound: its timeout waits with it.
+      const waiting = parseWaitingForPerson(event.payload);
+      if (waiting.ok) this.holdCommands(executorId, event.sessionId, Math.min(waiting.value.ms, MAX_HOLD_MS));
+    }
     const lane = this.#lanes.peek(event.sessionId);
-    if (lane === undefined) return false;
+    if (lane === undefined) {
+      if (forward) this.#remote?.forwardEvent(executorId, event);
+      return false;
+    }
     return lane.listeners.emitEvent(event, (error) => this.#listenerFailed(event.sessionId, error)) > 0;
   }
 
@@ -517,6 +542,71 @@ export class SessionRouter {
     }
   }
 
+  // ── what other instances of a cluster ask ────────────────────────────────────────────────────────────────────
+
+  /**
+   * Runs a command that another instance dispatched (its client's session, this instance's browser) and resolves
+   * with the browser's response; that instance's router did the checks and keeps the session's order. Fails as a
+   * dispatch would when the browser is away (BrowserDisconnected with the time left, or not connected).
+   */
+  runForPeer(executorId: string, command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
+    try {
+      this.#assertOpen();
+      checkId(executorId, 'executorId');
+      return this.#send(this.#localExecutor(executorId), command, checkDelay(timeoutMs, 'timeoutMs', this.#commandTimeoutMs, 1));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Tells a browser held here that a session whose client another instance serves opened on it. */
+  async openSessionForPeer(session: SessionRecord): Promise<void> {
+    this.#assertOpen();
+    await this.#localExecutor(session.executorId).openSession?.(session);
+  }
+
+  /** Closes a session's tabs in a browser held here, for the instance where the session was closed. */
+  async closeSessionForPeer(executorId: string, sessionId: string): Promise<void> {
+    await this.#executors.get(executorId)?.closeSession(sessionId);
+  }
+
+  /**
+   * Closes the sessions of a browser that no instance holds any more (its instance died and the grace period ran
+   * out), as this router does for its own browsers that do not come back.
+   */
+  expireExecutor(executorId: string): Promise<void> {
+    return this.#expire(executorId);
+  }
+
+  /** The instance that sent a command stopped waiting for it: it is failed here and stopped in the browser. */
+  cancelForPeer(wireId: string, reason: 'cancelled' | 'timeout'): boolean {
+    const pending = this.#pending.get(wireId);
+    if (pending === undefined || !this.#pending.fail(wireId, new CommandCancelledError(pending.command.name))) return false;
+    this.#executors.get(pending.executorId)?.cancel?.(pending.command, reason);
+    return true;
+  }
+
+  /**
+   * Another instance ended a session (closed, stopped, its browser gone): its queued commands fail here and its
+   * listeners are told, as if it had ended here. The store already forgot it.
+   */
+  sessionEndedElsewhere(sessionId: string, reason: SessionCloseReason): void {
+    if (this.#closed) return;
+    checkId(sessionId, 'sessionId');
+    this.#forget(sessionId, reason);
+  }
+
+  /**
+   * A disconnected browser reconnected to another instance within its grace period: this instance stops waiting
+   * for it without closing its sessions, which are now served there.
+   */
+  executorMoved(executorId: string): void {
+    const waiting = this.#reconnecting.get(executorId);
+    if (waiting === undefined) return;
+    clearTimeout(waiting.timer);
+    this.#reconnecting.delete(executorId);
+  }
+
   // ── listeners ─────────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Subscribes to the browser events of one session's tabs. Listeners are dropped when the session closes. */
@@ -584,14 +674,36 @@ export class SessionRouter {
   async #endSession(sessionId: string, reason: SessionCloseReason): Promise<SessionRecord | undefined> {
     const session = await this.#store.deleteSession(sessionId);
     if (session === undefined) return undefined;
+    this.#forget(sessionId, reason);
+    this.#remote?.sessionEnded(sessionId, reason);
+    return session;
+  }
+
+  /** What this process holds for an ended session: its queue, its commands in flight, its listeners. */
+  #forget(sessionId: string, reason: SessionCloseReason): void {
+    if (reason === 'stopped') this.#rememberStopped(sessionId);
     const closedError = () => (reason === 'stopped' ? new SessionStoppedError() : new SessionClosedError(sessionId));
     const lane = this.#lanes.close(sessionId, closedError());
     this.#pending.failWhere((pending) => pending.command.sessionId === sessionId, closedError);
     lane?.listeners.emitClosed(reason, (error) => this.#listenerFailed(sessionId, error));
-    return session;
   }
 
+  #rememberStopped(sessionId: string): void {
+    this.#stopped.add(sessionId);
+    // Bounded: the oldest stopped sessions are forgotten first (they then answer "not open").
+    if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.values().next().value!);
+  }
+
+  /** The executor that runs a command now: connected here, or (in a cluster) held by another instance. */
   #liveExecutor(executorId: string): Executor {
+    if (!this.#executors.has(executorId) && !this.#reconnecting.has(executorId)) {
+      const remote = this.#remote?.get(executorId);
+      if (remote !== undefined) return remote;
+    }
+    return this.#localExecutor(executorId);
+  }
+
+  #localExecutor(executorId: string): Executor {
     const executor = this.#executors.get(executorId);
     if (executor !== undefined) return executor;
     const waiting = this.#reconnecting.get(executorId);

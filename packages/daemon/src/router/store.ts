@@ -48,3 +48,10 @@ export interface RouterStore {
   /** The tabs a session owns. */
   listTabs(sessionId: string): Promise<string[]>;
 }
+
+/** The record with its current tab set (or cleared). Records are replaced, never mutated, so a record a caller
+ * already holds does not change under it. */
+export function withCurrentTab(session: SessionRecord, tabId: string | undefined): SessionRecord {
+  const { currentTabId: _replaced, ...rest } = session;
+  return tabId === undefined ? rest : { ...rest, currentTabId: tabId };
+}

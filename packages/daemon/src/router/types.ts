@@ -1,4 +1,5 @@
-import type { CommandEnvelope } from '@browsermcp/protocol';
+import type { CommandEnvelope, EventEnvelope } from '@browsermcp/protocol';
+import type { SessionCloseReason } from './listeners';
 import type { RouterStore, SessionRecord } from './store';
 
 export type ExecutorKind = 'local' | 'extension';
@@ -16,10 +17,11 @@ export interface Executor {
   readonly id: string;
   readonly kind: ExecutorKind;
   /**
-   * Hands one command to the browser. A throw or a rejection fails that command at once (CommandFailed), rather
-   * than letting it wait for its timeout.
+   * Hands one command to the browser. A throw or a rejection fails that command at once (CommandFailed, or the
+   * daemon error thrown), rather than letting it wait for its timeout. `timeoutMs` is how long the router waits
+   * for its answer (an executor that forwards the command elsewhere passes it on).
    */
-  send(command: CommandEnvelope): void | Promise<void>;
+  send(command: CommandEnvelope, timeoutMs: number): void | Promise<void>;
   /**
    * Optional: told when a session opens on this executor, e.g. to name the extension's tab group after the
    * client. A rejection makes openSession fail.
@@ -85,6 +87,19 @@ export interface RouterLogger {
   warn(details: Record<string, unknown>, message: string): void;
 }
 
+/**
+ * How a router of a cluster reaches what other daemons hold. The router stays unaware of how: the cluster gives it
+ * executor proxies and carries what one instance must tell the others.
+ */
+export interface RemoteExecutors {
+  /** An executor that another instance holds, as a proxy; undefined when no instance holds it. */
+  get(executorId: string): Executor | undefined;
+  /** A session ended on this instance (its store record is gone): the instance serving its client must hear. */
+  sessionEnded(sessionId: string, reason: SessionCloseReason): void;
+  /** An event of a browser held here, for a session whose client another instance serves. */
+  forwardEvent(executorId: string, event: EventEnvelope): void;
+}
+
 export interface RouterOptions {
   /** Where sessions and tab ownership live; an InMemoryRouterStore by default. */
   readonly store?: RouterStore;
@@ -94,6 +109,8 @@ export interface RouterOptions {
   readonly graceMs?: number;
   /** The executor a session opens on when openSession names none. */
   readonly defaultExecutorId?: string;
+  /** Browsers held by other daemons of a cluster; none without. */
+  readonly remote?: RemoteExecutors;
   /** Told about dropped responses and throwing listeners. Silent by default. */
   readonly logger?: RouterLogger;
 }

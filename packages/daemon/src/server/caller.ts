@@ -24,8 +24,12 @@ export async function httpCaller(state: DaemonState, request: FastifyRequest): P
   return (await verifier.verify(match[1]!)).userId;
 }
 
-/** The browsers a user may open sessions on: the daemon's own (when it has one) and that user's extensions. */
+/**
+ * The browsers a user may open sessions on: the daemon's own (when it has one) and that user's extensions; in a
+ * cluster, those of every instance, each with the instance that holds it.
+ */
 export function browsersFor(state: DaemonState, userId: string | null): ExtensionInfo[] {
+  if (state.options.cluster) return state.options.cluster.browsersFor(userId);
   const out: ExtensionInfo[] = [];
   if (state.options.localExecutor) out.push({ id: LOCAL_BROWSER_ID, name: 'Local Chromium', connected: true });
   for (const record of state.extensions.records.values()) {
@@ -42,4 +46,13 @@ export async function sessionOf(state: DaemonState, sessionId: string, userId: s
   const session = await state.router.getSession(sessionId);
   if (session === undefined || (session.userId ?? null) !== userId) throw new SessionNotFoundError(sessionId);
   return session;
+}
+
+/**
+ * The browser a caller named, if it may use it. "local" names this daemon's own browser, also in a cluster where
+ * its id is unique ("local-<instance>").
+ */
+export function findBrowser(state: DaemonState, userId: string | null, id: string): ExtensionInfo | undefined {
+  const wanted = id === LOCAL_BROWSER_ID && state.options.localExecutor ? state.options.localExecutor.id : id;
+  return browsersFor(state, userId).find((browser) => browser.id === wanted);
 }

@@ -10,7 +10,6 @@ import {
   ExtensionCloseCodes,
   ExtensionEvents,
   parseHelloPayload,
-  parseWaitingForPerson,
   responseFor,
   type CommandEnvelope,
   type InputFile,
@@ -52,6 +51,11 @@ export interface ExtensionRecord {
 /** The browsers connected through /extension, by browserId. Shared with the proxy endpoint (/mcp). */
 export class ExtensionRegistry {
   readonly records = new Map<string, ExtensionRecord>();
+  /**
+   * In a cluster: the user of a browser another instance holds (null without auth), or undefined when no other
+   * instance holds it; a hello with that browser id from another user's extension is refused.
+   */
+  ownerElsewhere: ((browserId: string) => string | null | undefined) | undefined;
   private readonly listeners = new Set<(id: string, state: ExtensionState) => void>();
 
   onChange(listener: (id: string, state: ExtensionState) => void): () => void {
@@ -69,6 +73,14 @@ export class ExtensionRegistry {
     return n;
   }
 
+  /** Drops an away browser's record without a 'gone' (it reconnected to another instance of the cluster). */
+  forget(id: string): void {
+    const record = this.records.get(id);
+    if (record === undefined || record.connection !== null) return;
+    clearTimeout(record.expiry);
+    this.records.delete(id);
+  }
+
   clear(): void {
     for (const r of this.records.values()) clearTimeout(r.expiry);
     this.records.clear();
@@ -81,9 +93,6 @@ export function parseHello(payload: unknown): HelloPayload | string {
   const hello = parseHelloPayload(payload);
   return hello.ok ? hello.value : hello.message;
 }
-
-/** The longest a browser may hold a command for the person (an approval waits 2 minutes, a hand-off 15). */
-const MAX_HOLD_MS = 20 * 60_000;
 
 /** WebSocket close codes on /extension: the protocol's, under the name this package has exported. */
 export const CloseCodes = ExtensionCloseCodes;
@@ -254,11 +263,6 @@ export class ExtensionConnection implements Executor {
       await this.o.router.claimTab(this.id, sessionId, tabId).catch((error: unknown) => this.o.log.warn({ error, tabId }, 'tab_opened refused'));
     } else if (name === ExtensionEvents.tabClosed && tabId !== undefined) {
       await this.o.router.releaseTab(this.id, tabId).catch(() => undefined);
-    } else if (name === ExtensionEvents.waitingForPerson) {
-      // A browser may hold its commands for the person, within a bound.
-      const waiting = parseWaitingForPerson(envelope.payload);
-      if (waiting.ok) this.o.router.holdCommands(this.id, sessionId, Math.min(waiting.value.ms, MAX_HOLD_MS));
-      await this.o.router.handleEvent(this.id, envelope);
     } else if (name === ExtensionEvents.sessionStopped) {
       if (await this.o.router.stopSession(this.id, sessionId).catch(() => false)) {
         this.o.log.info({ browserId: this.browserId, sessionId }, 'session stopped by the person');
@@ -294,7 +298,8 @@ export class ExtensionConnection implements Executor {
     if (typeof hello === 'string') return this.closeWith(CloseCodes.BadHello, hello);
     const { registry, router } = this.o;
     const existing = registry.records.get(hello.browserId);
-    if (existing && existing.userId !== this.userId) {
+    const elsewhere = registry.ownerElsewhere?.(hello.browserId);
+    if ((existing && existing.userId !== this.userId) || (elsewhere !== undefined && elsewhere !== this.userId)) {
       return this.closeWith(CloseCodes.Forbidden, `browser ${hello.browserId} belongs to another user`);
     }
     clearTimeout(this.helloTimer);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { BadRequestError, ExtensionNotFoundError, SessionNotFoundError } from '../errors.js';
-import { browsersFor, httpCaller, sessionOf } from './caller.js';
+import { findBrowser, httpCaller, sessionOf } from './caller.js';
 import { runLogged } from './core.js';
 
 export interface HealthBody {
@@ -14,6 +14,8 @@ export interface HealthBody {
   browsers: number;
   /** Seconds since the daemon started. */
   uptime: number;
+  /** In a cluster: this daemon's instance id, and the instances and browsers the cluster has now. */
+  cluster?: { instanceId: string; instances: number; browsers: number };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -42,6 +44,7 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
       sessions: stats.sessions,
       browsers: extensions.connectedCount + (options.localExecutor ? 1 : 0),
       uptime: Math.round((Date.now() - app.browsermcp.startedAt) / 1000),
+      ...(options.cluster ? { cluster: options.cluster.summary() } : {}),
     };
   });
 
@@ -53,11 +56,11 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     if (!isObject(body)) throw new BadRequestError('the body must be a JSON object {sessionId?, clientName?, executorId?}');
     const sessionId = optionalString(body, 'sessionId') ?? randomUUID();
     const clientName = optionalString(body, 'clientName');
-    const executorId = optionalString(body, 'executorId');
+    const named = optionalString(body, 'executorId');
+    const found = named === undefined ? undefined : findBrowser(app.browsermcp, userId, named);
     // Another user's browser reads exactly like an unknown one (checked before anything opens).
-    if (executorId !== undefined && options.verifier && !browsersFor(app.browsermcp, userId).some((b) => b.id === executorId)) {
-      throw new ExtensionNotFoundError(executorId);
-    }
+    if (named !== undefined && options.verifier && found === undefined) throw new ExtensionNotFoundError(named);
+    const executorId = found?.id ?? named;
     const session = await router.openSession(sessionId, {
       ...(clientName !== undefined ? { clientName } : {}),
       ...(executorId !== undefined ? { executorId } : {}),

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors.js';
+import type { ClusterNode } from '../cluster/node.js';
 import type { LocalExecutor } from '../local/executor.js';
 import { NodeFileAccess, type NodeFileAccessOptions } from '../local/files.js';
 import type { SessionRouter } from '../router/index.js';
@@ -13,6 +14,8 @@ export interface DaemonAppOptions {
   router: SessionRouter;
   /** The in-process executor, when enabled: listed by list_extensions as "local" and counted by /health. */
   localExecutor?: LocalExecutor | undefined;
+  /** This daemon's membership of a cluster (`--nats`): browsers are listed cluster-wide. */
+  cluster?: ClusterNode | undefined;
   /** Reported by /health. */
   version?: string | undefined;
   /**
@@ -55,6 +58,7 @@ export interface DaemonAppOptions {
 export interface ResolvedOptions {
   router: SessionRouter;
   localExecutor: LocalExecutor | undefined;
+  cluster: ClusterNode | undefined;
   version: string;
   allowedHosts: Set<string>;
   allowedOrigins: Set<string>;
@@ -108,6 +112,7 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
   return {
     router: options.router,
     localExecutor: options.localExecutor,
+    cluster: options.cluster,
     version: options.version ?? '0.0.0',
     // Names only: a host matches on any port, so "relay.example.com:443" and "relay.example.com" mean the same.
     allowedHosts: allowedHostNames(hosts),

@@ -19,7 +19,7 @@ import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
 import { BadRequestError, ExtensionNotFoundError, UnauthorizedError, toWireError } from '../errors.js';
 import type { Unsubscribe } from '../router/index.js';
-import { browsersFor } from './caller.js';
+import { browsersFor, findBrowser } from './caller.js';
 import { runLogged, type DaemonState } from './core.js';
 import type { ExtensionState } from './extensions.js';
 import { watchHeartbeat } from './heartbeat.js';
@@ -137,10 +137,10 @@ class ProxyClient {
     if (this.link) {
       throw new BadRequestError(`already connected to ${this.link.extensionId} (connection ${this.link.connectionId}); call disconnect first`);
     }
-    const extensionId = checked.value.extension_id;
-    const info = this.visibleExtensions().find((e) => e.id === extensionId);
+    const info = findBrowser(this.daemon, this.userId, checked.value.extension_id);
     // Another user's browser reads exactly like an unknown one: its existence is not this client's business.
-    if (!info) throw new ExtensionNotFoundError(extensionId);
+    if (!info) throw new ExtensionNotFoundError(checked.value.extension_id);
+    const extensionId = info.id;
     const connectionId = shortId();
     const sessionId = `proxy-${this.clientId}-${connectionId}`;
     await this.daemon.router.openSession(sessionId, {

@@ -1,0 +1,151 @@
+import type { KV, KvEntry } from '@nats-io/kv';
+import { withCurrentTab, type RouterStore, type SessionRecord } from '../router/store.js';
+import { fromToken, token } from './names.js';
+
+/** How often a compare-and-set write is retried when another instance wrote the same key in between. */
+const MAX_CAS_ATTEMPTS = 20;
+
+// Keys: `s.<session>` holds a SessionRecord; `t.<executor>.<tab>` holds the id of the session that owns the tab.
+const sessionKey = (sessionId: string): string => `s.${token(sessionId)}`;
+const tabKey = (executorId: string, tabId: string): string => `t.${token(executorId)}.${token(tabId)}`;
+
+function live(entry: KvEntry | null): entry is KvEntry {
+  return entry !== null && entry.operation === 'PUT';
+}
+
+/**
+ * The RouterStore of a cluster, on a JetStream KV bucket shared by every daemon. Each racing write is one atomic
+ * KV operation: createSession and claimTab are `create` (fails if the key exists), deleteSession and releaseTab
+ * delete at the revision they read, so of two instances doing the same only one sees itself succeed.
+ */
+export class KvRouterStore implements RouterStore {
+  constructor(private readonly kv: KV) {}
+
+  async createSession(session: SessionRecord): Promise<boolean> {
+    try {
+      await this.kv.create(sessionKey(session.sessionId), JSON.stringify(session));
+      return true;
+    } catch (error) {
+      // `create` fails when the key exists; any other failure is the store's and is rethrown.
+      if (live(await this.kv.get(sessionKey(session.sessionId)))) return false;
+      throw error;
+    }
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    const entry = await this.kv.get(sessionKey(sessionId));
+    return live(entry) ? entry.json<SessionRecord>() : undefined;
+  }
+
+  async listSessions(executorId?: string): Promise<SessionRecord[]> {
+    const sessions: SessionRecord[] = [];
+    for (const key of await this.#keys('s.*')) {
+      const session = await this.getSession(fromToken(key.slice(2)));
+      if (session !== undefined && (executorId === undefined || session.executorId === executorId)) sessions.push(session);
+    }
+    return sessions;
+  }
+
+  async deleteSession(sessionId: string): Promise<SessionRecord | undefined> {
+    const key = sessionKey(sessionId);
+    const entry = await this.kv.get(key);
+    if (!live(entry)) return undefined;
+    try {
+      await this.kv.delete(key, { previousSeq: entry.revision });
+    } catch {
+      // Another instance deleted (or changed) it first: it reports the removal, not us.
+      if (live(await this.kv.get(key))) return this.deleteSession(sessionId);
+      return undefined;
+    }
+    const session = entry.json<SessionRecord>();
+    for (const { key: owned, entry: tab } of await this.#tabsOf(session.executorId)) {
+      if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
+    }
+    return session;
+  }
+
+  async setCurrentTab(sessionId: string, tabId: string | undefined): Promise<void> {
+    await this.#updateSession(sessionId, (session) => withCurrentTab(session, tabId));
+  }
+
+  async claimTab(sessionId: string, tabId: string): Promise<string | undefined> {
+    const session = await this.getSession(sessionId);
+    if (session === undefined) return undefined;
+    const key = tabKey(session.executorId, tabId);
+    try {
+      await this.kv.create(key, sessionId);
+    } catch (error) {
+      const owner = await this.kv.get(key);
+      if (live(owner)) return owner.string();
+      throw error;
+    }
+    // The session may have been deleted while we claimed: its tab must not outlive it.
+    if ((await this.getSession(sessionId)) === undefined) {
+      await this.kv.delete(key).catch(() => undefined);
+      return undefined;
+    }
+    return sessionId;
+  }
+
+  async releaseTab(executorId: string, tabId: string): Promise<string | undefined> {
+    const key = tabKey(executorId, tabId);
+    const entry = await this.kv.get(key);
+    if (!live(entry)) return undefined;
+    try {
+      await this.kv.delete(key, { previousSeq: entry.revision });
+    } catch {
+      return undefined; // released by someone else meanwhile
+    }
+    const owner = entry.string();
+    await this.#updateSession(owner, (session) => (session.currentTabId === tabId ? withCurrentTab(session, undefined) : undefined));
+    return owner;
+  }
+
+  async getTabOwner(executorId: string, tabId: string): Promise<string | undefined> {
+    const entry = await this.kv.get(tabKey(executorId, tabId));
+    return live(entry) ? entry.string() : undefined;
+  }
+
+  async listTabs(sessionId: string): Promise<string[]> {
+    const session = await this.getSession(sessionId);
+    if (session === undefined) return [];
+    const tabs: string[] = [];
+    for (const { key, entry } of await this.#tabsOf(session.executorId)) {
+      if (entry.string() === sessionId) tabs.push(fromToken(key.slice(key.lastIndexOf('.') + 1)));
+    }
+    return tabs;
+  }
+
+  /** Rewrites a session at the revision it was read (retried when another instance wrote it in between). */
+  async #updateSession(sessionId: string, change: (session: SessionRecord) => SessionRecord | undefined): Promise<void> {
+    const key = sessionKey(sessionId);
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const entry = await this.kv.get(key);
+      if (!live(entry)) return;
+      const next = change(entry.json<SessionRecord>());
+      if (next === undefined) return;
+      try {
+        await this.kv.update(key, JSON.stringify(next), entry.revision);
+        return;
+      } catch {
+        // written by another instance since we read it: read again
+      }
+    }
+    throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
+  }
+
+  async #tabsOf(executorId: string): Promise<Array<{ key: string; entry: KvEntry }>> {
+    const out: Array<{ key: string; entry: KvEntry }> = [];
+    for (const key of await this.#keys(`t.${token(executorId)}.*`)) {
+      const entry = await this.kv.get(key);
+      if (live(entry)) out.push({ key, entry });
+    }
+    return out;
+  }
+
+  async #keys(filter: string): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys(filter)) keys.push(key);
+    return keys;
+  }
+}

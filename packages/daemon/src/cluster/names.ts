@@ -1,0 +1,44 @@
+// Ids come from clients and browsers and may hold any character; NATS subjects and KV keys allow few. Every id is
+// written into a key or subject as unpadded base64url, which is one valid token whatever the id holds.
+
+/** One KV key or subject token for any non-empty id. */
+export function token(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+export function fromToken(encoded: string): string {
+  return Buffer.from(encoded, 'base64url').toString('utf8');
+}
+
+/** What `--instance-id` may be: it is printed, logged and used as a subject token as it is. */
+export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The buckets and subjects of one cluster; `prefix` lets several clusters share one NATS account. */
+export class ClusterNames {
+  constructor(readonly prefix = 'browsermcp') {}
+
+  /** Sessions and tab ownership (no TTL: a session lives until it is closed or its browser's grace runs out). */
+  get routerBucket(): string {
+    return `${this.prefix}_router`;
+  }
+
+  /** Which instance holds which browser: entries live only as long as their instance's heartbeat refreshes them. */
+  get browsersBucket(): string {
+    return `${this.prefix}_browsers`;
+  }
+
+  /** Commands and session calls for the browsers one instance holds (request/reply). */
+  instanceSubject(instanceId: string): string {
+    return `${this.prefix}.instance.${instanceId}`;
+  }
+
+  /** Browser events, for the instance that serves the session's client. */
+  get eventSubject(): string {
+    return `${this.prefix}.event`;
+  }
+
+  /** A session ended on some instance: the others drop its queue and tell its listeners. */
+  get endedSubject(): string {
+    return `${this.prefix}.session-ended`;
+  }
+}

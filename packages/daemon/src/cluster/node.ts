@@ -1,0 +1,475 @@
+import { randomBytes } from 'node:crypto';
+import {
+  parseClusterReply,
+  parseClusterRequest,
+  parseForwardedEvent,
+  parseSessionEnded,
+  type BrowserEntry,
+  type ClusterReply,
+  type ClusterRequest,
+  type CommandEnvelope,
+  type EventEnvelope,
+  type ExtensionInfo,
+} from '@browsermcp/protocol';
+import { Kvm } from '@nats-io/kv';
+import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import {
+  BrowserNotConnectedError,
+  BrowserUnavailableError,
+  ClusterUnavailableError,
+  crossError,
+  crossedError,
+  InvalidArgumentError,
+  isDaemonError,
+} from '../errors.js';
+import { MAX_HOLD_MS } from '../router/router.js';
+import type { Executor, ExecutorKind, RemoteExecutors, RouterLogger, SessionRecord, SessionRouter } from '../router/index.js';
+import type { SessionCloseReason } from '../router/listeners.js';
+import type { ExtensionRegistry } from '../server/extensions.js';
+import { BrowserDirectory } from './directory.js';
+import { KvRouterStore } from './kv-store.js';
+import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
+
+/** How often an instance writes its entries again; they expire after DIRECTORY_TTL_MS without it. */
+export const DEFAULT_CLUSTER_HEARTBEAT_MS = 2_000;
+/** A dead instance's browsers leave the directory this long after its last heartbeat. */
+export const DEFAULT_DIRECTORY_TTL_MS = 6_000;
+/** How long a reply to a session call (open, close) may take. */
+const CALL_TIMEOUT_MS = 10_000;
+/** How long a live instance may take to answer a ping. */
+const PING_TIMEOUT_MS = 1_500;
+
+export interface ClusterOptions {
+  /** nats://host:port (several, comma-separated, for a NATS cluster). */
+  url: string;
+  /** This daemon's id in the cluster; random when not given. */
+  instanceId?: string | undefined;
+  version: string;
+  logger: RouterLogger & { info(details: Record<string, unknown>, message: string): void };
+  /** Buckets and subjects start with this (default "browsermcp"), so clusters can share one NATS. */
+  prefix?: string | undefined;
+  heartbeatMs?: number | undefined;
+  directoryTtlMs?: number | undefined;
+}
+
+/** A random id for an instance that was not given one: short enough to read in logs. */
+export function randomInstanceId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/**
+ * One daemon's membership of a cluster on NATS: its RouterStore (JetStream KV), the directory of which instance
+ * holds which browser, proxies for the browsers other instances hold, and the subscriptions through which it runs
+ * their commands for its own browsers. The router and the endpoints see only the store and the proxies.
+ */
+export class ClusterNode implements RemoteExecutors {
+  readonly instanceId: string;
+  readonly store: KvRouterStore;
+  readonly #nc: NatsConnection;
+  readonly #names: ClusterNames;
+  readonly #directory: BrowserDirectory;
+  readonly #options: ClusterOptions;
+  readonly #proxies = new Map<string, RemoteExecutor>();
+  readonly #subscriptions: Subscription[] = [];
+  /** Executors some session names that no instance holds, since when: closed once the grace period passes. */
+  readonly #missingSince = new Map<string, number>();
+  readonly #startedAt = Date.now();
+  /** Requests waiting on each instance, to fail at once when that instance stops answering pings. */
+  readonly #inFlight = new Map<string, Map<(error: Error) => void, string>>();
+  #attached: { router: SessionRouter; extensions: ExtensionRegistry; localBrowser: BrowserEntry | undefined } | undefined;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #beating: Promise<void> | undefined;
+  #closed = false;
+
+  private constructor(nc: NatsConnection, store: KvRouterStore, directory: BrowserDirectory, instanceId: string, options: ClusterOptions) {
+    this.#nc = nc;
+    this.store = store;
+    this.#directory = directory;
+    this.instanceId = instanceId;
+    this.#options = options;
+    this.#names = new ClusterNames(options.prefix);
+  }
+
+  /** Connects to NATS and opens (or creates) the cluster's buckets. Fails with a message naming the fix. */
+  static async connect(options: ClusterOptions): Promise<ClusterNode> {
+    const instanceId = options.instanceId ?? randomInstanceId();
+    if (!INSTANCE_ID_PATTERN.test(instanceId)) {
+      throw new InvalidArgumentError(`instance id "${instanceId}" must be 1-64 letters, digits, "-" or "_"`);
+    }
+    const names = new ClusterNames(options.prefix);
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers: options.url.split(',').map((s) => s.trim()),
+        name: `browsermcp-daemon ${instanceId}`,
+        // NATS restarts and network blips are waited out rather than ending the daemon.
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 500,
+      });
+    } catch (error) {
+      throw new InvalidArgumentError(`cannot reach NATS at ${options.url}: ${(error as Error).message}. Start nats-server (with -js) there, or fix --nats`);
+    }
+    try {
+      const kvm = new Kvm(nc);
+      const router = await kvm.create(names.routerBucket, { history: 1 });
+      const browsers = await kvm.create(names.browsersBucket, {
+        history: 1,
+        ttl: options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS,
+      });
+      const directory = new BrowserDirectory(browsers);
+      await directory.start();
+      if (directory.instances().some((i) => i.instanceId === instanceId)) {
+        throw new InvalidArgumentError(`instance id "${instanceId}" is already in use in this cluster; give each daemon its own --instance-id`);
+      }
+      return new ClusterNode(nc, new KvRouterStore(router), directory, instanceId, options);
+    } catch (error) {
+      await nc.close();
+      const message = (error as Error).message;
+      if (/jetstream not enabled|JetStream not enabled|503/i.test(message)) {
+        throw new InvalidArgumentError(`NATS at ${options.url} has no JetStream: start nats-server with -js (and -sd <dir>)`);
+      }
+      throw error;
+    }
+  }
+
+  /** The executor id of this instance's own launched browser: unique in the cluster. */
+  localExecutorId(): string {
+    return `local-${this.instanceId}`;
+  }
+
+  /**
+   * Starts serving: commands for this instance's browsers, forwarded events and ended sessions, and the heartbeat
+   * that keeps its directory entries alive.
+   */
+  async attach(router: SessionRouter, extensions: ExtensionRegistry, localBrowser: { id: string; name: string } | undefined): Promise<void> {
+    const local: BrowserEntry | undefined = localBrowser && {
+      id: localBrowser.id,
+      instanceId: this.instanceId,
+      kind: 'local',
+      name: localBrowser.name,
+      userId: null,
+      connected: true,
+    };
+    this.#attached = { router, extensions, localBrowser: local };
+    this.#subscriptions.push(
+      this.#nc.subscribe(this.#names.instanceSubject(this.instanceId), { callback: (_error, msg) => void this.#serve(msg) }),
+      this.#nc.subscribe(this.#names.eventSubject, { callback: (_error, msg) => this.#onForwardedEvent(msg) }),
+      this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => this.#onSessionEnded(msg) }),
+    );
+    // Another instance's extension checks: a browser id another user's extension holds in the cluster is refused.
+    extensions.ownerElsewhere = (browserId) => {
+      const entry = this.#directory.browser(browserId);
+      return entry !== undefined && entry.instanceId !== this.instanceId ? entry.userId : undefined;
+    };
+    extensions.onChange((id, state) => void this.#extensionChanged(id, state));
+    await this.#nc.flush();
+    await this.#beat();
+    this.#heartbeat = setInterval(() => void this.#beat(), this.#options.heartbeatMs ?? DEFAULT_CLUSTER_HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  // ── RemoteExecutors ──────────────────────────────────────────────────────────────────────────────────────────
+
+  get(executorId: string): Executor | undefined {
+    const entry = this.#directory.browser(executorId);
+    if (entry === undefined || entry.instanceId === this.instanceId) return undefined;
+    let proxy = this.#proxies.get(executorId);
+    if (proxy === undefined || proxy.kind !== entry.kind) {
+      proxy = new RemoteExecutor(executorId, entry.kind, this);
+      this.#proxies.set(executorId, proxy);
+    }
+    return proxy;
+  }
+
+  sessionEnded(sessionId: string, reason: SessionCloseReason): void {
+    this.#publish(this.#names.endedSubject, { instanceId: this.instanceId, sessionId, reason });
+  }
+
+  forwardEvent(executorId: string, event: EventEnvelope): void {
+    this.#publish(this.#names.eventSubject, { executorId, event });
+  }
+
+  // ── what the endpoints ask ───────────────────────────────────────────────────────────────────────────────────
+
+  /** Every browser of the cluster a user may use: each instance's own, and that user's extensions wherever held. */
+  browsersFor(userId: string | null): ExtensionInfo[] {
+    return this.#directory
+      .browsers()
+      .filter((b) => b.kind === 'local' || b.userId === userId)
+      .map((b) => ({ id: b.id, name: b.name, connected: b.connected, instance: b.instanceId }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** For /health. */
+  summary(): { instanceId: string; instances: number; browsers: number } {
+    return { instanceId: this.instanceId, instances: this.#directory.instances().length, browsers: this.#directory.browsers().length };
+  }
+
+  // ── the wire ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Asks the instance that holds `executorId`; fails fast when that instance is gone (NATS: no responders). */
+  async request(executorId: string, request: ClusterRequest, timeoutMs: number): Promise<ClusterReply & { ok: true }> {
+    const entry = this.#directory.browser(executorId);
+    if (entry === undefined) throw new BrowserNotConnectedError(executorId);
+    const { instanceId } = entry;
+    let lose!: (error: Error) => void;
+    const lost = new Promise<never>((_resolve, reject) => {
+      lose = reject;
+    });
+    const waiting = this.#inFlight.get(instanceId) ?? new Map<(error: Error) => void, string>();
+    waiting.set(lose, executorId);
+    this.#inFlight.set(instanceId, waiting);
+    let msg: Msg;
+    try {
+      msg = await Promise.race([this.#nc.request(this.#names.instanceSubject(instanceId), JSON.stringify(request), { timeout: timeoutMs }), lost]);
+    } catch (error) {
+      throw isDaemonError(error) ? error : this.#requestError(error, executorId, instanceId);
+    } finally {
+      waiting.delete(lose);
+      if (waiting.size === 0 && this.#inFlight.get(instanceId) === waiting) this.#inFlight.delete(instanceId);
+    }
+    let value: unknown;
+    try {
+      value = msg.json();
+    } catch {
+      value = undefined;
+    }
+    const reply = parseClusterReply(value);
+    if (!reply.ok) throw new ClusterUnavailableError(`instance ${entry.instanceId} answered with an unreadable reply (${reply.message})`);
+    if (!reply.value.ok) throw crossedError(reply.value.error);
+    return reply.value;
+  }
+
+  /** Tells the instance that holds `executorId`, with no answer expected. */
+  notify(executorId: string, request: ClusterRequest): void {
+    const entry = this.#directory.browser(executorId);
+    if (entry !== undefined) this.#publish(this.#names.instanceSubject(entry.instanceId), request);
+  }
+
+  get router(): SessionRouter {
+    if (this.#attached === undefined) throw new Error('the cluster node is not attached to a router yet');
+    return this.#attached.router;
+  }
+
+  #requestError(error: unknown, executorId: string, instanceId: string): Error {
+    const cause = error as { isNoResponders?: () => boolean; name?: string; message?: string };
+    if (typeof cause.isNoResponders === 'function' && cause.isNoResponders()) return new BrowserUnavailableError(executorId, instanceId);
+    if (this.#nc.isClosed() || /closed|disconnect|reconnect/i.test(cause.message ?? '')) {
+      return new ClusterUnavailableError(cause.message ?? String(error));
+    }
+    if (cause.name === 'TimeoutError' || /timeout/i.test(cause.message ?? '')) {
+      return new BrowserUnavailableError(executorId, instanceId);
+    }
+    return new ClusterUnavailableError(cause.message ?? String(error));
+  }
+
+  #publish(subject: string, message: unknown): void {
+    try {
+      this.#nc.publish(subject, JSON.stringify(message));
+    } catch (error) {
+      this.#options.logger.warn({ subject, error }, 'could not publish to the cluster');
+    }
+  }
+
+  async #serve(msg: Msg): Promise<void> {
+    let request;
+    try {
+      request = parseClusterRequest(msg.json());
+    } catch {
+      request = { ok: false as const, message: 'not JSON' };
+    }
+    if (!request.ok) {
+      this.#options.logger.warn({ reason: request.message }, 'dropped an unreadable cluster request');
+      return this.#reply(msg, { ok: false, error: crossError(new InvalidArgumentError(`unreadable cluster request: ${request.message}`)) });
+    }
+    const { router } = this;
+    const call = request.value;
+    try {
+      switch (call.op) {
+        case 'send':
+          return this.#reply(msg, { ok: true, response: await router.runForPeer(call.executorId, call.command, call.timeoutMs) });
+        case 'open':
+          await router.openSessionForPeer(call.session);
+          return this.#reply(msg, { ok: true });
+        case 'close':
+          await router.closeSessionForPeer(call.executorId, call.sessionId);
+          return this.#reply(msg, { ok: true });
+        case 'cancel':
+          router.cancelForPeer(call.wireId, call.reason);
+          return undefined;
+        case 'ping':
+          return this.#reply(msg, { ok: true });
+      }
+    } catch (error) {
+      return this.#reply(msg, { ok: false, error: crossError(error) });
+    }
+  }
+
+  #reply(msg: Msg, reply: ClusterReply): void {
+    if (!msg.reply) return;
+    let text = JSON.stringify(reply);
+    const max = this.#nc.info?.max_payload ?? 1024 * 1024;
+    if (Buffer.byteLength(text) > max) {
+      const error = new ClusterUnavailableError(
+        `the answer (${Buffer.byteLength(text)} bytes) is larger than NATS lets one message be (max_payload ${max}); raise max_payload in nats-server's config`,
+      );
+      text = JSON.stringify({ ok: false, error: crossError(error) } satisfies ClusterReply);
+    }
+    msg.respond(text);
+  }
+
+  #onForwardedEvent(msg: Msg): void {
+    let forwarded;
+    try {
+      forwarded = parseForwardedEvent(msg.json());
+    } catch {
+      return;
+    }
+    if (forwarded.ok) void this.#attached?.router.handleForwardedEvent(forwarded.value.executorId, forwarded.value.event);
+  }
+
+  #onSessionEnded(msg: Msg): void {
+    let ended;
+    try {
+      ended = parseSessionEnded(msg.json());
+    } catch {
+      return;
+    }
+    if (ended.ok && ended.value.instanceId !== this.instanceId) {
+      this.#attached?.router.sessionEndedElsewhere(ended.value.sessionId, ended.value.reason);
+    }
+  }
+
+  // ── the heartbeat ────────────────────────────────────────────────────────────────────────────────────────────
+
+  #beat(): Promise<void> {
+    // One beat at a time: a slow NATS must not pile them up.
+    return (this.#beating ??= this.#beatOnce()
+      .catch((error: unknown) => this.#options.logger.warn({ error }, 'cluster heartbeat failed; retrying'))
+      .finally(() => {
+        this.#beating = undefined;
+      }));
+  }
+
+  async #beatOnce(): Promise<void> {
+    if (this.#closed || this.#attached === undefined) return;
+    const { extensions, localBrowser, router } = this.#attached;
+    await this.#directory.putInstance({ instanceId: this.instanceId, startedAt: this.#startedAt, version: this.#options.version });
+    if (localBrowser) await this.#directory.putBrowser(localBrowser);
+    for (const record of [...extensions.records.values()]) {
+      const entry = this.#extensionEntry(record.id);
+      if (entry === undefined) continue;
+      const holder = await this.#directory.refreshBrowserIf(this.instanceId, entry);
+      if (holder !== undefined && holder !== this.instanceId && record.connection === null) {
+        // It came back on another instance while away from this one: that instance serves its sessions now.
+        router.executorMoved(record.id);
+        extensions.forget(record.id);
+        this.#options.logger.info({ browserId: record.id, instanceId: holder }, 'extension reconnected to another instance');
+      }
+    }
+    await this.#directory.refresh();
+    await Promise.all([...this.#inFlight.keys()].map((instanceId) => this.#checkAlive(instanceId)));
+    await this.#sweep();
+  }
+
+  /** A command in flight on an instance that died would wait for its timeout: a ping finds out within a beat. */
+  async #checkAlive(instanceId: string): Promise<void> {
+    try {
+      await this.#nc.request(this.#names.instanceSubject(instanceId), JSON.stringify({ op: 'ping' } satisfies ClusterRequest), { timeout: PING_TIMEOUT_MS });
+    } catch (error) {
+      const cause = error as { isNoResponders?: () => boolean; name?: string };
+      if (!(cause.isNoResponders?.() || cause.name === 'TimeoutError')) return;
+      const waiting = this.#inFlight.get(instanceId);
+      this.#inFlight.delete(instanceId);
+      for (const [lose, executorId] of waiting ?? []) lose(new BrowserUnavailableError(executorId, instanceId));
+    }
+  }
+
+  /** Closes the sessions of browsers no instance has held for a whole grace period (their instance died). */
+  async #sweep(): Promise<void> {
+    const { router } = this;
+    const now = Date.now();
+    const named = new Set((await this.store.listSessions()).map((s) => s.executorId));
+    for (const id of [...this.#missingSince.keys()]) if (!named.has(id)) this.#missingSince.delete(id);
+    for (const executorId of named) {
+      if (this.#directory.browser(executorId) !== undefined) {
+        this.#missingSince.delete(executorId);
+        continue;
+      }
+      const since = this.#missingSince.get(executorId) ?? now;
+      this.#missingSince.set(executorId, since);
+      if (now - since >= router.graceMs) {
+        this.#missingSince.delete(executorId);
+        this.#options.logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
+        await router.expireExecutor(executorId);
+      }
+    }
+  }
+
+  #extensionEntry(id: string): BrowserEntry | undefined {
+    const record = this.#attached?.extensions.records.get(id);
+    if (record === undefined) return undefined;
+    return { id, instanceId: this.instanceId, kind: 'extension', name: record.name, userId: record.userId, connected: record.connection !== null };
+  }
+
+  async #extensionChanged(id: string, state: 'connected' | 'reconnecting' | 'gone'): Promise<void> {
+    try {
+      if (state === 'gone') return await this.#directory.deleteBrowserIf(this.instanceId, id);
+      const entry = this.#extensionEntry(id);
+      if (entry === undefined) return;
+      // A (re)connect here takes the browser over; an away browser keeps its entry only while it is still ours.
+      if (state === 'connected') await this.#directory.putBrowser(entry);
+      else await this.#directory.refreshBrowserIf(this.instanceId, entry);
+    } catch (error) {
+      this.#options.logger.warn({ browserId: id, state, error }, 'could not update the cluster directory');
+    }
+  }
+
+  /** Leaves the cluster: its entries go at once (so others fail fast), then the connection drains. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#heartbeat);
+    await this.#beating;
+    this.#directory.stop();
+    try {
+      if (this.#attached) {
+        const mine = this.#directory.browsers().filter((b) => b.instanceId === this.instanceId);
+        for (const browser of mine) await this.#directory.deleteBrowserIf(this.instanceId, browser.id);
+      }
+      await this.#directory.deleteInstance(this.instanceId);
+    } catch {
+      // NATS is down: the entries expire by themselves
+    }
+    for (const subscription of this.#subscriptions) subscription.unsubscribe();
+    await this.#nc.drain().catch(() => this.#nc.close());
+  }
+}
+
+/** A browser another instance holds, as an Executor of this instance's router. */
+class RemoteExecutor implements Executor {
+  constructor(
+    readonly id: string,
+    readonly kind: ExecutorKind,
+    private readonly node: ClusterNode,
+  ) {}
+
+  async send(command: CommandEnvelope, timeoutMs: number): Promise<void> {
+    // Waits as long as the router could (a command held for the person included); the router's own timeout
+    // answers the caller first and cancels the command there.
+    const reply = await this.node.request(this.id, { op: 'send', executorId: this.id, command, timeoutMs }, timeoutMs + MAX_HOLD_MS);
+    if (reply.response !== undefined) this.node.router.handleResponse(this.id, reply.response);
+  }
+
+  async openSession(session: SessionRecord): Promise<void> {
+    await this.node.request(this.id, { op: 'open', session: { ...session } }, CALL_TIMEOUT_MS);
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    await this.node.request(this.id, { op: 'close', executorId: this.id, sessionId }, CALL_TIMEOUT_MS);
+  }
+
+  cancel(command: CommandEnvelope, reason: 'cancelled' | 'timeout'): void {
+    this.node.notify(this.id, { op: 'cancel', wireId: command.wireId, reason });
+  }
+}

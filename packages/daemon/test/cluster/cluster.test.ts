@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '../../src/index';
+import { NatsServer } from '../helpers/nats';
+import { authenticatedExtension, connectPeer, type Peer } from '../helpers/ws-peer';
+
+// Three daemons of one cluster in this process, each with its own NATS connection, store client and endpoints:
+// what crosses between them goes through a real nats-server, as between machines.
+const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
+let nats: NatsServer;
+const daemons: RunningDaemon[] = [];
+const peers: Peer[] = [];
+
+beforeAll(async () => {
+  nats = await NatsServer.start();
+  for (const instanceId of ['a', 'b', 'c']) {
+    daemons.push(
+      await startDaemon({
+        host: '127.0.0.1',
+        port: 0,
+        local: null,
+        verifier: hs256Verifier(SECRET),
+        commandTimeoutMs: 5_000,
+        graceMs: 30_000,
+        cluster: { nats: nats.url, instanceId, heartbeatMs: 250 },
+      }),
+    );
+  }
+});
+
+afterAll(async () => {
+  for (const peer of peers.splice(0)) peer.ws.terminate();
+  for (const daemon of daemons) await daemon.close();
+  await nats.close();
+});
+
+const [A, B, C] = [0, 1, 2];
+const ws = (i: number) => daemons[i]!.address.replace('http', 'ws');
+
+let nextId = 1;
+async function call(peer: Peer, method: string, params?: unknown) {
+  const id = nextId++;
+  peer.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
+  return peer.next((message) => message.id === id);
+}
+
+/** A proxy-protocol client of `user` on daemon `i`, past its handshake. */
+async function client(i: number, user: string): Promise<Peer> {
+  const peer = await connectPeer(`${ws(i)}/mcp`, { origin: undefined });
+  peers.push(peer);
+  const shake = await call(peer, 'mcp_handshake', { accessToken: await signToken({ userId: user, secret: SECRET }) });
+  expect(shake.result).toMatchObject({ authenticated: true, user_id: user });
+  return peer;
+}
+
+/** A scripted extension of `user` on daemon `i` that answers every command with the browser and command it ran. */
+async function extension(i: number, user: string, browserId: string): Promise<Peer> {
+  const peer = await authenticatedExtension(daemons[i]!.app, ws(i), user, browserId, SECRET);
+  peers.push(peer);
+  return peer;
+}
+
+function answer(ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string, tabId = '1'): void {
+  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [{ type: 'text', text }] }, tabId });
+}
+
+/** list_extensions on a client, once it shows `count` browsers (other instances learn of a browser within a beat). */
+async function listed(peer: Peer, count: number) {
+  for (let i = 0; i < 100; i++) {
+    const { result } = await call(peer, 'list_extensions');
+    if (result.extensions.length === count) return result.extensions;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`list_extensions never showed ${count} browsers`);
+}
+
+it('lists every browser of the user in the cluster with the instance that holds it, and no one else’s', async () => {
+  await extension(B, 'alice', 'alice-laptop');
+  await extension(C, 'alice', 'alice-desktop');
+  await extension(C, 'bob', 'bob-laptop');
+  const alice = await client(A, 'alice');
+  expect(await listed(alice, 2)).toEqual([
+    { id: 'alice-desktop', name: "alice's Chrome", connected: true, instance: 'c' },
+    { id: 'alice-laptop', name: "alice's Chrome", connected: true, instance: 'b' },
+  ]);
+  const bob = await client(B, 'bob');
+  expect(await listed(bob, 1)).toEqual([{ id: 'bob-laptop', name: "bob's Chrome", connected: true, instance: 'c' }]);
+  // Another user's browser on another instance reads as unknown, as it does on its own instance.
+  expect((await call(bob, 'connect', { extension_id: 'alice-laptop' })).error).toMatchObject({ message: expect.stringContaining('no browser "alice-laptop"') });
+  const health = (await fetch(`${daemons[A]!.address}/health`).then((r) => r.json())) as { cluster?: unknown };
+  expect(health.cluster).toEqual({ instanceId: 'a', instances: 3, browsers: 3 });
+});
+
+it('runs tool calls in a browser held by another instance, in order, with its events and tab ownership', async () => {
+  const ext = await extension(B, 'carol', 'carol-laptop');
+  const carol = await client(A, 'carol');
+  await listed(carol, 1);
+  const connected = await call(carol, 'connect', { extension_id: 'carol-laptop' });
+  expect(connected.result).toMatchObject({ extension_id: 'carol-laptop' });
+  expect(await ext.next((m) => m.name === 'session_opened')).toMatchObject({ payload: { clientName: expect.stringContaining('remote') } });
+
+  // Two calls at once: the browser gets the second only after it answered the first (per-session order).
+  const first = nextId++;
+  const second = nextId++;
+  carol.send({ jsonrpc: '2.0', id: first, method: 'browser_navigate', params: { url: 'https://example.com' } });
+  carol.send({ jsonrpc: '2.0', id: second, method: 'browser_snapshot', params: {} });
+  const one = await ext.next((m) => m.type === 'command');
+  expect(one).toMatchObject({ name: 'browser_navigate', payload: { url: 'https://example.com' } });
+  // An event of the session's tab reaches the client on the other instance.
+  ext.send({ wireId: 'ev-1', sessionId: one.sessionId, type: 'event', name: 'console', tabId: '1', payload: { type: 'log', text: 'hello from b' } });
+  expect(await carol.next((m) => m.method === 'event/console')).toMatchObject({ params: { tabId: '1', payload: { text: 'hello from b' } } });
+  answer(ext, one, 'navigated', '1');
+  expect(await carol.next((m) => m.id === first)).toMatchObject({ result: { content: [{ text: 'navigated' }] } });
+  const two = await ext.next((m) => m.type === 'command');
+  expect(two.name).toBe('browser_snapshot');
+  answer(ext, two, 'snapshot', '1');
+  expect(await carol.next((m) => m.id === second)).toMatchObject({ result: { content: [{ text: 'snapshot' }] } });
+
+  // The tab the browser answered in is the session's, in the shared store: every instance sees the owner.
+  const { sessionId } = one;
+  const stores = daemons.map((d) => d.cluster!.store);
+  for (const store of stores) expect(await store.getTabOwner('carol-laptop', '1')).toBe(sessionId);
+
+  // The browser's error answer crosses as the browser worded it.
+  const failing = call(carol, 'browser_click', { ref: 'e9' });
+  const three = await ext.next((m) => m.type === 'command');
+  ext.send({ wireId: three.wireId, sessionId: three.sessionId, type: 'response', name: three.name, error: { code: -32018, message: 'Ref e9 not found' } });
+  expect((await failing).error).toMatchObject({ code: -32018, message: 'Ref e9 not found' });
+
+  // disconnect on A closes the session's tabs in the browser on B.
+  expect((await call(carol, 'disconnect')).result).toEqual({ disconnected: true });
+  expect(await ext.next((m) => m.name === 'session_closed')).toMatchObject({ sessionId });
+  expect(await stores[C]!.getSession(sessionId)).toBeUndefined();
+});
+
+it('cancels a call on the browser’s instance when the client cancels it, and the next call goes on', async () => {
+  const ext = await extension(C, 'dave', 'dave-laptop');
+  const dave = await client(A, 'dave');
+  await listed(dave, 1);
+  await call(dave, 'connect', { extension_id: 'dave-laptop' });
+  const id = nextId++;
+  dave.send({ jsonrpc: '2.0', id, method: 'browser_wait_for', params: { time: 30 } });
+  const waiting = await ext.next((m) => m.type === 'command');
+  dave.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
+  expect(await dave.next((m) => m.id === id)).toMatchObject({ error: { message: expect.stringContaining('cancelled') } });
+  expect(await ext.next((m) => m.name === 'cancel')).toMatchObject({ payload: { wireId: waiting.wireId, reason: 'cancelled' } });
+  const next = call(dave, 'browser_snapshot', {});
+  answer(ext, await ext.next((m) => m.type === 'command'), 'after the cancel');
+  expect((await next).result).toMatchObject({ content: [{ text: 'after the cancel' }] });
+});
+
+it('tells the client on another instance when the person stops its agent, and why', async () => {
+  const ext = await extension(B, 'erin', 'erin-laptop');
+  const erin = await client(C, 'erin');
+  await listed(erin, 1);
+  await call(erin, 'connect', { extension_id: 'erin-laptop' });
+  const opened = await ext.next((m) => m.name === 'session_opened');
+  ext.send({ wireId: 'stop-1', sessionId: opened.sessionId, type: 'event', name: 'session_stopped', payload: null });
+  expect(await erin.next((m) => m.method === 'disconnected')).toMatchObject({
+    params: { reason: 'the person stopped this agent in their browser' },
+  });
+});
+
+it('refuses an extension that says hello with a browser id another user’s extension holds on another instance', async () => {
+  await extension(A, 'frank', 'frank-laptop');
+  for (let i = 0; i < 100 && !daemons[B]!.cluster!.browsersFor('frank').length; i++) await new Promise((r) => setTimeout(r, 20));
+  const impostor = await connectPeer(`${ws(B)}/extension`);
+  peers.push(impostor);
+  const auth = await impostor.next();
+  impostor.send({ jsonrpc: '2.0', id: auth.id, result: { name: 'x', accessToken: await signToken({ userId: 'mallory', secret: SECRET }) } });
+  await impostor.next();
+  impostor.send({ wireId: 'hello-x', sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId: 'frank-laptop', browser: 'Chrome', version: '0.1.0', tabs: [] } });
+  expect(await impostor.closed).toMatchObject({ reason: expect.stringContaining('belongs to another user') });
+});

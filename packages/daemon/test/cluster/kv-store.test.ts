@@ -1,0 +1,66 @@
+import { Kvm } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { KvRouterStore } from '../../src/index';
+import { NatsServer } from '../helpers/nats';
+import { describeRouterStore } from '../helpers/store-contract';
+
+let nats: NatsServer;
+const connections: NatsConnection[] = [];
+let bucket = 0;
+
+beforeAll(async () => {
+  nats = await NatsServer.start();
+});
+
+afterAll(async () => {
+  for (const nc of connections) await nc.close();
+  await nats.close();
+});
+
+/** A store on its own connection (as another daemon would have) over the bucket `name`. */
+async function storeOn(name: string): Promise<KvRouterStore> {
+  const nc = await connect({ servers: nats.url });
+  connections.push(nc);
+  return new KvRouterStore(await new Kvm(nc).create(name, { history: 1 }));
+}
+
+describeRouterStore('KvRouterStore (JetStream KV)', () => storeOn(`contract_${++bucket}`));
+
+it('lets exactly one of two daemons create a session, claim a tab or delete a session when they race', async () => {
+  const name = `race_${++bucket}`;
+  const [one, two] = [await storeOn(name), await storeOn(name)];
+  for (let round = 0; round < 10; round++) {
+    const created = await Promise.all([
+      one.createSession({ sessionId: `s${round}`, executorId: 'b' }),
+      two.createSession({ sessionId: `s${round}`, executorId: 'b' }),
+    ]);
+    expect(created.filter(Boolean)).toHaveLength(1);
+    await one.createSession({ sessionId: `t${round}`, executorId: 'b' });
+    const owners = await Promise.all([one.claimTab(`s${round}`, `tab${round}`), two.claimTab(`t${round}`, `tab${round}`)]);
+    expect(owners[0]).toBe(owners[1]);
+    const deleted = await Promise.all([one.deleteSession(`s${round}`), two.deleteSession(`s${round}`)]);
+    expect(deleted.filter((d) => d !== undefined)).toHaveLength(1);
+  }
+});
+
+it('keeps ids that NATS keys could not hold (dots, spaces, wildcards, non-ASCII) apart and intact', async () => {
+  const store = await storeOn(`ids_${++bucket}`);
+  const ids = ['a.b', 'a b', '*', '>', 'é-ü', 'a.>'];
+  for (const id of ids) expect(await store.createSession({ sessionId: id, executorId: `x.${id}` })).toBe(true);
+  for (const id of ids) expect(await store.claimTab(id, `tab.${id}`)).toBe(id);
+  expect((await store.listSessions()).map((s) => s.sessionId).sort()).toEqual([...ids].sort());
+  expect(await store.listTabs('a.>')).toEqual(['tab.a.>']);
+  expect((await store.listSessions('x.*')).map((s) => s.sessionId)).toEqual(['*']);
+});
+
+it('sees what another daemon wrote, and a current tab set by one is cleared when the other releases it', async () => {
+  const name = `shared_${++bucket}`;
+  const [one, two] = [await storeOn(name), await storeOn(name)];
+  await one.createSession({ sessionId: 'S', executorId: 'ext', userId: 'alice' });
+  expect(await two.claimTab('S', '7')).toBe('S');
+  await two.setCurrentTab('S', '7');
+  expect(await one.getSession('S')).toEqual({ sessionId: 'S', executorId: 'ext', userId: 'alice', currentTabId: '7' });
+  expect(await one.releaseTab('ext', '7')).toBe('S');
+  expect((await two.getSession('S'))?.currentTabId).toBeUndefined();
+});

@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Debian's nats-server (2.9), as .ci/run installs it; NATS_SERVER overrides. */
+export const NATS_SERVER = process.env.NATS_SERVER ?? '/usr/sbin/nats-server';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = tcpConnect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`nats-server did not listen on ${port}`);
+}
+
+/**
+ * A nats-server of the test's own, with JetStream and a temp store, on a free loopback port. `restart` stops it and
+ * starts it again on the same port and store (what a NATS restart looks like to the daemons).
+ */
+export class NatsServer {
+  private child: ChildProcess | undefined;
+  private constructor(
+    readonly port: number,
+    private readonly dir: string,
+  ) {}
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  static async start(): Promise<NatsServer> {
+    const dir = mkdtempSync(join(tmpdir(), 'bmcp-nats-'));
+    // max_payload above the 1 MB default: a snapshot of a big page crosses instances in one message.
+    writeFileSync(join(dir, 'nats.conf'), 'max_payload: 8MB\n');
+    const server = new NatsServer(await freePort(), dir);
+    await server.spawn();
+    return server;
+  }
+
+  private async spawn(): Promise<void> {
+    const child = spawn(NATS_SERVER, ['-c', join(this.dir, 'nats.conf'), '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', join(this.dir, 'store')], {
+      stdio: 'ignore',
+    });
+    this.child = child;
+    await waitForPort(this.port, child);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.spawn();
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,92 @@
+// What the daemons of one cluster say to each other over NATS. Instances of a cluster may run different releases
+// during a rolling upgrade, so this contract changes as the others do: new fields optional.
+import { z } from 'zod';
+import { commandEnvelopeSchema, eventEnvelopeSchema, responseEnvelopeSchema } from './envelope';
+import { validate, type Validated } from './validate';
+
+const id = z.string().min(1);
+
+/** A daemon error as it crosses instances: its stable string code travels with the JSON-RPC one. */
+export const crossedErrorSchema = z.object({
+  code: id,
+  rpcCode: z.number().int(),
+  message: z.string(),
+  data: z.unknown().optional(),
+});
+
+const sessionRecordSchema = z.object({
+  sessionId: id,
+  executorId: id,
+  clientName: z.string().optional(),
+  userId: id.optional(),
+  currentTabId: id.optional(),
+});
+
+/** What one instance asks the instance that holds a browser (request/reply on that instance's subject). */
+export const clusterRequestSchema = z.discriminatedUnion('op', [
+  /** Run a command; the reply carries the browser's response. */
+  z.object({ op: z.literal('send'), executorId: id, command: commandEnvelopeSchema, timeoutMs: z.number().int().min(1) }),
+  /** A session opened on the browser. */
+  z.object({ op: z.literal('open'), session: sessionRecordSchema }),
+  /** A session closed: close its tabs. */
+  z.object({ op: z.literal('close'), executorId: id, sessionId: id }),
+  /** The sender stopped waiting for a command (no reply expected). */
+  z.object({ op: z.literal('cancel'), wireId: id, reason: z.enum(['cancelled', 'timeout']) }),
+  /** Is the instance still there (asked while commands wait on it)? */
+  z.object({ op: z.literal('ping') }),
+]);
+export type ClusterRequest = z.infer<typeof clusterRequestSchema>;
+
+export const clusterReplySchema = z.union([
+  z.object({ ok: z.literal(true), response: responseEnvelopeSchema.optional() }),
+  z.object({ ok: z.literal(false), error: crossedErrorSchema }),
+]);
+export type ClusterReply = z.infer<typeof clusterReplySchema>;
+
+/** A browser event for a session whose client another instance serves (published to every instance). */
+export const forwardedEventSchema = z.object({ executorId: id, event: eventEnvelopeSchema });
+export type ForwardedEvent = z.infer<typeof forwardedEventSchema>;
+
+/** A session ended on `instanceId` (published to every instance). */
+export const sessionEndedSchema = z.object({
+  instanceId: id,
+  sessionId: id,
+  reason: z.enum(['closed', 'browser-gone', 'stopped']),
+});
+export type SessionEnded = z.infer<typeof sessionEndedSchema>;
+
+/** Which instance holds a browser, as the cluster's directory (a KV bucket with a TTL) keeps it. */
+export const browserEntrySchema = z.object({
+  id,
+  instanceId: id,
+  kind: z.enum(['local', 'extension']),
+  name: z.string(),
+  /** The user whose token the extension authenticated with; null for a daemon's own browser and without auth. */
+  userId: id.nullable(),
+  /** False while the browser is away within its grace period (or paused by the person). */
+  connected: z.boolean(),
+});
+export type BrowserEntry = z.infer<typeof browserEntrySchema>;
+
+/** A live instance of the cluster, as its heartbeat keeps it in the directory. */
+export const instanceEntrySchema = z.object({ instanceId: id, startedAt: z.number(), version: z.string() });
+export type InstanceEntry = z.infer<typeof instanceEntrySchema>;
+
+export function parseClusterRequest(value: unknown): Validated<ClusterRequest> {
+  return validate(clusterRequestSchema, value);
+}
+export function parseClusterReply(value: unknown): Validated<ClusterReply> {
+  return validate(clusterReplySchema, value);
+}
+export function parseForwardedEvent(value: unknown): Validated<ForwardedEvent> {
+  return validate(forwardedEventSchema, value);
+}
+export function parseSessionEnded(value: unknown): Validated<SessionEnded> {
+  return validate(sessionEndedSchema, value);
+}
+export function parseBrowserEntry(value: unknown): Validated<BrowserEntry> {
+  return validate(browserEntrySchema, value);
+}
+export function parseInstanceEntry(value: unknown): Validated<InstanceEntry> {
+  return validate(instanceEntrySchema, value);
+}
