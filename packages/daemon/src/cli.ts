@@ -44,7 +44,7 @@ async function main(argv: string[]): Promise<void> {
       local: daemon.localExecutor?.id ?? false,
       ...(daemon.cluster ? { instanceId: daemon.cluster.instanceId, nats: command.options.cluster?.nats } : {}),
     },
-    daemon.cluster ? `browsermcp daemon listening, instance ${daemon.cluster.instanceId} of the cluster` : 'browsermcp daemon listening',
+    'browsermcp daemon listening',
   );
   const stop = (signal: string): void => {
     daemon.app.log.info({ signal }, 'shutting down');

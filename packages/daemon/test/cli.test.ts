@@ -1,16 +1,16 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { devToolsExposure, startFixtureServer } from '@browsermcp/testkit';
 import { jwtVerify } from 'jose';
 import { expect, it } from 'vitest';
 import { buildDaemonProgram, parseCli } from '../src/cli-args.js';
 import { ConfigError } from '../src/command-line.js';
 import { signToken } from '../src/index.js';
-import { alive, processTree, tempDir, testChromePath } from './helpers/local.js';
+import { CLI, startCli } from './helpers/cli.js';
+import { freePort, NatsServer } from './helpers/nats.js';
+import { alive, processTree, tempDir } from './helpers/local.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm --filter @browsermcp/daemon build)`);
@@ -86,39 +86,6 @@ it('prints a token for a user that the secret verifies', async () => {
   expect(payload.exp! - payload.iat!).toBe(3600);
 });
 
-interface RunningCli {
-  child: ChildProcessWithoutNullStreams;
-  address: string;
-  /** The JSON log lines so far. */
-  lines: Array<Record<string, unknown>>;
-  /** What it wrote to stderr so far. */
-  stderr: () => string;
-}
-
-/** Starts the daemon CLI on a free port and resolves once it logs that it listens. */
-async function startCli(args: string[]): Promise<RunningCli> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first`);
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--output-dir', tempDir('cli-out'), '--executable-path', testChromePath(), ...args]);
-  const lines: Array<Record<string, unknown>> = [];
-  let buffer = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const address = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      buffer += d.toString();
-      let i: number;
-      while ((i = buffer.indexOf('\n')) >= 0) {
-        const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
-        buffer = buffer.slice(i + 1);
-        lines.push(line);
-        if (line.msg === 'browsermcp daemon listening') resolve(line.address as string);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`daemon exited early (${code})`)));
-  });
-  return { child, address, lines, stderr: () => stderr };
-}
-
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 }
@@ -189,5 +156,33 @@ it('with a secret, drives its browser only for a token; the browser has no DevTo
   } finally {
     child.kill('SIGKILL');
     await server.close();
+  }
+});
+
+it('refuses cluster flags that cannot apply or are malformed, and says what to do when NATS is not usable', async () => {
+  expect(() => parseCli(['--instance-id', 'a'])).toThrow('--instance-id names this daemon in a cluster: it needs --nats <url> too');
+  expect(() => parseCli(['--nats', 'http://127.0.0.1:4222'])).toThrow('--nats "http://127.0.0.1:4222" is not a NATS URL; use nats://host:port');
+  expect(() => parseCli(['--nats', 'nats://127.0.0.1:4222', '--instance-id', 'a.b'])).toThrow('--instance-id "a.b" must be 1-64 letters, digits, - or _');
+  expect(parseCli(['--nats', 'nats://127.0.0.1:1, 127.0.0.1:2', '--instance-id', 'east-1'])).toMatchObject({
+    options: { cluster: { nats: 'nats://127.0.0.1:1,127.0.0.1:2', instanceId: 'east-1' } },
+  });
+  process.env.BROWSERMCP_NATS = 'nats://10.0.0.5:4222';
+  try {
+    expect(parseCli([])).toMatchObject({ options: { cluster: { nats: 'nats://10.0.0.5:4222' } } });
+  } finally {
+    delete process.env.BROWSERMCP_NATS;
+  }
+
+  const nobody = await run(['--no-local', '--port', '0', '--nats', `nats://127.0.0.1:${await freePort()}`]);
+  expect(nobody.code).toBe(1);
+  expect(nobody.stderr).toContain('cannot reach NATS at nats://127.0.0.1:');
+  expect(nobody.stderr).toContain('Start nats-server (with -js) there, or fix --nats');
+  const plain = await NatsServer.start({ jetstream: false });
+  try {
+    const noJetStream = await run(['--no-local', '--port', '0', '--nats', plain.url]);
+    expect(noJetStream.code).toBe(1);
+    expect(noJetStream.stderr).toContain(`NATS at ${plain.url} has no JetStream: start nats-server with -js`);
+  } finally {
+    await plain.close();
   }
 });

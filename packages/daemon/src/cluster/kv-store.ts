@@ -1,4 +1,5 @@
 import type { KV, KvEntry } from '@nats-io/kv';
+import { ClusterUnavailableError } from '../errors.js';
 import { withCurrentTab, type RouterStore, type SessionRecord } from '../router/store.js';
 import { fromToken, token } from './names.js';
 
@@ -19,7 +20,12 @@ function live(entry: KvEntry | null): entry is KvEntry {
  * delete at the revision they read, so of two instances doing the same only one sees itself succeed.
  */
 export class KvRouterStore implements RouterStore {
-  constructor(private readonly kv: KV) {}
+  private readonly kv: KV;
+
+  /** `down`: whether the NATS connection is lost right now; calls then fail at once instead of at their timeout. */
+  constructor(kv: KV, down: () => boolean = () => false) {
+    this.kv = unavailableWhenDown(kv, down);
+  }
 
   async createSession(session: SessionRecord): Promise<boolean> {
     try {
@@ -148,4 +154,34 @@ export class KvRouterStore implements RouterStore {
     for await (const key of await this.kv.keys(filter)) keys.push(key);
     return keys;
   }
+}
+
+/** Errors that mean NATS is not there (as opposed to a compare-and-set that lost, which the store handles). */
+const CONNECTION_ERRORS = new Set(['TimeoutError', 'ClosedConnectionError', 'RequestError', 'NoRespondersError', 'ConnectionError', 'DrainingConnectionError']);
+
+function unavailable(error: unknown): unknown {
+  const name = (error as { name?: unknown })?.name;
+  return typeof name === 'string' && CONNECTION_ERRORS.has(name) ? new ClusterUnavailableError((error as Error).message) : error;
+}
+
+/**
+ * The bucket, with NATS being away turned into ClusterUnavailable: the router then answers "the cluster store cannot
+ * be reached", not a timeout of some internal request.
+ */
+function unavailableWhenDown(kv: KV, down: () => boolean): KV {
+  return new Proxy(kv, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (down()) return Promise.reject(new ClusterUnavailableError('the connection to NATS is lost and is being retried'));
+        try {
+          const result: unknown = value.apply(target, args);
+          return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(unavailable(error))) : result;
+        } catch (error) {
+          throw unavailable(error);
+        }
+      };
+    },
+  });
 }

@@ -80,6 +80,8 @@ export class ClusterNode implements RemoteExecutors {
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #beating: Promise<void> | undefined;
   #closed = false;
+  /** The NATS connection is lost and being retried: cluster calls fail at once with ClusterUnavailable. */
+  #down = false;
 
   private constructor(nc: NatsConnection, store: KvRouterStore, directory: BrowserDirectory, instanceId: string, options: ClusterOptions) {
     this.#nc = nc;
@@ -88,6 +90,24 @@ export class ClusterNode implements RemoteExecutors {
     this.instanceId = instanceId;
     this.#options = options;
     this.#names = new ClusterNames(options.prefix);
+    void this.#followConnection();
+  }
+
+  get down(): boolean {
+    return this.#down;
+  }
+
+  async #followConnection(): Promise<void> {
+    for await (const status of this.#nc.status()) {
+      if (status.type === 'disconnect' && !this.#down) {
+        this.#down = true;
+        this.#options.logger.warn({ nats: this.#options.url }, 'lost the connection to NATS; retrying (cluster calls fail until it is back)');
+      } else if (status.type === 'reconnect' && this.#down) {
+        this.#down = false;
+        this.#options.logger.info({ nats: this.#options.url }, 'connected to NATS again');
+        void this.#beat();
+      }
+    }
   }
 
   /** Connects to NATS and opens (or creates) the cluster's buckets. Fails with a message naming the fix. */
@@ -121,11 +141,14 @@ export class ClusterNode implements RemoteExecutors {
       if (directory.instances().some((i) => i.instanceId === instanceId)) {
         throw new InvalidArgumentError(`instance id "${instanceId}" is already in use in this cluster; give each daemon its own --instance-id`);
       }
-      return new ClusterNode(nc, new KvRouterStore(router), directory, instanceId, options);
+      let node: ClusterNode | undefined;
+      const store = new KvRouterStore(router, () => node?.down === true);
+      node = new ClusterNode(nc, store, directory, instanceId, options);
+      return node;
     } catch (error) {
       await nc.close();
       const message = (error as Error).message;
-      if (/jetstream not enabled|JetStream not enabled|503/i.test(message)) {
+      if (/jetstream (is )?not (enabled|available)|no responders/i.test(message)) {
         throw new InvalidArgumentError(`NATS at ${options.url} has no JetStream: start nats-server with -js (and -sd <dir>)`);
       }
       throw error;
@@ -209,6 +232,7 @@ export class ClusterNode implements RemoteExecutors {
 
   /** Asks the instance that holds `executorId`; fails fast when that instance is gone (NATS: no responders). */
   async request(executorId: string, request: ClusterRequest, timeoutMs: number): Promise<ClusterReply & { ok: true }> {
+    if (this.#down) throw new ClusterUnavailableError('the connection to NATS is lost and is being retried');
     const entry = this.#directory.browser(executorId);
     if (entry === undefined) throw new BrowserNotConnectedError(executorId);
     const { instanceId } = entry;
@@ -352,7 +376,7 @@ export class ClusterNode implements RemoteExecutors {
   }
 
   async #beatOnce(): Promise<void> {
-    if (this.#closed || this.#attached === undefined) return;
+    if (this.#closed || this.#down || this.#attached === undefined) return;
     const { extensions, localBrowser, router } = this.#attached;
     await this.#directory.putInstance({ instanceId: this.instanceId, startedAt: this.#startedAt, version: this.#options.version });
     if (localBrowser) await this.#directory.putBrowser(localBrowser);
@@ -374,6 +398,7 @@ export class ClusterNode implements RemoteExecutors {
 
   /** A command in flight on an instance that died would wait for its timeout: a ping finds out within a beat. */
   async #checkAlive(instanceId: string): Promise<void> {
+    if (this.#down) return; // NATS is away, not the instance
     try {
       await this.#nc.request(this.#names.instanceSubject(instanceId), JSON.stringify({ op: 'ping' } satisfies ClusterRequest), { timeout: PING_TIMEOUT_MS });
     } catch (error) {

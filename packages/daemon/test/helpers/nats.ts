@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Debian's nats-server (2.9), as .ci/run installs it; NATS_SERVER overrides. */
-export const NATS_SERVER = process.env.NATS_SERVER ?? '/usr/sbin/nats-server';
+/** Debian's nats-server (2.9), as .ci/run installs it (in /usr/sbin, which a user's PATH may lack); NATS_SERVER overrides. */
+export const NATS_SERVER = process.env.NATS_SERVER ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -40,25 +40,26 @@ export class NatsServer {
   private constructor(
     readonly port: number,
     private readonly dir: string,
+    private readonly jetstream: boolean,
   ) {}
 
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<NatsServer> {
+  /** `jetstream: false` starts one without JetStream, which a cluster cannot use. */
+  static async start({ jetstream = true }: { jetstream?: boolean } = {}): Promise<NatsServer> {
     const dir = mkdtempSync(join(tmpdir(), 'bmcp-nats-'));
     // max_payload above the 1 MB default: a snapshot of a big page crosses instances in one message.
     writeFileSync(join(dir, 'nats.conf'), 'max_payload: 8MB\n');
-    const server = new NatsServer(await freePort(), dir);
+    const server = new NatsServer(await freePort(), dir, jetstream);
     await server.spawn();
     return server;
   }
 
   private async spawn(): Promise<void> {
-    const child = spawn(NATS_SERVER, ['-c', join(this.dir, 'nats.conf'), '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', join(this.dir, 'store')], {
-      stdio: 'ignore',
-    });
+    const store = this.jetstream ? ['-js', '-sd', join(this.dir, 'store')] : [];
+    const child = spawn(NATS_SERVER, ['-c', join(this.dir, 'nats.conf'), '-a', '127.0.0.1', '-p', String(this.port), ...store], { stdio: 'ignore' });
     this.child = child;
     await waitForPort(this.port, child);
   }

@@ -1,0 +1,171 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { signToken } from '../../src/index';
+import { startCli, type RunningCli } from '../helpers/cli';
+import { alive, processTree, tempDir } from '../helpers/local';
+import { NatsServer } from '../helpers/nats';
+import { connectPeer, hello, type Peer } from '../helpers/ws-peer';
+
+// Daemons as the CLI runs them, in their own processes, so that one can die by SIGKILL as a crashed machine would.
+const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
+let nats: NatsServer;
+let fixtures: FixtureServer;
+let secretFile: string;
+const running: RunningCli[] = [];
+const peers: Peer[] = [];
+
+beforeAll(async () => {
+  nats = await NatsServer.start();
+  fixtures = await startFixtureServer();
+  secretFile = join(tempDir('cluster-secret'), 'secret');
+  writeFileSync(secretFile, SECRET);
+});
+
+afterAll(async () => {
+  for (const peer of peers.splice(0)) peer.ws.terminate();
+  for (const daemon of running) if (daemon.child.exitCode === null) daemon.child.kill('SIGKILL');
+  await fixtures.close();
+  await nats.close();
+});
+
+async function daemon(instanceId: string, ...more: string[]): Promise<RunningCli> {
+  const started = await startCli(['--nats', nats.url, '--instance-id', instanceId, '--auth-secret-file', secretFile, '--grace-period', '60', '--command-timeout', '30', ...more]);
+  running.push(started);
+  return started;
+}
+
+function kill(daemon: RunningCli): Promise<unknown> {
+  const exited = new Promise((resolve) => daemon.child.once('exit', resolve));
+  daemon.child.kill('SIGKILL');
+  return exited;
+}
+
+const wsUrl = (daemon: RunningCli, path: string) => `${daemon.address.replace('http', 'ws')}${path}`;
+
+let nextId = 1;
+async function call(peer: Peer, method: string, params?: unknown) {
+  const id = nextId++;
+  peer.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
+  return peer.next((message) => message.id === id);
+}
+
+async function client(at: RunningCli, user: string): Promise<Peer> {
+  const peer = await connectPeer(wsUrl(at, '/mcp'), { origin: undefined });
+  peers.push(peer);
+  await call(peer, 'mcp_handshake', { accessToken: await signToken({ userId: user, secret: SECRET }) });
+  return peer;
+}
+
+/** A scripted extension of `user` that connects to `at` as `browserId`, reporting `tabs` it holds for sessions. */
+async function extension(at: RunningCli, user: string, browserId: string, tabs: Array<{ tabId: string; sessionId: string }> = []): Promise<Peer> {
+  const peer = await connectPeer(wsUrl(at, '/extension'));
+  peers.push(peer);
+  const auth = await peer.next();
+  peer.send({ jsonrpc: '2.0', id: auth.id, result: { name: `${user}'s Chrome`, accessToken: await signToken({ userId: user, secret: SECRET }) } });
+  await peer.next((m) => m.method === 'authenticated');
+  peer.send(hello(browserId, tabs));
+  return peer;
+}
+
+/** Polls list_extensions until `browserId` is listed as connected on `instance`. */
+async function until(peer: Peer, browserId: string, instance: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { result } = await call(peer, 'list_extensions');
+    if (result.extensions.some((e: { id: string; connected: boolean; instance: string }) => e.id === browserId && e.connected && e.instance === instance)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${browserId} was never listed on ${instance}`);
+}
+
+function answer(ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string): void {
+  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [{ type: 'text', text }] }, tabId: '5' });
+}
+
+it('drives the launched browser of another instance, and leaves no Chromium when that instance is killed', async () => {
+  const a = await daemon('fa', '--no-local');
+  const b = await daemon('fb');
+  const agent = await client(a, 'gina');
+  await until(agent, 'local-fb', 'fb');
+  expect((await call(agent, 'connect', { extension_id: 'local-fb' })).result).toMatchObject({ extension_id: 'local-fb' });
+  const navigated = await call(agent, 'browser_navigate', { url: fixtures.url('/item/7') });
+  expect(JSON.stringify(navigated.result)).toContain('Item 7');
+  const browserProcesses = processTree(b.child.pid!).filter((pid) => pid !== b.child.pid);
+  expect(browserProcesses.length).toBeGreaterThan(0);
+
+  await kill(b);
+  const failed = await call(agent, 'browser_snapshot', {});
+  expect(failed.error).toMatchObject({ message: expect.stringContaining('local-fb is unavailable: the daemon instance fb that held it is gone') });
+  // Chromium goes with the daemon that launched it, even on SIGKILL.
+  for (let i = 0; i < 100 && browserProcesses.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(browserProcesses.filter(alive)).toEqual([]);
+  await kill(a);
+});
+
+it('fails calls to a killed instance fast, then goes on when the browser reconnects to another instance', async () => {
+  const a = await daemon('ga', '--no-local');
+  const b = await daemon('gb', '--no-local');
+  const c = await daemon('gc', '--no-local');
+  const ext = await extension(b, 'hana', 'hana-laptop');
+  const agent = await client(a, 'hana');
+  await until(agent, 'hana-laptop', 'gb');
+  await call(agent, 'connect', { extension_id: 'hana-laptop' });
+  const opened = await ext.next((m) => m.name === 'session_opened');
+  const first = call(agent, 'browser_navigate', { url: 'https://example.com' });
+  answer(ext, await ext.next((m) => m.type === 'command'), 'navigated on b');
+  expect((await first).result).toMatchObject({ content: [{ text: 'navigated on b' }] });
+
+  // A call in flight when its browser's instance dies fails with "unavailable" (found by a ping within a
+  // heartbeat), not with a timeout after the 30 s command timeout.
+  const inFlight = call(agent, 'browser_snapshot', {});
+  await ext.next((m) => m.type === 'command');
+  await kill(b);
+  expect((await inFlight).error).toMatchObject({ message: expect.stringContaining('hana-laptop is unavailable') });
+  // And the next one at once (NATS: no responders).
+  expect((await call(agent, 'browser_snapshot', {})).error).toMatchObject({ message: expect.stringContaining('is unavailable') });
+
+  // The browser comes back through another instance within its grace period: same session, same tab.
+  const back = await extension(c, 'hana', 'hana-laptop', [{ tabId: '5', sessionId: opened.sessionId }]);
+  expect(await back.next((m) => m.name === 'session_opened')).toMatchObject({ sessionId: opened.sessionId });
+  await until(agent, 'hana-laptop', 'gc');
+  const after = call(agent, 'browser_snapshot', {});
+  const command = await back.next((m) => m.type === 'command');
+  expect(command.sessionId).toBe(opened.sessionId);
+  answer(back, command, 'snapshot on c');
+  expect((await after).result).toMatchObject({ content: [{ text: 'snapshot on c' }] });
+  await Promise.all([kill(a), kill(c)]);
+});
+
+it('answers with a clear error while NATS is down and carries on with the same session once it is back', async () => {
+  const a = await daemon('ha', '--no-local');
+  const b = await daemon('hb', '--no-local');
+  const ext = await extension(b, 'ines', 'ines-laptop');
+  const agent = await client(a, 'ines');
+  await until(agent, 'ines-laptop', 'hb');
+  await call(agent, 'connect', { extension_id: 'ines-laptop' });
+  const opened = await ext.next((m) => m.name === 'session_opened');
+
+  await nats.stop();
+  const down = await call(agent, 'browser_snapshot', {});
+  expect(down.error).toMatchObject({ message: expect.stringContaining('the cluster store (NATS) cannot be reached') });
+
+  await nats.restart();
+  // Calls fail clearly until the daemons are back on NATS; then one reaches the browser, in the same session.
+  const reached = ext.next((m) => m.type === 'command');
+  let result: unknown;
+  for (let i = 0; i < 100 && result === undefined; i++) {
+    const pending = call(agent, 'browser_snapshot', {});
+    if ((await Promise.race([reached.then(() => 'browser'), pending.then(() => 'answer')])) === 'browser') {
+      const command = await reached;
+      expect(command.sessionId).toBe(opened.sessionId);
+      answer(ext, command, 'after NATS came back');
+      result = (await pending).result;
+    } else {
+      expect((await pending).error).toMatchObject({ message: expect.stringContaining('NATS') });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  expect(result).toMatchObject({ content: [{ text: 'after NATS came back' }] });
+  await Promise.all([kill(a), kill(b)]);
+});

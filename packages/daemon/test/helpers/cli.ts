@@ -1,0 +1,42 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { tempDir, testChromePath } from './local.js';
+
+/** The built CLI: tests that run it need `pnpm --filter @browsermcp/daemon build` first (the test script does it). */
+export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+
+export interface RunningCli {
+  child: ChildProcessWithoutNullStreams;
+  address: string;
+  /** The JSON log lines so far. */
+  lines: Array<Record<string, unknown>>;
+  /** What it wrote to stderr so far. */
+  stderr: () => string;
+}
+
+/** Starts the daemon CLI on a free port and resolves once it logs that it listens. */
+export async function startCli(args: string[]): Promise<RunningCli> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first`);
+  const child = spawn(process.execPath, [CLI, '--port', '0', '--output-dir', tempDir('cli-out'), '--executable-path', testChromePath(), ...args]);
+  const lines: Array<Record<string, unknown>> = [];
+  let buffer = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const address = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      let i: number;
+      while ((i = buffer.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
+        buffer = buffer.slice(i + 1);
+        lines.push(line);
+        if (line.msg === 'browsermcp daemon listening') resolve(line.address as string);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`daemon exited early (${code})`)));
+  });
+  return { child, address, lines, stderr: () => stderr };
+}
+
