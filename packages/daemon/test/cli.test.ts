@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { devToolsExposure, startFixtureServer } from '@browsermcp/testkit';
+import { devToolsExposure, freePort, NatsServer, startFixtureServer } from '@browsermcp/testkit';
 import { jwtVerify } from 'jose';
 import { expect, it } from 'vitest';
 import { buildDaemonProgram, parseCli } from '../src/cli-args.js';
 import { ConfigError } from '../src/command-line.js';
 import { signToken } from '../src/index.js';
 import { CLI, startCli } from './helpers/cli.js';
-import { freePort, NatsServer } from './helpers/nats.js';
 import { alive, processTree, tempDir } from './helpers/local.js';
 
 

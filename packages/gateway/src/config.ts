@@ -26,7 +26,8 @@ export interface GatewayConfig extends SharedSettings {
   /** Drive the user's browser through the extension. */
   extension: boolean;
   /** A remote daemon's proxy endpoint, its token and the browser to use there. */
-  daemonUrl: string | undefined;
+  /** The remote daemon's proxy endpoints, in failover order (empty: the embedded daemon). */
+  daemonUrls: string[];
   daemonToken: string;
   daemonBrowser: string | undefined;
   daemonPort: number;
@@ -114,7 +115,7 @@ function options(): Option[] {
     opt('--extension', 'drive your own browser through the browsermcp extension instead of launching one (default: launch one)'),
     opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)').default('8765'),
     opt('--extension-id <ids>', `with --extension: the extension ids that may connect, comma-separated, e.g. the Chrome Web Store's (default: ${EXTENSION_ID}, the development build)`),
-    opt('--daemon-url <url>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one (default: the embedded one)'),
+    opt('--daemon-url <urls>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one; comma-separated daemons of a cluster are tried in turn when one drops (default: the embedded one)'),
     opt('--daemon-token <token>', 'access token for --daemon-url (browsermcp-daemon token --user U --secret-file F) (default: none)'),
     opt('--daemon-browser <id>', 'with --daemon-url: the browser to drive (default: the first connected)'),
     opt('--api-key <keys>', 'bearer key(s) HTTP clients must send, comma-separated; a session only works with the key that opened it (default: a random key, printed at startup)'),
@@ -248,17 +249,19 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   if (pageSetup.storageState && (shared.sharedBrowserContext || userDataDir)) {
     throw new ConfigError('--storage-state starts each session in its own fresh context: it cannot apply with --shared-browser-context or --user-data-dir.');
   }
-  const daemonUrl = str('daemonUrl');
-  if (daemonUrl) {
-    let parsed: URL;
-    try {
-      parsed = new URL(daemonUrl);
-    } catch {
-      throw new ConfigError(`--daemon-url must be a ws:// or wss:// URL such as ws://127.0.0.1:8765/mcp, got "${daemonUrl}".`);
-    }
-    if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') throw new ConfigError(`--daemon-url must be a ws:// or wss:// URL, got "${daemonUrl}".`);
-    if (parsed.protocol === 'ws:' && !isLoopbackHost(parsed.hostname)) {
-      throw new ConfigError('--daemon-url must use wss:// for a daemon on another machine: the token would travel in clear.');
+  const daemonUrls = (str('daemonUrl') ?? '').split(',').map((url) => url.trim()).filter((url) => url !== '');
+  if (daemonUrls.length) {
+    for (const daemonUrl of daemonUrls) {
+      let parsed: URL;
+      try {
+        parsed = new URL(daemonUrl);
+      } catch {
+        throw new ConfigError(`--daemon-url must be a ws:// or wss:// URL such as ws://127.0.0.1:8765/mcp (comma-separated for several), got "${daemonUrl}".`);
+      }
+      if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') throw new ConfigError(`--daemon-url must be a ws:// or wss:// URL, got "${daemonUrl}".`);
+      if (parsed.protocol === 'ws:' && !isLoopbackHost(parsed.hostname)) {
+        throw new ConfigError('--daemon-url must use wss:// for a daemon on another machine: the token would travel in clear.');
+      }
     }
     if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
     // Files and secrets are the daemon's to hold: this gateway's paths and values mean nothing there.
@@ -270,7 +273,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   return {
     ...shared,
     extension,
-    daemonUrl,
+    daemonUrls,
     daemonToken: str('daemonToken') ?? '',
     daemonBrowser: str('daemonBrowser'),
     daemonPort: int('daemonPort', 0, 65535)!,

@@ -12,8 +12,8 @@ import { LineStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
 
 export async function createBackend(config: GatewayConfig): Promise<Backend> {
-  if (config.daemonUrl) {
-    return new RemoteBackend({ daemonUrl: config.daemonUrl, daemonToken: config.daemonToken, browser: config.daemonBrowser, timeoutMs: config.commandTimeoutMs });
+  if (config.daemonUrls.length) {
+    return new RemoteBackend({ daemonUrl: config.daemonUrls, daemonToken: config.daemonToken, browser: config.daemonBrowser, timeoutMs: config.commandTimeoutMs });
   }
   if (config.extension) {
     return ExtensionBackend.start({
@@ -164,7 +164,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
 
 /** One line on which browser the tools drive, for the startup banner. */
 export function describeBrowser(config: GatewayConfig): string {
-  if (config.daemonUrl) return `on the remote daemon ${config.daemonUrl}${config.daemonBrowser ? ` (browser ${config.daemonBrowser})` : ''}`;
+  if (config.daemonUrls.length) return `on the remote daemon ${config.daemonUrls.join(', ')}${config.daemonBrowser ? ` (browser ${config.daemonBrowser})` : ''}`;
   if (config.extension) return `your own, through the extension at ws://127.0.0.1:${config.daemonPort}/extension`;
   if (config.cdpEndpoint) return `connects to ${config.cdpEndpoint}`;
   const chrome = chromeToLaunch(config.executablePath);

@@ -14,8 +14,12 @@ import WebSocket from 'ws';
 import type { Backend } from './backend.js';
 
 export interface RemoteBackendOptions {
-  /** The daemon's proxy endpoint, e.g. ws://host:8765/mcp (wss:// off loopback). */
-  daemonUrl: string;
+  /**
+   * The daemon's proxy endpoint, e.g. ws://host:8765/mcp (wss:// off loopback); with several daemons of a cluster,
+   * each session moves to the next when its daemon cannot be reached or its connection drops, and takes up its
+   * daemon session there.
+   */
+  daemonUrl: string | readonly string[];
   /** A token from `browsermcp-daemon token --user U --secret-file F`; empty for a daemon without auth. */
   daemonToken: string;
   /** Which browser to drive (an extension id from list_extensions, or "local"); the first connected by default. */
@@ -30,6 +34,8 @@ export class RemoteDaemonError extends Error {
   constructor(
     message: string,
     readonly code: number,
+    /** The daemon could not be reached at all (another daemon of the cluster may be). */
+    readonly unreachable = false,
   ) {
     super(message);
   }
@@ -47,21 +53,28 @@ class ProxyConnection {
   private readonly pending = new Map<JsonRpcId, Pending>();
   closed = false;
   connected = true;
+  /** Told once when the connection ends, unless close() ended it. */
+  onDrop: (() => void) | undefined;
 
   private constructor(
     private readonly ws: WebSocket,
     private readonly timeoutMs: number,
+    readonly url: string,
   ) {
     ws.on('message', (data) => this.receive(data.toString()));
-    ws.on('close', () => this.fail(new RemoteDaemonError('The connection to the remote daemon closed; call the tool again to reconnect.', ErrorCodes.BrowserDisconnected)));
+    ws.on('close', () => {
+      const dropped = !this.closed;
+      this.fail(new RemoteDaemonError('The connection to the remote daemon dropped while this call ran; call the tool again (the session goes on).', ErrorCodes.BrowserDisconnected));
+      if (dropped) this.onDrop?.();
+    });
   }
 
   static open(url: string, timeoutMs: number): Promise<ProxyConnection> {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url);
-      ws.once('open', () => resolve(new ProxyConnection(ws, timeoutMs)));
-      ws.once('unexpected-response', (_req, res) => reject(new RemoteDaemonError(`The daemon at ${url} refused the connection (HTTP ${res.statusCode}).`, ErrorCodes.BrowserDisconnected)));
-      ws.once('error', (err) => reject(new RemoteDaemonError(`Cannot reach the daemon at ${url}: ${err.message}. Check --daemon-url and that browsermcp-daemon runs there.`, ErrorCodes.BrowserDisconnected)));
+      ws.once('open', () => resolve(new ProxyConnection(ws, timeoutMs, url)));
+      ws.once('unexpected-response', (_req, res) => reject(new RemoteDaemonError(`The daemon at ${url} refused the connection (HTTP ${res.statusCode}).`, ErrorCodes.BrowserDisconnected, res.statusCode === 503)));
+      ws.once('error', (err) => reject(new RemoteDaemonError(`Cannot reach the daemon at ${url}: ${err.message}. Check --daemon-url and that browsermcp-daemon runs there.`, ErrorCodes.BrowserDisconnected, true)));
     });
   }
 
@@ -151,29 +164,69 @@ function toolResult(name: string, value: unknown): ToolResult {
   return result as ToolResult;
 }
 
+/** One MCP session's link to the daemons: its connection now, and the daemon session it drives. */
+interface RemoteSession {
+  conn: ProxyConnection | undefined;
+  /** A connection being made (first, or after a drop); calls wait for it. */
+  attaching: Promise<ProxyConnection> | undefined;
+  /** The daemon session, once connected: taken up again (resume_session) on the next connection. */
+  daemonSession: { sessionId: string; browser: string } | undefined;
+  closed: boolean;
+}
+
 /**
  * A daemon on another machine (or process) through its /mcp proxy endpoint: each MCP session gets its own
- * authenticated connection and daemon session on the chosen browser.
+ * authenticated connection and daemon session on the chosen browser. With several daemons of a cluster, a session
+ * whose connection drops moves to the next daemon at once and takes up its daemon session there, so its page and
+ * state survive; a call that was running when it dropped fails and may be called again.
  */
 export class RemoteBackend implements Backend {
   readonly mode = 'remote' as const;
-  private readonly sessions = new Map<string, Promise<ProxyConnection>>();
-  /** The sessions' open connections, once they are open (for /health). */
-  private readonly connections = new Map<string, ProxyConnection>();
+  private readonly urls: readonly string[];
+  /** The daemon that answered last: new connections start there. */
+  private current = 0;
+  private readonly sessions = new Map<string, RemoteSession>();
 
-  constructor(private readonly options: RemoteBackendOptions) {}
+  constructor(private readonly options: RemoteBackendOptions) {
+    this.urls = typeof options.daemonUrl === 'string' ? [options.daemonUrl] : [...options.daemonUrl];
+    if (this.urls.length === 0) throw new TypeError('RemoteBackend needs at least one daemonUrl');
+  }
 
-  private async connect(): Promise<ProxyConnection> {
+  /** A connection to the first daemon that answers, from the one that answered last. */
+  private async connectAny(session: RemoteSession): Promise<ProxyConnection> {
+    let lastError: unknown;
+    for (let i = 0; i < this.urls.length; i++) {
+      const index = (this.current + i) % this.urls.length;
+      try {
+        const conn = await this.connect(this.urls[index]!, session);
+        this.current = index;
+        return conn;
+      } catch (error) {
+        // A daemon that answered and refused (a bad token, no such browser) would say the same on the others.
+        if (!(error instanceof RemoteDaemonError && error.unreachable)) throw error;
+        lastError = error;
+      }
+    }
+    throw this.urls.length === 1
+      ? lastError
+      : new RemoteDaemonError(`None of the daemons (${this.urls.join(', ')}) can be reached: ${(lastError as Error).message}`, ErrorCodes.BrowserDisconnected, true);
+  }
+
+  private async connect(url: string, session: RemoteSession): Promise<ProxyConnection> {
     const timeoutMs = this.options.timeoutMs ?? 90_000;
-    const conn = await ProxyConnection.open(this.options.daemonUrl, timeoutMs);
+    const conn = await ProxyConnection.open(url, timeoutMs);
     try {
       await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
-      const { extensions } = await conn.proxy(ProxyMethods.listExtensions);
-      const choice = this.options.browser ?? extensions.find((e) => e.connected)?.id;
-      if (!choice) {
-        throw new RemoteDaemonError('The remote daemon has no browser connected: start one there (or connect its extension), then call the tool again.', ErrorCodes.BrowserDisconnected);
+      const resumed = session.daemonSession && (await this.resume(conn, session.daemonSession));
+      if (!resumed) {
+        const { extensions } = await conn.proxy(ProxyMethods.listExtensions);
+        const choice = this.options.browser ?? extensions.find((e) => e.connected)?.id;
+        if (!choice) {
+          throw new RemoteDaemonError('The remote daemon has no browser connected: start one there (or connect its extension), then call the tool again.', ErrorCodes.BrowserDisconnected);
+        }
+        const linked = await conn.proxy(ProxyMethods.connect, { extension_id: choice, resumable: true });
+        session.daemonSession = linked.session_id !== undefined ? { sessionId: linked.session_id, browser: linked.extension_id } : undefined;
       }
-      await conn.proxy(ProxyMethods.connect, { extension_id: choice });
       return conn;
     } catch (err) {
       conn.close();
@@ -181,41 +234,72 @@ export class RemoteBackend implements Backend {
     }
   }
 
-  async openSession(sessionId: string): Promise<void> {
-    const opening = this.connect();
-    this.sessions.set(sessionId, opening);
+  /** Takes up the session's daemon session on a new connection; false when it is gone (then a new one opens). */
+  private async resume(conn: ProxyConnection, daemonSession: { sessionId: string; browser: string }): Promise<boolean> {
     try {
-      this.connections.set(sessionId, await opening);
+      await conn.proxy(ProxyMethods.connect, { extension_id: daemonSession.browser, resumable: true, resume_session: daemonSession.sessionId });
+      return true;
+    } catch (error) {
+      if (error instanceof RemoteDaemonError && (error.code === ErrorCodes.SessionNotFound || error.code === ErrorCodes.ExtensionNotFound)) return false;
+      throw error;
+    }
+  }
+
+  /** The session's live connection, made (or made again after a drop) if needed. */
+  private live(session: RemoteSession): Promise<ProxyConnection> {
+    if (session.conn && !session.conn.closed) return Promise.resolve(session.conn);
+    session.attaching ??= this.connectAny(session)
+      .then((conn) => {
+        if (session.closed) {
+          conn.close();
+          throw new RemoteDaemonError('The session ended.', ErrorCodes.BrowserDisconnected);
+        }
+        session.conn = conn;
+        // A drop moves the session to the next daemon at once, so it is ready before the next call.
+        conn.onDrop = () => {
+          if (session.conn === conn && !session.closed) void this.live(session).catch(() => undefined);
+        };
+        return conn;
+      })
+      .finally(() => {
+        session.attaching = undefined;
+      });
+    return session.attaching;
+  }
+
+  async openSession(sessionId: string): Promise<void> {
+    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, closed: false };
+    this.sessions.set(sessionId, session);
+    try {
+      await this.live(session);
     } catch (err) {
       this.sessions.delete(sessionId);
-      this.connections.delete(sessionId);
       throw err;
     }
   }
 
   async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
-    let conn = await this.sessions.get(sessionId)?.catch(() => undefined);
-    // The daemon restarted or the link dropped: this call opens a new connection (and daemon session).
-    if (!conn || conn.closed) {
-      await this.openSession(sessionId);
-      conn = await this.sessions.get(sessionId)!;
-    }
+    const session = this.sessions.get(sessionId);
+    // The session never got a connection (its daemon was down when it opened): this call makes one.
+    if (!session) await this.openSession(sessionId);
+    const conn = await this.live(this.sessions.get(sessionId)!);
     return toolResult(name, await conn.request(name, args, signal));
   }
 
   async closeSession(sessionId: string): Promise<void> {
-    const opening = this.sessions.get(sessionId);
+    const session = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
-    this.connections.delete(sessionId);
-    const conn = await opening?.catch(() => undefined);
-    if (!conn) return;
+    if (!session) return;
+    session.closed = true;
+    const conn = session.conn ?? (await session.attaching?.catch(() => undefined));
+    if (!conn || conn.closed) return;
     await conn.proxy(ProxyMethods.disconnect).catch(() => undefined);
     conn.close();
   }
 
   /** Whether the daemon says a browser is connected for an open session: the last status it sent, not a guess. */
   browserConnected(): boolean {
-    return [...this.connections.values()].some((c) => !c.closed && c.connected);
+    return [...this.sessions.values()].some((s) => s.conn !== undefined && !s.conn.closed && s.conn.connected);
   }
 
   async close(): Promise<void> {

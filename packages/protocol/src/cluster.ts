@@ -20,6 +20,7 @@ const sessionRecordSchema = z.object({
   clientName: z.string().optional(),
   userId: id.optional(),
   currentTabId: id.optional(),
+  servedBy: id.optional(),
 });
 
 /** What one instance asks the instance that holds a browser (request/reply on that instance's subject). */

@@ -75,12 +75,25 @@ export type ExtensionInfo = z.infer<typeof extensionInfoSchema>;
 export const listExtensionsResultSchema = z.object({ extensions: z.array(extensionInfoSchema) });
 export type ListExtensionsResult = z.infer<typeof listExtensionsResultSchema>;
 
-export const connectParamsSchema = z.object({ extension_id: nonEmptyString });
+export const connectParamsSchema = z.object({
+  extension_id: nonEmptyString,
+  /**
+   * Keep the session when this connection drops without `disconnect`, for the daemon's grace period, so that a
+   * new connection (to this daemon or, in a cluster, another) can take it up again with `resume_session`.
+   */
+  resumable: z.boolean().optional(),
+  /** Take up this session (a `session_id` an earlier connect returned) instead of opening a new one. */
+  resume_session: nonEmptyString.optional(),
+});
 export type ConnectParams = z.infer<typeof connectParamsSchema>;
 export const connectResultSchema = z.object({
   connection_id: nonEmptyString,
   extension_id: nonEmptyString,
   extension_name: z.string(),
+  /** The daemon session the connection drives: what `resume_session` takes. */
+  session_id: nonEmptyString.optional(),
+  /** True when the connection took up an existing session (`resume_session`). */
+  resumed: z.boolean().optional(),
 });
 export type ConnectResult = z.infer<typeof connectResultSchema>;
 

@@ -8,3 +8,4 @@ export { startForwardProxy } from './forward-proxy.js';
 export type { ForwardProxy } from './forward-proxy.js';
 export { startCdpFront } from './cdp-front.js';
 export type { CdpFront } from './cdp-front.js';
+export { freePort, NatsServer, NATS_SERVER } from './nats.js';

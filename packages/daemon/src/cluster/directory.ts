@@ -1,8 +1,17 @@
 import { parseBrowserEntry, parseInstanceEntry, type BrowserEntry, type InstanceEntry } from '@browsermcp/protocol';
 import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
+import { listKeys } from './keys.js';
 import { token } from './names.js';
 
 const browserKey = (executorId: string): string => `b.${token(executorId)}`;
+
+interface Cached {
+  readonly revision: number;
+  /** When this copy learned it (a refresh does not drop what it learned while the refresh ran). */
+  readonly at: number;
+  readonly browser?: BrowserEntry | undefined;
+  readonly instance?: InstanceEntry | undefined;
+}
 const instanceKey = (instanceId: string): string => `i.${instanceId}`;
 
 function parsed<T>(entry: KvEntry | null, parse: (value: unknown) => { ok: true; value: T } | { ok: false }): T | undefined {
@@ -22,8 +31,8 @@ function parsed<T>(entry: KvEntry | null, parse: (value: unknown) => { ok: true;
  * which a watch is not told about).
  */
 export class BrowserDirectory {
-  #browsers = new Map<string, BrowserEntry>();
-  #instances = new Map<string, InstanceEntry>();
+  /** KV key → what it holds, with its revision and when this copy learned it. */
+  #entries = new Map<string, Cached>();
   #stopWatch: (() => void) | undefined;
 
   constructor(private readonly kv: KV) {}
@@ -34,7 +43,7 @@ export class BrowserDirectory {
     const watcher = await this.kv.watch({ include: KvWatchInclude.UpdatesOnly });
     this.#stopWatch = () => watcher.stop();
     void (async () => {
-      for await (const entry of watcher) this.#apply(entry);
+      for await (const entry of watcher) this.#apply(entry.key, entry);
     })().catch(() => undefined);
   }
 
@@ -42,49 +51,48 @@ export class BrowserDirectory {
     this.#stopWatch?.();
   }
 
+  /**
+   * Reads every entry again. What the watch or a write of ours taught this copy while the read ran is kept (the read
+   * may have seen it before it changed); what the read no longer finds and nothing refreshed since has expired.
+   */
   async refresh(): Promise<void> {
-    const browsers = new Map<string, BrowserEntry>();
-    const instances = new Map<string, InstanceEntry>();
-    for await (const key of await this.kv.keys()) {
-      const entry = await this.kv.get(key);
-      if (key.startsWith('b.')) {
-        const browser = parsed(entry, parseBrowserEntry);
-        if (browser) browsers.set(browser.id, browser);
-      } else if (key.startsWith('i.')) {
-        const instance = parsed(entry, parseInstanceEntry);
-        if (instance) instances.set(instance.instanceId, instance);
-      }
-    }
-    this.#browsers = browsers;
-    this.#instances = instances;
+    const started = Date.now();
+    const read = new Map<string, KvEntry | null>();
+    for (const key of await listKeys(this.kv)) read.set(key, await this.kv.get(key));
+    for (const [key, cached] of this.#entries) if (!read.has(key) && cached.at < started) this.#entries.delete(key);
+    for (const [key, entry] of read) this.#apply(key, entry);
   }
 
-  #apply(entry: KvEntry): void {
-    if (entry.key.startsWith('b.')) {
-      const browser = parsed(entry, parseBrowserEntry);
-      if (browser) this.#browsers.set(browser.id, browser);
-      else for (const [id] of this.#browsers) if (browserKey(id) === entry.key) this.#browsers.delete(id);
-    } else if (entry.key.startsWith('i.')) {
-      const instance = parsed(entry, parseInstanceEntry);
-      if (instance) this.#instances.set(instance.instanceId, instance);
-      else this.#instances.delete(entry.key.slice(2));
-    }
+  /** Learns one entry, unless this copy already knows a newer revision of it. */
+  #apply(key: string, entry: KvEntry | null): void {
+    const known = this.#entries.get(key);
+    if (entry === null || (known !== undefined && known.revision > entry.revision)) return;
+    const browser = key.startsWith('b.') ? parsed(entry, parseBrowserEntry) : undefined;
+    const instance = key.startsWith('i.') ? parsed(entry, parseInstanceEntry) : undefined;
+    // A deleted entry stays as a tombstone with its revision, so an older read cannot bring it back.
+    this.#entries.set(key, { revision: entry.revision, at: Date.now(), browser, instance });
+  }
+
+  #learn(key: string, revision: number, value: Pick<Cached, 'browser' | 'instance'>): void {
+    const known = this.#entries.get(key);
+    if (known === undefined || known.revision <= revision) this.#entries.set(key, { revision, at: Date.now(), ...value });
   }
 
   browser(executorId: string): BrowserEntry | undefined {
-    return this.#browsers.get(executorId);
+    return this.#entries.get(browserKey(executorId))?.browser;
   }
 
   browsers(): BrowserEntry[] {
-    return [...this.#browsers.values()];
+    return [...this.#entries.values()].flatMap((cached) => (cached.browser ? [cached.browser] : []));
   }
 
   instances(): InstanceEntry[] {
-    return [...this.#instances.values()];
+    return [...this.#entries.values()].flatMap((cached) => (cached.instance ? [cached.instance] : []));
   }
 
   async putInstance(instance: InstanceEntry): Promise<void> {
-    await this.kv.put(instanceKey(instance.instanceId), JSON.stringify(instance));
+    const key = instanceKey(instance.instanceId);
+    this.#learn(key, await this.kv.put(key, JSON.stringify(instance)), { instance });
   }
 
   async deleteInstance(instanceId: string): Promise<void> {
@@ -92,8 +100,8 @@ export class BrowserDirectory {
   }
 
   async putBrowser(browser: BrowserEntry): Promise<void> {
-    await this.kv.put(browserKey(browser.id), JSON.stringify(browser));
-    this.#browsers.set(browser.id, browser);
+    const key = browserKey(browser.id);
+    this.#learn(key, await this.kv.put(key, JSON.stringify(browser)), { browser });
   }
 
   /**
@@ -105,9 +113,9 @@ export class BrowserDirectory {
     const current = parsed(entry, parseBrowserEntry);
     if (current !== undefined && current.instanceId !== instanceId) return current.instanceId;
     try {
-      if (current === undefined) await this.kv.create(browserKey(browser.id), JSON.stringify(browser));
-      else await this.kv.update(browserKey(browser.id), JSON.stringify(browser), entry!.revision);
-      this.#browsers.set(browser.id, browser);
+      const key = browserKey(browser.id);
+      const text = JSON.stringify(browser);
+      this.#learn(key, current === undefined ? await this.kv.create(key, text) : await this.kv.update(key, text, entry!.revision), { browser });
       return instanceId;
     } catch {
       // Written by another instance between the read and the write: it holds the browser now.
@@ -121,6 +129,7 @@ export class BrowserDirectory {
     const current = parsed(entry, parseBrowserEntry);
     if (current === undefined || current.instanceId !== instanceId) return;
     await this.kv.delete(browserKey(executorId), { previousSeq: entry!.revision }).catch(() => undefined);
-    if (this.#browsers.get(executorId)?.instanceId === instanceId) this.#browsers.delete(executorId);
+    if (this.browser(executorId)?.instanceId === instanceId) this.#entries.delete(browserKey(executorId));
+    // (the watch brings its tombstone)
   }
 }

@@ -1,6 +1,7 @@
 import type { KV, KvEntry } from '@nats-io/kv';
 import { ClusterUnavailableError } from '../errors.js';
 import { withCurrentTab, type RouterStore, type SessionRecord } from '../router/store.js';
+import { listKeys } from './keys.js';
 import { fromToken, token } from './names.js';
 
 /** How often a compare-and-set write is retried when another instance wrote the same key in between. */
@@ -68,6 +69,15 @@ export class KvRouterStore implements RouterStore {
       if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
     }
     return session;
+  }
+
+  async setServedBy(sessionId: string, instanceId: string): Promise<boolean> {
+    let found = false;
+    await this.#updateSession(sessionId, (session) => {
+      found = true;
+      return { ...session, servedBy: instanceId };
+    });
+    return found;
   }
 
   async setCurrentTab(sessionId: string, tabId: string | undefined): Promise<void> {
@@ -149,10 +159,8 @@ export class KvRouterStore implements RouterStore {
     return out;
   }
 
-  async #keys(filter: string): Promise<string[]> {
-    const keys: string[] = [];
-    for await (const key of await this.kv.keys(filter)) keys.push(key);
-    return keys;
+  #keys(filter: string): Promise<string[]> {
+    return listKeys(this.kv, filter);
   }
 }
 

@@ -38,6 +38,22 @@ export const DEFAULT_DIRECTORY_TTL_MS = 6_000;
 const CALL_TIMEOUT_MS = 10_000;
 /** How long a live instance may take to answer a ping. */
 const PING_TIMEOUT_MS = 1_500;
+/** How long each step of leaving the cluster may wait on NATS. */
+const CLOSE_STEP_MS = 2_000;
+
+/** The promise's value, or undefined once `ms` passed (or it failed): for steps that must not hold up a shutdown. */
+async function withDeadline<T>(promise: Promise<T> | undefined, ms: number): Promise<T | undefined> {
+  if (promise === undefined) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface ClusterOptions {
   /** nats://host:port (several, comma-separated, for a NATS cluster). */
@@ -73,6 +89,8 @@ export class ClusterNode implements RemoteExecutors {
   readonly #subscriptions: Subscription[] = [];
   /** Executors some session names that no instance holds, since when: closed once the grace period passes. */
   readonly #missingSince = new Map<string, number>();
+  /** Sessions whose serving instance is gone, since when: closed once the grace period passes. */
+  readonly #unservedSince = new Map<string, number>();
   readonly #startedAt = Date.now();
   /** Requests waiting on each instance, to fail at once when that instance stops answering pings. */
   readonly #inFlight = new Map<string, Map<(error: Error) => void, string>>();
@@ -252,13 +270,7 @@ export class ClusterNode implements RemoteExecutors {
       waiting.delete(lose);
       if (waiting.size === 0 && this.#inFlight.get(instanceId) === waiting) this.#inFlight.delete(instanceId);
     }
-    let value: unknown;
-    try {
-      value = msg.json();
-    } catch {
-      value = undefined;
-    }
-    const reply = parseClusterReply(value);
+    const reply = parseClusterReply(jsonOf(msg));
     if (!reply.ok) throw new ClusterUnavailableError(`instance ${entry.instanceId} answered with an unreadable reply (${reply.message})`);
     if (!reply.value.ok) throw crossedError(reply.value.error);
     return reply.value;
@@ -296,12 +308,7 @@ export class ClusterNode implements RemoteExecutors {
   }
 
   async #serve(msg: Msg): Promise<void> {
-    let request;
-    try {
-      request = parseClusterRequest(msg.json());
-    } catch {
-      request = { ok: false as const, message: 'not JSON' };
-    }
+    const request = parseClusterRequest(jsonOf(msg));
     if (!request.ok) {
       this.#options.logger.warn({ reason: request.message }, 'dropped an unreadable cluster request');
       return this.#reply(msg, { ok: false, error: crossError(new InvalidArgumentError(`unreadable cluster request: ${request.message}`)) });
@@ -343,25 +350,13 @@ export class ClusterNode implements RemoteExecutors {
   }
 
   #onForwardedEvent(msg: Msg): void {
-    let forwarded;
-    try {
-      forwarded = parseForwardedEvent(msg.json());
-    } catch {
-      return;
-    }
-    if (forwarded.ok) void this.#attached?.router.handleForwardedEvent(forwarded.value.executorId, forwarded.value.event);
+    const forwarded = readMessage(msg, parseForwardedEvent);
+    if (forwarded) void this.#attached?.router.handleForwardedEvent(forwarded.executorId, forwarded.event);
   }
 
   #onSessionEnded(msg: Msg): void {
-    let ended;
-    try {
-      ended = parseSessionEnded(msg.json());
-    } catch {
-      return;
-    }
-    if (ended.ok && ended.value.instanceId !== this.instanceId) {
-      this.#attached?.router.sessionEndedElsewhere(ended.value.sessionId, ended.value.reason);
-    }
+    const ended = readMessage(msg, parseSessionEnded);
+    if (ended && ended.instanceId !== this.instanceId) this.#attached?.router.sessionEndedElsewhere(ended.sessionId, ended.reason);
   }
 
   // ── the heartbeat ────────────────────────────────────────────────────────────────────────────────────────────
@@ -410,24 +405,25 @@ export class ClusterNode implements RemoteExecutors {
     }
   }
 
-  /** Closes the sessions of browsers no instance has held for a whole grace period (their instance died). */
+  /**
+   * Closes, once a whole grace period has passed, the sessions of browsers no instance holds any more and the
+   * sessions whose serving instance died without another taking them up (their instance died).
+   */
   async #sweep(): Promise<void> {
     const { router } = this;
     const now = Date.now();
-    const named = new Set((await this.store.listSessions()).map((s) => s.executorId));
-    for (const id of [...this.#missingSince.keys()]) if (!named.has(id)) this.#missingSince.delete(id);
-    for (const executorId of named) {
-      if (this.#directory.browser(executorId) !== undefined) {
-        this.#missingSince.delete(executorId);
-        continue;
-      }
-      const since = this.#missingSince.get(executorId) ?? now;
-      this.#missingSince.set(executorId, since);
-      if (now - since >= router.graceMs) {
-        this.#missingSince.delete(executorId);
-        this.#options.logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
-        await router.expireExecutor(executorId);
-      }
+    const sessions = await this.store.listSessions();
+    const live = new Set(this.#directory.instances().map((instance) => instance.instanceId));
+    const held = (executorId: string) => this.#directory.browser(executorId) !== undefined;
+    const served = (servedBy: string | undefined) => servedBy === undefined || live.has(servedBy);
+    for (const [executorId] of overdue(this.#missingSince, sessions.map((s) => s.executorId), held, now, router.graceMs)) {
+      this.#options.logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
+      await router.expireExecutor(executorId);
+    }
+    const servers = new Map(sessions.map((s) => [s.sessionId, s.servedBy]));
+    for (const [sessionId] of overdue(this.#unservedSince, [...servers.keys()], (id) => served(servers.get(id)), now, router.graceMs)) {
+      this.#options.logger.info({ sessionId, instanceId: servers.get(sessionId) }, 'closing a session whose instance died and that no client took up');
+      await router.closeSession(sessionId).catch(() => undefined);
     }
   }
 
@@ -455,20 +451,39 @@ export class ClusterNode implements RemoteExecutors {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#heartbeat);
-    await this.#beating;
+    // Shutdown never waits on NATS for long: what it cannot say in time, the TTL says for it.
+    await withDeadline(this.#beating, CLOSE_STEP_MS);
     this.#directory.stop();
-    try {
-      if (this.#attached) {
-        const mine = this.#directory.browsers().filter((b) => b.instanceId === this.instanceId);
-        for (const browser of mine) await this.#directory.deleteBrowserIf(this.instanceId, browser.id);
-      }
-      await this.#directory.deleteInstance(this.instanceId);
-    } catch {
-      // NATS is down: the entries expire by themselves
+    if (!this.#down) {
+      await withDeadline(
+        (async () => {
+          if (this.#attached) {
+            const mine = this.#directory.browsers().filter((b) => b.instanceId === this.instanceId);
+            for (const browser of mine) await this.#directory.deleteBrowserIf(this.instanceId, browser.id);
+          }
+          await this.#directory.deleteInstance(this.instanceId);
+        })(),
+        CLOSE_STEP_MS,
+      );
     }
     for (const subscription of this.#subscriptions) subscription.unsubscribe();
-    await this.#nc.drain().catch(() => this.#nc.close());
+    if (this.#down || !(await withDeadline(this.#nc.drain().then(() => true), CLOSE_STEP_MS))) await this.#nc.close();
   }
+}
+
+/** A message's JSON, or undefined when it is not JSON (the parsers then say what is wrong). */
+function jsonOf(msg: Msg): unknown {
+  try {
+    return msg.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A broadcast read with its parser; one that does not parse is dropped (nobody waits for an answer to it). */
+function readMessage<T>(msg: Msg, parse: (value: unknown) => { ok: true; value: T } | { ok: false }): T | undefined {
+  const result = parse(jsonOf(msg));
+  return result.ok ? result.value : undefined;
 }
 
 /** A browser another instance holds, as an Executor of this instance's router. */
@@ -497,4 +512,27 @@ class RemoteExecutor implements Executor {
   cancel(command: CommandEnvelope, reason: 'cancelled' | 'timeout'): void {
     this.node.notify(this.id, { op: 'cancel', wireId: command.wireId, reason });
   }
+}
+
+/**
+ * Of `ids`, those that have been failing `fine` for at least `graceMs` (`since` keeps when each started failing and
+ * forgets ids that are fine again or gone); each is returned once.
+ */
+function overdue(since: Map<string, number>, ids: readonly string[], fine: (id: string) => boolean, now: number, graceMs: number): Map<string, number> {
+  const wanted = new Set(ids);
+  for (const id of [...since.keys()]) if (!wanted.has(id)) since.delete(id);
+  const due = new Map<string, number>();
+  for (const id of wanted) {
+    if (fine(id)) {
+      since.delete(id);
+      continue;
+    }
+    const start = since.get(id) ?? now;
+    since.set(id, start);
+    if (now - start >= graceMs) {
+      since.delete(id);
+      due.set(id, start);
+    }
+  }
+  return due;
 }

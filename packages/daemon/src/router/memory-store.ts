@@ -36,6 +36,13 @@ export class InMemoryRouterStore implements RouterStore {
     return session;
   }
 
+  async setServedBy(sessionId: string, instanceId: string): Promise<boolean> {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined) return false;
+    this.#sessions.set(sessionId, { ...session, servedBy: instanceId });
+    return true;
+  }
+
   async setCurrentTab(sessionId: string, tabId: string | undefined): Promise<void> {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return;

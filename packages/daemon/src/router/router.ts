@@ -132,13 +132,15 @@ export class SessionRouter {
     }
     checkId(executorId, 'executorId');
     const executor = this.#liveExecutor(executorId);
-    const { userId } = options;
+    const { userId, servedBy } = options;
     if (userId !== undefined) checkId(userId, 'userId');
+    if (servedBy !== undefined) checkId(servedBy, 'servedBy');
     const session: SessionRecord = {
       sessionId,
       executorId,
       ...(clientName !== undefined ? { clientName } : {}),
       ...(userId !== undefined ? { userId } : {}),
+      ...(servedBy !== undefined ? { servedBy } : {}),
     };
     if (!(await this.#store.createSession(session))) throw new SessionExistsError(sessionId);
     if (executor.openSession !== undefined) {
@@ -150,6 +152,22 @@ export class SessionRouter {
       }
     }
     return session;
+  }
+
+  /**
+   * Takes up an open session whose client connection dropped (here, or on another instance of a cluster): it is
+   * served from `servedBy` from now on. Another user's session answers SessionNotFound, as a missing one does.
+   */
+  async resumeSession(sessionId: string, options: { userId?: string | undefined; servedBy?: string | undefined } = {}): Promise<SessionRecord> {
+    this.#assertOpen();
+    checkId(sessionId, 'sessionId');
+    const session = await this.#store.getSession(sessionId);
+    if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError();
+    if (session === undefined || session.userId !== options.userId) throw new SessionNotFoundError(sessionId);
+    if (options.servedBy !== undefined && !(await this.#store.setServedBy(sessionId, options.servedBy))) {
+      throw new SessionNotFoundError(sessionId);
+    }
+    return options.servedBy !== undefined ? { ...session, servedBy: options.servedBy } : session;
   }
 
   /**

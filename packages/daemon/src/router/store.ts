@@ -25,6 +25,11 @@ export interface SessionRecord {
   readonly userId?: string;
   /** The session's current tab as its executor last named it (in an answer or a claim); the browser is the truth. */
   readonly currentTabId?: string;
+  /**
+   * In a cluster: the instance whose client connection drives the session. A session whose instance is gone and
+   * that no other instance takes up within the grace period is closed.
+   */
+  readonly servedBy?: string;
 }
 
 export interface RouterStore {
@@ -35,6 +40,8 @@ export interface RouterStore {
   listSessions(executorId?: string): Promise<SessionRecord[]>;
   /** Removes a session and releases its tabs, in one step; returns the removed session. */
   deleteSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Records which instance serves the session's client now; false if the session is gone. */
+  setServedBy(sessionId: string, instanceId: string): Promise<boolean>;
   /** Sets (or with undefined clears) the session's current tab; does nothing if the session is gone. */
   setCurrentTab(sessionId: string, tabId: string | undefined): Promise<void>;
   /**

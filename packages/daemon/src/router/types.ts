@@ -80,6 +80,8 @@ export interface OpenSessionOptions {
   readonly userId?: string;
   /** The executor that runs this session; defaults to the router's defaultExecutorId. */
   readonly executorId?: string;
+  /** In a cluster: the instance that serves the session's client (SessionRecord.servedBy). */
+  readonly servedBy?: string;
 }
 
 /** A pino/Fastify logger fits. */

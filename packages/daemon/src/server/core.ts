@@ -4,6 +4,7 @@ import { ForbiddenError, isDaemonError, toWireError } from '../errors.js';
 import type { DispatchRequest, SessionRouter } from '../router/index.js';
 import { guardRefusal } from './guard.js';
 import { ExtensionRegistry } from './extensions.js';
+import { KeptSessions } from './kept-sessions.js';
 import { resolveOptions, type DaemonAppOptions, type ResolvedOptions } from './options.js';
 
 /** What the daemon's plugins share, as `app.browsermcp`. */
@@ -11,6 +12,10 @@ export interface DaemonState {
   readonly options: ResolvedOptions;
   readonly router: SessionRouter;
   readonly extensions: ExtensionRegistry;
+  /** Proxy sessions whose client connection dropped, waiting to be taken up again. */
+  readonly kept: KeptSessions;
+  /** Proxy sessions a live connection of this daemon drives now. */
+  readonly linked: Set<string>;
   readonly startedAt: number;
 }
 
@@ -66,6 +71,8 @@ async function daemonCorePlugin(app: FastifyInstance, options: DaemonAppOptions)
     options: resolved,
     router: resolved.router,
     extensions: new ExtensionRegistry(),
+    kept: new KeptSessions(),
+    linked: new Set(),
     startedAt: Date.now(),
   };
   app.decorate('browsermcp', state);
@@ -102,6 +109,7 @@ async function daemonCorePlugin(app: FastifyInstance, options: DaemonAppOptions)
 
   app.addHook('onClose', async () => {
     state.extensions.clear();
+    state.kept.clear();
   });
 }
 

@@ -19,7 +19,7 @@ import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
 import { BadRequestError, ExtensionNotFoundError, UnauthorizedError, toWireError } from '../errors.js';
 import type { Unsubscribe } from '../router/index.js';
-import { browsersFor, findBrowser } from './caller.js';
+import { browsersFor, findBrowser, sessionOf } from './caller.js';
 import { runLogged, type DaemonState } from './core.js';
 import type { ExtensionState } from './extensions.js';
 import { watchHeartbeat } from './heartbeat.js';
@@ -28,6 +28,8 @@ interface Link {
   readonly connectionId: string;
   readonly extensionId: string;
   readonly sessionId: string;
+  /** Kept for the grace period when the connection drops, for another connection to take up. */
+  readonly resumable: boolean;
   readonly stop: Unsubscribe[];
 }
 
@@ -141,19 +143,38 @@ class ProxyClient {
     // Another user's browser reads exactly like an unknown one: its existence is not this client's business.
     if (!info) throw new ExtensionNotFoundError(checked.value.extension_id);
     const extensionId = info.id;
+    const { router, cluster } = this.daemon.options;
+    const servedBy = cluster?.instanceId;
+    const user = this.userId !== null ? { userId: this.userId } : {};
     const connectionId = shortId();
-    const sessionId = `proxy-${this.clientId}-${connectionId}`;
-    await this.daemon.router.openSession(sessionId, {
-      executorId: extensionId,
-      clientName: `remote ${this.clientId}`,
-      ...(this.userId !== null ? { userId: this.userId } : {}),
-    });
-    const link: Link = { connectionId, extensionId, sessionId, stop: [] };
+    const resume = checked.value.resume_session;
+    let sessionId: string;
+    if (resume !== undefined) {
+      const session = await sessionOf(this.daemon, resume, this.userId);
+      if (session.executorId !== extensionId) {
+        throw new BadRequestError(`session ${resume} runs in browser ${session.executorId}, not ${extensionId}: connect to that browser to resume it`);
+      }
+      if (this.daemon.linked.has(resume)) throw new BadRequestError(`session ${resume} is driven by another connection; disconnect that one first`);
+      await router.resumeSession(resume, { ...user, ...(servedBy !== undefined ? { servedBy } : {}) });
+      this.daemon.kept.take(resume);
+      sessionId = resume;
+    } else {
+      sessionId = `proxy-${this.clientId}-${connectionId}`;
+      await router.openSession(sessionId, {
+        executorId: extensionId,
+        clientName: `remote ${this.clientId}`,
+        ...user,
+        ...(servedBy !== undefined ? { servedBy } : {}),
+      });
+    }
+    const link: Link = { connectionId, extensionId, sessionId, resumable: checked.value.resumable === true, stop: [] };
     this.link = link;
+    this.daemon.linked.add(sessionId);
     link.stop.push(
       this.daemon.router.onSessionClosed(sessionId, (reason) => {
         if (this.link !== link) return;
         this.link = undefined;
+        this.daemon.linked.delete(sessionId);
         for (const stop of link.stop) stop();
         this.send(
           jsonRpcNotification(ProxyMethods.disconnected, {
@@ -170,9 +191,15 @@ class ProxyClient {
       }),
       this.daemon.router.onEvent(sessionId, (event) => this.send(jsonRpcNotification(`event/${event.name}`, { tabId: event.tabId ?? null, payload: event.payload }))),
     );
-    this.log.info({ clientId: this.clientId, connectionId, extensionId, sessionId }, 'session opened');
+    this.log.info({ clientId: this.clientId, connectionId, extensionId, sessionId }, resume !== undefined ? 'session resumed' : 'session opened');
     this.status('connected');
-    return { connection_id: connectionId, extension_id: extensionId, extension_name: info.name };
+    return {
+      connection_id: connectionId,
+      extension_id: extensionId,
+      extension_name: info.name,
+      session_id: sessionId,
+      ...(resume !== undefined ? { resumed: true } : {}),
+    };
   }
 
   private async disconnect(params: unknown): Promise<unknown> {
@@ -187,9 +214,31 @@ class ProxyClient {
 
   private async unlink(link: Link): Promise<void> {
     this.link = undefined;
+    this.daemon.linked.delete(link.sessionId);
     for (const stop of link.stop) stop();
     await this.daemon.router.closeSession(link.sessionId).catch(() => undefined);
     this.log.info({ clientId: this.clientId, connectionId: link.connectionId }, 'session closed');
+  }
+
+  /**
+   * The connection dropped without disconnect: a resumable session waits the grace period for a connection to
+   * take it up (here or on another instance), then closes, unless another instance serves it by then.
+   */
+  private keep(link: Link): void {
+    this.link = undefined;
+    this.daemon.linked.delete(link.sessionId);
+    for (const stop of link.stop) stop();
+    for (const call of this.calls.values()) call.abort();
+    const { router, cluster } = this.daemon.options;
+    const servedBy = cluster?.instanceId;
+    const { sessionId } = link;
+    this.daemon.kept.keep(sessionId, router.graceMs, async () => {
+      const session = await router.getSession(sessionId).catch(() => undefined);
+      if (session === undefined || session.servedBy !== servedBy || this.daemon.linked.has(sessionId)) return;
+      await router.closeSession(sessionId).catch(() => undefined);
+      this.log.info({ clientId: this.clientId, sessionId }, 'session closed: its client did not come back');
+    });
+    this.log.info({ clientId: this.clientId, sessionId, graceMs: router.graceMs }, 'connection dropped; session kept for its client to resume');
   }
 
   /** MCP-style cancellation of a running tool call; a notification gets no answer, so a bad one is only logged. */
@@ -235,7 +284,8 @@ class ProxyClient {
   private async onClose(): Promise<void> {
     this.state = 'closed';
     this.stopWatching();
-    if (this.link) await this.unlink(this.link);
+    if (this.link?.resumable) this.keep(this.link);
+    else if (this.link) await this.unlink(this.link);
   }
 }
 

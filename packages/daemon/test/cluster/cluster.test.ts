@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '../../src/index';
-import { NatsServer } from '../helpers/nats';
-import { authenticatedExtension, connectPeer, type Peer } from '../helpers/ws-peer';
+import { NatsServer } from '@browsermcp/testkit';
+import { authenticatedExtension, connectPeer, rpc, type Peer } from '../helpers/ws-peer';
 
 // Three daemons of one cluster in this process, each with its own NATS connection, store client and endpoints:
 // what crosses between them goes through a real nats-server, as between machines.
@@ -36,12 +36,7 @@ afterAll(async () => {
 const [A, B, C] = [0, 1, 2];
 const ws = (i: number) => daemons[i]!.address.replace('http', 'ws');
 
-let nextId = 1;
-async function call(peer: Peer, method: string, params?: unknown) {
-  const id = nextId++;
-  peer.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
-  return peer.next((message) => message.id === id);
-}
+const call = rpc;
 
 /** A proxy-protocol client of `user` on daemon `i`, past its handshake. */
 async function client(i: number, user: string): Promise<Peer> {
@@ -99,8 +94,8 @@ it('runs tool calls in a browser held by another instance, in order, with its ev
   expect(await ext.next((m) => m.name === 'session_opened')).toMatchObject({ payload: { clientName: expect.stringContaining('remote') } });
 
   // Two calls at once: the browser gets the second only after it answered the first (per-session order).
-  const first = nextId++;
-  const second = nextId++;
+  const first = 'first-call';
+  const second = 'second-call';
   carol.send({ jsonrpc: '2.0', id: first, method: 'browser_navigate', params: { url: 'https://example.com' } });
   carol.send({ jsonrpc: '2.0', id: second, method: 'browser_snapshot', params: {} });
   const one = await ext.next((m) => m.type === 'command');
@@ -137,7 +132,7 @@ it('cancels a call on the browser’s instance when the client cancels it, and t
   const dave = await client(A, 'dave');
   await listed(dave, 1);
   await call(dave, 'connect', { extension_id: 'dave-laptop' });
-  const id = nextId++;
+  const id = 'call-to-cancel';
   dave.send({ jsonrpc: '2.0', id, method: 'browser_wait_for', params: { time: 30 } });
   const waiting = await ext.next((m) => m.type === 'command');
   dave.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
@@ -170,4 +165,27 @@ it('refuses an extension that says hello with a browser id another user’s exte
   await impostor.next();
   impostor.send({ wireId: 'hello-x', sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId: 'frank-laptop', browser: 'Chrome', version: '0.1.0', tabs: [] } });
   expect(await impostor.closed).toMatchObject({ reason: expect.stringContaining('belongs to another user') });
+});
+
+it('lets a connection on another instance take up a resumable session whose connection dropped', async () => {
+  const ext = await extension(B, 'gwen', 'gwen-laptop');
+  const first = await client(A, 'gwen');
+  await listed(first, 1);
+  const { session_id: sessionId } = (await call(first, 'connect', { extension_id: 'gwen-laptop', resumable: true })).result;
+  await ext.next((m) => m.name === 'session_opened');
+  first.ws.terminate();
+  await first.closed;
+
+  const second = await client(C, 'gwen');
+  await listed(second, 1);
+  expect((await call(second, 'connect', { extension_id: 'gwen-laptop', resume_session: sessionId, resumable: true })).result).toMatchObject({
+    session_id: sessionId,
+    resumed: true,
+  });
+  expect(await daemons[A]!.cluster!.store.getSession(sessionId)).toMatchObject({ servedBy: 'c' });
+  const running = call(second, 'browser_snapshot', {});
+  const command = await ext.next((m) => m.type === 'command');
+  expect(command.sessionId).toBe(sessionId);
+  answer(ext, command, 'served from c');
+  expect((await running).result).toMatchObject({ content: [{ text: 'served from c' }] });
 });

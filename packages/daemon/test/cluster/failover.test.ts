@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { NatsServer, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signToken } from '../../src/index';
 import { startCli, type RunningCli } from '../helpers/cli';
 import { alive, processTree, tempDir } from '../helpers/local';
-import { NatsServer } from '../helpers/nats';
-import { connectPeer, hello, type Peer } from '../helpers/ws-peer';
+import { connectPeer, hello, rpc, type Peer } from '../helpers/ws-peer';
 
 // Daemons as the CLI runs them, in their own processes, so that one can die by SIGKILL as a crashed machine would.
 const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
@@ -44,12 +43,7 @@ function kill(daemon: RunningCli): Promise<unknown> {
 
 const wsUrl = (daemon: RunningCli, path: string) => `${daemon.address.replace('http', 'ws')}${path}`;
 
-let nextId = 1;
-async function call(peer: Peer, method: string, params?: unknown) {
-  const id = nextId++;
-  peer.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
-  return peer.next((message) => message.id === id);
-}
+const call = rpc;
 
 async function client(at: RunningCli, user: string): Promise<Peer> {
   const peer = await connectPeer(wsUrl(at, '/mcp'), { origin: undefined });
@@ -169,3 +163,17 @@ it('answers with a clear error while NATS is down and carries on with the same s
   expect(result).toMatchObject({ content: [{ text: 'after NATS came back' }] });
   await Promise.all([kill(a), kill(b)]);
 });
+
+it('closes the sessions a killed instance served once no client took them up within the grace period', async () => {
+  const a = await daemon('ka', '--no-local', '--grace-period', '1');
+  const b = await daemon('kb', '--no-local', '--grace-period', '1');
+  const ext = await extension(b, 'jude', 'jude-laptop');
+  const agent = await client(a, 'jude');
+  await until(agent, 'jude-laptop', 'kb');
+  const { session_id: sessionId } = (await call(agent, 'connect', { extension_id: 'jude-laptop', resumable: true })).result;
+  await ext.next((m) => m.name === 'session_opened');
+  await kill(a);
+  // Its entry expires (bucket TTL), then the grace period passes, then b closes the session's tabs.
+  expect(await ext.next((m) => m.name === 'session_closed')).toMatchObject({ sessionId });
+  await kill(b);
+}, 30_000);

@@ -2,7 +2,7 @@ import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KvRouterStore } from '../../src/index';
-import { NatsServer } from '../helpers/nats';
+import { NatsServer } from '@browsermcp/testkit';
 import { describeRouterStore } from '../helpers/store-contract';
 
 let nats: NatsServer;

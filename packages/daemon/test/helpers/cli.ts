@@ -25,6 +25,11 @@ export async function startCli(args: string[]): Promise<RunningCli> {
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const address = await new Promise<string>((resolve, reject) => {
+    // One that never says it listens is killed, not left behind.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the daemon did not start listening within 20 s: ${stderr}`));
+    }, 20_000);
     child.stdout.on('data', (d: Buffer) => {
       buffer += d.toString();
       let i: number;
@@ -32,10 +37,16 @@ export async function startCli(args: string[]): Promise<RunningCli> {
         const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
         buffer = buffer.slice(i + 1);
         lines.push(line);
-        if (line.msg === 'browsermcp daemon listening') resolve(line.address as string);
+        if (line.msg === 'browsermcp daemon listening') {
+          clearTimeout(timer);
+          resolve(line.address as string);
+        }
       }
     });
-    child.once('exit', (code) => reject(new Error(`daemon exited early (${code})`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited early (${code}): ${stderr}`));
+    });
   });
   return { child, address, lines, stderr: () => stderr };
 }

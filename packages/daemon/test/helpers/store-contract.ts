@@ -71,5 +71,13 @@ export function describeRouterStore(name: string, makeStore: () => Promise<Route
       expect(before?.currentTabId).toBeUndefined();
       expect((await store.getSession('A'))?.currentTabId).toBe('1');
     });
+
+    it('records which instance serves a session, keeping the rest of its record', async () => {
+      const store = await storeWithSessions();
+      await store.setCurrentTab('A', '3');
+      expect(await store.setServedBy('A', 'east-1')).toBe(true);
+      expect(await store.getSession('A')).toEqual({ sessionId: 'A', executorId: 'browser-1', currentTabId: '3', servedBy: 'east-1' });
+      expect(await store.setServedBy('nobody', 'east-1')).toBe(false);
+    });
   });
 }

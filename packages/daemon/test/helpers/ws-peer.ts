@@ -70,3 +70,13 @@ export async function authenticatedExtension(app: FastifyInstance, base: string,
   }
   return peer;
 }
+
+let nextRpcId = 1;
+
+/** Sends a JSON-RPC request on `peer` and resolves with the answer to it (other messages stay queued). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+export async function rpc(peer: Peer, method: string, params?: unknown): Promise<any> {
+  const id = `rpc-${nextRpcId++}`;
+  peer.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
+  return peer.next((message) => message.id === id);
+}

@@ -89,7 +89,7 @@ it('forwards tool calls to the connected browser with mapped ids and answers und
   await handshake(c, 'alice');
   const connected = await call(c, 'connect', { extension_id: 'alice-chrome' });
   const { connection_id } = connected.result;
-  expect(connected.result).toEqual({ connection_id: expect.any(String), extension_id: 'alice-chrome', extension_name: "alice's Chrome" });
+  expect(connected.result).toEqual({ connection_id: expect.any(String), extension_id: 'alice-chrome', extension_name: "alice's Chrome", session_id: expect.stringMatching(/^proxy-/) });
   expect(await c.next()).toMatchObject({ method: 'status', params: { state: 'connected', connection_id, extension_id: 'alice-chrome' } });
   expect(await ext.next()).toMatchObject({ type: 'event', name: 'session_opened' });
 
@@ -175,4 +175,52 @@ it('refuses to disconnect another client’s connection and ids that spoof a con
   expect(spoofed.error ?? spoofed.result).not.toEqual({ disconnected: true });
   // Alice's session is untouched.
   expect((await call(alice, 'disconnect')).result).toEqual({ disconnected: true });
+});
+
+it('keeps a resumable session when its connection drops, for a new connection of the same user to take up', async () => {
+  const ext = await extension('alice', 'alice-chrome');
+  const first = await client();
+  await handshake(first, 'alice');
+  const connected = (await call(first, 'connect', { extension_id: 'alice-chrome', resumable: true })).result;
+  expect(connected).toMatchObject({ extension_id: 'alice-chrome', session_id: expect.stringMatching(/^proxy-/) });
+  expect(await ext.next()).toMatchObject({ name: 'session_opened', sessionId: connected.session_id });
+  first.ws.terminate();
+  await first.closed;
+
+  // Another user cannot take it: it reads as a session that does not exist.
+  const mallory = await client();
+  await handshake(mallory, 'mallory');
+  expect((await call(mallory, 'connect', { extension_id: 'alice-chrome', resume_session: connected.session_id })).error).toMatchObject({
+    message: expect.stringContaining('no browser "alice-chrome"'),
+  });
+
+  const second = await client();
+  await handshake(second, 'alice');
+  const resumed = (await call(second, 'connect', { extension_id: 'alice-chrome', resume_session: connected.session_id, resumable: true })).result;
+  expect(resumed).toMatchObject({ session_id: connected.session_id, resumed: true });
+  // A third connection cannot drive it while the second does.
+  const third = await client();
+  await handshake(third, 'alice');
+  expect((await call(third, 'connect', { extension_id: 'alice-chrome', resume_session: connected.session_id })).error.message).toBe(
+    `session ${connected.session_id} is driven by another connection; disconnect that one first`,
+  );
+  const running = call(second, 'browser_snapshot', {});
+  const command = await ext.next((m) => m.type === 'command');
+  expect(command.sessionId).toBe(connected.session_id);
+  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { ok: true } });
+  expect((await running).result).toEqual({ ok: true });
+  expect(await router.hasSession(connected.session_id)).toBe(true);
+});
+
+it('closes a dropped connection’s session at once unless it asked to be resumable', async () => {
+  const ext = await extension('alice', 'alice-chrome');
+  const c = await client();
+  await handshake(c, 'alice');
+  const { session_id: sessionId } = (await call(c, 'connect', { extension_id: 'alice-chrome' })).result;
+  await ext.next((m) => m.name === 'session_opened');
+  c.ws.terminate();
+  expect(await ext.next((m) => m.name === 'session_closed')).toMatchObject({ sessionId });
+  const again = await client();
+  await handshake(again, 'alice');
+  expect((await call(again, 'connect', { extension_id: 'alice-chrome', resume_session: sessionId })).error.message).toContain(`session ${sessionId} is not open`);
 });

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
+import { NatsServer, startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connectClient, refIn, startGateway, text } from './helpers.js';
+
+// A gateway with two daemons of a cluster in --daemon-url. Its entry daemon runs as its own process and dies by
+// SIGKILL; the browser is held by a third daemon. The MCP session and its page must survive the move.
+const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
+const DAEMON_CLI = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/daemon/package.json')), 'dist', 'cli.js');
+let nats: NatsServer;
+let server: FixtureServer;
+let holder: RunningDaemon;
+let spare: RunningDaemon;
+let entry: ChildProcess;
+let entryUrl: string;
+
+function cluster(instanceId: string) {
+  return { nats: nats.url, instanceId, heartbeatMs: 500 };
+}
+
+/** The daemon CLI in its own process; resolves with its address once it listens. */
+function spawnDaemon(args: string[]): Promise<{ child: ChildProcess; address: string }> {
+  const child = spawn(process.execPath, [DAEMON_CLI, '--port', '0', ...args]);
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (data: Buffer) => {
+      buffer += data.toString();
+      for (const line of buffer.split('\n').slice(0, -1)) {
+        const entry = JSON.parse(line) as { msg?: string; address?: string };
+        if (entry.msg === 'browsermcp daemon listening') resolve({ child, address: entry.address! });
+      }
+      buffer = buffer.slice(buffer.lastIndexOf('\n') + 1);
+    });
+    child.once('exit', (code) => reject(new Error(`the daemon exited early (${code})`)));
+  });
+}
+
+beforeAll(async () => {
+  [nats, server] = await Promise.all([NatsServer.start(), startFixtureServer()]);
+  const dir = mkdtempSync(join(tmpdir(), 'bmcp-gw-cluster-'));
+  writeFileSync(join(dir, 'secret'), SECRET);
+  const verifier = hs256Verifier(SECRET);
+  holder = await startDaemon({
+    host: '127.0.0.1',
+    port: 0,
+    verifier,
+    local: { outputDir: join(dir, 'out'), headless: true, executablePath: testChromePath() },
+    cluster: cluster('holder'),
+  });
+  spare = await startDaemon({ host: '127.0.0.1', port: 0, verifier, local: null, cluster: cluster('spare') });
+  const spawned = await spawnDaemon(['--no-local', '--auth-secret-file', join(dir, 'secret'), '--nats', nats.url, '--instance-id', 'entry']);
+  entry = spawned.child;
+  entryUrl = `${spawned.address.replace('http', 'ws')}/mcp`;
+});
+
+afterAll(async () => {
+  if (entry?.exitCode === null) entry.kill('SIGKILL');
+  await spare?.close();
+  await holder?.close();
+  await server?.close();
+  await nats?.close();
+});
+
+it('keeps the MCP session and its page when the entry daemon dies: the gateway moves to the next daemon', async () => {
+  const token = await signToken({ userId: 'alice', secret: SECRET });
+  const spareUrl = `${spare.address.replace('http', 'ws')}/mcp`;
+  const gw = await startGateway(['--daemon-url', `${entryUrl},${spareUrl}`, '--daemon-token', token, '--daemon-browser', 'local-holder']);
+  try {
+    const client = await connectClient(gw);
+    expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }))).toContain('- Page Title: Fixture home');
+    const snapshot = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
+    expect(text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snapshot, 'button "Click me"') } }))).toContain(
+      'button "Clicked 1 times"',
+    );
+    const [session] = await holder.cluster!.store.listSessions('local-holder');
+    expect(session).toMatchObject({ servedBy: 'entry' });
+
+    const exited = new Promise((resolve) => entry.once('exit', resolve));
+    entry.kill('SIGKILL');
+    await exited;
+    // The page is where it was: same daemon session, now served by the spare daemon.
+    const after = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
+    expect(after).toContain('button "Clicked 1 times"');
+    expect(await holder.cluster!.store.getSession(session!.sessionId)).toMatchObject({ servedBy: 'spare' });
+    expect(await holder.cluster!.store.listSessions()).toHaveLength(1);
+    await client.close();
+  } finally {
+    await gw.close();
+  }
+  // The gateway's goodbye closed the daemon session and its tab, across instances.
+  await expect.poll(async () => (await holder.cluster!.store.listSessions()).length, { timeout: 10_000 }).toBe(0);
+});
+
+it('refuses a --daemon-url list with a URL that is not ws:// or wss://', async () => {
+  await expect(startGateway(['--daemon-url', `${entryUrl},http://127.0.0.1:1/mcp`])).rejects.toThrow(
+    '--daemon-url must be a ws:// or wss:// URL, got "http://127.0.0.1:1/mcp".',
+  );
+});
