@@ -5,3 +5,5 @@ export { routerBench } from './router-bench.js';
 export type { RouterLevel } from './router-bench.js';
 export { SERVERS } from './servers.js';
 export type { ServerId } from './servers.js';
+export { clusterBench } from './cluster-bench.js';
+export type { ClusterBenchResult, ClusterLevel } from './cluster-bench.js';

@@ -198,9 +198,14 @@ export function renderMarkdown(result: BenchResult, command: string): string {
 }
 
 /** Puts the rendered section into a BENCHMARKS.md text: replaces the old one, or adds it under a heading at the end. */
-export function spliceSection(doc: string, section: string, heading = '## Side by side with @playwright/mcp and chrome-devtools-mcp'): string {
-  const start = doc.indexOf(START_MARK);
-  const end = doc.indexOf(END_MARK);
-  if (start >= 0 && end > start) return doc.slice(0, start) + section + doc.slice(end + END_MARK.length);
+export function spliceSection(
+  doc: string,
+  section: string,
+  heading = '## Side by side with @playwright/mcp and chrome-devtools-mcp',
+  marks: { start: string; end: string } = { start: START_MARK, end: END_MARK },
+): string {
+  const start = doc.indexOf(marks.start);
+  const end = doc.indexOf(marks.end);
+  if (start >= 0 && end > start) return doc.slice(0, start) + section + doc.slice(end + marks.end.length);
   return `${doc.trimEnd()}\n\n${heading}\n\n${section}\n`;
 }

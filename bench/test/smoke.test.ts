@@ -1,7 +1,7 @@
 // Keeps the benchmark from rotting: the whole harness at tiny sizes (20 rows, 1 run, 2 s of load), ours only by
 // default. BENCH_SMOKE_PEERS=1 adds @playwright/mcp and chrome-devtools-mcp (slower). The real run is `npm run bench`.
 import { expect, it } from 'vitest';
-import { renderMarkdown, runBench, spliceSection, type BenchOptions } from '../src/index.js';
+import { clusterBench, renderMarkdown, runBench, spliceSection, type BenchOptions } from '../src/index.js';
 import { END_MARK, START_MARK } from '../src/report.js';
 
 const peers = process.env.BENCH_SMOKE_PEERS === '1';
@@ -43,3 +43,16 @@ it('runs the scripted session, memory, load and router parts at tiny sizes and r
   expect(doc).toContain('kept');
   expect(spliceSection(doc, `${START_MARK}\nnew\n${END_MARK}`)).toBe(doc.replace(markdown, `${START_MARK}\nnew\n${END_MARK}`));
 });
+
+it('runs the cluster bench at a tiny size: both paths answer, both failovers end in a successful call', async () => {
+  const result = await clusterBench({ seconds: 0.3, levels: [1, 2] });
+  expect(result.levels.map((l) => [l.sessions, l.path, l.errors])).toEqual([
+    [1, 'same instance', 0],
+    [1, 'crossing', 0],
+    [2, 'same instance', 0],
+    [2, 'crossing', 0],
+  ]);
+  expect(result.levels.every((l) => l.commands > 0)).toBe(true);
+  expect(result.browserFailoverMs).toBeGreaterThan(0);
+  expect(result.gatewayFailoverMs).toBeGreaterThan(0);
+}, 60_000);

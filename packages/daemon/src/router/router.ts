@@ -290,8 +290,9 @@ export class SessionRouter {
     const response = await this.#send(executor, command, timeoutMs, request.signal);
 
     if (response.error !== undefined) throw executorError(response.error);
-    // The executor names the session's current tab after the command (one it opened, selected or moved to).
-    if (response.tabId !== undefined) await this.#adoptTab(sessionId, response.tabId);
+    // The executor names the session's current tab after the command (one it opened, selected or moved to). Most
+    // commands stay in the tab the session already had: no store writes then (each is a round trip in a cluster).
+    if (response.tabId !== undefined && response.tabId !== session.currentTabId) await this.#adoptTab(sessionId, response.tabId);
     return response.data;
   }
 
