@@ -156,7 +156,9 @@ export class ClusterNode implements RemoteExecutors {
       });
       const directory = new BrowserDirectory(browsers);
       await directory.start();
-      if (directory.instances().some((i) => i.instanceId === instanceId)) {
+      // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
+      // old id after a crash finds the entry of its dead self, which has not expired yet.
+      if (directory.instances().some((i) => i.instanceId === instanceId) && (await answers(nc, names.instanceSubject(instanceId)))) {
         throw new InvalidArgumentError(`instance id "${instanceId}" is already in use in this cluster; give each daemon its own --instance-id`);
       }
       let node: ClusterNode | undefined;
@@ -197,7 +199,7 @@ export class ClusterNode implements RemoteExecutors {
       this.#nc.subscribe(this.#names.eventSubject, { callback: (_error, msg) => this.#onForwardedEvent(msg) }),
       this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => this.#onSessionEnded(msg) }),
     );
-    // Another instance's extension checks: a browser id another user's extension holds in the cluster is refused.
+    // A hello with a browser id that another user's extension holds on another instance is refused.
     extensions.ownerElsewhere = (browserId) => {
       const entry = this.#directory.browser(browserId);
       return entry !== undefined && entry.instanceId !== this.instanceId ? entry.userId : undefined;
@@ -394,15 +396,10 @@ export class ClusterNode implements RemoteExecutors {
   /** A command in flight on an instance that died would wait for its timeout: a ping finds out within a beat. */
   async #checkAlive(instanceId: string): Promise<void> {
     if (this.#down) return; // NATS is away, not the instance
-    try {
-      await this.#nc.request(this.#names.instanceSubject(instanceId), JSON.stringify({ op: 'ping' } satisfies ClusterRequest), { timeout: PING_TIMEOUT_MS });
-    } catch (error) {
-      const cause = error as { isNoResponders?: () => boolean; name?: string };
-      if (!(cause.isNoResponders?.() || cause.name === 'TimeoutError')) return;
-      const waiting = this.#inFlight.get(instanceId);
-      this.#inFlight.delete(instanceId);
-      for (const [lose, executorId] of waiting ?? []) lose(new BrowserUnavailableError(executorId, instanceId));
-    }
+    if (await answers(this.#nc, this.#names.instanceSubject(instanceId))) return;
+    const waiting = this.#inFlight.get(instanceId);
+    this.#inFlight.delete(instanceId);
+    for (const [lose, executorId] of waiting ?? []) lose(new BrowserUnavailableError(executorId, instanceId));
   }
 
   /**
@@ -468,6 +465,16 @@ export class ClusterNode implements RemoteExecutors {
     }
     for (const subscription of this.#subscriptions) subscription.unsubscribe();
     if (this.#down || !(await withDeadline(this.#nc.drain().then(() => true), CLOSE_STEP_MS))) await this.#nc.close();
+  }
+}
+
+/** Whether anything answers a ping on `subject` (a live instance does; "no responders" or silence: none). */
+async function answers(nc: NatsConnection, subject: string): Promise<boolean> {
+  try {
+    await nc.request(subject, JSON.stringify({ op: 'ping' } satisfies ClusterRequest), { timeout: PING_TIMEOUT_MS });
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -189,3 +189,20 @@ it('lets a connection on another instance take up a resumable session whose conn
   answer(ext, command, 'served from c');
   expect((await running).result).toMatchObject({ content: [{ text: 'served from c' }] });
 });
+
+it('times a crossing command out on the instance that sent it, and stops it in the browser on the other', async () => {
+  const ext = await extension(B, 'hugo', 'hugo-laptop');
+  const router = daemons[A]!.router;
+  for (let i = 0; i < 100 && !daemons[A]!.cluster!.browsersFor('hugo').length; i++) await new Promise((r) => setTimeout(r, 20));
+  await router.openSession('hugo-session', { executorId: 'hugo-laptop', userId: 'hugo' });
+  await ext.next((m) => m.name === 'session_opened');
+  const slow = router.dispatch('hugo-session', { name: 'browser_wait_for', payload: { time: 60 }, timeoutMs: 300 });
+  const command = await ext.next((m) => m.type === 'command');
+  await expect(slow).rejects.toMatchObject({ code: 'BMCP_ERR_TIMEOUT' });
+  expect(await ext.next((m) => m.name === 'cancel')).toMatchObject({ payload: { wireId: command.wireId, reason: 'timeout' } });
+  // A late answer from the browser is dropped, and the next command goes through.
+  answer(ext, command, 'too late');
+  const next = router.dispatch('hugo-session', { name: 'browser_snapshot', payload: {} });
+  answer(ext, await ext.next((m) => m.type === 'command'), 'in time');
+  await expect(next).resolves.toMatchObject({ content: [{ text: 'in time' }] });
+});

@@ -94,6 +94,11 @@ it('drives the launched browser of another instance, and leaves no Chromium when
   // Chromium goes with the daemon that launched it, even on SIGKILL.
   for (let i = 0; i < 100 && browserProcesses.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   expect(browserProcesses.filter(alive)).toEqual([]);
+
+  // A daemon restarted under the id of the one that died starts (its old entry answers nothing); a second live
+  // daemon under a live one's id is refused.
+  await kill(await daemon('fb', '--no-local'));
+  await expect(daemon('fa', '--no-local')).rejects.toThrow('instance id "fa" is already in use in this cluster');
   await kill(a);
 });
 
