@@ -5,8 +5,11 @@ import type { ToolResult } from '@browsermcp/tools';
 /** Where tool calls go: the embedded daemon by default, a remote daemon later. The gateway runs no browser code. */
 export interface Backend {
   readonly mode: 'launch' | 'cdp' | 'extension' | 'remote';
-  /** `roots`: the session's client roots, for where its input files may come from (unused by a remote daemon). */
-  openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void>;
+  /**
+   * `roots`: the session's client roots, for where its input files may come from (unused by a remote daemon).
+   * `owner`: who opened it (a hash of its key); with --keep-browser-state, sessions of one owner share a state.
+   */
+  openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>, owner?: string): Promise<void>;
   /** `signal`: the MCP request was cancelled (or its client went away): the call stops, the session goes on. */
   callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
   closeSession(sessionId: string): Promise<void>;
@@ -21,6 +24,8 @@ export interface Backend {
 export interface EmbeddedBackendOptions extends LocalExecutorOptions {
   commandTimeoutMs?: number | undefined;
   graceMs?: number | undefined;
+  /** --keep-browser-state: how long an owner's browser state outlives its last session, in ms. */
+  keepStateMs?: number | undefined;
 }
 
 /**
@@ -69,6 +74,51 @@ class SessionRootsRegistry {
   }
 }
 
+/**
+ * Which daemon session each MCP session drives. Without --keep-browser-state, its own. With it, the sessions of one
+ * owner take up the owner's kept state (the router's state handle): one daemon session, whose browser context and
+ * tabs outlive each MCP session for the time given, then close.
+ */
+class SessionStates {
+  private readonly held = new Map<string, { owner: string; handle: string; daemonSessionId: string }>();
+
+  constructor(
+    private readonly router: () => SessionRouter,
+    private readonly keepMs: number | undefined,
+  ) {}
+
+  /** The daemon session an MCP session drives. */
+  daemonSession(sessionId: string): string {
+    return this.held.get(sessionId)?.daemonSessionId ?? sessionId;
+  }
+
+  /** Opens the MCP session: on its owner's kept state if there is one, else on a new daemon session (`open`). */
+  async open(sessionId: string, owner: string | undefined, open: (daemonSessionId: string) => Promise<void>): Promise<void> {
+    if (this.keepMs === undefined || owner === undefined) return open(sessionId);
+    const router = this.router();
+    const kept = await router.takeState(owner);
+    if (kept) {
+      this.held.set(sessionId, { owner, handle: kept.handle, daemonSessionId: kept.sessionId });
+      return;
+    }
+    await open(sessionId);
+    const state = await router.keepState(owner, sessionId, this.keepMs);
+    // Another session of the owner kept one first: this one stays its own, closed with it.
+    if (state) this.held.set(sessionId, { owner, handle: state.handle, daemonSessionId: sessionId });
+  }
+
+  /** Ends the MCP session: its daemon session closes (`close`), unless it is a kept state, which waits for the next. */
+  async close(sessionId: string, close: (daemonSessionId: string) => Promise<unknown>): Promise<void> {
+    const held = this.held.get(sessionId);
+    this.held.delete(sessionId);
+    if (!held) {
+      await close(sessionId);
+      return;
+    }
+    await this.router().releaseState(held.owner, held.handle);
+  }
+}
+
 /** The daemon in-process: a router with the local executor (a launched browser, or one reached over CDP). */
 export class EmbeddedBackend implements Backend {
   readonly mode: 'launch' | 'cdp';
@@ -77,6 +127,7 @@ export class EmbeddedBackend implements Backend {
   private ready: Promise<unknown>;
   private readonly waiting = new WaitingForPerson();
   private readonly roots = new SessionRootsRegistry();
+  private readonly states: SessionStates;
   /** The browser a launch would use, or why none: looked up once (the disk is not scanned on every /health). */
   private readonly launchable: ReturnType<typeof chromeToLaunch> | undefined;
 
@@ -90,30 +141,34 @@ export class EmbeddedBackend implements Backend {
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';
     this.launchable = options.cdpEndpoint ? undefined : chromeToLaunch(options.executablePath);
     this.ready = this.router.executorConnected(this.executor);
+    this.states = new SessionStates(() => this.router, options.keepStateMs);
   }
 
-  async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void> {
+  async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>, owner?: string): Promise<void> {
     await this.ready;
-    await this.roots.opening(sessionId, roots, () => this.router.openSession(sessionId, clientName ? { clientName } : {}));
-    this.waiting.watch(this.router, sessionId);
+    await this.states.open(sessionId, owner, (id) => this.roots.opening(id, roots, () => this.router.openSession(id, clientName ? { clientName } : {})));
+    this.waiting.watch(this.router, this.states.daemonSession(sessionId));
   }
 
   async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
+    const id = this.states.daemonSession(sessionId);
     try {
-      return (await this.router.dispatch(sessionId, { name, payload: args, ...(signal ? { signal } : {}) })) as ToolResult;
+      return (await this.router.dispatch(id, { name, payload: args, ...(signal ? { signal } : {}) })) as ToolResult;
     } finally {
-      this.waiting.done(sessionId);
+      this.waiting.done(id);
     }
   }
 
   waitingFor(sessionId: string): string | undefined {
-    return this.waiting.of(sessionId);
+    return this.waiting.of(this.states.daemonSession(sessionId));
   }
 
   async closeSession(sessionId: string): Promise<void> {
-    this.waiting.done(sessionId);
-    this.roots.delete(sessionId);
-    await this.router.closeSession(sessionId);
+    this.waiting.done(this.states.daemonSession(sessionId));
+    await this.states.close(sessionId, (id) => {
+      this.roots.delete(id);
+      return this.router.closeSession(id);
+    });
   }
 
   browserConnected(): boolean {
@@ -148,6 +203,8 @@ export interface ExtensionBackendOptions {
    * (and under each session's client roots), its saved files written to the output directory.
    */
   files?: { outputDir: string; roots: string[]; unrestricted?: boolean | undefined };
+  /** --keep-browser-state: how long an owner's tabs outlive its last session, in ms. */
+  keepStateMs?: number | undefined;
 }
 
 /**
@@ -157,11 +214,14 @@ export interface ExtensionBackendOptions {
 export class ExtensionBackend implements Backend {
   readonly mode = 'extension' as const;
   private readonly waiting = new WaitingForPerson();
+  private readonly states: SessionStates;
   private constructor(
     private readonly daemon: RunningDaemon,
     private readonly options: ExtensionBackendOptions,
     private readonly roots: SessionRootsRegistry,
-  ) {}
+  ) {
+    this.states = new SessionStates(() => this.daemon.router, options.keepStateMs);
+  }
 
   static async start(options: ExtensionBackendOptions): Promise<ExtensionBackend> {
     const roots = new SessionRootsRegistry();
@@ -219,28 +279,33 @@ export class ExtensionBackend implements Backend {
     }
   }
 
-  async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>): Promise<void> {
+  async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>, owner?: string): Promise<void> {
     const executorId = await this.waitForBrowser();
-    await this.roots.opening(sessionId, roots, () => this.daemon.router.openSession(sessionId, { executorId, ...(clientName ? { clientName } : {}) }));
-    this.waiting.watch(this.daemon.router, sessionId);
+    await this.states.open(sessionId, owner, (id) =>
+      this.roots.opening(id, roots, () => this.daemon.router.openSession(id, { executorId, ...(clientName ? { clientName } : {}) })),
+    );
+    this.waiting.watch(this.daemon.router, this.states.daemonSession(sessionId));
   }
 
   waitingFor(sessionId: string): string | undefined {
-    return this.waiting.of(sessionId);
+    return this.waiting.of(this.states.daemonSession(sessionId));
   }
 
   async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
+    const id = this.states.daemonSession(sessionId);
     try {
-      return (await this.daemon.router.dispatch(sessionId, { name, payload: args, ...(signal ? { signal } : {}) })) as ToolResult;
+      return (await this.daemon.router.dispatch(id, { name, payload: args, ...(signal ? { signal } : {}) })) as ToolResult;
     } finally {
-      this.waiting.done(sessionId);
+      this.waiting.done(id);
     }
   }
 
   async closeSession(sessionId: string): Promise<void> {
-    this.waiting.done(sessionId);
-    this.roots.delete(sessionId);
-    await this.daemon.router.closeSession(sessionId);
+    this.waiting.done(this.states.daemonSession(sessionId));
+    await this.states.close(sessionId, (id) => {
+      this.roots.delete(id);
+      return this.daemon.router.closeSession(id);
+    });
   }
 
   browserConnected(): boolean {

@@ -48,6 +48,8 @@ export interface GatewayConfig extends SharedSettings {
   /** The keys came from the user (--api-key, its variable, --api-key-file): the banner does not print them. */
   apiKeysGiven: boolean;
   sessionIdleMs: number;
+  /** --keep-browser-state, in ms: sessions of one key share a browser state that outlives each of them this long. */
+  keepBrowserStateMs: number | undefined;
   snapshotMaxChars: number;
   snapshotMode: 'full' | 'none';
   snapshotBoxes: boolean;
@@ -128,6 +130,7 @@ function options(): Option[] {
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),
     s.gracePeriod,
     opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long').default('1800'),
+    opt('--keep-browser-state <minutes>', "sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)"),
     s.commandTimeout,
     opt('--snapshot-max-chars <n>', 'cut snapshots longer than this at a node boundary').default('40000'),
     opt('--snapshot-mode <mode>', 'snapshots in action answers: full, or none').default('full'),
@@ -270,6 +273,18 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       throw new ConfigError(`--daemon-url runs the browser on the daemon, so ${browserFlags.map((k) => v.flag(k)).join(', ')} cannot apply here. Drop ${browserFlags.length > 1 ? 'them' : 'it'}.`);
     }
   }
+  const keepText = str('keepBrowserState');
+  let keepBrowserStateMs: number | undefined;
+  if (keepText !== undefined) {
+    const minutes = Number(keepText);
+    if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 7 * 24 * 60) {
+      throw new ConfigError(`--keep-browser-state must be a number of minutes above 0 (at most a week), got "${keepText}".`);
+    }
+    if (shared.sharedBrowserContext || userDataDir) {
+      throw new ConfigError('--keep-browser-state keeps one state per key; with --shared-browser-context or --user-data-dir every session already shares one. Drop one of them.');
+    }
+    keepBrowserStateMs = Math.round(minutes * 60_000);
+  }
   return {
     ...shared,
     extension,
@@ -289,6 +304,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     noAuth,
     rateLimit: int('rateLimit', 1, 1_000_000) ?? (loopback ? undefined : 100),
     sessionIdleMs: int('sessionIdleTimeout', 0, 604_800)! * 1000,
+    keepBrowserStateMs,
     snapshotMaxChars: int('snapshotMaxChars', 1000, 10_000_000)!,
     snapshotMode: v.oneOf('snapshotMode', ['full', 'none'] as const)!,
     snapshotBoxes: bool('snapshotBoxes'),

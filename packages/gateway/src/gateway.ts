@@ -13,7 +13,13 @@ import { VERSION } from './version.js';
 
 export async function createBackend(config: GatewayConfig): Promise<Backend> {
   if (config.daemonUrls.length) {
-    return new RemoteBackend({ daemonUrl: config.daemonUrls, daemonToken: config.daemonToken, browser: config.daemonBrowser, timeoutMs: config.commandTimeoutMs });
+    return new RemoteBackend({
+      daemonUrl: config.daemonUrls,
+      daemonToken: config.daemonToken,
+      browser: config.daemonBrowser,
+      timeoutMs: config.commandTimeoutMs,
+      keepStateMs: config.keepBrowserStateMs,
+    });
   }
   if (config.extension) {
     return ExtensionBackend.start({
@@ -24,6 +30,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       sessionSettings: { ...toolSettings(config), caps: config.caps },
       // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.
       files: { outputDir: config.outputDir, roots: config.fileRoots, unrestricted: config.allowUnrestrictedFileAccess },
+      keepStateMs: config.keepBrowserStateMs,
     });
   }
   return new EmbeddedBackend({
@@ -46,6 +53,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     pageSetup: config.pageSetup,
     acceptInsecureCerts: config.acceptInsecureCerts,
     proxy: config.proxy,
+    keepStateMs: config.keepBrowserStateMs,
   });
 }
 
@@ -152,7 +160,8 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
     version: VERSION,
     log: (e) => log(`tool ${e.tool} ${Math.round(e.ms)} ms ${e.ok ? 'ok' : `error${e.error ? `: ${e.error}` : ''}`}`),
     roots: 'client-or-cwd',
-    onSessionReady: (clientName, roots) => backend.openSession(sessionId, clientName, roots),
+    // One client per stdio gateway: it is the only owner.
+    onSessionReady: (clientName, roots) => backend.openSession(sessionId, clientName, roots, 'stdio'),
   });
   await server.connect(transport);
   log(`browsermcp-gateway ${VERSION} on stdio; browser: ${describeBrowser(config)}`);

@@ -26,6 +26,8 @@ export interface RemoteBackendOptions {
   browser?: string | undefined;
   /** How long a request to the daemon may take. */
   timeoutMs?: number;
+  /** --keep-browser-state: sessions of one owner drive one kept browser state on the daemon, for this long (ms). */
+  keepStateMs?: number | undefined;
 }
 
 /** A daemon-side failure, kept with its JSON-RPC code so it reaches the model as the daemon worded it. */
@@ -171,6 +173,8 @@ interface RemoteSession {
   attaching: Promise<ProxyConnection> | undefined;
   /** The daemon session, once connected: taken up again (resume_session) on the next connection. */
   daemonSession: { sessionId: string; browser: string } | undefined;
+  /** Who opened it (a hash of its key): with keepStateMs, its owner's kept state is taken up instead. */
+  owner: string | undefined;
   closed: boolean;
 }
 
@@ -217,14 +221,16 @@ export class RemoteBackend implements Backend {
     const conn = await ProxyConnection.open(url, timeoutMs);
     try {
       await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
-      const resumed = session.daemonSession && (await this.resume(conn, session.daemonSession));
+      const keep = this.options.keepStateMs !== undefined && session.owner !== undefined ? { owner: session.owner, ms: this.options.keepStateMs } : undefined;
+      // A kept state is taken up by its owner on every connection; another session by its id after a drop.
+      const resumed = !keep && session.daemonSession && (await this.resume(conn, session.daemonSession));
       if (!resumed) {
         const { extensions } = await conn.proxy(ProxyMethods.listExtensions);
         const choice = this.options.browser ?? extensions.find((e) => e.connected)?.id;
         if (!choice) {
           throw new RemoteDaemonError('The remote daemon has no browser connected: start one there (or connect its extension), then call the tool again.', ErrorCodes.BrowserDisconnected);
         }
-        const linked = await conn.proxy(ProxyMethods.connect, { extension_id: choice, resumable: true });
+        const linked = await conn.proxy(ProxyMethods.connect, { extension_id: choice, ...(keep ? { keep_state: keep } : { resumable: true }) });
         session.daemonSession = linked.session_id !== undefined ? { sessionId: linked.session_id, browser: linked.extension_id } : undefined;
       }
       return conn;
@@ -267,8 +273,8 @@ export class RemoteBackend implements Backend {
     return session.attaching;
   }
 
-  async openSession(sessionId: string): Promise<void> {
-    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, closed: false };
+  async openSession(sessionId: string, _clientName?: string, _roots?: () => Promise<string[]>, owner?: string): Promise<void> {
+    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, closed: false };
     this.sessions.set(sessionId, session);
     try {
       await this.live(session);

@@ -101,3 +101,28 @@ it('refuses a --daemon-url list with a URL that is not ws:// or wss://', async (
     '--daemon-url must be a ws:// or wss:// URL, got "http://127.0.0.1:1/mcp".',
   );
 });
+
+it('keeps a key’s browser state in the cluster: a session through another daemon finds it', async () => {
+  const token = await signToken({ userId: 'alice', secret: SECRET });
+  const ws = (d: RunningDaemon) => `${d.address.replace('http', 'ws')}/mcp`;
+  const key = 'one-key-of-alice-0123456789abcdef';
+  const flags = ['--daemon-token', token, '--daemon-browser', 'local-holder', '--keep-browser-state', '1', '--api-key', key];
+  // Two gateways, each on a different daemon of the cluster, as two replicas behind a load balancer would be.
+  const [viaSpare, viaHolder] = [await startGateway(['--daemon-url', ws(spare), ...flags]), await startGateway(['--daemon-url', ws(holder), ...flags])];
+  try {
+    const first = await connectClient(viaSpare);
+    await first.callTool({ name: 'browser_navigate', arguments: { url: server.url('/item/4') } });
+    await first.callTool({ name: 'browser_evaluate', arguments: { function: '() => { localStorage.setItem("who", "alice"); }' } });
+    await first.close();
+    await viaSpare.close(); // its session ends; the state stays in the cluster
+
+    const second = await connectClient(viaHolder);
+    const seen = text(await second.callTool({ name: 'browser_evaluate', arguments: { function: '() => `${location.pathname} ${localStorage.getItem("who")}`' } }));
+    expect(seen).toContain('/item/4 alice');
+    const [state] = await holder.cluster!.store.listStates();
+    expect(state).toMatchObject({ users: 1, sessionId: expect.stringMatching(/^proxy-/) });
+    await second.close();
+  } finally {
+    await viaHolder.close();
+  }
+});

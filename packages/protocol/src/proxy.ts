@@ -84,6 +84,12 @@ export const connectParamsSchema = z.object({
   resumable: z.boolean().optional(),
   /** Take up this session (a `session_id` an earlier connect returned) instead of opening a new one. */
   resume_session: nonEmptyString.optional(),
+  /**
+   * Drive the kept browser state of `owner` (within the caller's user: a gateway passes a hash of its client's key),
+   * made if there is none: a session that outlives this connection by `ms` after its last user leaves, so the next
+   * connection of that owner finds its pages, cookies and storage (`--keep-browser-state`).
+   */
+  keep_state: z.object({ owner: nonEmptyString.max(200), ms: z.number().int().min(1).max(7 * 24 * 3_600_000) }).optional(),
 });
 export type ConnectParams = z.infer<typeof connectParamsSchema>;
 export const connectResultSchema = z.object({
@@ -92,7 +98,7 @@ export const connectResultSchema = z.object({
   extension_name: z.string(),
   /** The daemon session the connection drives: what `resume_session` takes. */
   session_id: nonEmptyString.optional(),
-  /** True when the connection took up an existing session (`resume_session`). */
+  /** True when the connection took up an existing session (`resume_session`, or a kept state). */
   resumed: z.boolean().optional(),
 });
 export type ConnectResult = z.infer<typeof connectResultSchema>;

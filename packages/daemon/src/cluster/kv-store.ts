@@ -1,6 +1,6 @@
 import type { KV, KvEntry } from '@nats-io/kv';
 import { ClusterUnavailableError } from '../errors.js';
-import { withCurrentTab, type RouterStore, type SessionRecord } from '../router/store.js';
+import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from '../router/store.js';
 import { listKeys } from './keys.js';
 import { fromToken, token } from './names.js';
 
@@ -10,6 +10,7 @@ const MAX_CAS_ATTEMPTS = 20;
 // Keys: `s.<session>` holds a SessionRecord; `t.<executor>.<tab>` holds the id of the session that owns the tab.
 const sessionKey = (sessionId: string): string => `s.${token(sessionId)}`;
 const tabKey = (executorId: string, tabId: string): string => `t.${token(executorId)}.${token(tabId)}`;
+const stateKey = (owner: string): string => `k.${token(owner)}`;
 
 function live(entry: KvEntry | null): entry is KvEntry {
   return entry !== null && entry.operation === 'PUT';
@@ -28,20 +29,12 @@ export class KvRouterStore implements RouterStore {
     this.kv = unavailableWhenDown(kv, down);
   }
 
-  async createSession(session: SessionRecord): Promise<boolean> {
-    try {
-      await this.kv.create(sessionKey(session.sessionId), JSON.stringify(session));
-      return true;
-    } catch (error) {
-      // `create` fails when the key exists; any other failure is the store's and is rethrown.
-      if (live(await this.kv.get(sessionKey(session.sessionId)))) return false;
-      throw error;
-    }
+  createSession(session: SessionRecord): Promise<boolean> {
+    return this.#createUnlessLive(sessionKey(session.sessionId), session);
   }
 
-  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
-    const entry = await this.kv.get(sessionKey(sessionId));
-    return live(entry) ? entry.json<SessionRecord>() : undefined;
+  getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.#read<SessionRecord>(sessionKey(sessionId));
   }
 
   async listSessions(executorId?: string): Promise<SessionRecord[]> {
@@ -132,6 +125,42 @@ export class KvRouterStore implements RouterStore {
     return tabs;
   }
 
+  createState(state: StateRecord): Promise<boolean> {
+    return this.#createUnlessLive(stateKey(state.owner), state);
+  }
+
+  getState(owner: string): Promise<StateRecord | undefined> {
+    return this.#read<StateRecord>(stateKey(owner));
+  }
+
+  async listStates(): Promise<StateRecord[]> {
+    const states: StateRecord[] = [];
+    for (const key of await this.#keys('k.*')) {
+      const state = await this.getState(fromToken(key.slice(2)));
+      if (state !== undefined) states.push(state);
+    }
+    return states;
+  }
+
+  async updateState(owner: string, handle: string, change: (state: StateRecord) => StateRecord | undefined): Promise<StateRecord | undefined> {
+    const key = stateKey(owner);
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const entry = await this.kv.get(key);
+      if (!live(entry)) return undefined;
+      const state = entry.json<StateRecord>();
+      if (state.handle !== handle) return undefined;
+      const next = change(state);
+      try {
+        if (next === undefined) await this.kv.delete(key, { previousSeq: entry.revision });
+        else await this.kv.update(key, JSON.stringify(next), entry.revision);
+        return next;
+      } catch {
+        // written by another instance since we read it: read again
+      }
+    }
+    throw new Error(`the kept state of ${owner} is being written by too many instances at once; try again`);
+  }
+
   /** Rewrites a session at the revision it was read (retried when another instance wrote it in between). */
   async #updateSession(sessionId: string, change: (session: SessionRecord) => SessionRecord | undefined): Promise<void> {
     const key = sessionKey(sessionId);
@@ -157,6 +186,23 @@ export class KvRouterStore implements RouterStore {
       if (live(entry)) out.push({ key, entry });
     }
     return out;
+  }
+
+  /** Writes `value` under `key` unless a live entry is there (one atomic `create`); false if one is. */
+  async #createUnlessLive(key: string, value: unknown): Promise<boolean> {
+    try {
+      await this.kv.create(key, JSON.stringify(value));
+      return true;
+    } catch (error) {
+      // `create` fails when the key exists; any other failure is the store's and is rethrown.
+      if (live(await this.kv.get(key))) return false;
+      throw error;
+    }
+  }
+
+  async #read<T>(key: string): Promise<T | undefined> {
+    const entry = await this.kv.get(key);
+    return live(entry) ? entry.json<T>() : undefined;
   }
 
   #keys(filter: string): Promise<string[]> {

@@ -417,11 +417,15 @@ export class ClusterNode implements RemoteExecutors {
       this.#options.logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
       await router.expireExecutor(executorId);
     }
-    const servers = new Map(sessions.map((s) => [s.sessionId, s.servedBy]));
+    // A kept browser state outlives its clients by its own time, which expireStates below keeps.
+    const kept = new Set((await this.store.listStates()).map((state) => state.sessionId));
+    const servers = new Map(sessions.filter((s) => !kept.has(s.sessionId)).map((s) => [s.sessionId, s.servedBy]));
     for (const [sessionId] of overdue(this.#unservedSince, [...servers.keys()], (id) => served(servers.get(id)), now, router.graceMs)) {
       this.#options.logger.info({ sessionId, instanceId: servers.get(sessionId) }, 'closing a session whose instance died and that no client took up');
       await router.closeSession(sessionId).catch(() => undefined);
     }
+    // Kept browser states whose time ran out while the instance that would have closed them was gone.
+    await router.expireStates();
   }
 
   #extensionEntry(id: string): BrowserEntry | undefined {

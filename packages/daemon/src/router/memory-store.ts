@@ -1,4 +1,4 @@
-import { withCurrentTab, type RouterStore, type SessionRecord } from './store';
+import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from './store';
 
 /**
  * The RouterStore of a single daemon. Each method does all of its work before its first (and only) implicit
@@ -8,6 +8,8 @@ export class InMemoryRouterStore implements RouterStore {
   readonly #sessions = new Map<string, SessionRecord>();
   /** executorId → tabId → owning sessionId */
   readonly #tabs = new Map<string, Map<string, string>>();
+  /** owner → kept browser state */
+  readonly #states = new Map<string, StateRecord>();
 
   async createSession(session: SessionRecord): Promise<boolean> {
     if (this.#sessions.has(session.sessionId)) return false;
@@ -84,5 +86,28 @@ export class InMemoryRouterStore implements RouterStore {
     const tabs = this.#tabs.get(session.executorId);
     if (tabs === undefined) return [];
     return [...tabs].filter(([, owner]) => owner === sessionId).map(([tabId]) => tabId);
+  }
+
+  async createState(state: StateRecord): Promise<boolean> {
+    if (this.#states.has(state.owner)) return false;
+    this.#states.set(state.owner, { ...state });
+    return true;
+  }
+
+  async getState(owner: string): Promise<StateRecord | undefined> {
+    return this.#states.get(owner);
+  }
+
+  async listStates(): Promise<StateRecord[]> {
+    return [...this.#states.values()];
+  }
+
+  async updateState(owner: string, handle: string, change: (state: StateRecord) => StateRecord | undefined): Promise<StateRecord | undefined> {
+    const state = this.#states.get(owner);
+    if (state === undefined || state.handle !== handle) return undefined;
+    const next = change(state);
+    if (next === undefined) this.#states.delete(owner);
+    else this.#states.set(owner, next);
+    return next;
   }
 }

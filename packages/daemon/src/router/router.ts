@@ -31,7 +31,7 @@ import type { SessionCloseReason, SessionClosedListener, SessionEventListener, U
 import { InMemoryRouterStore } from './memory-store';
 import { PendingCommands } from './pending';
 import { SessionLanes, type SessionLane } from './session-lanes';
-import type { RouterStore, SessionRecord } from './store';
+import type { RouterStore, SessionRecord, StateRecord } from './store';
 import type {
   ConnectResult,
   DispatchRequest,
@@ -87,6 +87,8 @@ export class SessionRouter {
   readonly #reconnecting = new Map<string, Reconnecting>();
   readonly #pending = new PendingCommands();
   readonly #lanes = new SessionLanes();
+  /** Timers of kept browser states without users, by owner: the state closes when its time runs out. */
+  readonly #stateTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Per executor, the tail of its events still being routed, so they reach listeners in the order they came. */
   readonly #eventTails = new Map<string, Promise<boolean>>();
   #closed = false;
@@ -561,6 +563,77 @@ export class SessionRouter {
     }
   }
 
+  // ── browser state kept beyond one client session ────────────────────────────────────────────────────────────
+
+  /**
+   * Takes up `owner`'s kept browser state for one more user: resolves with it (its `sessionId` is the daemon session
+   * to drive), or undefined when the owner has none, or its session is gone (its browser did not come back).
+   */
+  async takeState(owner: string): Promise<StateRecord | undefined> {
+    this.#assertOpen();
+    checkId(owner, 'owner');
+    const state = await this.#store.getState(owner);
+    if (state === undefined) return undefined;
+    if ((await this.#store.getSession(state.sessionId)) === undefined) {
+      await this.#store.updateState(owner, state.handle, () => undefined);
+      return undefined;
+    }
+    this.#clearStateTimer(owner);
+    return this.#store.updateState(owner, state.handle, ({ idleSince: _idle, ...rest }) => ({ ...rest, users: rest.users + 1 }));
+  }
+
+  /**
+   * Keeps the open session `sessionId` as `owner`'s browser state, with one user, for `keepMs` after its last user
+   * leaves. Undefined if the owner has a state already (another of its sessions kept one first).
+   */
+  async keepState(owner: string, sessionId: string, keepMs: number): Promise<StateRecord | undefined> {
+    this.#assertOpen();
+    checkId(owner, 'owner');
+    checkId(sessionId, 'sessionId');
+    const state: StateRecord = { handle: generateWireId(), owner, sessionId, keepMs: checkDelay(keepMs, 'keepMs', 0, 1), users: 1 };
+    return (await this.#store.createState(state)) ? state : undefined;
+  }
+
+  /** One user of a kept state left; with none left it waits its keepMs for the next, then its session closes. */
+  async releaseState(owner: string, handle: string): Promise<void> {
+    this.#assertOpen();
+    const state = await this.#store.updateState(owner, handle, (s) =>
+      s.users > 1 ? { ...s, users: s.users - 1 } : { ...s, users: 0, idleSince: Date.now() },
+    );
+    if (state?.users === 0) this.#expireStateLater(state);
+  }
+
+  /** Closes the kept states that waited their whole keepMs without a user (a cluster's sweep calls it too). */
+  async expireStates(): Promise<void> {
+    for (const state of await this.#store.listStates()) if (stateDue(state) <= 0) await this.#expireState(state);
+  }
+
+  #expireStateLater(state: StateRecord): void {
+    this.#clearStateTimer(state.owner);
+    const timer = setTimeout(() => {
+      this.#stateTimers.delete(state.owner);
+      void this.#expireState(state).catch((error: unknown) => this.#logger.warn({ owner: state.owner, error }, 'could not close a kept browser state'));
+    }, Math.max(0, stateDue(state)));
+    timer.unref?.();
+    this.#stateTimers.set(state.owner, timer);
+  }
+
+  async #expireState(state: StateRecord): Promise<void> {
+    if (this.#closed) return;
+    let expired = false;
+    const now = await this.#store.updateState(state.owner, state.handle, (s) => {
+      expired = stateDue(s) <= 0;
+      return expired ? undefined : s;
+    });
+    if (expired) await this.closeSession(state.sessionId).catch(() => undefined);
+    else if (now?.users === 0) this.#expireStateLater(now);
+  }
+
+  #clearStateTimer(owner: string): void {
+    clearTimeout(this.#stateTimers.get(owner));
+    this.#stateTimers.delete(owner);
+  }
+
   // ── what other instances of a cluster ask ────────────────────────────────────────────────────────────────────
 
   /**
@@ -681,6 +754,8 @@ export class SessionRouter {
     this.#closed = true;
     for (const { timer } of this.#reconnecting.values()) clearTimeout(timer);
     this.#reconnecting.clear();
+    for (const timer of this.#stateTimers.values()) clearTimeout(timer);
+    this.#stateTimers.clear();
     this.#pending.failWhere(() => true, () => new RouterClosedError());
     this.#lanes.closeAll(() => new RouterClosedError());
     this.#executors.clear();
@@ -752,6 +827,12 @@ function checkDelay(value: number | undefined, what: string, fallback: number, m
     throw new InvalidArgumentError(`"${what}" must be a number of ms from ${min} to ${MAX_DELAY_MS}`);
   }
   return value;
+}
+
+/** Ms until an unused kept state is due to close (≤ 0: due now); Infinity while it has users. */
+function stateDue(state: StateRecord): number {
+  if (state.users > 0 || state.idleSince === undefined) return Infinity;
+  return state.idleSince + state.keepMs - Date.now();
 }
 
 function checkListener(listener: unknown): void {

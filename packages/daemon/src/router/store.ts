@@ -32,6 +32,24 @@ export interface SessionRecord {
   readonly servedBy?: string;
 }
 
+/**
+ * A browser state kept beyond one client session (`--keep-browser-state`): one per owner (a hash of the caller's
+ * key, or a daemon user), held by a daemon session whose browser context (cookies, storage) and tabs it is. It is
+ * what MCP 2026-07-28 calls an explicit state handle: a server-made `handle`, bound to its owner.
+ */
+export interface StateRecord {
+  readonly handle: string;
+  readonly owner: string;
+  /** The daemon session that holds the state. */
+  readonly sessionId: string;
+  /** How long the state outlives its last user, in ms. */
+  readonly keepMs: number;
+  /** Client sessions using it now. */
+  readonly users: number;
+  /** When its last user left (epoch ms); unset while it has users. */
+  readonly idleSince?: number;
+}
+
 export interface RouterStore {
   /** Adds a session unless one with that id exists; false if it does. */
   createSession(session: SessionRecord): Promise<boolean>;
@@ -54,6 +72,16 @@ export interface RouterStore {
   getTabOwner(executorId: string, tabId: string): Promise<string | undefined>;
   /** The tabs a session owns. */
   listTabs(sessionId: string): Promise<string[]>;
+  /** Adds the owner's kept state unless it has one; false if it does. */
+  createState(state: StateRecord): Promise<boolean>;
+  getState(owner: string): Promise<StateRecord | undefined>;
+  listStates(): Promise<StateRecord[]>;
+  /**
+   * Replaces the owner's state with `change(state)` if its handle is still `handle` (compare-and-set; retried when
+   * another writer came first); `change` returning undefined deletes it. Resolves with what was written, or
+   * undefined when there was no such state (or it was deleted).
+   */
+  updateState(owner: string, handle: string, change: (state: StateRecord) => StateRecord | undefined): Promise<StateRecord | undefined>;
 }
 
 /** The record with its current tab set (or cleared). Records are replaced, never mutated, so a record a caller

@@ -30,6 +30,8 @@ interface Link {
   readonly sessionId: string;
   /** Kept for the grace period when the connection drops, for another connection to take up. */
   readonly resumable: boolean;
+  /** The kept browser state this link drives (keep_state): released, not closed, when the link ends. */
+  readonly state?: { readonly owner: string; readonly handle: string };
   readonly stop: Unsubscribe[];
 }
 
@@ -147,8 +149,12 @@ class ProxyClient {
     const servedBy = cluster?.instanceId;
     const user = this.userId !== null ? { userId: this.userId } : {};
     const connectionId = shortId();
-    const resume = checked.value.resume_session;
-    let sessionId: string;
+    const { resume_session: resume, keep_state: keep } = checked.value;
+    if (resume !== undefined && keep !== undefined) {
+      throw new BadRequestError('resume_session and keep_state are two ways to take up a session: send one of them');
+    }
+    let sessionId: string | undefined;
+    let state: Link['state'];
     if (resume !== undefined) {
       const session = await sessionOf(this.daemon, resume, this.userId);
       if (session.executorId !== extensionId) {
@@ -158,7 +164,23 @@ class ProxyClient {
       await router.resumeSession(resume, { ...user, ...(servedBy !== undefined ? { servedBy } : {}) });
       this.daemon.kept.take(resume);
       sessionId = resume;
-    } else {
+    } else if (keep !== undefined) {
+      // An owner within this user: another user's states are out of reach whatever owner its client names.
+      const owner = JSON.stringify([this.userId, keep.owner]);
+      const kept = await router.takeState(owner);
+      if (kept !== undefined) {
+        const session = await router.getSession(kept.sessionId);
+        if (session?.executorId !== extensionId) {
+          await router.releaseState(owner, kept.handle);
+          throw new BadRequestError(`this owner's kept browser state is in browser ${session?.executorId ?? '(gone)'}, not ${extensionId}: connect to that one`);
+        }
+        if (servedBy !== undefined) await router.resumeSession(kept.sessionId, { ...user, servedBy });
+        sessionId = kept.sessionId;
+        state = { owner, handle: kept.handle };
+      }
+    }
+    const resumed = sessionId !== undefined;
+    if (sessionId === undefined) {
       sessionId = `proxy-${this.clientId}-${connectionId}`;
       await router.openSession(sessionId, {
         executorId: extensionId,
@@ -166,10 +188,16 @@ class ProxyClient {
         ...user,
         ...(servedBy !== undefined ? { servedBy } : {}),
       });
+      if (keep !== undefined) {
+        const owner = JSON.stringify([this.userId, keep.owner]);
+        const made = await router.keepState(owner, sessionId, keep.ms);
+        if (made) state = { owner, handle: made.handle };
+      }
     }
-    const link: Link = { connectionId, extensionId, sessionId, resumable: checked.value.resumable === true, stop: [] };
+    const link: Link = { connectionId, extensionId, sessionId, resumable: checked.value.resumable === true, ...(state ? { state } : {}), stop: [] };
     this.link = link;
-    this.daemon.linked.add(sessionId);
+    // A kept state may be driven by several connections at once (its owner's sessions); other sessions by one.
+    if (!state) this.daemon.linked.add(sessionId);
     link.stop.push(
       this.daemon.router.onSessionClosed(sessionId, (reason) => {
         if (this.link !== link) return;
@@ -191,14 +219,14 @@ class ProxyClient {
       }),
       this.daemon.router.onEvent(sessionId, (event) => this.send(jsonRpcNotification(`event/${event.name}`, { tabId: event.tabId ?? null, payload: event.payload }))),
     );
-    this.log.info({ clientId: this.clientId, connectionId, extensionId, sessionId }, resume !== undefined ? 'session resumed' : 'session opened');
+    this.log.info({ clientId: this.clientId, connectionId, extensionId, sessionId, kept: state !== undefined }, resumed ? 'session resumed' : 'session opened');
     this.status('connected');
     return {
       connection_id: connectionId,
       extension_id: extensionId,
       extension_name: info.name,
       session_id: sessionId,
-      ...(resume !== undefined ? { resumed: true } : {}),
+      ...(resumed ? { resumed: true } : {}),
     };
   }
 
@@ -216,6 +244,12 @@ class ProxyClient {
     this.link = undefined;
     this.daemon.linked.delete(link.sessionId);
     for (const stop of link.stop) stop();
+    if (link.state) {
+      // A kept state waits for its owner's next connection; the router closes it when its time runs out.
+      await this.daemon.router.releaseState(link.state.owner, link.state.handle).catch(() => undefined);
+      this.log.info({ clientId: this.clientId, connectionId: link.connectionId }, 'session released; its browser state is kept');
+      return;
+    }
     await this.daemon.router.closeSession(link.sessionId).catch(() => undefined);
     this.log.info({ clientId: this.clientId, connectionId: link.connectionId }, 'session closed');
   }
@@ -228,7 +262,6 @@ class ProxyClient {
     this.link = undefined;
     this.daemon.linked.delete(link.sessionId);
     for (const stop of link.stop) stop();
-    for (const call of this.calls.values()) call.abort();
     const { router, cluster } = this.daemon.options;
     const servedBy = cluster?.instanceId;
     const { sessionId } = link;
@@ -284,7 +317,8 @@ class ProxyClient {
   private async onClose(): Promise<void> {
     this.state = 'closed';
     this.stopWatching();
-    if (this.link?.resumable) this.keep(this.link);
+    for (const call of this.calls.values()) call.abort();
+    if (this.link?.resumable && !this.link.state) this.keep(this.link);
     else if (this.link) await this.unlink(this.link);
   }
 }

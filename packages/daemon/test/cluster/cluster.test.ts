@@ -206,3 +206,34 @@ it('times a crossing command out on the instance that sent it, and stops it in t
   answer(ext, await ext.next((m) => m.type === 'command'), 'in time');
   await expect(next).resolves.toMatchObject({ content: [{ text: 'in time' }] });
 });
+
+it('keeps a browser state per user and owner across connections and instances (keep_state)', async () => {
+  await extension(B, 'iris', 'iris-laptop');
+  await extension(B, 'jack', 'jack-laptop');
+  const keep = (owner: string) => ({ owner, ms: 60_000 });
+  const first = await client(A, 'iris');
+  await listed(first, 1);
+  const made = (await call(first, 'connect', { extension_id: 'iris-laptop', keep_state: keep('key-1') })).result;
+  expect(made.resumed).toBeUndefined();
+  expect((await call(first, 'disconnect')).result).toEqual({ disconnected: true });
+
+  // The same owner on another instance takes the same session up; its browser was not told to close it.
+  const second = await client(C, 'iris');
+  await listed(second, 1);
+  expect((await call(second, 'connect', { extension_id: 'iris-laptop', keep_state: keep('key-1') })).result).toMatchObject({
+    session_id: made.session_id,
+    resumed: true,
+  });
+  // Another owner of the same user, and the same owner name of another user, get states of their own.
+  const third = await client(A, 'iris');
+  expect((await call(third, 'connect', { extension_id: 'iris-laptop', keep_state: keep('key-2') })).result.session_id).not.toBe(made.session_id);
+  const jack = await client(A, 'jack');
+  await listed(jack, 1);
+  expect((await call(jack, 'connect', { extension_id: 'jack-laptop', keep_state: keep('key-1') })).result.resumed).toBeUndefined();
+  expect(await daemons[B]!.cluster!.store.getSession(made.session_id)).toMatchObject({ executorId: 'iris-laptop', servedBy: 'c' });
+
+  const both = await client(A, 'iris');
+  expect((await call(both, 'connect', { extension_id: 'iris-laptop', keep_state: keep('key-1'), resume_session: made.session_id })).error.message).toBe(
+    'resume_session and keep_state are two ways to take up a session: send one of them',
+  );
+});

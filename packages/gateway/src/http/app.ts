@@ -66,7 +66,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   const toolLog: ToolCallLog = (e) =>
     app.log.info({ session: e.sessionId.slice(0, 8), tool: e.tool, ms: Math.round(e.ms), ok: e.ok, ...(e.error ? { error: e.error } : {}) }, 'tool call');
   const registry = new SessionRegistry(opts.backend, log, opts.sessionIdleMs, opts.sessionLimits);
-  const createServer = (sessionId: () => string | undefined) =>
+  const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>
     createMcpServer({
       sessionId,
       backend: opts.backend,
@@ -76,7 +76,8 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
       roots: opts.clientRoots ? 'client' : 'none',
       onSessionReady: async (clientName, roots) => {
         const id = sessionId();
-        if (id) await opts.backend.openSession(id, clientName, roots);
+        // Sessions of one key share a kept browser state (--keep-browser-state); without auth, all are one owner.
+        if (id) await opts.backend.openSession(id, clientName, roots, keyHash ?? 'no-key');
       },
     });
 

@@ -10,7 +10,7 @@ import { handOver, reserveSession } from './streamable.js';
 
 export interface SseOptions {
   registry: SessionRegistry;
-  createServer(sessionId: () => string | undefined): Server;
+  createServer(sessionId: () => string | undefined, keyHash: string | undefined): Server;
   pingMs: number;
   /** How long a session outlives its closed stream before its tabs close. */
   graceMs: number;
@@ -27,7 +27,7 @@ export const legacySse = fp(
       const id = newSessionId();
       handOver(reply);
       const transport = new LegacySseTransport(id, reply.raw, '/message', opts.pingMs);
-      const server = opts.createServer(() => id);
+      const server = opts.createServer(() => id, req.keyHash);
       const session: GatewaySession = { id, kind: 'sse', keyHash: req.keyHash, transport, server, lastSeen: Date.now(), openStreams: 1 };
       registry.add(session);
       place.release();

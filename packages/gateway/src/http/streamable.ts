@@ -11,7 +11,7 @@ import { sendError } from './security.js';
 export interface StreamableOptions {
   registry: SessionRegistry;
   /** Makes the MCP server for a new session; `sessionId` returns its id once the transport has one. */
-  createServer(sessionId: () => string | undefined): Server;
+  createServer(sessionId: () => string | undefined, keyHash: string | undefined): Server;
   eventStoreSize: number;
 }
 
@@ -98,7 +98,7 @@ export const streamableHttp = fp(
         transport.onclose = () => {
           if (session) void registry.close(session.id, 'client ended the session');
         };
-        const server = opts.createServer(() => transport.sessionId);
+        const server = opts.createServer(() => transport.sessionId, req.keyHash);
         try {
           await server.connect(transport);
           handOver(reply);
