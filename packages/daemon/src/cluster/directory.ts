@@ -34,6 +34,8 @@ export class BrowserDirectory {
   /** KV key → what it holds, with its revision and when this copy learned it. */
   #entries = new Map<string, Cached>();
   #stopWatch: (() => void) | undefined;
+  /** Told when a browser's entry changes whether it is connected (or appears), with the entry now. */
+  onBrowserChange: ((browser: BrowserEntry) => void) | undefined;
 
   constructor(private readonly kv: KV) {}
 
@@ -71,6 +73,9 @@ export class BrowserDirectory {
     const instance = key.startsWith('i.') ? parsed(entry, parseInstanceEntry) : undefined;
     // A deleted entry stays as a tombstone with its revision, so an older read cannot bring it back.
     this.#entries.set(key, { revision: entry.revision, at: Date.now(), browser, instance });
+    if (browser !== undefined && (known?.browser?.connected !== browser.connected || known.browser.instanceId !== browser.instanceId)) {
+      this.onBrowserChange?.(browser);
+    }
   }
 
   #learn(key: string, revision: number, value: Pick<Cached, 'browser' | 'instance'>): void {

@@ -205,6 +205,12 @@ export class ClusterNode implements RemoteExecutors {
       return entry !== undefined && entry.instanceId !== this.instanceId ? entry.userId : undefined;
     };
     extensions.onChange((id, state) => void this.#extensionChanged(id, state));
+    // The browsers other instances hold: this instance's clients of them hear when they drop and come back.
+    this.#directory.onBrowserChange = (browser) => {
+      if (browser.instanceId !== this.instanceId && !extensions.records.has(browser.id)) {
+        extensions.emit(browser.id, browser.connected ? 'connected' : 'reconnecting');
+      }
+    };
     await this.#nc.flush();
     await this.#beat();
     this.#heartbeat = setInterval(() => void this.#beat(), this.#options.heartbeatMs ?? DEFAULT_CLUSTER_HEARTBEAT_MS);

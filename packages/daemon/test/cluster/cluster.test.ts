@@ -237,3 +237,15 @@ it('keeps a browser state per user and owner across connections and instances (k
     'resume_session and keep_state are two ways to take up a session: send one of them',
   );
 });
+
+it('tells a client when its browser on another instance drops and comes back', async () => {
+  const ext = await extension(B, 'kate', 'kate-laptop');
+  const kate = await client(A, 'kate');
+  await listed(kate, 1);
+  await call(kate, 'connect', { extension_id: 'kate-laptop' });
+  expect(await kate.next((m) => m.method === 'status')).toMatchObject({ params: { state: 'connected' } });
+  ext.ws.terminate();
+  expect(await kate.next((m) => m.method === 'status')).toMatchObject({ params: { state: 'reconnecting', extension_id: 'kate-laptop' } });
+  await extension(C, 'kate', 'kate-laptop');
+  expect(await kate.next((m) => m.method === 'status')).toMatchObject({ params: { state: 'connected' } });
+});
