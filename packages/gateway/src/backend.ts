@@ -96,13 +96,13 @@ class SessionStates {
   async open(sessionId: string, owner: string | undefined, open: (daemonSessionId: string) => Promise<void>): Promise<void> {
     if (this.keepMs === undefined || owner === undefined) return open(sessionId);
     const router = this.router();
-    const kept = await router.takeState(owner);
+    const kept = await router.takeState(owner, { id: sessionId });
     if (kept) {
       this.held.set(sessionId, { owner, handle: kept.handle, daemonSessionId: kept.sessionId });
       return;
     }
     await open(sessionId);
-    const state = await router.keepState(owner, sessionId, this.keepMs);
+    const state = await router.keepState(owner, sessionId, this.keepMs, { id: sessionId });
     // Another session of the owner kept one first: this one stays its own, closed with it.
     if (state) this.held.set(sessionId, { owner, handle: state.handle, daemonSessionId: sessionId });
   }
@@ -115,7 +115,7 @@ class SessionStates {
       await close(sessionId);
       return;
     }
-    await this.router().releaseState(held.owner, held.handle);
+    await this.router().releaseState(held.owner, held.handle, sessionId);
   }
 }
 

@@ -120,7 +120,7 @@ it('keeps a key’s browser state in the cluster: a session through another daem
     const seen = text(await second.callTool({ name: 'browser_evaluate', arguments: { function: '() => `${location.pathname} ${localStorage.getItem("who")}`' } }));
     expect(seen).toContain('/item/4 alice');
     const [state] = await holder.cluster!.store.listStates();
-    expect(state).toMatchObject({ users: 1, sessionId: expect.stringMatching(/^proxy-/) });
+    expect(state).toMatchObject({ holders: [{ instance: 'holder' }], sessionId: expect.stringMatching(/^proxy-/) });
     await second.close();
   } finally {
     await viaHolder.close();

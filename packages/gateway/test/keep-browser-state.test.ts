@@ -73,12 +73,12 @@ it('lets two sessions of one key use the state at once, and keeps it while eithe
   await first.callTool({ name: 'browser_navigate', arguments: { url: server.url('/item/3') } });
   const [seen] = await session(KEYS[0]!, [['browser_evaluate', { function: state }]]);
   expect(seen).toContain('/item/3');
-  // The second session ended; the first still uses the state (one user: taking it here makes two), so nothing
-  // waits to close it.
-  const kept = await router().takeState(ownerOf(KEYS[0]!));
-  expect(kept).toMatchObject({ users: 2 });
+  // The second session ended; the first still holds the state (taking it here makes two holders), so nothing waits
+  // to close it.
+  const kept = await router().takeState(ownerOf(KEYS[0]!), { id: 'the-test' });
+  expect(kept?.holders).toHaveLength(2);
   expect(kept?.idleSince).toBeUndefined();
-  await router().releaseState(kept!.owner, kept!.handle);
+  await router().releaseState(kept!.owner, kept!.handle, 'the-test');
   await firstTransport.terminateSession();
   await first.close();
 });

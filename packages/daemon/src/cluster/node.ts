@@ -430,8 +430,9 @@ export class ClusterNode implements RemoteExecutors {
       this.#options.logger.info({ sessionId, instanceId: servers.get(sessionId) }, 'closing a session whose instance died and that no client took up');
       await router.closeSession(sessionId).catch(() => undefined);
     }
-    // Kept browser states whose time ran out while the instance that would have closed them was gone.
-    await router.expireStates();
+    // Kept browser states: uses on instances that died never end by themselves; and the states whose time ran out
+    // while the instance that would have closed them was gone.
+    await router.expireStates((holder) => holder.instance !== undefined && !live.has(holder.instance));
   }
 
   #extensionEntry(id: string): BrowserEntry | undefined {

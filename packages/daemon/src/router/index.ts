@@ -1,6 +1,6 @@
 export { SessionRouter, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router';
 export { InMemoryRouterStore } from './memory-store';
-export { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from './store';
+export { withCurrentTab, type RouterStore, type SessionRecord, type StateHolder, type StateRecord } from './store';
 export type {
   ConnectResult,
   DispatchRequest,

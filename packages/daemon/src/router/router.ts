@@ -31,7 +31,7 @@ import type { SessionCloseReason, SessionClosedListener, SessionEventListener, U
 import { InMemoryRouterStore } from './memory-store';
 import { PendingCommands } from './pending';
 import { SessionLanes, type SessionLane } from './session-lanes';
-import type { RouterStore, SessionRecord, StateRecord } from './store';
+import type { RouterStore, SessionRecord, StateHolder, StateRecord } from './store';
 import type {
   ConnectResult,
   DispatchRequest,
@@ -87,7 +87,7 @@ export class SessionRouter {
   readonly #reconnecting = new Map<string, Reconnecting>();
   readonly #pending = new PendingCommands();
   readonly #lanes = new SessionLanes();
-  /** Timers of kept browser states without users, by owner: the state closes when its time runs out. */
+  /** Timers of kept browser states without holders, by owner: the state closes when its time runs out. */
   readonly #stateTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** Per executor, the tail of its events still being routed, so they reach listeners in the order they came. */
   readonly #eventTails = new Map<string, Promise<boolean>>();
@@ -566,12 +566,14 @@ export class SessionRouter {
   // ── browser state kept beyond one client session ────────────────────────────────────────────────────────────
 
   /**
-   * Takes up `owner`'s kept browser state for one more user: resolves with it (its `sessionId` is the daemon session
-   * to drive), or undefined when the owner has none, or its session is gone (its browser did not come back).
+   * Takes up `owner`'s kept browser state for one more holder (a client session or connection): resolves with it (its
+   * `sessionId` is the daemon session to drive), or undefined when the owner has none, or its session is gone (its
+   * browser did not come back).
    */
-  async takeState(owner: string): Promise<StateRecord | undefined> {
+  async takeState(owner: string, holder: StateHolder): Promise<StateRecord | undefined> {
     this.#assertOpen();
     checkId(owner, 'owner');
+    checkId(holder?.id, 'holder.id');
     const state = await this.#store.getState(owner);
     if (state === undefined) return undefined;
     if ((await this.#store.getSession(state.sessionId)) === undefined) {
@@ -579,33 +581,49 @@ export class SessionRouter {
       return undefined;
     }
     this.#clearStateTimer(owner);
-    return this.#store.updateState(owner, state.handle, ({ idleSince: _idle, ...rest }) => ({ ...rest, users: rest.users + 1 }));
+    return this.#store.updateState(owner, state.handle, ({ idleSince: _idle, ...rest }) => ({
+      ...rest,
+      holders: [...rest.holders.filter((h) => h.id !== holder.id), holder],
+    }));
   }
 
   /**
-   * Keeps the open session `sessionId` as `owner`'s browser state, with one user, for `keepMs` after its last user
-   * leaves. Undefined if the owner has a state already (another of its sessions kept one first).
+   * Keeps the open session `sessionId` as `owner`'s browser state, held by `holder`, for `keepMs` after its last
+   * holder leaves. Undefined if the owner has a state already (another of its sessions kept one first).
    */
-  async keepState(owner: string, sessionId: string, keepMs: number): Promise<StateRecord | undefined> {
+  async keepState(owner: string, sessionId: string, keepMs: number, holder: StateHolder): Promise<StateRecord | undefined> {
     this.#assertOpen();
     checkId(owner, 'owner');
     checkId(sessionId, 'sessionId');
-    const state: StateRecord = { handle: generateWireId(), owner, sessionId, keepMs: checkDelay(keepMs, 'keepMs', 0, 1), users: 1 };
+    checkId(holder?.id, 'holder.id');
+    const state: StateRecord = { handle: generateWireId(), owner, sessionId, keepMs: checkDelay(keepMs, 'keepMs', 0, 1), holders: [holder] };
     return (await this.#store.createState(state)) ? state : undefined;
   }
 
-  /** One user of a kept state left; with none left it waits its keepMs for the next, then its session closes. */
-  async releaseState(owner: string, handle: string): Promise<void> {
+  /** A holder of a kept state left; with none left it waits its keepMs for the next, then its session closes. */
+  async releaseState(owner: string, handle: string, holderId: string): Promise<void> {
     this.#assertOpen();
-    const state = await this.#store.updateState(owner, handle, (s) =>
-      s.users > 1 ? { ...s, users: s.users - 1 } : { ...s, users: 0, idleSince: Date.now() },
-    );
-    if (state?.users === 0) this.#expireStateLater(state);
+    await this.#dropHolders(owner, handle, (h) => h.id === holderId);
   }
 
-  /** Closes the kept states that waited their whole keepMs without a user (a cluster's sweep calls it too). */
-  async expireStates(): Promise<void> {
-    for (const state of await this.#store.listStates()) if (stateDue(state) <= 0) await this.#expireState(state);
+  /**
+   * Drops the holders `gone` picks from every kept state (a cluster: those on instances that died, which will never
+   * release), then closes the states that waited their whole keepMs without a holder.
+   */
+  async expireStates(gone: (holder: StateHolder) => boolean = () => false): Promise<void> {
+    for (const state of await this.#store.listStates()) {
+      if (state.holders.some(gone)) await this.#dropHolders(state.owner, state.handle, gone);
+      else if (stateDue(state) <= 0) await this.#expireState(state);
+    }
+  }
+
+  async #dropHolders(owner: string, handle: string, drop: (holder: StateHolder) => boolean): Promise<void> {
+    const state = await this.#store.updateState(owner, handle, (s) => {
+      const holders = s.holders.filter((h) => !drop(h));
+      if (holders.length === s.holders.length) return s;
+      return holders.length > 0 ? { ...s, holders } : { ...s, holders, idleSince: Date.now() };
+    });
+    if (state?.holders.length === 0) this.#expireStateLater(state);
   }
 
   #expireStateLater(state: StateRecord): void {
@@ -626,7 +644,7 @@ export class SessionRouter {
       return expired ? undefined : s;
     });
     if (expired) await this.closeSession(state.sessionId).catch(() => undefined);
-    else if (now?.users === 0) this.#expireStateLater(now);
+    else if (now?.holders.length === 0) this.#expireStateLater(now);
   }
 
   #clearStateTimer(owner: string): void {
@@ -829,9 +847,9 @@ function checkDelay(value: number | undefined, what: string, fallback: number, m
   return value;
 }
 
-/** Ms until an unused kept state is due to close (≤ 0: due now); Infinity while it has users. */
+/** Ms until an unused kept state is due to close (≤ 0: due now); Infinity while it has holders. */
 function stateDue(state: StateRecord): number {
-  if (state.users > 0 || state.idleSince === undefined) return Infinity;
+  if (state.holders.length > 0 || state.idleSince === undefined) return Infinity;
   return state.idleSince + state.keepMs - Date.now();
 }
 

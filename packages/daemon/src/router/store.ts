@@ -44,10 +44,18 @@ export interface StateRecord {
   readonly sessionId: string;
   /** How long the state outlives its last user, in ms. */
   readonly keepMs: number;
-  /** Client sessions using it now. */
-  readonly users: number;
-  /** When its last user left (epoch ms); unset while it has users. */
+  /**
+   * Who uses it now: one entry per client session or connection, with the instance it is on in a cluster (so that
+   * the uses of an instance that died can be dropped).
+   */
+  readonly holders: readonly StateHolder[];
+  /** When its last holder left (epoch ms); unset while it has holders. */
   readonly idleSince?: number;
+}
+
+export interface StateHolder {
+  readonly id: string;
+  readonly instance?: string;
 }
 
 export interface RouterStore {

@@ -31,7 +31,7 @@ interface Link {
   /** Kept for the grace period when the connection drops, for another connection to take up. */
   readonly resumable: boolean;
   /** The kept browser state this link drives (keep_state): released, not closed, when the link ends. */
-  readonly state?: { readonly owner: string; readonly handle: string };
+  readonly state?: { readonly owner: string; readonly handle: string; readonly holder: string };
   readonly stop: Unsubscribe[];
 }
 
@@ -150,6 +150,8 @@ class ProxyClient {
     const user = this.userId !== null ? { userId: this.userId } : {};
     const connectionId = shortId();
     const { resume_session: resume, keep_state: keep } = checked.value;
+    // This connection, as a holder of a kept state (with its instance: a cluster drops the holders of a dead one).
+    const holder = { id: `${this.clientId}-${connectionId}`, ...(servedBy !== undefined ? { instance: servedBy } : {}) };
     if (resume !== undefined && keep !== undefined) {
       throw new BadRequestError('resume_session and keep_state are two ways to take up a session: send one of them');
     }
@@ -167,16 +169,16 @@ class ProxyClient {
     } else if (keep !== undefined) {
       // An owner within this user: another user's states are out of reach whatever owner its client names.
       const owner = JSON.stringify([this.userId, keep.owner]);
-      const kept = await router.takeState(owner);
+      const kept = await router.takeState(owner, holder);
       if (kept !== undefined) {
         const session = await router.getSession(kept.sessionId);
         if (session?.executorId !== extensionId) {
-          await router.releaseState(owner, kept.handle);
+          await router.releaseState(owner, kept.handle, holder.id);
           throw new BadRequestError(`this owner's kept browser state is in browser ${session?.executorId ?? '(gone)'}, not ${extensionId}: connect to that one`);
         }
         if (servedBy !== undefined) await router.resumeSession(kept.sessionId, { ...user, servedBy });
         sessionId = kept.sessionId;
-        state = { owner, handle: kept.handle };
+        state = { owner, handle: kept.handle, holder: holder.id };
       }
     }
     const resumed = sessionId !== undefined;
@@ -190,8 +192,8 @@ class ProxyClient {
       });
       if (keep !== undefined) {
         const owner = JSON.stringify([this.userId, keep.owner]);
-        const made = await router.keepState(owner, sessionId, keep.ms);
-        if (made) state = { owner, handle: made.handle };
+        const made = await router.keepState(owner, sessionId, keep.ms, holder);
+        if (made) state = { owner, handle: made.handle, holder: holder.id };
       }
     }
     const link: Link = { connectionId, extensionId, sessionId, resumable: checked.value.resumable === true, ...(state ? { state } : {}), stop: [] };
@@ -246,7 +248,7 @@ class ProxyClient {
     for (const stop of link.stop) stop();
     if (link.state) {
       // A kept state waits for its owner's next connection; the router closes it when its time runs out.
-      await this.daemon.router.releaseState(link.state.owner, link.state.handle).catch(() => undefined);
+      await this.daemon.router.releaseState(link.state.owner, link.state.handle, link.state.holder).catch(() => undefined);
       this.log.info({ clientId: this.clientId, connectionId: link.connectionId }, 'session released; its browser state is kept');
       return;
     }

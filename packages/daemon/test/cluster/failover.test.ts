@@ -182,3 +182,17 @@ it('closes the sessions a killed instance served once no client took them up wit
   expect(await ext.next((m) => m.name === 'session_closed')).toMatchObject({ sessionId });
   await kill(b);
 }, 30_000);
+
+it('lets a kept browser state go once the instance whose connection held it died and its time ran out', async () => {
+  const a = await daemon('la', '--no-local');
+  const b = await daemon('lb', '--no-local');
+  const ext = await extension(b, 'lena', 'lena-laptop');
+  const agent = await client(a, 'lena');
+  await until(agent, 'lena-laptop', 'lb');
+  const { session_id: sessionId } = (await call(agent, 'connect', { extension_id: 'lena-laptop', keep_state: { owner: 'key', ms: 500 } })).result;
+  await ext.next((m) => m.name === 'session_opened');
+  await kill(a);
+  // a never releases it: b's sweep drops a's hold once a's entry expires, then the state waits 0.5 s and closes.
+  expect(await ext.next((m) => m.name === 'session_closed')).toMatchObject({ sessionId });
+  await kill(b);
+}, 30_000);

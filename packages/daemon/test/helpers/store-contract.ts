@@ -82,12 +82,12 @@ export function describeRouterStore(name: string, makeStore: () => Promise<Route
 
     it('keeps one browser state per owner, changed only under its handle', async () => {
       const store = await storeWithSessions();
-      const state = { handle: 'h1', owner: 'key-hash-1', sessionId: 'A', keepMs: 60_000, users: 1 };
+      const state = { handle: 'h1', owner: 'key-hash-1', sessionId: 'A', keepMs: 60_000, holders: [{ id: 'c1', instance: 'east-1' }] };
       expect(await store.createState(state)).toBe(true);
       expect(await store.createState({ ...state, handle: 'h2' })).toBe(false);
-      expect(await store.updateState('key-hash-1', 'h2', (s) => ({ ...s, users: 9 }))).toBeUndefined();
-      expect(await store.updateState('key-hash-1', 'h1', (s) => ({ ...s, users: 0, idleSince: 5 }))).toMatchObject({ users: 0, idleSince: 5 });
-      expect(await store.getState('key-hash-1')).toEqual({ ...state, users: 0, idleSince: 5 });
+      expect(await store.updateState('key-hash-1', 'h2', (s) => ({ ...s, holders: [] }))).toBeUndefined();
+      expect(await store.updateState('key-hash-1', 'h1', (s) => ({ ...s, holders: [], idleSince: 5 }))).toMatchObject({ holders: [], idleSince: 5 });
+      expect(await store.getState('key-hash-1')).toEqual({ ...state, holders: [], idleSince: 5 });
       expect(await store.listStates()).toHaveLength(1);
       expect(await store.updateState('key-hash-1', 'h1', () => undefined)).toBeUndefined();
       expect(await store.getState('key-hash-1')).toBeUndefined();

@@ -11,22 +11,22 @@ it('keeps a session as its owner’s browser state for keepMs after its last use
   vi.useFakeTimers();
   try {
     await router.openSession('first');
-    const kept = await router.keepState('alice', 'first', 60_000);
-    expect(kept).toMatchObject({ owner: 'alice', sessionId: 'first', users: 1 });
-    expect(await router.keepState('alice', 'first', 60_000)).toBeUndefined(); // one state per owner
-    await router.releaseState('alice', kept!.handle);
+    const kept = await router.keepState('alice', 'first', 60_000, { id: 'mcp-1' });
+    expect(kept).toMatchObject({ owner: 'alice', sessionId: 'first', holders: [{ id: 'mcp-1' }] });
+    expect(await router.keepState('alice', 'first', 60_000, { id: 'mcp-x' })).toBeUndefined(); // one state per owner
+    await router.releaseState('alice', kept!.handle, 'mcp-1');
 
     await vi.advanceTimersByTimeAsync(59_000);
     // Taken up again before its time ran out: it stays, and waits again from its next release.
-    expect(await router.takeState('alice')).toMatchObject({ sessionId: 'first', users: 1 });
-    expect(await router.takeState('bob')).toBeUndefined();
+    expect(await router.takeState('alice', { id: 'mcp-2' })).toMatchObject({ sessionId: 'first', holders: [{ id: 'mcp-2' }] });
+    expect(await router.takeState('bob', { id: 'mcp-3' })).toBeUndefined();
     await vi.advanceTimersByTimeAsync(120_000);
     expect(await router.hasSession('first')).toBe(true);
-    await router.releaseState('alice', kept!.handle);
+    await router.releaseState('alice', kept!.handle, 'mcp-2');
     await vi.advanceTimersByTimeAsync(60_000);
     expect(await router.hasSession('first')).toBe(false);
     expect(browser.closedSessions).toEqual(['first']);
-    expect(await router.takeState('alice')).toBeUndefined();
+    expect(await router.takeState('alice', { id: 'mcp-4' })).toBeUndefined();
   } finally {
     vi.useRealTimers();
   }
@@ -34,10 +34,28 @@ it('keeps a session as its owner’s browser state for keepMs after its last use
 
 it('forgets a kept state whose session ended some other way, and refuses a release under a stale handle', async () => {
   await router.openSession('s');
-  const kept = await router.keepState('carol', 's', 60_000);
-  await router.releaseState('carol', 'not-the-handle');
-  expect(await router.takeState('carol')).toMatchObject({ users: 2 });
+  const kept = await router.keepState('carol', 's', 60_000, { id: 'c1' });
+  await router.releaseState('carol', 'not-the-handle', 'c1');
+  expect(await router.takeState('carol', { id: 'c2' })).toMatchObject({ holders: [{ id: 'c1' }, { id: 'c2' }] });
   await router.closeSession('s');
-  expect(await router.takeState('carol')).toBeUndefined();
+  expect(await router.takeState('carol', { id: 'c3' })).toBeUndefined();
   expect(kept).toBeDefined();
+});
+
+it('drops the holders of an instance that died, so the state can wait and close as if they had left', async () => {
+  vi.useFakeTimers();
+  try {
+    await router.openSession('kept');
+    await router.keepState('dora', 'kept', 1_000, { id: 'on-east', instance: 'east' });
+    await router.takeState('dora', { id: 'on-west', instance: 'west' });
+    await router.expireStates((holder) => holder.instance === 'east');
+    expect(await router.takeState('dora', { id: 'on-west', instance: 'west' })).toMatchObject({ holders: [{ id: 'on-west', instance: 'west' }] });
+    const state = await router.takeState('dora', { id: 'again', instance: 'west' });
+    await router.releaseState('dora', state!.handle, 'on-west');
+    await router.releaseState('dora', state!.handle, 'again');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await router.hasSession('kept')).toBe(false);
+  } finally {
+    vi.useRealTimers();
+  }
 });
