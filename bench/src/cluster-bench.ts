@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EXTENSION_ID, startDaemon, type RunningDaemon, type SessionRouter } from '@browsermcp/daemon';
+import { EXTENSION_ID, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
 import { RemoteBackend } from '@browsermcp/gateway';
 import { NatsServer } from '@browsermcp/testkit';
+import { closedLoop } from './router-bench.js';
 import { percentile } from './stats.js';
 
 export interface ClusterLevel {
@@ -64,28 +65,6 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-async function closedLoop(router: SessionRouter, ids: string[], durationMs: number, latencies: number[] | null) {
-  let commands = 0;
-  let errors = 0;
-  const t0 = performance.now();
-  const end = t0 + durationMs;
-  await Promise.all(
-    ids.map(async (id) => {
-      while (performance.now() < end) {
-        const start = performance.now();
-        try {
-          await router.dispatch(id, { name: 'browser_noop', payload: {} });
-          commands++;
-        } catch {
-          errors++;
-        }
-        latencies?.push(performance.now() - start);
-      }
-    }),
-  );
-  return { commands, errors, ms: performance.now() - t0 };
 }
 
 /** Calls `call` in a loop until one succeeds; resolves with the time from `since` and how many failed first. */

@@ -63,7 +63,8 @@ export async function routerBench(options: { seconds: number; levels: number[] }
   }
 }
 
-async function closedLoop(router: SessionRouter, ids: string[], durationMs: number, latencies: number[] | null) {
+/** Each session sends its next no-op command when the last is answered, for `durationMs`; latencies if asked. */
+export async function closedLoop(router: SessionRouter, ids: string[], durationMs: number, latencies: number[] | null) {
   let commands = 0;
   let errors = 0;
   const t0 = performance.now();
