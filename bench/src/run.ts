@@ -207,11 +207,30 @@ async function memoryAfterSessions(server: LaunchedServer, fx: FixtureServer, se
   }
 }
 
+/**
+ * Waits (at most a minute) until the server and its browser use under a tenth of a core for two seconds in a row.
+ * Chromium keeps working for seconds after a new context's first page (here about 0.7 core-seconds per context, much
+ * of it returning memory to the system), which would be charged to the calls of the first seconds of the window:
+ * the window measures the calls, not the start-up of the sessions.
+ */
+async function quietTree(roots: readonly number[]): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  let quiet = 0;
+  let last = treeCpu(roots);
+  while (quiet < 2 && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = treeCpu(roots);
+    quiet = now.rootS + now.childrenS - (last.rootS + last.childrenS) < 0.1 ? quiet + 1 : 0;
+    last = now;
+  }
+}
+
 /** `sessions` clients, each looping navigate → snapshot → click for `seconds`. */
 async function throughput(server: LaunchedServer, fx: FixtureServer, sessions: number, seconds: number): Promise<Omit<ThroughputRow, 'id' | 'label'>> {
   const opened = await Promise.all(Array.from({ length: sessions }, (_, i) => openDriver(server, `bench-load-${i}`)));
   try {
     await Promise.all(opened.map(([, d]) => d.navigate(fx.url('/index.html')))); // browser and contexts up: not timed
+    await quietTree(server.rootPids());
     const latencies: number[] = [];
     let errors = 0;
     let firstError: string | undefined;

@@ -105,8 +105,8 @@ export class TabLogs {
     const dropped = this.consoleDropped;
     this.consoleSeen = this.console.length;
     this.consoleDropped = 0;
-    const last = this.maxEntries.toLocaleString('en');
-    return newestLines(fresh.map(formatConsole), max, (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${last})`, dropped);
+    // Formatted only when a note is written: toLocaleString builds a number format each time (~0.5 ms, every call).
+    return newestLines(fresh.map(formatConsole), max, (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${this.maxEntries.toLocaleString('en')})`, dropped);
   }
 }
 

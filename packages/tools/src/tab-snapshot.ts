@@ -59,6 +59,12 @@ export class TabSnapshots {
     const cached = this.lastWalks.get(frame);
     const reuse = cached && !opts.boxes ? { reuse: cached.token! } : {};
     const result = await inPage(frame, 'walkPage', { seed: this.refs.nextRef, prefix, ...opts, ...boxOffset, ...reuse });
+    if (result.more) {
+      // A big snapshot's other parts, all in flight at once (see injected/parcel.ts).
+      const { id, parts } = result.more;
+      result.text = (await Promise.all(Array.from({ length: parts }, (_, i) => inPage(frame, 'parcelPart', id, i)))).join('');
+      delete result.more;
+    }
     this.refs.nextRef = Math.max(this.refs.nextRef, result.next);
     // The page has not changed since that result: its lines did not travel again (on a big page, most of the cost).
     if (result.same && cached) return cached;

@@ -120,6 +120,26 @@ describe('browser_snapshot', () => {
     expect(snap).not.toContain('Snapshot cut');
   });
 
+  it('brings a snapshot bigger than one CDP part whole, and leaves nothing parked in the page', async () => {
+    const s = await h.session({ snapshotMaxChars: Infinity, includeSnapshot: false });
+    await call(s, 'browser_navigate', { url: h.server.url('/table?rows=3000') });
+    const snap = await call(s, 'browser_snapshot');
+    // The same walk, its parts joined inside the page: what arrived is every part, in order.
+    const inPage = await s.tabs[0]!.page.evaluate(() => {
+      type Api = { walkPage(o: object): { text: string; more?: { id: string; parts: number } }; parcelPart(id: string, i: number): string; parkedCount(): number };
+      const api = (globalThis as unknown as Record<symbol, Api>)[Symbol.for('browsermcp.injected')]!;
+      const parked = api.parkedCount();
+      const { text, more } = api.walkPage({ seed: 1, prefix: '' });
+      let whole = text;
+      for (let i = 0; i < (more?.parts ?? 0); i++) whole += api.parcelPart(more!.id, i);
+      return { parked, parts: more?.parts ?? 1, whole };
+    });
+    expect(inPage.parked).toBe(0);
+    expect(inPage.parts).toBeGreaterThan(2);
+    expect(snap).toContain(inPage.whole);
+    expect(snap).toMatch(/- button "Edit 3000" \[ref=e\d+\]/);
+  });
+
   it('writes a link url only where the name does not tell it; browser_find shows every url', async () => {
     const s = await h.session({ includeSnapshot: false });
     await call(s, 'browser_navigate', { url: h.server.url('/links.html') });

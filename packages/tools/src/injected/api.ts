@@ -3,6 +3,7 @@ import { dropOn } from './files.js';
 import { frameContentOffset, isHidden, scrollToCenter, viewportSize } from './frame.js';
 import { hideHighlight, highlight } from './highlight.js';
 import { accessibleName, locatorSpecFor, valueToVerify } from './locator.js';
+import { parcelPart, parkedCount } from './parcel.js';
 import { askPerson } from './person.js';
 import { elementForRef, refFor } from './refs.js';
 import { settleDom, whenParsed } from './settle.js';
@@ -16,6 +17,8 @@ import { walkPage, walkStats } from './walk.js';
 export const injectedApi = {
   walkPage,
   walkStats,
+  parcelPart,
+  parkedCount,
   refOfElement: (el: Element, seed: number): string => refFor(el, seed),
   elementForRef,
   prepareAction,

@@ -2,6 +2,7 @@ import { changeCount, documentId, watchShadowRoot } from './changes.js';
 import { attrName, namesItsOwner } from './names.js';
 import { elementForRef, nextRef, refFor } from './refs.js';
 import { NAME_FROM_CONTENT, roleOf } from './roles.js';
+import { parcel, type Parcel } from './parcel.js';
 import { props, valueOf } from './states.js';
 import { clip, collapse } from './util.js';
 import { renderYaml, type Item, type TreeNode } from './yaml.js';
@@ -36,8 +37,12 @@ export interface WalkOptions {
 }
 
 export interface WalkResult {
-  /** The snapshot's lines joined by newlines: one string crosses to the host far cheaper than thousands. */
+  /**
+   * The snapshot's lines joined by newlines (one string crosses to the host far cheaper than thousands); from the
+   * page, only its first part when `more` says where the rest is parked (see parcel.ts).
+   */
   text: string;
+  more?: Parcel['more'];
   /** Ref (without prefix) of each iframe element, in document order, to splice child frames under. */
   iframeRefs: string[];
   /** Next free ref number in this document. */
@@ -280,8 +285,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
     collect(root, items);
   }
   if (!opts.allUrls) pruneUrls();
-  const text = renderYaml(items, opts.prefix, opts.depth ?? Infinity).join('\n');
+  const { head, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity).join('\n'));
   last = token ? { token, active, controls } : undefined;
-  return { text, iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
+  return { text: head, ...(more ? { more } : {}), iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
 }
 
