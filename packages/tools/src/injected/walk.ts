@@ -148,7 +148,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
 
   // Collects the items for `el`'s children into `out`, flattening elements that carry no role of their own.
   function collect(el: Element, out: Item[]): void {
-    const assigned = el instanceof HTMLSlotElement ? slotted(el) : undefined;
+    const assigned = el.tagName === 'SLOT' ? slotted(el as HTMLSlotElement) : undefined;
     if (assigned) {
       for (let i = 0; i < assigned.length && !stopped; i++) take(assigned[i]!, out);
       return;
@@ -168,10 +168,11 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
 
   function visit(el: Element, out: Item[]): void {
-    if (SKIP.has(el.tagName)) return;
+    const tag = el.tagName;
+    if (SKIP.has(tag)) return;
     const bare = !el.hasAttributes();
     if (!bare && el.getAttribute('aria-hidden') === 'true') return;
-    const isSlot = el instanceof HTMLSlotElement;
+    const isSlot = tag === 'SLOT';
     // One style check in the common case; the rarer hidden cases decide whether children can still show.
     if (!isSlot && !el.checkVisibility({ visibilityProperty: true })) {
       if (el.checkVisibility() || getComputedStyle(el).display === 'contents') collect(el, out);
@@ -285,7 +286,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     collect(root, items);
   }
   if (!opts.allUrls) pruneUrls();
-  const { head, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity).join('\n'));
+  const { head, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity));
   last = token ? { token, active, controls } : undefined;
   return { text: head, ...(more ? { more } : {}), iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
 }

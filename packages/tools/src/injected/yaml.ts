@@ -25,24 +25,25 @@ const PLAIN = /^[A-Za-z0-9(][^:#"'\\\n]*$/;
 const scalar = (s: string) => (PLAIN.test(s) && !/\s$/.test(s) && !/^(true|false|null|yes|no|on|off|~)$/i.test(s) ? s : esc(s));
 
 interface Out {
-  lines: string[];
+  /** The lines so far, each ended by a newline: one string grown in place costs less than an array joined after. */
+  text: string;
   /** Ref prefix of the frame (`f1`), written before each ref. */
   prefix: string;
   maxDepth: number;
 }
 
-/** The YAML lines of a tree, refs written with the frame's prefix; nodes deeper than `maxDepth` are summarized. */
-export function renderYaml(items: Item[], prefix: string, maxDepth: number): string[] {
-  const out: Out = { lines: [], prefix, maxDepth };
+/** The YAML of a tree, lines joined by newlines, refs written with the frame's prefix; nodes deeper than `maxDepth` are summarized. */
+export function renderYaml(items: Item[], prefix: string, maxDepth: number): string {
+  const out: Out = { text: '', prefix, maxDepth };
   render(items, '', 0, out);
-  return out.lines;
+  return out.text.slice(0, -1);
 }
 
 function render(items: Item[], indent: string, depth: number, out: Out): void {
   // Adjacent text runs are joined into one `text:` line.
   let pending = '';
   const flush = () => {
-    if (pending) out.lines.push(`${indent}- text: ${scalar(clip(pending, 400))}`);
+    if (pending) out.text += `${indent}- text: ${scalar(clip(pending, 400))}\n`;
     pending = '';
   };
   for (const item of items) {
@@ -61,16 +62,16 @@ function render(items: Item[], indent: string, depth: number, out: Out): void {
     const onlyText = item.children.length > 0 && item.children.every((c) => typeof c === 'string');
     const hasKids = item.children.length > 0;
     if (item.value !== undefined && !hasKids) {
-      out.lines.push(`${line}: ${scalar(clip(item.value, 200))}`);
+      out.text += `${line}: ${scalar(clip(item.value, 200))}\n`;
     } else if (onlyText && item.value === undefined) {
-      out.lines.push(`${line}: ${scalar(clip((item.children as string[]).join(' '), 400))}`);
+      out.text += `${line}: ${scalar(clip((item.children as string[]).join(' '), 400))}\n`;
     } else if (!hasKids) {
-      out.lines.push(line);
+      out.text += `${line}\n`;
     } else if (depth >= out.maxDepth) {
-      out.lines.push(`${line}: …`);
+      out.text += `${line}: …\n`;
     } else {
-      out.lines.push(`${line}:`);
-      if (item.value !== undefined) out.lines.push(`${indent}  - /value: ${scalar(clip(item.value, 200))}`);
+      out.text += `${line}:\n`;
+      if (item.value !== undefined) out.text += `${indent}  - /value: ${scalar(clip(item.value, 200))}\n`;
       render(item.children, `${indent}  `, depth + 1, out);
     }
   }
