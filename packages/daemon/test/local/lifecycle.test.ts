@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { startCdpFront, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -188,6 +189,9 @@ it('leaves no Chromium process behind when it shuts down', async () => {
   const tree = processTree(pid);
   // The browser, its zygotes, a GPU/utility process and two renderers at least.
   expect(tree.length).toBeGreaterThan(3);
+  // Launched headless: the quiet flags and software compositing (cheaper than the GPU process's emulated GL).
+  const flags = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  expect(flags).toEqual(expect.arrayContaining(['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync']));
 
   await rig.close();
   expect(tree.filter(alive)).toEqual([]);
