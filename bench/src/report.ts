@@ -79,12 +79,12 @@ export function targets(result: BenchResult): TargetRow[] {
       met: most.errors === 0 && r <= 2,
     });
   }
-  const theirs = result.throughput.filter((t) => t.id === 'playwright-mcp-http' && !t.error);
-  const top = most && theirs.find((t) => t.sessions === most.sessions);
-  const [mineCpu, theirCpu] = [most && cpuMs(most), top && cpuMs(top)];
-  if (mineCpu !== undefined && theirCpu !== undefined) {
+  const peer = most && result.throughput.find((t) => t.id === 'playwright-mcp-http' && !t.error && t.sessions === most.sessions);
+  const mineCpu = most && cpuMs(most);
+  const theirCpu = peer && cpuMs(peer);
+  if (most && mineCpu !== undefined && theirCpu !== undefined) {
     rows.push({
-      target: `CPU per tool call at ${most!.sessions} sessions ≤ 0.5× @playwright/mcp`,
+      target: `CPU per tool call at ${most.sessions} sessions ≤ 0.5× @playwright/mcp`,
       measured: `${(mineCpu / theirCpu).toFixed(3)}× (${ms(mineCpu)} vs ${ms(theirCpu)})`,
       met: mineCpu / theirCpu <= 0.5,
     });

@@ -13,9 +13,9 @@ const takeAll = (id: string, parts: number, order: number[]) => {
 describe('parcel', () => {
   it('sends a text up to one part whole, with nothing parked', () => {
     const before = parkedCount();
-    expect(parcel('')).toEqual({ head: '' });
+    expect(parcel('')).toEqual({ text: '' });
     const text = 'x'.repeat(PART_CHARS);
-    expect(parcel(text)).toEqual({ head: text });
+    expect(parcel(text)).toEqual({ text });
     expect(parkedCount()).toBe(before);
   });
 
@@ -23,8 +23,9 @@ describe('parcel', () => {
     fc.assert(
       fc.property(fc.integer({ min: PART_CHARS + 1, max: PART_CHARS * 4 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.boolean(), (size, unit, reverse) => {
         const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-        const { head, more } = parcel(text);
-        expect(head).toBe('');
+        const parcelled = parcel(text);
+        const { more } = parcelled;
+        expect(parcelled.text).toBe('');
         expect(more!.parts).toBe(Math.ceil(size / PART_CHARS));
         const order = [...Array(more!.parts).keys()];
         if (reverse) order.reverse();

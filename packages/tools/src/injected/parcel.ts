@@ -11,10 +11,13 @@ export const PART_CHARS = 196_608;
 /** Parcels not fetched yet, kept at most this many per document (a host that gave up leaves one behind). */
 const KEPT = 4;
 
-/** A short string itself, or where to fetch the parts of a long one (none travels with the answer that parks them:
- * all parts in flight at once is ~half the time of the first part first and the rest after). */
+/**
+ * A short string itself (`text`), or, for a long one, `text` empty and `more` saying where its parts wait: none of
+ * them travels with the answer that parks them, as all parts in flight at once take about half the time of the first
+ * part first and the rest after.
+ */
 export interface Parcel {
-  head: string;
+  text: string;
   more?: { id: string; parts: number };
 }
 
@@ -23,14 +26,14 @@ let counter = 0;
 
 /** Parks a long `text` in parts for `parcelPart` (a short text travels whole). */
 export function parcel(text: string): Parcel {
-  if (text.length <= PART_CHARS) return { head: text };
+  if (text.length <= PART_CHARS) return { text };
   const count = Math.ceil(text.length / PART_CHARS);
   const parts: Array<string | undefined> = [];
   for (let i = 0; i < count; i++) parts.push(text.slice(i * PART_CHARS, (i + 1) * PART_CHARS));
   const id = `${documentId}:${++counter}`;
   parked.set(id, { parts, left: count });
   while (parked.size > KEPT) parked.delete(parked.keys().next().value!);
-  return { head: '', more: { id, parts: count } };
+  return { text: '', more: { id, parts: count } };
 }
 
 /** How many parcels wait for their parts (tests check that none is left behind). */

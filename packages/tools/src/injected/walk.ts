@@ -38,8 +38,8 @@ export interface WalkOptions {
 
 export interface WalkResult {
   /**
-   * The snapshot's lines joined by newlines (one string crosses to the host far cheaper than thousands); from the
-   * page, only its first part when `more` says where the rest is parked (see parcel.ts).
+   * The snapshot's lines joined by newlines (one string crosses to the host far cheaper than thousands); empty from
+   * the page when `more` says where its parts are parked (see parcel.ts), until the host has fetched them.
    */
   text: string;
   more?: Parcel['more'];
@@ -286,8 +286,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
     collect(root, items);
   }
   if (!opts.allUrls) pruneUrls();
-  const { head, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity));
+  const { text, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity));
   last = token ? { token, active, controls } : undefined;
-  return { text: head, ...(more ? { more } : {}), iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
+  return { text, ...(more ? { more } : {}), iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
 }
 
