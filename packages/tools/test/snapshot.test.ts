@@ -47,6 +47,20 @@ describe('browser_snapshot', () => {
     expect(text).not.toContain('Hidden button');
   });
 
+  it('leaves out text under visibility: hidden, but shows what is made visible again inside it', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await s.tabs[0]!.page.setContent(
+      '<p>a <span style="visibility:hidden">secret</span> b <span style="visibility:hidden">x<span style="visibility:visible">shown</span></span></p>' +
+        '<div style="display:contents;visibility:hidden">unseen<button style="visibility:visible">Go</button></div>' +
+        '<div style="display:contents">kept</div><p>c<span style="display:none">gone</span>d</p>',
+    );
+    const text = await call(s, 'browser_snapshot');
+    expect(text).toContain('- paragraph: a b shown\n');
+    expect(text).toMatch(/- button "Go" \[ref=e\d+\]\n- text: kept\n- paragraph: c d\n/);
+    for (const hidden of ['secret', ' x ', 'unseen', 'gone']) expect(text).not.toContain(hidden);
+  });
+
   it('keeps refs stable across snapshots while the element lives', async () => {
     const s = await h.session();
     const first = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });

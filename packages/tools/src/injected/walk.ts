@@ -147,19 +147,21 @@ export function walkPage(opts: WalkOptions): WalkResult {
   let stopped = false;
 
   // Collects the items for `el`'s children into `out`, flattening elements that carry no role of their own.
-  function collect(el: Element, out: Item[]): void {
+  // `textShown` is false inside `visibility: hidden`: its text is not on screen, though an element below may be.
+  function collect(el: Element, out: Item[], textShown = true): void {
     const assigned = el.tagName === 'SLOT' ? slotted(el as HTMLSlotElement) : undefined;
     if (assigned) {
-      for (let i = 0; i < assigned.length && !stopped; i++) take(assigned[i]!, out);
+      for (let i = 0; i < assigned.length && !stopped; i++) take(assigned[i]!, out, textShown);
       return;
     }
     // Sibling links rather than childNodes: a NodeList read by index was a tenth of a big page's walk.
     if (el.shadowRoot) watchShadowRoot(el.shadowRoot);
-    for (let n = (el.shadowRoot ?? el).firstChild; n && !stopped; n = n.nextSibling) take(n, out);
+    for (let n = (el.shadowRoot ?? el).firstChild; n && !stopped; n = n.nextSibling) take(n, out, textShown);
   }
 
-  function take(n: Node, out: Item[]): void {
+  function take(n: Node, out: Item[], textShown: boolean): void {
     if (n.nodeType === 3) {
+      if (!textShown) return;
       const t = collapse(n.nodeValue ?? '');
       if (t) out.push(t);
     } else if (n.nodeType === 1) {
@@ -175,8 +177,13 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const isSlot = tag === 'SLOT';
     // One style check in the common case; the rarer hidden cases decide whether children can still show.
     if (!isSlot && !el.checkVisibility({ visibilityProperty: true })) {
-      if (el.checkVisibility() || getComputedStyle(el).display === 'contents') collect(el, out);
-      // display: none (or a hidden ancestor): nothing below renders either.
+      // visibility: hidden: an element below can be visible again, its own text is not.
+      if (el.checkVisibility()) collect(el, out, false);
+      else {
+        // No box: display: contents shows its children; display: none (or a hidden ancestor) nothing below.
+        const style = getComputedStyle(el);
+        if (style.display === 'contents') collect(el, out, style.visibility === 'visible');
+      }
       return;
     }
     const role = roleOf(el, bare);
