@@ -235,6 +235,20 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'a snapshot saved with a filename is whole, even when it leaves the page in several parts',
+    async run(rig, c) {
+      await call(c, 'browser_navigate', { url: rig.server.url('/table?rows=3000') });
+      const file = join(OUTPUT_DIR, rig.mode, 'table.yaml');
+      expect(await call(c, 'browser_snapshot', { filename: `${rig.mode}/table.yaml` })).toContain(`Saved the snapshot to ${file}`);
+      const yaml = await readFile(file, 'utf8');
+      // Over half a million characters: three parts of 192 K, joined in order with nothing lost or repeated.
+      expect(yaml.length).toBeGreaterThan(2 * 196_608);
+      const rows = [...yaml.matchAll(/- button "Edit (\d+)" \[ref=e\d+\]/g)].map((m) => Number(m[1]));
+      expect(rows).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
+      expect(yaml).not.toContain('the rest of the page is not shown');
+    },
+  },
+  {
     name: 'the gateway’s --blocked-origins refuses a navigation',
     async run({ server }, c) {
       await call(c, 'browser_navigate', { url: server.url('/index.html') });
