@@ -61,6 +61,24 @@ describe('browser_snapshot', () => {
     for (const hidden of ['secret', ' x ', 'unseen', 'gone']) expect(text).not.toContain(hidden);
   });
 
+  it('names controls with the label text a person sees; a hidden label still names', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await s.tabs[0]!.page.setContent(
+      '<label>Email <span style="display:none">(required)</span><input></label>' +
+        '<label for="p">Pass<span style="visibility:hidden">word hint</span></label><input id="p">' +
+        '<span id="hid" style="display:none">Hidden name</span><input aria-labelledby="hid">' +
+        '<span id="vis">Phone <b style="display:none">secret</b></span><input aria-labelledby="vis">' +
+        '<fieldset><legend>Size <span hidden>old</span></legend><input type="radio" aria-label="S"></fieldset>' +
+        '<table><caption>Prices <span style="display:none">draft</span></caption><tr><td>1</td></tr></table>',
+    );
+    const text = await call(s, 'browser_snapshot');
+    for (const name of ['textbox "Email"', 'textbox "Pass"', 'textbox "Hidden name"', 'textbox "Phone"', 'group "Size"', 'table "Prices"']) {
+      expect(text).toMatch(new RegExp(`- ${name}( \\[ref=e\\d+\\])?:?\n`));
+    }
+    for (const hidden of ['required', 'word hint', 'secret', 'old', 'draft']) expect(text).not.toContain(hidden);
+  });
+
   it('keeps refs stable across snapshots while the element lives', async () => {
     const s = await h.session();
     const first = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });

@@ -4,11 +4,13 @@ import { collapse } from './util.js';
 /** Accessible names for the common cases (see ARCHITECTURE.md: a fast path, not the full computation). */
 
 function textOfIds(ids: string): string {
-  const root = document;
   return collapse(
     ids
       .split(/\s+/)
-      .map((id) => root.getElementById(id)?.textContent ?? '')
+      .map((id) => {
+        const el = document.getElementById(id);
+        return el ? labelText(el) : '';
+      })
       .join(' '),
   );
 }
@@ -48,26 +50,43 @@ export function attrName(el: Element, role: string, bare: boolean): string {
   if (tag === 'IMG' || tag === 'AREA') return collapse(el.getAttribute('alt') ?? el.getAttribute('title') ?? '');
   if (tag === 'FIELDSET') {
     const legend = el.querySelector(':scope > legend');
-    if (legend) return collapse(legend.textContent ?? '');
+    if (legend) return collapse(labelText(legend));
   }
   if (tag === 'TABLE') {
     const caption = (el as HTMLTableElement).caption;
-    if (caption) return collapse(caption.textContent ?? '');
+    if (caption) return collapse(labelText(caption));
   }
   if (role === 'iframe') return collapse(el.getAttribute('title') ?? '');
   return '';
 }
 
-// A label's text without the control it wraps (its value would repeat).
-export function labelText(label: HTMLLabelElement, control: Element): string {
-  if (!label.contains(control)) return label.textContent ?? '';
+/**
+ * The text an element gives as a label (a <label>, a legend, a caption, an aria-labelledby target): what a person sees
+ * of it, as the accessible-name rules read it. Text under display: none or visibility: hidden is left out, unless the
+ * label itself is hidden (a hidden label still names its control). `control`: a control inside the label, left out
+ * (its value would repeat).
+ */
+export function labelText(label: Element, control?: Element): string {
+  const everything = !label.checkVisibility({ visibilityProperty: true });
   let out = '';
-  const visit = (n: Node) => {
-    if (n === control) return;
-    if (n.nodeType === 3) out += n.nodeValue;
-    else n.childNodes.forEach(visit);
+  const visit = (parent: Node, shown: boolean) => {
+    for (let n = parent.firstChild; n; n = n.nextSibling) {
+      if (n === control) continue;
+      if (n.nodeType === 3) {
+        if (shown) out += n.nodeValue;
+        continue;
+      }
+      if (n.nodeType !== 1) continue;
+      const el = n as Element;
+      if (everything || el.checkVisibility({ visibilityProperty: true })) visit(el, true);
+      else if (el.checkVisibility()) visit(el, false);
+      else {
+        const style = getComputedStyle(el);
+        if (style.display === 'contents') visit(el, style.visibility === 'visible');
+      }
+    }
   };
-  visit(label);
+  visit(label, true);
   return out;
 }
 
