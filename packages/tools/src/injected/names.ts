@@ -1,5 +1,6 @@
 import { roleOf } from './roles.js';
 import { collapse } from './util.js';
+import { shownInside } from './visibility.js';
 
 /** Accessible names for the common cases (see ARCHITECTURE.md: a fast path, not the full computation). */
 
@@ -79,10 +80,9 @@ export function labelText(label: Element, control?: Element): string {
       if (n.nodeType !== 1) continue;
       const el = n as Element;
       if (everything || el.checkVisibility({ visibilityProperty: true })) visit(el, true);
-      else if (el.checkVisibility()) visit(el, false);
       else {
-        const style = getComputedStyle(el);
-        if (style.display === 'contents') visit(el, style.visibility === 'visible');
+        const inside = shownInside(el);
+        if (inside !== 'nothing') visit(el, inside === 'all');
       }
     }
   };

@@ -5,6 +5,7 @@ import { NAME_FROM_CONTENT, roleOf } from './roles.js';
 import { parcel, type Parcel } from './parcel.js';
 import { props, valueOf } from './states.js';
 import { clip, collapse } from './util.js';
+import { shownInside } from './visibility.js';
 import { renderYaml, type Item, type TreeNode } from './yaml.js';
 
 /**
@@ -177,13 +178,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const isSlot = tag === 'SLOT';
     // One style check in the common case; the rarer hidden cases decide whether children can still show.
     if (!isSlot && !el.checkVisibility({ visibilityProperty: true })) {
-      // visibility: hidden: an element below can be visible again, its own text is not.
-      if (el.checkVisibility()) collect(el, out, false);
-      else {
-        // No box: display: contents shows its children; display: none (or a hidden ancestor) nothing below.
-        const style = getComputedStyle(el);
-        if (style.display === 'contents') collect(el, out, style.visibility === 'visible');
-      }
+      const inside = shownInside(el);
+      if (inside !== 'nothing') collect(el, out, inside === 'all');
       return;
     }
     const role = roleOf(el, bare);
