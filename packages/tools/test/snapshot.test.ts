@@ -47,24 +47,27 @@ describe('browser_snapshot', () => {
     expect(text).not.toContain('Hidden button');
   });
 
-  it('leaves out text under visibility: hidden, but shows what is made visible again inside it', async () => {
+  /** The snapshot of a page made of `html`, in a fresh session. */
+  const snapshotOfHtml = async (html: string) => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
-    await s.tabs[0]!.page.setContent(
+    await s.tabs[0]!.page.setContent(html);
+    return call(s, 'browser_snapshot');
+  };
+
+  it('leaves out text under visibility: hidden, but shows what is made visible again inside it', async () => {
+    const text = await snapshotOfHtml(
       '<p>a <span style="visibility:hidden">secret</span> b <span style="visibility:hidden">x<span style="visibility:visible">shown</span></span></p>' +
         '<div style="display:contents;visibility:hidden">unseen<button style="visibility:visible">Go</button></div>' +
         '<div style="display:contents">kept</div><p>c<span style="display:none">gone</span>d</p>',
     );
-    const text = await call(s, 'browser_snapshot');
     expect(text).toContain('- paragraph: a b shown\n');
     expect(text).toMatch(/- button "Go" \[ref=e\d+\]\n- text: kept\n- paragraph: c d\n/);
     for (const hidden of ['secret', ' x ', 'unseen', 'gone']) expect(text).not.toContain(hidden);
   });
 
   it('names controls with the label text a person sees; a hidden label still names', async () => {
-    const s = await h.session();
-    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
-    await s.tabs[0]!.page.setContent(
+    const text = await snapshotOfHtml(
       '<label>Email <span style="display:none">(required)</span><input></label>' +
         '<label for="p">Pass<span style="visibility:hidden">word hint</span></label><input id="p">' +
         '<span id="hid" style="display:none">Hidden name</span><input aria-labelledby="hid">' +
@@ -72,7 +75,6 @@ describe('browser_snapshot', () => {
         '<fieldset><legend>Size <span hidden>old</span></legend><input type="radio" aria-label="S"></fieldset>' +
         '<table><caption>Prices <span style="display:none">draft</span></caption><tr><td>1</td></tr></table>',
     );
-    const text = await call(s, 'browser_snapshot');
     for (const name of ['textbox "Email"', 'textbox "Pass"', 'textbox "Hidden name"', 'textbox "Phone"', 'group "Size"', 'table "Prices"']) {
       expect(text).toMatch(new RegExp(`- ${name}( \\[ref=e\\d+\\])?:?\n`));
     }
