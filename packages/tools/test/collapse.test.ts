@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { collapse } from '../src/injected/util.js';
+import { collapse, isBlank } from '../src/injected/util.js';
 
 // The walk's whitespace folding, written as one pass for speed: it must read text exactly as the regular expression
 // it replaced (the golden snapshots depend on it).
@@ -26,5 +26,16 @@ describe('collapse', () => {
     expect(collapse(' ')).toBe('');
     expect(collapse('')).toBe('');
     expect(collapse('a\u00a0b')).toBe('a b');
+  });
+
+  it('isBlank: whitespace only, exactly when collapse leaves nothing', () => {
+    const piece = fc.oneof(fc.constantFrom(...spaces), fc.string({ minLength: 0, maxLength: 2 }));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (parts) => {
+        const s = parts.join('');
+        expect(isBlank(s)).toBe(collapse(s) === '');
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

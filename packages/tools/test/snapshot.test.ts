@@ -62,8 +62,24 @@ describe('browser_snapshot', () => {
         '<div style="display:contents">kept</div><p>c<span style="display:none">gone</span>d</p>',
     );
     expect(text).toContain('- paragraph: a b shown\n');
-    expect(text).toMatch(/- button "Go" \[ref=e\d+\]\n- text: kept\n- paragraph: c d\n/);
+    expect(text).toMatch(/- button "Go" \[ref=e\d+\]\n- text: kept\n- paragraph: cd\n/);
     for (const hidden of ['secret', ' x ', 'unseen', 'gone']) expect(text).not.toContain(hidden);
+  });
+
+  it('reads text as the page shows it: inline elements run on, block-level ones and line breaks keep words apart', async () => {
+    const text = await snapshotOfHtml(
+      '<p>Call <em>this</em>, then H<sub>2</sub>O and <span>$</span><span>5</span>.</p>' +
+        '<p><span style="display:block">one</span><span style="display:inline-block">two</span><span style="display:contents">three</span>four</p>' +
+        '<p>up<br>down</p><div><div>first</div><div>second</div></div>' +
+        '<a href="/x">Run <code>cargo</code>()</a><a href="/y"><span>Read</span><div>more</div></a>' +
+        '<p>  spaced \n\t out  <b> bold </b>end</p>',
+    );
+    expect(text).toContain('- paragraph: Call this, then H2O and $5.\n');
+    expect(text).toContain('- paragraph: one two threefour\n');
+    expect(text).toContain('- paragraph: up down\n- text: first second\n');
+    expect(text).toMatch(/- link "Run cargo\(\)" \[ref=e\d+\]/);
+    expect(text).toMatch(/- link "Read more" \[ref=e\d+\]/);
+    expect(text).toContain('- paragraph: spaced out bold end\n');
   });
 
   it('names controls with the label text a person sees; a hidden label still names', async () => {

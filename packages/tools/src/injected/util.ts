@@ -34,5 +34,11 @@ export function collapse(s: string): string {
   return out;
 }
 
+/** Whether `s` is whitespace only (as `collapse` reads it), or empty. */
+export function isBlank(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (!isSpace(s.charCodeAt(i))) return false;
+  return true;
+}
+
 /** At most `n` characters, with an ellipsis where it was cut. */
 export const clip = (s: string, n = 120): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

@@ -4,7 +4,7 @@ import { elementForRef, nextRef, refFor } from './refs.js';
 import { NAME_FROM_CONTENT, roleOf } from './roles.js';
 import { parcel, type Parcel } from './parcel.js';
 import { props, valueOf } from './states.js';
-import { clip, collapse } from './util.js';
+import { clip, collapse, isBlank } from './util.js';
 import { shownInside } from './visibility.js';
 import { renderYaml, type Item, type TreeNode } from './yaml.js';
 
@@ -128,6 +128,37 @@ function boxOf(el: Element, offset = { x: 0, y: 0 }): string {
   return `${Math.round(r.x + offset.x)},${Math.round(r.y + offset.y)},${Math.round(r.width)},${Math.round(r.height)}`;
 }
 
+/** Adds text to the run that ends `out`, or starts a run. */
+function addText(out: Item[], text: string): void {
+  const last = out.length - 1;
+  if (last >= 0 && typeof out[last] === 'string') out[last] = (out[last] as string) + text;
+  else out.push(text);
+}
+
+/**
+ * Whether an element keeps the words before and after it apart (as Playwright's snapshot and the accessible-name
+ * rules read text): anything laid out other than inline, and a line break. `display: contents` has no box of its own.
+ */
+function isBlock(el: Element): boolean {
+  if (el.tagName === 'BR') return true;
+  const display = getComputedStyle(el).display;
+  return display !== 'inline' && display !== 'contents';
+}
+
+/** Writes what `el` shows (through `add`) into the run it sits in, set apart when `el` is block-level. */
+function flatten(el: Element, out: Item[], add: () => void): void {
+  const block = isBlock(el);
+  if (block) addText(out, ' ');
+  add();
+  if (block) addText(out, ' ');
+}
+
+/** Drops a run of whitespace alone at either end: what sits between a node's edge and its first element says nothing. */
+function trimEnds(items: Item[]): void {
+  if (typeof items[items.length - 1] === 'string' && isBlank(items[items.length - 1] as string)) items.pop();
+  if (typeof items[0] === 'string' && isBlank(items[0] as string)) items.shift();
+}
+
 /** Walks the document (or one element) and renders the ARIA-like YAML snapshot with refs. */
 export function walkPage(opts: WalkOptions): WalkResult {
   // The focused element does not move while the walk runs; the body is focused when nothing is.
@@ -160,11 +191,11 @@ export function walkPage(opts: WalkOptions): WalkResult {
     for (let n = (el.shadowRoot ?? el).firstChild; n && !stopped; n = n.nextSibling) take(n, out, textShown);
   }
 
+  // Text goes in as the page has it, runs of it joined, and is folded once per run when written: text runs on across
+  // inline elements ("<em>this</em>, that" reads "this, that"), and a block-level element keeps words apart.
   function take(n: Node, out: Item[], textShown: boolean): void {
     if (n.nodeType === 3) {
-      if (!textShown) return;
-      const t = collapse(n.nodeValue ?? '');
-      if (t) out.push(t);
+      if (textShown) addText(out, n.nodeValue!);
     } else if (n.nodeType === 1) {
       visit(n as Element, out);
     }
@@ -179,7 +210,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     // One style check in the common case; the rarer hidden cases decide whether children can still show.
     if (!isSlot && !el.checkVisibility({ visibilityProperty: true })) {
       const inside = shownInside(el);
-      if (inside !== 'nothing') collect(el, out, inside === 'all');
+      if (inside !== 'nothing') flatten(el, out, () => collect(el, out, inside === 'all'));
       return;
     }
     const role = roleOf(el, bare);
@@ -189,9 +220,11 @@ export function walkPage(opts: WalkOptions): WalkResult {
         // Its text is already the name of the control or group it labels: keep only the elements inside.
         const inner: Item[] = [];
         collect(el, inner);
-        for (const item of inner) if (typeof item !== 'string') out.push(item);
+        flatten(el, out, () => {
+          for (const item of inner) if (typeof item !== 'string') out.push(item);
+        });
       } else {
-        collect(el, out);
+        flatten(el, out, () => collect(el, out));
       }
       return;
     }
@@ -205,16 +238,19 @@ export function walkPage(opts: WalkOptions): WalkResult {
     out.push(node);
   }
 
-  // Text of a run of items; a node's own text is worked out once, when first asked for (most never are).
+  // Text of a run of items, as it reads: a node's own text is worked out once, when first asked for (most never
+  // are), and set apart from its neighbours only when its element is block-level.
   function textOf(items: Item[]): string {
     let text = '';
     for (const c of items) {
-      let t: string;
-      if (typeof c === 'string') t = c;
-      else t = c.text ??= textOf(c.children) || c.name;
-      if (t) text = text ? `${text} ${t}` : t;
+      if (typeof c === 'string') {
+        text += c;
+        continue;
+      }
+      const t = (c.text ??= textOf(c.children) || c.name);
+      if (t) text += c.el && isBlock(c.el) ? ` ${t} ` : t;
     }
-    return text;
+    return collapse(text);
   }
 
   function build(el: Element, role: string, clickable: 'pointer' | 'focusable' | false, bare: boolean): TreeNode {
@@ -223,6 +259,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const children: Item[] = [];
     if (role !== 'iframe' && !(el instanceof HTMLSelectElement && role === 'combobox') && el.tagName !== 'TEXTAREA') {
       collect(el, children);
+      trimEnds(children);
     }
     const own = attrName(el, role, bare) || (bare ? '' : collapse(el.getAttribute('title') ?? ''));
     let name = own;
@@ -244,6 +281,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
       text: name && NAME_FROM_CONTENT.has(role) ? name : undefined,
       ownName: own !== '',
       box: opts.boxes ? boxOf(el, opts.boxOffset) : undefined,
+      el,
     };
     if (role === 'iframe' && ref) iframeRefs.push(ref);
     if (CONTROL_TAGS.has(el.tagName) || (el as HTMLElement).isContentEditable) controls.push({ el, role, bare, state: controlState(el, role, bare, active) });
@@ -288,6 +326,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
   } else {
     collect(root, items);
   }
+  trimEnds(items);
   if (!opts.allUrls) pruneUrls();
   const { text, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity));
   last = token ? { token, active, controls } : undefined;

@@ -1,4 +1,4 @@
-import { clip } from './util.js';
+import { clip, collapse } from './util.js';
 
 /** The tree the walk builds and the renderer writes: nodes with a role, and text runs as plain strings. */
 export type Item = TreeNode | string;
@@ -16,6 +16,8 @@ export interface TreeNode {
   ownName: boolean;
   /** `x,y,width,height` when the walk was asked for boxes. */
   box: string | undefined;
+  /** The element, while the walk runs (whether its text stands apart from its neighbours' is asked of it). */
+  el?: Element;
 }
 
 const esc = (s: string) => JSON.stringify(s);
@@ -40,15 +42,16 @@ export function renderYaml(items: Item[], prefix: string, maxDepth: number): str
 }
 
 function render(items: Item[], indent: string, depth: number, out: Out): void {
-  // Adjacent text runs are joined into one `text:` line.
+  // Text runs come as the page has them: folded here, once each; a run of whitespace alone writes nothing.
   let pending = '';
   const flush = () => {
-    if (pending) out.text += `${indent}- text: ${scalar(clip(pending, 400))}\n`;
+    const text = pending && collapse(pending);
+    if (text) out.text += `${indent}- text: ${scalar(clip(text, 400))}\n`;
     pending = '';
   };
   for (const item of items) {
     if (typeof item === 'string') {
-      pending = pending ? `${pending} ${item}` : item;
+      pending += item;
       continue;
     }
     flush();
@@ -64,7 +67,7 @@ function render(items: Item[], indent: string, depth: number, out: Out): void {
     if (item.value !== undefined && !hasKids) {
       out.text += `${line}: ${scalar(clip(item.value, 200))}\n`;
     } else if (onlyText && item.value === undefined) {
-      out.text += `${line}: ${scalar(clip((item.children as string[]).join(' '), 400))}\n`;
+      out.text += `${line}: ${scalar(clip(collapse((item.children as string[]).join('')), 400))}\n`;
     } else if (!hasKids) {
       out.text += `${line}\n`;
     } else if (depth >= out.maxDepth) {
