@@ -3,7 +3,7 @@ import { ToolError } from '../errors.js';
 import { codeArg } from '../codegen.js';
 import { addCode } from '../record-code.js';
 import { leavePage, rescueTab } from '../rescue.js';
-import type { HTTPResponse } from 'puppeteer-core';
+import type { HTTPResponse, Protocol } from 'puppeteer-core';
 import type { Tab } from '../tab.js';
 import { defineTabTool, defineTool } from '../tool.js';
 import { normalizeUrl } from './common.js';
@@ -66,7 +66,7 @@ async function goto(tab: Tab, href: string, timeout: number, replace: () => Prom
   const open = (on: Tab) => on.leavingPage(() => on.page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
   try {
     // The document that came in is the answer to our request (or a redirect of it), not one the page asked for.
-    if (landed(await open(tab), href)) return false;
+    if (await openedOurs(tab, () => open(tab), href)) return false;
   } catch (err) {
     // Cut off: a page no longer where it was navigated itself.
     if (!CUT_OFF.test(String(err)) || page.url() === before) throw err;
@@ -84,13 +84,28 @@ async function goto(tab: Tab, href: string, timeout: number, replace: () => Prom
 }
 
 /**
- * Whether goto's response answers a request for `href` (directly or through redirects); no response counts as ours.
- * `href` is normalized as the browser spells it, #fragment included.
+ * Runs `open` and tells whether the document it ended on is the answer to a request for `href` (directly or through
+ * redirects); a navigation within the document (no response) counts as ours. `href` is normalized as the browser
+ * spells it, #fragment included. Puppeteer's goto ends at the first new document to reach DOMContentLoaded, and one
+ * the page navigated to while ours was on its way ends it too, with our response: so the document the tab shows when
+ * goto ends must also be the one our request (the last of its redirects) loaded.
  */
-function landed(response: HTTPResponse | null, href: string): boolean {
-  if (!response) return true;
-  const request = response.request();
-  return (request.redirectChain()[0] ?? request).url() === href;
+async function openedOurs(tab: Tab, open: () => Promise<HTTPResponse | null>, href: string): Promise<boolean> {
+  const client = tab.cdp();
+  let shown: string | undefined;
+  const committed = ({ frame }: Protocol.Page.FrameNavigatedEvent): void => {
+    if (frame.parentId === undefined) shown = frame.url + (frame.urlFragment ?? '');
+  };
+  client.on('Page.frameNavigated', committed);
+  try {
+    // Read in the turn goto ends: a later commit (the page navigating on from ours) is not the question.
+    const [response, document] = await open().then((r) => [r, shown] as const);
+    if (!response) return true;
+    const request = response.request();
+    return (request.redirectChain()[0] ?? request).url() === href && (document === undefined || document === request.url());
+  } finally {
+    client.off('Page.frameNavigated', committed);
+  }
 }
 
 const back = defineTabTool({
