@@ -89,10 +89,14 @@ describe('browser_snapshot', () => {
         '<span id="hid" style="display:none">Hidden name</span><input aria-labelledby="hid">' +
         '<span id="vis">Phone <b style="display:none">secret</b></span><input aria-labelledby="vis">' +
         '<fieldset><legend>Size <span hidden>old</span></legend><input type="radio" aria-label="S"></fieldset>' +
-        '<table><caption>Prices <span style="display:none">draft</span></caption><tr><td>1</td></tr></table>',
+        '<table><caption>Prices <span style="display:none">draft</span></caption><tr><td>1</td></tr></table>' +
+        // Label text reads as the snapshot's text does: block-level parts keep words apart, inline ones run on.
+        '<label for="f"><div>First</div><div>name</div></label><input id="f">' +
+        '<span id="cost"><span>$</span><span>5</span><br>each</span><input aria-labelledby="cost">',
     );
-    for (const name of ['textbox "Email"', 'textbox "Pass"', 'textbox "Hidden name"', 'textbox "Phone"', 'group "Size"', 'table "Prices"']) {
-      expect(text).toMatch(new RegExp(`- ${name}( \\[ref=e\\d+\\])?:?\n`));
+    const names = ['textbox "Email"', 'textbox "Pass"', 'textbox "Hidden name"', 'textbox "Phone"', 'group "Size"', 'table "Prices"', 'textbox "First name"', 'textbox "$5 each"'];
+    for (const name of names) {
+      expect(text).toMatch(new RegExp(`- ${name.replace(/[$()]/g, '\\$&')}( \\[ref=e\\d+\\])?:?\n`));
     }
     for (const hidden of ['required', 'word hint', 'secret', 'old', 'draft']) expect(text).not.toContain(hidden);
   });

@@ -1,5 +1,5 @@
 import { roleOf } from './roles.js';
-import { collapse } from './util.js';
+import { collapse, isBlock } from './util.js';
 import { shownInside } from './visibility.js';
 
 /** Accessible names for the common cases (see ARCHITECTURE.md: a fast path, not the full computation). */
@@ -79,11 +79,14 @@ export function labelText(label: Element, control?: Element): string {
       }
       if (n.nodeType !== 1) continue;
       const el = n as Element;
-      if (everything || el.checkVisibility({ visibilityProperty: true })) visit(el, true);
-      else {
-        const inside = shownInside(el);
-        if (inside !== 'nothing') visit(el, inside === 'all');
-      }
+      const shownAll = everything || el.checkVisibility({ visibilityProperty: true });
+      const inside = shownAll ? 'all' : shownInside(el);
+      if (inside === 'nothing') continue;
+      // A block-level element keeps its words apart from those around it, as the snapshot's text does.
+      const block = isBlock(el);
+      if (block) out += ' ';
+      visit(el, inside === 'all');
+      if (block) out += ' ';
     }
   };
   visit(label, true);

@@ -42,3 +42,13 @@ export function isBlank(s: string): boolean {
 
 /** At most `n` characters, with an ellipsis where it was cut. */
 export const clip = (s: string, n = 120): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/**
+ * Whether an element keeps the words before and after it apart (as Playwright's snapshot and the accessible-name
+ * rules read text): anything laid out other than inline, and a line break. `display: contents` has no box of its own.
+ */
+export function isBlock(el: Element): boolean {
+  if (el.tagName === 'BR') return true;
+  const display = getComputedStyle(el).display;
+  return display !== 'inline' && display !== 'contents';
+}

@@ -4,7 +4,7 @@ import { elementForRef, nextRef, refFor } from './refs.js';
 import { NAME_FROM_CONTENT, roleOf } from './roles.js';
 import { parcel, type Parcel } from './parcel.js';
 import { props, valueOf } from './states.js';
-import { clip, collapse, isBlank } from './util.js';
+import { clip, collapse, isBlank, isBlock } from './util.js';
 import { shownInside } from './visibility.js';
 import { renderYaml, type Item, type TreeNode } from './yaml.js';
 
@@ -133,16 +133,6 @@ function addText(out: Item[], text: string): void {
   const last = out.length - 1;
   if (last >= 0 && typeof out[last] === 'string') out[last] = (out[last] as string) + text;
   else out.push(text);
-}
-
-/**
- * Whether an element keeps the words before and after it apart (as Playwright's snapshot and the accessible-name
- * rules read text): anything laid out other than inline, and a line break. `display: contents` has no box of its own.
- */
-function isBlock(el: Element): boolean {
-  if (el.tagName === 'BR') return true;
-  const display = getComputedStyle(el).display;
-  return display !== 'inline' && display !== 'contents';
 }
 
 /** Writes what `el` shows (through `add`) into the run it sits in, set apart when `el` is block-level. */
