@@ -114,7 +114,7 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     outputDir: settingOption('--output-dir <dir>', describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)')).default(DEFAULT_OUTPUT_DIR),
     fileRoots: settingOption('--file-roots <list>', describe('fileRoots', 'more directories uploads and storage states may be read from, comma-separated (default: none)')),
     gracePeriod: settingOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection')).default(String(DEFAULT_GRACE_PERIOD_SECONDS)),
-    commandTimeout: settingOption('--command-timeout <seconds>', describe('commandTimeout', 'longest a single tool call may take')).default(String(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
+    commandTimeout: settingOption('--command-timeout <seconds>', describe('commandTimeout', "longest a single tool call may take (a browser starting for it does not count)")).default(String(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
     maxConnectionsPerAddress: settingOption(
       '--max-connections-per-address <n>',
       describe('maxConnectionsPerAddress', 'most connections one client address may hold open (streams and WebSockets included); more are answered 503'),

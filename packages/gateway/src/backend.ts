@@ -16,7 +16,10 @@ export interface Backend {
   browserConnected(): boolean;
   /** Why no browser can run, with the fix (none found to launch), or undefined: for /health and the banner. */
   browserProblem?(): string | undefined;
-  /** What a session's running call waits for, in words, when it waits for the person (for progress notifications). */
+  /**
+   * What a session's running call waits for, in words, when it waits for the person or for the browser to start (for
+   * progress notifications).
+   */
   waitingFor?(sessionId: string): string | undefined;
   close(): Promise<void>;
 }
@@ -30,14 +33,14 @@ export interface EmbeddedBackendOptions extends LocalExecutorOptions {
 
 /**
  * What a session's running call waits for, when the browser says it waits for the person (a new agent to approve, a
- * hand-off): the gateway puts it in the call's progress notifications.
+ * hand-off) or for itself to start: the gateway puts it in the call's progress notifications.
  */
 class WaitingForPerson {
   private readonly messages = new Map<string, string>();
 
   watch(router: SessionRouter, sessionId: string): void {
     router.onEvent(sessionId, (event) => {
-      if (event.name !== ExtensionEvents.waitingForPerson) return;
+      if (event.name !== ExtensionEvents.waitingForPerson && event.name !== ExtensionEvents.waitingForBrowser) return;
       const waiting = parseWaitingForPerson(event.payload);
       if (waiting.ok) this.messages.set(sessionId, waiting.value.message);
     });

@@ -1,5 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
 import { connectClient, startGateway, text } from './helpers.js';
@@ -219,6 +222,25 @@ describe('limits and lifecycle', () => {
       expect((await open('key-a')).status).toBe(200);
     } finally {
       await own.close();
+    }
+  });
+
+  it("the browser's start does not count against a call's timeout; the call's own work does", async () => {
+    // A browser that takes 2 s to start, behind a 1 s command timeout (a loaded machine, a cold disk).
+    const dir = await mkdtemp(join(tmpdir(), 'bmcp-slow-start-'));
+    const slow = join(dir, 'slow-chromium');
+    await writeFile(slow, `#!/bin/sh\nsleep 2\nexec '${testChromePath()}' "$@"\n`, { mode: 0o755 });
+    const short = await startGateway(['--command-timeout', '1', '--timeout-navigation', '900', '--executable-path', slow]);
+    try {
+      const client = await connectClient(short);
+      const first = await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      expect(text(first)).toContain('- Page Title: Fixture home');
+      const spun = await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => { while (true) {} }' } });
+      expect(text(spun)).toContain('browser_evaluate timed out after 1 s and was stopped');
+      await client.close();
+    } finally {
+      await short.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

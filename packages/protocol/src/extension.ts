@@ -29,6 +29,12 @@ export const ExtensionEvents = {
    */
   waitingForPerson: 'waiting_for_person',
   /**
+   * launched browser → daemon: the session's command waits for the browser to start (its first call, or the first
+   * after a crash), which has its own bound: the daemon holds the command's timeout for `ms` (the start's bound),
+   * then for the command's whole timeout once the browser runs. Same payload as `waitingForPerson`.
+   */
+  waitingForBrowser: 'waiting_for_browser',
+  /**
    * daemon → extension: stop the command `wireId` (its caller cancelled it, or it timed out); the daemon has
    * answered for it already (`cancelPayloadSchema`).
    */

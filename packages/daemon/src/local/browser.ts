@@ -36,6 +36,9 @@ async function webSocketUrlOf(endpoint: string, headers: Record<string, string>,
   return webSocketDebuggerUrl;
 }
 
+/** How long a launch may take before it fails (puppeteer's own default, said here: calls wait for it). */
+const LAUNCH_TIMEOUT_MS = 30_000;
+
 /**
  * The browser the local executor drives: launched lazily on first use (or reached over CDP), watched for crashes,
  * and launched again by the next use after one.
@@ -55,6 +58,13 @@ export class LocalBrowser {
 
   get connected(): boolean {
     return this.browser?.connected === true;
+  }
+
+  /** The longest starting the browser may take, ms (a launch, or connecting over CDP; 0 there waits for ever). */
+  get startBoundMs(): number {
+    if (!this.options.cdpEndpoint) return LAUNCH_TIMEOUT_MS;
+    const ms = this.options.cdpTimeoutMs ?? 30_000;
+    return ms === 0 ? Number.MAX_SAFE_INTEGER : ms;
   }
 
   /** The launched browser's process id (undefined before launch, after close, or in CDP mode): for health checks and tests. */
@@ -155,6 +165,7 @@ export class LocalBrowser {
         // CDP over the DevTools pipe, not a TCP port: no other local process can reach the sessions' pages (there is
         // no port and no DevToolsActivePort file), and Chromium exits when its parent dies, even by SIGKILL.
         pipe: true,
+        timeout: LAUNCH_TIMEOUT_MS,
         args,
         defaultViewport: viewport,
         ...(this.options.acceptInsecureCerts ? { acceptInsecureCerts: true } : {}),

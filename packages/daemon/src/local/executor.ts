@@ -84,8 +84,8 @@ export class LocalExecutor implements Executor {
     return this.options.sharedBrowserContext === true || this.options.userDataDir !== undefined;
   }
 
-  send(command: CommandEnvelope): void {
-    void this.run(command);
+  send(command: CommandEnvelope, timeoutMs: number): void {
+    void this.run(command, timeoutMs);
   }
 
   /** The router gave up on a command (its caller cancelled it, or it timed out): its tool call stops now. */
@@ -93,10 +93,10 @@ export class LocalExecutor implements Executor {
     this.calls.stop(command.wireId, reason);
   }
 
-  private async run(command: CommandEnvelope): Promise<void> {
+  private async run(command: CommandEnvelope, timeoutMs: number): Promise<void> {
     this.running.set(command.sessionId, (this.running.get(command.sessionId) ?? 0) + 1);
     try {
-      const contexts = await this.contextsFor(command.sessionId);
+      const contexts = await this.startedFor(command.sessionId, timeoutMs);
       const session = contexts.active();
       const lost = this.lostPages.get(command.sessionId);
       if (lost !== undefined) {
@@ -166,6 +166,24 @@ export class LocalExecutor implements Executor {
     void Promise.resolve()
       .then(() => this.router.releaseTab(this.id, tabId))
       .catch(() => undefined);
+  }
+
+  /**
+   * The session's contexts, the browser started first if it must be (the first call, or the first after a crash):
+   * a start has its own bound, so the command's timeout waits for it and then starts again whole. A slow start (a
+   * loaded machine, a cold disk) does not eat the call's time.
+   */
+  private async startedFor(sessionId: string, timeoutMs: number): Promise<SessionContexts> {
+    if (this.browser.connected) return this.contextsFor(sessionId);
+    this.waitingFor(sessionId, 'Starting the browser', this.browser.startBoundMs);
+    const contexts = await this.contextsFor(sessionId);
+    this.waitingFor(sessionId, 'The browser started', timeoutMs);
+    return contexts;
+  }
+
+  /** Holds the session's command for `ms` from now (the router restarts its timeout), and says why in its progress. */
+  private waitingFor(sessionId: string, message: string, ms: number): void {
+    void this.router.handleEvent(this.id, createEvent({ sessionId, name: ExtensionEvents.waitingForBrowser, payload: { message, ms } })).catch(() => undefined);
   }
 
   private contextsFor(sessionId: string): Promise<SessionContexts> {

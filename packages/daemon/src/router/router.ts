@@ -419,8 +419,9 @@ export class SessionRouter {
       if (owner !== undefined && owner !== event.sessionId) return false;
     }
     if (this.#closed) return false;
-    if (event.name === ExtensionEvents.waitingForPerson) {
-      // The browser holds the session's command for the person, within a bound: its timeout waits with it.
+    if (event.name === ExtensionEvents.waitingForPerson || event.name === ExtensionEvents.waitingForBrowser) {
+      // The browser holds the session's command for the person (or for its own start), within a bound: its timeout
+      // waits with it.
       const waiting = parseWaitingForPerson(event.payload);
       if (waiting.ok) this.holdCommands(executorId, event.sessionId, Math.min(waiting.value.ms, MAX_HOLD_MS));
     }

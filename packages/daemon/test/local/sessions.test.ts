@@ -69,7 +69,7 @@ it('leaves no browser context behind when a session closes while its first comma
   const browser = await rig.executor.browser.get();
   const contextsBefore = browser.browserContexts().length;
   // Straight to the executor, so the close lands while the command's context is being created.
-  rig.executor.send(createCommand({ sessionId: 'early-close', name: 'browser_snapshot', payload: {} }));
+  rig.executor.send(createCommand({ sessionId: 'early-close', name: 'browser_snapshot', payload: {} }), 30_000);
   await rig.executor.closeSession('early-close');
   expect(browser.browserContexts()).toHaveLength(contextsBefore);
   // A full round trip of another session through the same CDP connection: anything the first command still did

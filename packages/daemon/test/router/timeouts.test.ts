@@ -1,4 +1,4 @@
-import { ErrorCodes } from '@browsermcp/protocol';
+import { createEvent, ErrorCodes, ExtensionEvents } from '@browsermcp/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionRouter } from '../../src/index';
 import { FakeExecutor, connectedRouter } from '../helpers/fake-executor';
@@ -34,6 +34,23 @@ describe('command timeouts', () => {
     expect(settled).toBe(false);
     browser.respond(command, 'navigated');
     await expect(result).resolves.toBe('navigated');
+  });
+
+  it("holds a command while its browser starts, then gives it its whole timeout again (waiting_for_browser)", async () => {
+    await start({ commandTimeoutMs: 1_000 });
+    const result = router.dispatch('A', { name: 'browser_navigate' });
+    let error: unknown;
+    result.catch((e: unknown) => (error = e));
+    await browser.command(0);
+    const waiting = (ms: number) => createEvent({ sessionId: 'A', name: ExtensionEvents.waitingForBrowser, payload: { message: 'Starting the browser', ms } });
+    await router.handleEvent('browser-1', waiting(30_000));
+    await vi.advanceTimersByTimeAsync(20_000); // a slow start, past the 1 s timeout
+    expect(error).toBeUndefined();
+    await router.handleEvent('browser-1', waiting(1_000)); // started: the command's own time runs from now
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(error).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1_100);
+    expect(error).toMatchObject({ code: 'BMCP_ERR_TIMEOUT' });
   });
 
   it('rejects a command with a Timeout error once it has run for 90 s', async () => {
