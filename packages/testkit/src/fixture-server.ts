@@ -91,6 +91,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: strin
     res.end();
     return;
   }
+  if (url.pathname === '/download') {
+    // A file the browser saves rather than shows: a navigation to it is aborted and the page stays.
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="report.bin"', 'cache-control': 'no-store' });
+    res.end('not a page');
+    return;
+  }
   if (url.pathname === '/api/data') return send(200, 'application/json', JSON.stringify({ items: ['alpha', 'beta'] }));
   if (url.pathname.startsWith('/item/')) {
     const id = url.pathname.slice('/item/'.length);

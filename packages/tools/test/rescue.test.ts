@@ -60,6 +60,16 @@ describe('browser_navigate on a page that fights back', () => {
     expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
   });
 
+  it('opens a download once: the navigation is aborted, the page stays, and it is not taken for the page navigating itself', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    const before = h.server.requests.filter((p) => p === '/download').length;
+    const answer = await call(s, 'browser_navigate', { url: h.server.url('/download') });
+    expect(answer).toContain(`Navigation to ${h.server.url('/download')} was aborted by the page (a download or a redirect that was cancelled).`);
+    expect(answer).toContain(`- Page URL: ${h.server.url('/form.html')}`);
+    expect(h.server.requests.filter((p) => p === '/download').length - before).toBe(1);
+  });
+
   it('opens a redirecting address once: a redirect is not the page navigating itself', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
