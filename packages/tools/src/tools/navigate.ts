@@ -53,25 +53,6 @@ const navigate = defineTool({
 
 /** How puppeteer says a navigation was cut off by another one (or by a download). */
 const CUT_OFF = /net::ERR_ABORTED|interrupted/i;
-/** A page that cut our navigation off with its own commits it within this long (a download commits nothing). */
-const SELF_NAVIGATION_MS = 1_000;
-
-/** Whether the tab's main frame commits a new document within `ms`. */
-function commitsWithin(tab: Tab, ms: number): Promise<boolean> {
-  const client = tab.cdp();
-  return new Promise((resolve) => {
-    const done = (committed: boolean) => {
-      clearTimeout(timer);
-      client.off('Page.frameNavigated', onCommit);
-      resolve(committed);
-    };
-    const onCommit = ({ frame }: Protocol.Page.FrameNavigatedEvent) => {
-      if (frame.parentId === undefined) done(true);
-    };
-    const timer = setTimeout(() => done(false), ms);
-    client.on('Page.frameNavigated', onCommit);
-  });
-}
 
 /**
  * Opens `href`, past a beforeunload "Leave site?". A page that navigates itself (a timer every 10 ms) can cut our
@@ -87,10 +68,8 @@ async function goto(tab: Tab, href: string, timeout: number, replace: () => Prom
     // The document that came in is the answer to our request (or a redirect of it), not one the page asked for.
     if (await openedOurs(tab, () => open(tab), href)) return false;
   } catch (err) {
-    // Cut off: by the page navigating itself, or by a download (the page stays where it was). The person's browser
-    // tells of the page's own commit after the error: a commit soon after also says the page navigated itself.
-    if (!CUT_OFF.test(String(err))) throw err;
-    if (page.url() === before && !(await commitsWithin(tab, SELF_NAVIGATION_MS))) throw err;
+    // Cut off: a page no longer where it was navigated itself.
+    if (!CUT_OFF.test(String(err)) || page.url() === before) throw err;
   }
   try {
     await leavePage(tab);
