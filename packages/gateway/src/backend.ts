@@ -35,7 +35,7 @@ export interface EmbeddedBackendOptions extends LocalExecutorOptions {
  * What a session's running call waits for, when the browser says it waits for the person (a new agent to approve, a
  * hand-off) or for itself to start: the gateway puts it in the call's progress notifications.
  */
-class WaitingForPerson {
+class CallWaits {
   private readonly messages = new Map<string, string>();
 
   watch(router: SessionRouter, sessionId: string): void {
@@ -128,7 +128,7 @@ export class EmbeddedBackend implements Backend {
   readonly router: SessionRouter;
   readonly executor: LocalExecutor;
   private ready: Promise<unknown>;
-  private readonly waiting = new WaitingForPerson();
+  private readonly waiting = new CallWaits();
   private readonly roots = new SessionRootsRegistry();
   private readonly states: SessionStates;
   /** The browser a launch would use, or why none: looked up once (the disk is not scanned on every /health). */
@@ -216,7 +216,7 @@ export interface ExtensionBackendOptions {
  */
 export class ExtensionBackend implements Backend {
   readonly mode = 'extension' as const;
-  private readonly waiting = new WaitingForPerson();
+  private readonly waiting = new CallWaits();
   private readonly states: SessionStates;
   private constructor(
     private readonly daemon: RunningDaemon,
