@@ -196,6 +196,12 @@ export const BrowserUnavailableError = defineError<'BMCP_ERR_BROWSER_UNAVAILABLE
   ErrorCodes.BrowserDisconnected,
 );
 
+export const InstanceRejoiningError = defineError<'BMCP_ERR_INSTANCE_REJOINING', [executorId: string, since: string, instanceId: string]>(
+  'BMCP_ERR_INSTANCE_REJOINING',
+  'browser %s is not reachable yet: NATS came back %s ago and the daemon instance %s that holds it has not rejoined the cluster since. Try again in a moment',
+  ErrorCodes.BrowserDisconnected,
+);
+
 export const ClusterUnavailableError = defineError<'BMCP_ERR_CLUSTER_UNAVAILABLE', [reason: string]>(
   'BMCP_ERR_CLUSTER_UNAVAILABLE',
   'the cluster store (NATS) cannot be reached: %s. Sessions need it; try again once NATS is back',

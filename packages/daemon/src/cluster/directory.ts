@@ -34,6 +34,8 @@ export class BrowserDirectory {
   /** KV key → what it holds, with its revision and when this copy learned it. */
   #entries = new Map<string, Cached>();
   #stopWatch: (() => void) | undefined;
+  /** Until then a refresh drops no entry: see keepUntil. */
+  #keepUntil = 0;
   /** Told when a browser's entry changes whether it is connected (or appears), with the entry now. */
   onBrowserChange: ((browser: BrowserEntry) => void) | undefined;
 
@@ -54,6 +56,14 @@ export class BrowserDirectory {
   }
 
   /**
+   * Drops no entry before `time`: after NATS was away, entries may have expired because no instance could write them,
+   * not because their instances died; the live ones write them again within a heartbeat of their own reconnect.
+   */
+  keepUntil(time: number): void {
+    this.#keepUntil = time;
+  }
+
+  /**
    * Reads every entry again. What the watch or a write of ours taught this copy while the read ran is kept (the read
    * may have seen it before it changed); what the read no longer finds and nothing refreshed since has expired.
    */
@@ -61,7 +71,9 @@ export class BrowserDirectory {
     const started = Date.now();
     const read = new Map<string, KvEntry | null>();
     for (const key of await listKeys(this.kv)) read.set(key, await this.kv.get(key));
-    for (const [key, cached] of this.#entries) if (!read.has(key) && cached.at < started) this.#entries.delete(key);
+    if (started >= this.#keepUntil) {
+      for (const [key, cached] of this.#entries) if (!read.has(key) && cached.at < started) this.#entries.delete(key);
+    }
     for (const [key, entry] of read) this.#apply(key, entry);
   }
 

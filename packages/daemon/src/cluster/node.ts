@@ -18,10 +18,12 @@ import {
   BrowserUnavailableError,
   ClusterUnavailableError,
   crossError,
+  InstanceRejoiningError,
   crossedError,
   InvalidArgumentError,
   isDaemonError,
 } from '../errors.js';
+import { formatDuration } from '../router/duration.js';
 import { MAX_HOLD_MS } from '../router/router.js';
 import type { Executor, ExecutorKind, RemoteExecutors, RouterLogger, SessionRecord, SessionRouter } from '../router/index.js';
 import type { SessionCloseReason } from '../router/listeners.js';
@@ -100,6 +102,11 @@ export class ClusterNode implements RemoteExecutors {
   #closed = false;
   /** The NATS connection is lost and being retried: cluster calls fail at once with ClusterUnavailable. */
   #down = false;
+  /**
+   * When NATS last came back. Until a directory TTL has passed since, another instance that does not answer may just
+   * not have reconnected yet: it is "rejoining", not gone (a live one rejoins within a heartbeat of its reconnect).
+   */
+  #backAt: number | undefined;
 
   private constructor(nc: NatsConnection, store: KvRouterStore, directory: BrowserDirectory, instanceId: string, options: ClusterOptions) {
     this.#nc = nc;
@@ -122,6 +129,9 @@ export class ClusterNode implements RemoteExecutors {
         this.#options.logger.warn({ nats: this.#options.url }, 'lost the connection to NATS; retrying (cluster calls fail until it is back)');
       } else if (status.type === 'reconnect' && this.#down) {
         this.#down = false;
+        this.#backAt = Date.now();
+        // Entries that expired while NATS was away are kept until the others have had time to write them again.
+        this.#directory.keepUntil(this.#backAt + this.#directoryTtlMs);
         this.#options.logger.info({ nats: this.#options.url }, 'connected to NATS again');
         void this.#beat();
       }
@@ -297,14 +307,24 @@ export class ClusterNode implements RemoteExecutors {
 
   #requestError(error: unknown, executorId: string, instanceId: string): Error {
     const cause = error as { isNoResponders?: () => boolean; name?: string; message?: string };
-    if (typeof cause.isNoResponders === 'function' && cause.isNoResponders()) return new BrowserUnavailableError(executorId, instanceId);
+    if (typeof cause.isNoResponders === 'function' && cause.isNoResponders()) return this.#silentError(executorId, instanceId);
     if (this.#nc.isClosed() || /closed|disconnect|reconnect/i.test(cause.message ?? '')) {
       return new ClusterUnavailableError(cause.message ?? String(error));
     }
     if (cause.name === 'TimeoutError' || /timeout/i.test(cause.message ?? '')) {
-      return new BrowserUnavailableError(executorId, instanceId);
+      return this.#silentError(executorId, instanceId);
     }
     return new ClusterUnavailableError(cause.message ?? String(error));
+  }
+
+  /** Why `instanceId` does not answer for `executorId`: gone, or not back yet while the cluster rejoins NATS. */
+  #silentError(executorId: string, instanceId: string): Error {
+    const since = this.#backAt === undefined ? Infinity : Date.now() - this.#backAt;
+    return since < this.#directoryTtlMs ? new InstanceRejoiningError(executorId, formatDuration(since), instanceId) : new BrowserUnavailableError(executorId, instanceId);
+  }
+
+  get #directoryTtlMs(): number {
+    return this.#options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS;
   }
 
   #publish(subject: string, message: unknown): void {
@@ -405,7 +425,7 @@ export class ClusterNode implements RemoteExecutors {
     if (await answers(this.#nc, this.#names.instanceSubject(instanceId))) return;
     const waiting = this.#inFlight.get(instanceId);
     this.#inFlight.delete(instanceId);
-    for (const [lose, executorId] of waiting ?? []) lose(new BrowserUnavailableError(executorId, instanceId));
+    for (const [lose, executorId] of waiting ?? []) lose(this.#silentError(executorId, instanceId));
   }
 
   /**

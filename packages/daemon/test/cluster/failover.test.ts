@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NatsServer, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { signToken } from '../../src/index';
 import { startCli, type RunningCli } from '../helpers/cli';
 import { alive, processTree, tempDir } from '../helpers/local';
@@ -149,8 +149,17 @@ it('answers with a clear error while NATS is down and carries on with the same s
   const down = await call(agent, 'browser_snapshot', {});
   expect(down.error).toMatchObject({ message: expect.stringContaining('the cluster store (NATS) cannot be reached') });
 
+  // The instances come back on NATS one after the other: b is held (SIGSTOP) so that a is back first. b's silence
+  // then is NATS's doing, not b's death: the answer says b has not rejoined yet, never that it is gone.
+  b.child.kill('SIGSTOP');
   await nats.restart();
-  // Calls fail clearly until the daemons are back on NATS; then one reaches the browser, in the same session.
+  await vi.waitFor(() => expect(a.lines.some((line) => line.msg === 'connected to NATS again')).toBe(true), { timeout: 10_000, interval: 50 });
+  const early = await call(agent, 'browser_snapshot', {});
+  expect(early.error).toMatchObject({ message: expect.stringContaining('ines-laptop is not reachable yet: NATS came back') });
+  expect(early.error.message).toContain('the daemon instance hb that holds it has not rejoined the cluster');
+  b.child.kill('SIGCONT');
+
+  // Calls fail clearly until b is back on NATS; then one reaches the browser, in the same session.
   const reached = ext.next((m) => m.type === 'command');
   let result: unknown;
   for (let i = 0; i < 100 && result === undefined; i++) {
@@ -161,7 +170,7 @@ it('answers with a clear error while NATS is down and carries on with the same s
       answer(ext, command, 'after NATS came back');
       result = (await pending).result;
     } else {
-      expect((await pending).error).toMatchObject({ message: expect.stringContaining('NATS') });
+      expect((await pending).error).toMatchObject({ message: expect.stringContaining('NATS came back') });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
