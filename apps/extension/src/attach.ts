@@ -17,8 +17,42 @@ export function refusalFor(url: string | undefined): string | undefined {
   return undefined;
 }
 
+/**
+ * Chrome brings a tab whose page asks "Leave site?" (beforeunload) in front of the person to ask, whatever else they
+ * were doing. In an agent's tab the page cannot ask: it leaves as if answered "Leave", which is what an agent's own
+ * navigation answers in every mode. (An `onbeforeunload` that returns a string from a `<body>` attribute is not
+ * covered: Chrome reads that value past any script.)
+ */
+const NO_LEAVE_PROMPT = `(() => {
+  const proto = BeforeUnloadEvent.prototype;
+  Object.defineProperty(proto, 'returnValue', { configurable: true, get() { return ''; }, set() {} });
+  proto.preventDefault = function () {};
+  let handler = null;
+  const call = (event) => { if (typeof handler === 'function') handler.call(window, event); };
+  addEventListener('beforeunload', call);
+  Object.defineProperty(window, 'onbeforeunload', { configurable: true, get: () => handler, set: (fn) => { handler = fn; } });
+})()`;
+
+/**
+ * Makes an agent's background tab act as a front one without bringing it to the front. Chrome treats a tab behind
+ * the person's as hidden: it routes no input to it, closes its dialogs at once, does not paint it and throttles its
+ * timers. Focus emulation (a DevTools capture of this tab alone) makes it visible and focused to itself and to Chrome,
+ * and leaves the person's tab and window focus as they are. Measured choices: apps/extension/README.md.
+ */
+async function actInBackground(tabId: number, personsOwn: boolean): Promise<void> {
+  try {
+    await chrome.debugger.sendCommand({ tabId }, 'Emulation.setFocusEmulationEnabled', { enabled: true });
+    // A tab the person shared keeps its "Leave site?": it guards their own work, and asking them is right there.
+    if (!personsOwn) await chrome.debugger.sendCommand({ tabId }, 'Page.addScriptToEvaluateOnNewDocument', { source: NO_LEAVE_PROMPT, runImmediately: true });
+  } catch (err) {
+    await chrome.debugger.detach({ tabId }).catch(() => undefined);
+    // Without it, input would not reach the tab while it is behind the person's: refuse rather than act blind.
+    throw new ToolError(`Cannot make tab ${tabId} act in the background (${(err as Error).message}). Try again; if it persists, reload the tab.`);
+  }
+}
+
 /** puppeteer-core driving one tab through chrome.debugger: the same engine as the daemon's, one round trip away. */
-export async function attachTab(tabId: number): Promise<Page> {
+export async function attachTab(tabId: number, options: { personsOwn?: boolean } = {}): Promise<Page> {
   const tab = await chrome.tabs.get(tabId).catch(() => undefined);
   if (!tab) throw new ToolError(`Tab ${tabId} is gone (closed).`);
   const refusal = refusalFor(tab.url ?? tab.pendingUrl);
@@ -34,6 +68,7 @@ export async function attachTab(tabId: number): Promise<Page> {
     if (!ours) throw new ToolError(`Tab ${tabId} is being debugged by something else (DevTools?). Close it and try again.`);
     transport = await ExtensionTransport.connectTab(tabId);
   }
+  await actInBackground(tabId, options.personsOwn === true);
   const browser = await connect({ transport, defaultViewport: null });
   const [entryPage] = await browser.pages();
   if (!entryPage) throw new ToolError(`Tab ${tabId} has no page to drive.`);

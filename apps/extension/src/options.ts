@@ -15,8 +15,10 @@ askAgents.addEventListener('change', () => void chrome.storage.local.set({ askBe
 const limits = document.getElementById('off-limits') as HTMLTextAreaElement;
 const limitsSaved = document.getElementById('limits-saved') as HTMLSpanElement;
 
+// The list can be edited once it is read: typing before that would be overwritten by it.
 void chrome.storage.local.get('offLimits').then(({ offLimits }) => {
   limits.value = typeof offLimits === 'string' ? offLimits : '';
+  limits.disabled = false;
 });
 
 document.getElementById('limits-form')!.addEventListener('submit', (event) => {

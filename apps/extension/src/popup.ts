@@ -61,7 +61,8 @@ function agentRow(agent: AgentSummary): HTMLLIElement {
   name.textContent = agent.clientName ?? 'MCP client';
   const detail = document.createElement('span');
   detail.className = 'muted agent-detail';
-  detail.textContent = `${agent.tabs} tab${agent.tabs === 1 ? '' : 's'}${agent.lastAction ? ` · ${describeAction(agent.lastAction)}` : ''}`;
+  const shared = agent.sharedTabs ? ` (${agent.sharedTabs} yours, shared: Stop gives ${agent.sharedTabs === 1 ? 'it' : 'them'} back)` : '';
+  detail.textContent = `${agent.tabs} tab${agent.tabs === 1 ? '' : 's'}${shared}${agent.lastAction ? ` · ${describeAction(agent.lastAction)}` : ''}`;
   about.append(name, detail);
   about.onclick = () => void ask({ type: 'show', sessionId: agent.sessionId });
   if (agent.approval === 'pending') {
@@ -89,7 +90,10 @@ function agentRow(agent: AgentSummary): HTMLLIElement {
   const stop = document.createElement('button');
   stop.className = 'agent-stop';
   stop.textContent = 'Stop';
-  stop.title = 'End this agent’s session and close its tabs';
+  const own = agent.tabs - agent.sharedTabs;
+  stop.title =
+    `End this agent’s session: closes the ${own === 1 ? 'tab' : `${own} tabs`} it opened` +
+    (agent.sharedTabs ? `; the ${agent.sharedTabs === 1 ? 'tab' : `${agent.sharedTabs} tabs`} you shared go${agent.sharedTabs === 1 ? 'es' : ''} back to you, open` : '');
   stop.onclick = async () => render(await ask({ type: 'stop', sessionId: agent.sessionId }));
   li.append(about, stop);
   return li;

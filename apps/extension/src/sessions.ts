@@ -38,6 +38,8 @@ interface SessionState {
   /** How its tools behave: the gateway's flags, as a launched browser applies them. */
   settings: SessionSettings;
   tabIds: number[];
+  /** Of tabIds, the person's own tabs they shared with it: never closed by it, given back when it ends. */
+  sharedTabIds: number[];
   groupId: number | undefined;
   currentTabId: number | undefined;
   tools: ToolSession | undefined;
@@ -67,6 +69,8 @@ export interface AgentSummary {
   /** What it asks the person to do now (a hand-off), or null. */
   asking: string | null;
   tabs: number;
+  /** Of its tabs, the person's own that they shared with it (Stop gives them back). */
+  sharedTabs: number;
   lastAction: LastAction | null;
 }
 
@@ -77,6 +81,7 @@ interface StoredSession {
   clientName: string | null;
   settings?: SessionSettings;
   tabIds: number[];
+  sharedTabIds?: number[];
   groupId: number | undefined;
   currentTabId: number | undefined;
 }
@@ -175,6 +180,7 @@ export class BrowserSessions {
         clientName: s.clientName,
         settings: s.settings ?? {},
         tabIds: alive,
+        sharedTabIds: (s.sharedTabIds ?? []).filter((t) => alive.includes(t)),
         groupId: s.groupId,
         currentTabId: s.currentTabId,
         tools: undefined,
@@ -197,6 +203,7 @@ export class BrowserSessions {
         clientName: s.clientName,
         settings: s.settings,
         tabIds: s.tabIds,
+        sharedTabIds: s.sharedTabIds,
         groupId: s.groupId,
         currentTabId: s.currentTabId,
         ...(s.lastAction ? { lastAction: s.lastAction } : {}),
@@ -218,6 +225,7 @@ export class BrowserSessions {
       approval: this.approvals.of(s.id),
       asking: s.asking ?? null,
       tabs: s.tabIds.length,
+      sharedTabs: s.sharedTabIds.length,
       lastAction: s.lastAction ?? null,
     }));
   }
@@ -265,6 +273,7 @@ export class BrowserSessions {
     const tab = await chrome.tabs.get(tabId).catch(() => undefined);
     if (!s || !tab || this.ownerOf(tabId) || !/^https?:/i.test(tab.url ?? '')) return;
     await this.addTab(s, tabId);
+    s.sharedTabIds.push(tabId);
     this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tabId) }));
     if (s.tools) {
       const page = await this.attach(s, tabId).catch(() => undefined);
@@ -322,6 +331,7 @@ export class BrowserSessions {
         clientName: null,
         settings: {},
         tabIds: [],
+        sharedTabIds: [],
         groupId: undefined,
         currentTabId: undefined,
         tools: undefined,
@@ -353,8 +363,18 @@ export class BrowserSessions {
     if (!s) return;
     this.sessions.delete(sessionId);
     this.approvals.forget(sessionId);
-    await Promise.all(s.tabIds.map((t) => this.closeTab(t)));
+    const shared = new Set(s.sharedTabIds);
+    await Promise.all(s.tabIds.map((t) => (shared.has(t) ? this.giveBack(t) : this.closeTab(t))));
     await this.persist();
+  }
+
+  /**
+   * Gives a tab the person shared back to them: out of the agent's group and its tabs, the debugger let go, open as
+   * it is. Nothing of theirs is closed by an agent or by Stop.
+   */
+  private async giveBack(tabId: number): Promise<void> {
+    this.forgetTab(tabId);
+    await chrome.tabs.ungroup(tabId).catch(() => undefined);
   }
 
   /**
@@ -363,6 +383,13 @@ export class BrowserSessions {
    */
   private async closeTab(tabId: number): Promise<void> {
     const owner = this.ownerOf(tabId);
+    if (owner?.sharedTabIds.includes(tabId)) {
+      if (this.sessions.get(owner.id) === owner) {
+        this.emit(createEvent({ sessionId: owner.id, name: ExtensionEvents.tabClosed, payload: null, tabId: String(tabId) }));
+        owner.tools?.addNote(`The tab the person shared with you went back to them, still open: browsermcp never closes the person's own tabs.`);
+      }
+      return this.giveBack(tabId);
+    }
     this.closing.add(tabId);
     this.forgetTab(tabId);
     if (owner && this.sessions.get(owner.id) === owner) {
@@ -382,6 +409,8 @@ export class BrowserSessions {
     for (const s of this.sessions.values()) {
       const i = s.tabIds.indexOf(tabId);
       if (i >= 0) s.tabIds.splice(i, 1);
+      const shared = s.sharedTabIds.indexOf(tabId);
+      if (shared >= 0) s.sharedTabIds.splice(shared, 1);
       if (s.currentTabId === tabId) s.currentTabId = s.tabIds[s.tabIds.length - 1];
     }
   }
@@ -513,7 +542,7 @@ export class BrowserSessions {
   }
 
   private async attach(s: SessionState, tabId: number): Promise<Page> {
-    const page = await attachTab(tabId);
+    const page = await attachTab(tabId, { personsOwn: s.sharedTabIds.includes(tabId) });
     this.pages.set(tabId, page);
     this.tabOfPage.set(page, tabId);
     // Console messages and dialogs also reach the owning session as events (and only that session).

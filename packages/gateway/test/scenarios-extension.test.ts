@@ -1,142 +1,137 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { EXTENSION_ID } from '@browsermcp/daemon';
-import { launchExtensionBrowser, openExtensionPage, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Browser, Page } from 'puppeteer-core';
+import { EXTENSION_ID } from '@browsermcp/daemon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExtensionBackend, RunningHttpGateway } from '../src/index.js';
-import { connectClient, startGateway, text } from './helpers.js';
-import { runScenarios, SCENARIO_FLAGS, type ModeRig } from './scenarios/scenarios.js';
+import { connectClient, text } from './helpers.js';
+import { personModeRig, startPersonRig, type ChromeTabs, type PersonRig, type StorageWindow } from './scenarios/person-rig.js';
+import { runScenarios } from './scenarios/scenarios.js';
 
-// The shared scenarios in the person's own browser: the built extension in Chromium, through --extension.
+// The shared scenarios in the person's own browser, as the person has it: the built extension in a headed Chromium
+// (under Xvfb), their own tab in front of the focused window, the agents' tabs in the background where the extension
+// puts them, and no browser-wide DevTools client attached (scenarios-extension-headless.test.ts runs them headless).
 
-const EXTENSION_DIR = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/extension/package.json')), 'dist');
-
-let gw: RunningHttpGateway;
-let server: FixtureServer;
-let browser: Browser;
-/** The tab the person is looking at: agents must never take its place. */
-let personTab: Page;
-
-type Chrome = { chrome: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string; active: boolean }>> } } };
+let rig: PersonRig;
 
 beforeAll(async () => {
-  [gw, server, browser] = await Promise.all([startGateway(['--extension', '--daemon-port', '0', ...SCENARIO_FLAGS]), startFixtureServer(), launchExtensionBrowser(EXTENSION_DIR)]);
-  const options = await openExtensionPage(browser, EXTENSION_ID, 'options.html');
-  await options.evaluate(
-    (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false, askBeforeNewAgents: false }),
-    (gw.backend as ExtensionBackend).extensionUrl,
-  );
-  for (let i = 0; i < 400 && !gw.backend.browserConnected(); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!gw.backend.browserConnected()) throw new Error('the extension did not connect to the gateway');
-  personTab = options;
-  await personTab.bringToFront();
+  rig = await startPersonRig();
 });
 afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-  await server?.close();
+  await rig?.close();
 });
 
-runScenarios('extension', (): ModeRig => ({
-  mode: 'extension',
-  server,
-  client: (name, options) => connectClient(gw, name, options),
-  async closeAsPerson(url) {
-    const page = (await browser.pages()).find((p) => p.url() === url);
-    if (!page) throw new Error(`no tab shows ${url}`);
-    await page.close();
-  },
-  async lookAt(url) {
-    const page = (await browser.pages()).find((p) => p.url() === url);
-    if (!page) throw new Error(`no tab shows ${url}`);
-    await page.bringToFront();
-    return () => personTab.bringToFront();
-  },
-  async answerBanner(url, button) {
-    // As the person: the badge and the popup say an agent asks something; a click on it shows the tab; they answer.
-    const popup = await browser.newPage();
-    await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
-    await popup.waitForFunction(() => Array.from(document.querySelectorAll('li.agent.asking')).some((li) => li.textContent?.includes('asks you:')));
-    await popup.click('li.agent.asking .agent-show');
-    const page = (await browser.pages()).find((p) => p.url() === url);
-    if (!page) throw new Error(`no tab shows ${url}`);
-    await page.waitForSelector(`pierce/#${button}`);
-    await page.click(`pierce/#${button}`);
-    await popup.close();
-    await personTab.bringToFront();
-  },
-}));
+const activeUrls = async () => (await rig.control.evaluate<Array<{ url?: string }>>(() => (globalThis as unknown as ChromeTabs).chrome.tabs.query({ active: true }))).map((t) => t.url);
+const personLooksAt = async () =>
+  rig.browser.page(rig.personTabId).then(async (page) => {
+    try {
+      return await page.evaluate(() => ({ visible: document.visibilityState, focused: document.hasFocus() }));
+    } finally {
+      await page.close();
+    }
+  });
 
-it('agent tabs open in the background: the tab the person looks at stays in front', async () => {
-  const client = await connectClient(gw, 'Background agent');
+runScenarios('extension', () => personModeRig(rig));
+
+it('agent tabs open in the background: the tab the person looks at stays in front, visible and focused', async () => {
+  const client = await connectClient(rig.gw, 'Background agent');
+  const { server } = rig;
   await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
   await client.callTool({ name: 'browser_tabs', arguments: { action: 'new', url: server.url('/form.html') } });
   await client.callTool({ name: 'browser_tabs', arguments: { action: 'select', index: 0 } });
-  expect(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('button "Click me"');
-  const active = await personTab.evaluate(() => (globalThis as unknown as Chrome).chrome.tabs.query({ active: true }));
-  expect(active.map((t) => t.url)).toEqual([`chrome-extension://${EXTENSION_ID}/options.html`]);
+  await client.callTool({ name: 'browser_click', arguments: { target: '#counter' } });
+  expect(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('button "Clicked 1 times"');
+  expect(await activeUrls()).toEqual([rig.personUrl]);
+  expect(await personLooksAt()).toEqual({ visible: 'visible', focused: true });
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await client.close();
+});
+
+it('an action whose input never reached the page answers an error, never "Clicked"', async () => {
+  const { server } = rig;
+  const client = await connectClient(rig.gw, 'Blind agent');
+  const url = server.url('/received.html?blind');
+  try {
+    await client.callTool({ name: 'browser_navigate', arguments: { url } });
+    // Chrome's own treatment of a tab behind the person's, which the extension's focus emulation undoes: switched off
+    // here for this tab (through the extension's own debugger attachment), a new document in it gets the pointer's
+    // moves but not its presses, and no key presses.
+    await rig.control.evaluate(async (u: string) => {
+      type Debugger = { chrome: { debugger: { sendCommand(target: { tabId: number }, method: string, params: object): Promise<unknown> } } };
+      const [tab] = await (globalThis as unknown as ChromeTabs).chrome.tabs.query({ url: u });
+      await (globalThis as unknown as Debugger).chrome.debugger.sendCommand({ tabId: tab!.id }, 'Emulation.setFocusEmulationEnabled', { enabled: false });
+    }, url);
+    await client.callTool({ name: 'browser_navigate', arguments: { url: `${url}=again` } });
+    const clicked = await client.callTool({ name: 'browser_click', arguments: { target: '#approve' } });
+    expect(clicked.isError).toBe(true);
+    expect(text(clicked)).toContain('The page received none of the input of this click: Chrome did not deliver it to the tab, so nothing happened');
+    const typed = await client.callTool({ name: 'browser_type', arguments: { target: '#q', text: 'lamps', submit: true } });
+    expect(typed.isError).toBe(true);
+    expect(text(typed)).toContain('The page received none of the input of this Enter after typing');
+    const log = await client.callTool({ name: 'browser_evaluate', arguments: { function: "() => document.querySelectorAll('#log li').length" } });
+    expect(text(log)).toContain('### Result\n0');
+  } finally {
+    await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+    await client.close();
+  }
 });
 
 it('the person pauses browsermcp in the popup: agents are told so, and carry on after Connect', async () => {
-  const client = await connectClient(gw, 'Paused agent');
+  const { server } = rig;
+  const client = await connectClient(rig.gw, 'Paused agent');
   expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }))).toContain('Fixture home');
-  const popup = await browser.newPage();
-  await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
-  await popup.waitForFunction(() => document.getElementById('toggle')?.textContent === 'Disconnect');
-  await popup.click('#toggle');
-  await popup.waitForFunction(() => document.getElementById('toggle')?.textContent === 'Connect');
+  const popup = await rig.openPopup();
+  await popup.page.waitFor(() => document.getElementById('toggle')?.textContent === 'Disconnect');
+  await rig.clickAsPerson(popup.page, `() => document.getElementById('toggle')`);
+  await popup.page.waitFor(() => document.getElementById('toggle')?.textContent === 'Connect');
   await expect
     .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
     .toContain('the person paused browsermcp in their browser (the Disconnect button in its popup); ask them to press Connect there');
-  await popup.click('#toggle');
+  await rig.clickAsPerson(popup.page, `() => document.getElementById('toggle')`);
   await expect.poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 20_000 }).toContain('button "Click me"');
   await popup.close();
-  await personTab.bringToFront();
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await client.close();
 });
 
+/** The popup's row of the agent named `name`, evaluated in the popup: a function source for clickAsPerson. */
+const agentButton = (name: string, button: string) =>
+  `() => Array.from(document.querySelectorAll('li.agent')).find((li) => li.textContent?.includes(${JSON.stringify(name)}))?.querySelector(${JSON.stringify(button)})`;
+
 it('the popup lists each agent with its last action, shows its tab, and Stop ends it: its tabs close, its agent is told', async () => {
-  const client = await connectClient(gw, 'Agent to stop');
+  const { server } = rig;
+  const client = await connectClient(rig.gw, 'Agent to stop');
   const own = server.url('/index.html?agent=stop');
   await client.callTool({ name: 'browser_navigate', arguments: { url: own } });
   await client.callTool({ name: 'browser_click', arguments: { target: '#counter' } });
-  const popup = await browser.newPage();
-  await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
-  const row = 'li.agent:has(strong)';
-  await popup.waitForFunction(() => Array.from(document.querySelectorAll('li.agent')).some((li) => li.textContent?.includes('Agent to stop')));
-  const line = await popup.$$eval(row, (rows) => rows.map((r) => r.textContent ?? '').find((t) => t.includes('Agent to stop')) ?? '');
+  const popup = await rig.openPopup();
+  await popup.page.waitFor(() => Array.from(document.querySelectorAll('li.agent')).some((li) => li.textContent?.includes('Agent to stop')));
+  const line = await popup.page.evaluate<string>(() =>
+    Array.from(document.querySelectorAll('li.agent:has(strong)')).map((r) => r.textContent ?? '').find((t) => t.includes('Agent to stop')) ?? '',
+  );
   expect(line).toMatch(/Agent to stop1 tab · clicked on 127\.0\.0\.1:\d+, \d+ s ago/);
   // A click on the agent shows its tab to the person (their choice: agents never do this themselves).
-  await popup.evaluate(() => {
-    const li = Array.from(document.querySelectorAll('li.agent')).find((l) => l.textContent?.includes('Agent to stop'));
-    (li?.querySelector('.agent-show') as HTMLButtonElement).click();
-  });
-  await expect.poll(async () => (await personTab.evaluate(() => (globalThis as unknown as Chrome).chrome.tabs.query({ active: true }))).map((t) => t.url)).toEqual([own]);
-  await popup.evaluate(() => {
-    const li = Array.from(document.querySelectorAll('li.agent')).find((l) => l.textContent?.includes('Agent to stop'));
-    (li?.querySelector('.agent-stop') as HTMLButtonElement).click();
-  });
-  await expect.poll(async () => (await browser.pages()).some((p) => p.url() === own)).toBe(false);
+  await rig.clickAsPerson(popup.page, agentButton('Agent to stop', '.agent-show'));
+  await expect.poll(activeUrls).toEqual([own]);
+  await rig.browser.activate((await rig.browser.tabWith(`chrome-extension://${EXTENSION_ID}/popup.html`))!.id);
+  await rig.clickAsPerson(popup.page, agentButton('Agent to stop', '.agent-stop'));
+  await expect.poll(async () => (await rig.browser.tabWith(own)) !== undefined).toBe(false);
   const after = await client.callTool({ name: 'browser_snapshot', arguments: {} });
   expect(after.isError).toBe(true);
   expect(text(after)).toContain('the person stopped this agent in their browser (the Stop button in the browsermcp popup)');
   await popup.close();
-  await personTab.bringToFront();
   await client.close();
 });
 
 it('sites the person put off limits in the options page: refused to agents, and a page that goes there is sent away', async () => {
-  const options = await openExtensionPage(browser, EXTENSION_ID, 'options.html');
-  // As the person does it: type the site, press Save sites.
-  await options.type('#off-limits', 'localhost\n');
-  await options.click('#limits-form button[type=submit]');
-  await options.waitForSelector('#limits-saved:not([hidden])');
-  const client = await connectClient(gw, 'Curious agent');
+  const { server } = rig;
+  const tab = await rig.browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
+  const options = await rig.browser.page(tab.id);
+  // As the person does it: once the list shows, type the site, press Save sites.
+  await options.waitFor(() => !(document.getElementById('off-limits') as HTMLTextAreaElement).disabled);
+  await rig.clickAsPerson(options, `() => document.getElementById('off-limits')`);
+  await options.send('Input.insertText', { text: 'localhost' });
+  await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
+  await options.waitFor(() => !(document.getElementById('limits-saved') as HTMLElement).hidden);
+  await rig.backToPersonTab();
+  const client = await connectClient(rig.gw, 'Curious agent');
   try {
     const refused = await client.callTool({ name: 'browser_navigate', arguments: { url: server.crossUrl('/form.html') } });
     expect(refused.isError).toBe(true);
@@ -147,7 +142,7 @@ it('sites the person put off limits in the options page: refused to agents, and 
     await expect
       .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
       .toContain(`A page tried to open ${server.crossUrl('/form.html')}, and the tab was sent to about:blank instead. The person has put localhost off limits`);
-    expect((await browser.pages()).some((p) => p.url() === server.crossUrl('/form.html'))).toBe(false);
+    expect(await rig.browser.tabWith(server.crossUrl('/form.html'))).toBeUndefined();
     // Nor does any request of the agent's pages reach it (the same guard as the gateway's origin lists).
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     const fetched = await client.callTool({
@@ -158,74 +153,89 @@ it('sites the person put off limits in the options page: refused to agents, and 
     expect(text(fetched)).toContain(`The page's request for ${server.crossUrl('/item/from-agent-page')} was refused: The person has put localhost off limits`);
     expect(server.visits).not.toContain(`${new URL(server.crossOrigin).host}/item/from-agent-page`);
   } finally {
-    await options.evaluate(() => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ offLimits: '' }));
+    await rig.control.evaluate(() => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ offLimits: '' }));
     await options.close();
-    await personTab.bringToFront();
+    await rig.browser.close(tab.id);
+    await rig.backToPersonTab();
     await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
     await client.close();
   }
 });
 
 it('the person shares one of their tabs with an agent from the popup: it joins the agent’s tabs and the agent is told', async () => {
-  const client = await connectClient(gw, 'Helper agent');
+  const { server } = rig;
+  const client = await connectClient(rig.gw, 'Helper agent');
+  const mine = await rig.browser.open(server.url('/links.html'));
   try {
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=helper') } });
-    const mine = await browser.newPage();
-    await mine.goto(server.url('/links.html'));
-    await mine.bringToFront();
-    const popup = await browser.newPage();
-    await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
-    await popup.waitForFunction(() => !(document.getElementById('share') as HTMLElement).hidden);
-    expect(await popup.$eval('#share-title', (e) => e.getAttribute('title'))).toBe(server.url('/links.html'));
-    const helper = await popup.$$eval('#share-agent option', (options) => options.find((o) => o.textContent === 'Helper agent')?.getAttribute('value'));
-    await popup.select('#share-agent', helper!);
-    await popup.click('#share-button');
-    // Shared: the popup renders the answer, and that tab is no longer one to share.
-    await popup.waitForFunction(() => (document.getElementById('share') as HTMLElement).hidden);
+    await rig.browser.activate(mine.id);
+    const popup = await rig.openPopup();
+    await popup.page.waitFor(() => !(document.getElementById('share') as HTMLElement).hidden);
+    expect(await popup.page.evaluate(() => document.getElementById('share-title')?.getAttribute('title'))).toBe(server.url('/links.html'));
+    await popup.page.evaluate(() => {
+      const select = document.getElementById('share-agent') as HTMLSelectElement;
+      select.value = Array.from(select.options).find((o) => o.textContent === 'Helper agent')!.value;
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await rig.clickAsPerson(popup.page, `() => document.getElementById('share-button')`);
+    // Shared: the popup renders the answer, and that tab is no longer one to share (the person's other tab may be).
+    await popup.page.waitFor(
+      (shared: string) => (document.getElementById('share') as HTMLElement).hidden || document.getElementById('share-title')?.getAttribute('title') !== shared,
+      [server.url('/links.html')],
+    );
     await popup.close();
     const tabs = text(await client.callTool({ name: 'browser_tabs', arguments: { action: 'list' } }));
     expect(tabs).toContain(`The person shared a tab with you: Links (${server.url('/links.html')})`);
     expect(tabs).toMatch(/- 0: \(current\) \[Fixture home\]/);
     expect(tabs).toMatch(/- 1: \[Links\]/);
     expect(text(await client.callTool({ name: 'browser_tabs', arguments: { action: 'select', index: 1 } }))).toContain('- Page Title: Links');
+
+    // Stop closes what the agent opened and gives the person's tab back to them: open, out of the agent's group.
+    const again = await rig.openPopup();
+    await again.page.waitFor(() => Array.from(document.querySelectorAll('li.agent')).some((li) => li.textContent?.includes('Helper agent')));
+    const row = await again.page.evaluate<{ line: string; stop: string }>(() => {
+      const li = Array.from(document.querySelectorAll('li.agent')).find((l) => l.textContent?.includes('Helper agent'))!;
+      return { line: li.querySelector('.agent-detail')?.textContent ?? '', stop: li.querySelector('.agent-stop')?.getAttribute('title') ?? '' };
+    });
+    expect(row.line).toContain('2 tabs (1 yours, shared: Stop gives it back)');
+    expect(row.stop).toBe('End this agent’s session: closes the tab it opened; the tab you shared goes back to you, open');
+    await rig.clickAsPerson(again.page, agentButton('Helper agent', '.agent-stop'));
+    await expect.poll(async () => (await rig.browser.tabWith(server.url('/index.html?agent=helper'))) !== undefined).toBe(false);
+    await again.close();
+    const shared = await rig.control.evaluate<Array<{ groupId?: number }>>(
+      (u: string) => (globalThis as unknown as ChromeTabs).chrome.tabs.query({ url: u }),
+      server.url('/links.html'),
+    );
+    expect(shared.map((t) => t.groupId)).toEqual([-1]);
   } finally {
-    await personTab.bringToFront();
+    await rig.backToPersonTab();
     await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
     await client.close();
+    await rig.browser.close(mine.id).catch(() => undefined);
   }
 });
 
 describe('a new agent must be allowed by the person', () => {
-  const setAsk = (ask: boolean) =>
-    personTab.evaluate((a) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ askBeforeNewAgents: a, allowedAgents: [] }), ask);
+  const setAsk = (ask: boolean) => rig.control.evaluate((a: boolean) => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ askBeforeNewAgents: a, allowedAgents: [] }), ask);
 
   /** Presses one of a pending agent's buttons in the popup, as the person would. */
   async function answer(agent: string, button: 'once' | 'always' | 'deny'): Promise<void> {
-    const popup = await browser.newPage();
-    await popup.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
-    await popup.waitForFunction(
-      (name) => Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name) && li.textContent.includes('wants to use this browser')),
-      {},
-      agent,
+    const popup = await rig.openPopup();
+    await popup.page.waitFor(
+      (name: string) => Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name) && li.textContent.includes('wants to use this browser')),
+      [agent],
     );
-    await popup.evaluate(
-      (name, b) => {
-        const li = Array.from(document.querySelectorAll('li.agent.pending')).find((l) => l.textContent?.includes(name));
-        (li?.querySelector(`.decide-${b}`) as HTMLButtonElement).click();
-      },
-      agent,
-      button,
-    );
-    await popup.waitForFunction((name) => !Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)), {}, agent);
+    await rig.clickAsPerson(popup.page, agentButton(agent, `.decide-${button}`));
+    await popup.page.waitFor((name: string) => !Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)), [agent]);
     await popup.close();
-    await personTab.bringToFront();
   }
 
   it('holds its first call (with progress saying why) until Allow; Deny refuses it; Always allow is remembered', async () => {
+    const { server } = rig;
     await setAsk(true);
     try {
       // Allow once: the waiting call goes on, with progress notifications that say what it waits for.
-      const first = await connectClient(gw, 'Newcomer');
+      const first = await connectClient(rig.gw, 'Newcomer');
       const progress: string[] = [];
       const call = first.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=new') } }, undefined, {
         onprogress: (p) => progress.push(p.message ?? ''),
@@ -239,7 +249,7 @@ describe('a new agent must be allowed by the person', () => {
       await (first.transport as StreamableHTTPClientTransport).terminateSession();
 
       // Deny: the call answers at once that the person said no, and so does the next.
-      const denied = await connectClient(gw, 'Pushy agent');
+      const denied = await connectClient(rig.gw, 'Pushy agent');
       const refused = denied.callTool({ name: 'browser_snapshot', arguments: {} });
       await answer('Pushy agent', 'deny');
       expect(text(await refused)).toContain('The person denied "Pushy agent" the use of their browser');
@@ -247,12 +257,12 @@ describe('a new agent must be allowed by the person', () => {
       await (denied.transport as StreamableHTTPClientTransport).terminateSession();
 
       // Always allow: the next session of that agent is not asked again.
-      const trusted = await connectClient(gw, 'Trusted agent');
+      const trusted = await connectClient(rig.gw, 'Trusted agent');
       const waiting = trusted.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=trusted') } });
       await answer('Trusted agent', 'always');
       expect(text(await waiting)).toContain('Fixture home');
       await (trusted.transport as StreamableHTTPClientTransport).terminateSession();
-      const again = await connectClient(gw, 'Trusted agent');
+      const again = await connectClient(rig.gw, 'Trusted agent');
       expect(text(await again.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=trusted2') } }))).toContain('Fixture home');
       await (again.transport as StreamableHTTPClientTransport).terminateSession();
     } finally {

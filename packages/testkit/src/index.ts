@@ -9,3 +9,5 @@ export type { ForwardProxy } from './forward-proxy.js';
 export { startCdpFront } from './cdp-front.js';
 export type { CdpFront } from './cdp-front.js';
 export { freePort, NatsServer, NATS_SERVER } from './nats.js';
+export { launchPersonBrowser } from './person-browser.js';
+export type { PageConnection, PersonBrowser, PersonBrowserOptions, TargetInfo } from './person-browser.js';

@@ -2,6 +2,7 @@ import type { ElementHandle, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
 import { frameOffset } from './frames.js';
 import { inPage } from './in-page.js';
+import type { InputKind } from './injected/input.js';
 import type { TabLogs } from './tab-logs.js';
 import type { TabModals } from './tab-modals.js';
 import { delay, withTimeout } from './timing.js';
@@ -13,6 +14,20 @@ const CHOOSER_CAP_MS = 2000;
 const SETTLE_CAP_MS = 1000;
 const NAVIGATION_CAP_MS = 10_000;
 const REQUESTS_CAP_MS = 5_000;
+// How long an action's first input event may take to reach the page (moves and keys can wait for the next frame).
+const INPUT_WAIT_MS = 250;
+// How long reading that count may take before the check gives up (a busy or blocked page: no verdict).
+const INPUT_CHECK_CAP_MS = 1000;
+
+/** What an action sends input to, so that `run` can tell whether the page received any of it. */
+export interface InputTarget {
+  /** The frame whose document the input is for (the target element's). */
+  frame: Frame;
+  /** The action in words for the error: "click", "typing", "key press"… */
+  what: string;
+  /** Which input events must reach the page for the action to have happened. */
+  kind: InputKind;
+}
 
 /**
  * Acting on a tab: waiting until an element can take the action (actionability), and after it, waiting for what it
@@ -57,7 +72,7 @@ export class TabActions {
    * `expectChooser`: the action clicked a file input, whose chooser Chromium reports a moment after the click
    * itself is done; wait for it (capped) so the answer carries the modal state.
    */
-  async run<T>(action: () => Promise<T>, opts: { expectChooser?: boolean } = {}): Promise<void> {
+  async run<T>(action: () => Promise<T>, opts: { expectChooser?: boolean; input?: InputTarget | undefined } = {}): Promise<void> {
     const page = this.page;
     const started: HTTPRequest[] = [];
     let navigation: HTTPRequest | undefined;
@@ -68,9 +83,11 @@ export class TabActions {
     page.on('request', onRequest);
     const modal = this.modals.opened();
     const urlBefore = page.url();
+    const input = opts.input && (await this.inputCount(opts.input));
     try {
       const outcome = await Promise.race([action().then(() => 'done' as const), modal.promise]);
       if (outcome === 'modal') return;
+      if (input && opts.input) await this.checkReceived(opts.input, input, modal.promise);
       const settled = Promise.race([this.settle(urlBefore, () => navigation, started), modal.promise]);
       if (!opts.expectChooser) {
         await settled;
@@ -85,6 +102,35 @@ export class TabActions {
       page.off('request', onRequest);
       modal.dispose();
     }
+  }
+
+  private async inputCount(target: InputTarget): Promise<{ doc: string; count: number } | undefined> {
+    const seen = await inPage(target.frame, 'inputReceived', target.kind).catch(() => undefined);
+    return seen && !seen.focusInChildFrame ? seen : undefined;
+  }
+
+  /**
+   * Never a false success: an action none of whose input events reached the page (Chrome drops input to a tab it
+   * treats as hidden) is an error. A new document, a modal, a page too busy to answer or a gone frame: no verdict.
+   */
+  private async checkReceived(target: InputTarget, before: { doc: string; count: number }, modal: Promise<unknown>): Promise<void> {
+    // Read from here, not with a timer in the page: Chrome throttles the timers of a page it treats as hidden.
+    const read = () =>
+      Promise.race([
+        inPage(target.frame, 'inputReceived', target.kind).catch(() => undefined),
+        modal.then(() => undefined),
+        delay(INPUT_CHECK_CAP_MS).then(() => undefined),
+      ]);
+    let after = await read();
+    if (after !== undefined && after.doc === before.doc && after.count === before.count) {
+      await delay(INPUT_WAIT_MS);
+      after = await read();
+    }
+    if (after === undefined || after.doc !== before.doc || after.count > before.count) return;
+    throw new ToolError(
+      `The page received none of the input of this ${target.what}: Chrome did not deliver it to the tab, so nothing happened. ` +
+        "In the person's browser this happens to a tab Chrome treats as hidden. Take a snapshot and try again; if it happens again, ask the person to look at the tab.",
+    );
   }
 
   private async settle(urlBefore: string, navigation: () => HTTPRequest | undefined, started: HTTPRequest[]): Promise<void> {

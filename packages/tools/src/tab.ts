@@ -5,10 +5,15 @@ import { FrameRefs } from './frames.js';
 import { inPage } from './in-page.js';
 import { RequestGuard } from './request-guard.js';
 import type { UploadFile } from './session.js';
-import { TabActions } from './tab-actions.js';
+import { TabActions, type InputTarget } from './tab-actions.js';
 import { TabLogs } from './tab-logs.js';
 import { TabModals, type ModalState } from './tab-modals.js';
 import { TabSnapshots, type SnapshotOptions } from './tab-snapshot.js';
+import { delay } from './timing.js';
+
+/** How long a picture of a tab behind the person's may wait for Chrome to paint it, and how often it asks. */
+const BACKGROUND_CAPTURE_MS = 10_000;
+const FRAME_ASK_MS = 250;
 
 export type { ModalState } from './tab-modals.js';
 export type { SnapshotOptions } from './tab-snapshot.js';
@@ -66,7 +71,8 @@ export class Tab {
    * Takes a picture of the page with `shoot`. Chrome paints only the tab in front of its window, and a capture of a
    * tab it does not paint waits for a frame that never comes (and holds up other captures meanwhile). So a hidden
    * tab is brought to the front first, unless the session must stay in the background (the person's own browser):
-   * then the picture is refused at once, saying why.
+   * then the picture is refused at once, saying why. An agent's tab there is not hidden (the extension emulates focus
+   * for it) but Chrome paints it only now and then: see paintedCapture.
    */
   async capture<T>(shoot: () => Promise<T>, options: { background?: boolean | undefined } = {}): Promise<T> {
     const hidden = await inPage(this.page.mainFrame(), 'isHidden').catch(() => false);
@@ -77,7 +83,29 @@ export class Tab {
       );
     }
     if (hidden) await this.page.bringToFront().catch(() => undefined);
-    return shoot();
+    return options.background ? this.paintedCapture(shoot) : shoot();
+  }
+
+  /**
+   * A capture of a tab behind the person's: Chrome paints such a tab only now and then, and a capture waits for its
+   * next frame (measured in a headed Chromium 156: about one a second, and at times none until another capture asks
+   * for one). So while the capture waits, a tiny capture of one pixel asks for a frame every 250 ms, up to 10 s.
+   */
+  private async paintedCapture<T>(shoot: () => Promise<T>): Promise<T> {
+    let done = false;
+    const shot = shoot().finally(() => {
+      done = true;
+    });
+    const deadline = Date.now() + BACKGROUND_CAPTURE_MS;
+    while (!(await Promise.race([shot.then(() => true, () => true), delay(FRAME_ASK_MS).then(() => done)]))) {
+      if (Date.now() >= deadline) {
+        throw new ToolError(`Chrome did not paint this tab within ${BACKGROUND_CAPTURE_MS / 1000} s, so no picture could be taken. Try again, or ask the person to look at the tab.`);
+      }
+      void cdp(this.page)
+        .send('Page.captureScreenshot', { format: 'jpeg', quality: 1, clip: { x: 0, y: 0, width: 1, height: 1, scale: 1 } })
+        .catch(() => undefined);
+    }
+    return shot;
   }
 
   // Modals (tab-modals.ts).
@@ -125,7 +153,7 @@ export class Tab {
   actionPoint(handle: ElementHandle<Element>, frame: Frame, label: string, needsEnabled = true, timeoutMs = 5000): Promise<{ x: number; y: number; opensChooser: boolean }> {
     return this.actions.actionPoint(handle, frame, label, needsEnabled, timeoutMs);
   }
-  runAction<T>(action: () => Promise<T>, opts: { expectChooser?: boolean } = {}): Promise<void> {
+  runAction<T>(action: () => Promise<T>, opts: { expectChooser?: boolean; input?: InputTarget | undefined } = {}): Promise<void> {
     return this.actions.run(action, opts);
   }
 }

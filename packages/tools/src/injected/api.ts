@@ -2,6 +2,7 @@ import { focusForTyping, isChecked, prepareAction, selectOptions, setRange } fro
 import { dropOn } from './files.js';
 import { frameContentOffset, isHidden, scrollToCenter, viewportSize } from './frame.js';
 import { hideHighlight, highlight } from './highlight.js';
+import { inputReceived } from './input.js';
 import { accessibleName, locatorSpecFor, valueToVerify } from './locator.js';
 import { parcelPart, parkedCount } from './parcel.js';
 import { askPerson } from './person.js';
@@ -41,6 +42,7 @@ export const injectedApi = {
   accessibleName,
   locatorSpecFor,
   valueToVerify,
+  inputReceived,
 };
 
 export type InjectedApi = typeof injectedApi;

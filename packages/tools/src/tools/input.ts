@@ -53,7 +53,7 @@ const click = defineTabTool({
         } finally {
           for (const m of [...modifiers].reverse()) await keyboard.up(modifierKey(m));
         }
-      }, { expectChooser: point.opensChooser && (button ?? 'left') === 'left' });
+      }, { expectChooser: point.opensChooser && (button ?? 'left') === 'left', input: { frame, what: 'click', kind: 'press' } });
     });
     response.addResult(`${doubleClick ? 'Double-clicked' : 'Clicked'} ${label(target, element)}`);
     addCode(session, response, [code]);
@@ -74,7 +74,7 @@ const hover = defineTabTool({
     const locator = await tab.withElement(target, async (el, frame) => {
       const locator = await locatorForCode(session, el, frame);
       const point = await tab.actionPoint(el, frame, label(target, element), false, session.config.actionTimeoutMs);
-      await tab.runAction(() => tab.page.mouse.move(point.x, point.y));
+      await tab.runAction(() => tab.page.mouse.move(point.x, point.y), { input: { frame, what: 'hover', kind: 'move' } });
       return locator;
     });
     response.addResult(`Hovered over ${label(target, element)}`);
@@ -112,7 +112,7 @@ const drag = defineTabTool({
           await mouse.down();
           await mouse.move(to.x, to.y, { steps: 8 });
           await mouse.up();
-        });
+        }, { input: { frame: startFrame, what: 'drag', kind: 'press' } });
       }),
     );
     response.addResult(`Dragged ${label(startTarget, startElement)} to ${label(endTarget, endElement)}`);
@@ -159,10 +159,11 @@ const type = defineTabTool({
     const what = label(target, element);
     const locator = await tab.withElement(target, async (el, frame) => {
       const locator = await locatorForCode(session, el, frame);
-      await tab.runAction(async () => {
-        await fill(tab, el, frame, secretOr(session, text), what, session.config.actionTimeoutMs, slowly === true);
-        if (submit) await tab.page.keyboard.press('Enter');
+      await tab.runAction(() => fill(tab, el, frame, secretOr(session, text), what, session.config.actionTimeoutMs, slowly === true), {
+        input: { frame, what: 'typing', kind: 'key' },
       });
+      // Its own check: the text can arrive (inserted) and the key press still be lost.
+      if (submit) await tab.runAction(() => tab.page.keyboard.press('Enter'), { input: { frame, what: 'Enter after typing', kind: 'key' } });
       return locator;
     });
     response.addResult(`Typed ${JSON.stringify(text)} into ${what}${submit ? ' and pressed Enter' : ''}`);
@@ -209,7 +210,7 @@ const pressKey = defineTabTool({
       } finally {
         for (const m of down.reverse()) await keyboard.up(m);
       }
-    });
+    }, { input: { frame: tab.page.mainFrame(), what: 'key press', kind: 'key' } });
     response.addResult(`Pressed ${key}`);
     addCode(session, response, [{ on: 'keyboard', method: 'press', args: [codeArg.string(key)] }]);
     response.setIncludeSnapshot();

@@ -1,0 +1,155 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { EXTENSION_ID } from '@browsermcp/daemon';
+import { launchPersonBrowser, startFixtureServer, type FixtureServer, type PageConnection, type PersonBrowser } from '@browsermcp/testkit';
+import type { ExtensionBackend, RunningHttpGateway } from '../../src/index.js';
+import { connectClient, startGateway } from '../helpers.js';
+import { SCENARIO_FLAGS, type ModeRig } from './scenarios.js';
+
+// The person's own browser for the extension scenarios: the built extension in a Chromium started as a person starts
+// it (headed under Xvfb, unless asked for headless), with the person's own tab in front of the focused window and NO
+// browser-wide DevTools client attached (one would change how Chrome treats the agents' background tabs). The test
+// acts as the person through the DevTools HTTP endpoints and one page target at a time.
+
+export const EXTENSION_DIR = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/extension/package.json')), 'dist');
+
+export interface PersonRig {
+  gw: RunningHttpGateway;
+  server: FixtureServer;
+  browser: PersonBrowser;
+  /** The tab the person reads, in front: agents must never take its place. */
+  personTabId: string;
+  personUrl: string;
+  /** The extension's options page, open in a background tab: chrome.* calls as the extension itself would make them. */
+  control: PageConnection;
+  /** Brings the person's own tab back to front, as they would after looking elsewhere. */
+  backToPersonTab(): Promise<void>;
+  /** Opens the toolbar popup (as a tab in front, as tests have no toolbar to click), with a connection to it. */
+  openPopup(): Promise<{ page: PageConnection; close(options?: { backToPersonTab?: boolean }): Promise<void> }>;
+  /** Clicks the element `find()` returns in a tab with a real (trusted) mouse click, as the person would. */
+  clickAsPerson(page: PageConnection, find: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type ChromeTabs = { chrome: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string; active: boolean; groupId?: number }>> } } };
+export type StorageWindow = { chrome: { storage: { local: { set(v: object): Promise<void> } } } };
+
+export async function startPersonRig(options: { headless?: boolean } = {}): Promise<PersonRig> {
+  const [gw, server] = await Promise.all([startGateway(['--extension', '--daemon-port', '0', ...SCENARIO_FLAGS]), startFixtureServer()]);
+  const personUrl = server.url('/links.html?person=reading');
+  const browser = await launchPersonBrowser({ extensionDir: EXTENSION_DIR, startUrl: personUrl, headless: options.headless === true });
+  try {
+    const worker = `chrome-extension://${EXTENSION_ID}/`;
+    for (let i = 0; i < 300; i++) {
+      const targets = await fetch(`${browser.endpoint}/json/list`).then((r) => r.json() as Promise<Array<{ type: string; url: string }>>);
+      if (targets.some((t) => t.type === 'service_worker' && t.url.startsWith(worker))) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const personTab = await browser.tabWith(personUrl);
+    if (!personTab) throw new Error(`the person's tab ${personUrl} is not open`);
+    const optionsTab = await browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
+    const control = await browser.page(optionsTab.id);
+    await control.waitFor(() => document.readyState === 'complete');
+    await control.evaluate(
+      (u: string) => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ daemonUrl: u, paused: false, askBeforeNewAgents: false }),
+      (gw.backend as ExtensionBackend).extensionUrl,
+    );
+    for (let i = 0; i < 400 && !gw.backend.browserConnected(); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!gw.backend.browserConnected()) throw new Error('the extension did not connect to the gateway');
+    const backToPersonTab = () => browser.activate(personTab.id);
+    await backToPersonTab();
+    return {
+      gw,
+      server,
+      browser,
+      personTabId: personTab.id,
+      personUrl,
+      control,
+      backToPersonTab,
+      async openPopup() {
+        const tab = await browser.open(`chrome-extension://${EXTENSION_ID}/popup.html`);
+        const page = await browser.page(tab.id);
+        await page.waitFor(() => document.readyState === 'complete');
+        return {
+          page,
+          async close({ backToPersonTab: back = true } = {}) {
+            await page.close();
+            await browser.close(tab.id).catch(() => undefined);
+            if (back) await backToPersonTab();
+          },
+        };
+      },
+      clickAsPerson,
+      async close() {
+        await control.close().catch(() => undefined);
+        await browser.quit();
+        await gw.close();
+        await server.close();
+      },
+    };
+  } catch (error) {
+    await browser.quit();
+    await gw.close();
+    await server.close();
+    throw error;
+  }
+}
+
+/** A real mouse click (Input.dispatchMouseEvent: trusted events) at the centre of the element `find` evaluates to. */
+async function clickAsPerson(page: PageConnection, find: string): Promise<void> {
+  const box = await page.waitFor<{ x: number; y: number }>(
+    `() => { const el = (${find})(); if (!el) return null; const r = el.getBoundingClientRect(); return r.width > 0 ? { x: r.left + r.width / 2, y: r.top + r.height / 2 } : null; }`,
+  );
+  for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased']) {
+    await page.send('Input.dispatchMouseEvent', { type, x: box.x, y: box.y, button: 'left', clickCount: type === 'mouseMoved' ? 0 : 1 });
+  }
+}
+
+/** The shared scenarios' hooks, as the person acts in their browser. */
+export function personModeRig(rig: PersonRig): ModeRig {
+  const tabShowing = async (url: string) => {
+    const tab = await rig.browser.tabWith(url);
+    if (!tab) throw new Error(`no tab shows ${url}`);
+    return tab;
+  };
+  return {
+    mode: 'extension',
+    server: rig.server,
+    client: (name, options) => connectClient(rig.gw, name, options),
+    async closeAsPerson(url) {
+      await rig.browser.close((await tabShowing(url)).id);
+    },
+    async lookAt(url) {
+      await rig.browser.activate((await tabShowing(url)).id);
+      return rig.backToPersonTab;
+    },
+    async afterScenario() {
+      // Agents never take the person's place: whatever a scenario did, the person's own tab is still in front.
+      const active = await rig.control.evaluate<Array<{ url?: string }>>(() => (globalThis as unknown as ChromeTabs).chrome.tabs.query({ active: true }));
+      if (active.length !== 1 || active[0]!.url !== rig.personUrl) {
+        await rig.backToPersonTab();
+        throw new Error(`the person's tab is no longer in front after the scenario: ${active.map((t) => t.url).join(', ')}`);
+      }
+    },
+    async answerBanner(url, button) {
+      // As the person: the popup says an agent asks something; a click on it shows the tab; they answer in it.
+      const popup = await rig.openPopup();
+      await popup.page.waitFor(() => Array.from(document.querySelectorAll('li.agent.asking')).some((li) => li.textContent?.includes('asks you:')));
+      await rig.clickAsPerson(popup.page, `() => document.querySelector('li.agent.asking .agent-show')`);
+      await rig.control.waitFor(
+        (u: string) => (globalThis as unknown as ChromeTabs).chrome.tabs.query({ active: true }).then((tabs) => tabs.some((t) => t.url === u)),
+        [url],
+      );
+      // The popup goes away once the person looks at the tab (a real popup closes when it loses focus).
+      await popup.close({ backToPersonTab: false });
+      const tab = await tabShowing(url);
+      const page = await rig.browser.page(tab.id);
+      try {
+        await rig.clickAsPerson(page, `() => document.getElementById('browsermcp-ask')?.shadowRoot?.getElementById(${JSON.stringify(button)})`);
+      } finally {
+        await page.close();
+      }
+      await rig.backToPersonTab();
+    },
+  };
+}
