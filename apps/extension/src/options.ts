@@ -1,4 +1,4 @@
-import { normalizeSites } from './offlimits.js';
+import { parseSites } from './offlimits.js';
 import { checkDaemonUrl, loadSettings } from './settings.js';
 
 const url = document.getElementById('url') as HTMLInputElement;
@@ -21,11 +21,19 @@ void chrome.storage.local.get('offLimits').then(({ offLimits }) => {
   limits.disabled = false;
 });
 
+const limitsProblem = document.getElementById('limits-problem') as HTMLParagraphElement;
+
 document.getElementById('limits-form')!.addEventListener('submit', (event) => {
   event.preventDefault();
+  limitsSaved.hidden = true;
+  // Nothing is saved while an entry is not a site: the person fixes it first, knowing what was wrong.
+  const { sites, problems } = parseSites(limits.value);
+  limitsProblem.hidden = problems.length === 0;
+  limitsProblem.textContent = problems.join(' ');
+  if (problems.length) return;
   // The worker applies the list to every agent as soon as it is stored.
-  void chrome.storage.local.set({ offLimits: normalizeSites(limits.value).join('\n') }).then(() => {
-    limits.value = normalizeSites(limits.value).join('\n');
+  void chrome.storage.local.set({ offLimits: sites.join('\n') }).then(() => {
+    limits.value = sites.join('\n');
     limitsSaved.hidden = false;
   });
 });

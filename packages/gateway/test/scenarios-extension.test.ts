@@ -124,18 +124,37 @@ it('sites the person put off limits in the options page: refused to agents, and 
   const { server } = rig;
   const tab = await rig.browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
   const options = await rig.browser.page(tab.id);
-  // As the person does it: once the list shows, type the site, press Save sites.
+  // As the person does it: once the list shows, type the sites, press Save sites. An entry that is not a site is
+  // refused with the reason, and nothing is saved until it is fixed.
   await options.waitFor(() => !(document.getElementById('off-limits') as HTMLTextAreaElement).disabled);
   await rig.clickAsPerson(options, `() => document.getElementById('off-limits')`);
-  await options.send('Input.insertText', { text: 'localhost' });
+  await options.send('Input.insertText', { text: 'not a site!\n*.localhost' });
+  await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
+  expect(await options.waitFor<string>(() => !(document.getElementById('limits-problem') as HTMLElement).hidden && document.getElementById('limits-problem')!.textContent)).toBe(
+    '"not a site!" is not a site: write a host name such as mybank.com (its subdomains are included) or an IP address, one per line.',
+  );
+  const stored = () =>
+    rig.control.evaluate(async () => (await (globalThis as unknown as { chrome: { storage: { local: { get(k: string): Promise<Record<string, unknown>> } } } }).chrome.storage.local.get('offLimits')).offLimits ?? '');
+  expect(await stored()).toBe('');
+  await options.evaluate(() => {
+    (document.getElementById('off-limits') as HTMLTextAreaElement).select();
+  });
+  await options.send('Input.insertText', { text: '*.localhost' });
   await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
   await options.waitFor(() => !(document.getElementById('limits-saved') as HTMLElement).hidden);
+  expect(await options.evaluate(() => [(document.getElementById('off-limits') as HTMLTextAreaElement).value, (document.getElementById('limits-problem') as HTMLElement).hidden])).toEqual(['localhost', true]);
+  expect(await stored()).toBe('localhost');
   await rig.backToPersonTab();
   const client = await connectClient(rig.gw, 'Curious agent');
   try {
     const refused = await client.callTool({ name: 'browser_navigate', arguments: { url: server.crossUrl('/form.html') } });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain('The person has put localhost off limits for agents (browsermcp options page)');
+    // However the host is spelled.
+    const dotted = server.crossUrl('/form.html').replace('localhost:', 'localhost.:');
+    const alsoRefused = await client.callTool({ name: 'browser_navigate', arguments: { url: dotted } });
+    expect(alsoRefused.isError).toBe(true);
+    expect(text(alsoRefused)).toContain('The person has put localhost off limits for agents');
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     // The page itself heads there: the agent never sees it, and hears why.
     await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html'))}; }` } });

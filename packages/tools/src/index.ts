@@ -22,6 +22,7 @@ export { defineTabTool, defineTool } from './tool.js';
 export type { Capability, Tool, ToolSchema } from './tool.js';
 export { sessionConfigFrom } from './settings.js';
 export { originPolicy, parseOriginPattern } from './origins.js';
+export { canonicalHost } from './hosts.js';
 export type { UrlCheck } from './origins.js';
 export type { ToolSettings } from './settings.js';
 export { CODEGEN_LANGUAGES, renderLocator, renderStep } from './codegen.js';

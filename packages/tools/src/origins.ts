@@ -4,6 +4,8 @@
  * and port `example.com`), plus two classes of top-level documents that have no network origin: `data:` and `blob:`.
  */
 
+import { canonicalHost, canonicalOrigin } from './hosts.js';
+
 /** Why a URL may not be reached, or undefined: the tools' check on every request and navigation. */
 export type UrlCheck = (url: string) => string | undefined;
 
@@ -28,17 +30,17 @@ function parse(raw: string): Pattern {
   const klass = CLASSES.find((c) => text === c || text === c.slice(0, -1));
   if (klass) return { kind: 'class', scheme: klass };
   const anyPort = /^(https?):\/\/([^/:]+):\*$/.exec(text);
-  if (anyPort) return { kind: 'anyPort', protocol: `${anyPort[1]}:`, hostname: anyPort[2]! };
+  if (anyPort) return { kind: 'anyPort', protocol: `${anyPort[1]}:`, hostname: canonicalHost(anyPort[2]!) };
   if (text.includes('://')) {
     try {
       const url = new URL(text);
       // A path is dropped, as @playwright/mcp does: the lists are about origins.
-      if (/^https?:$/.test(url.protocol) && /^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/.test(url.hostname)) return { kind: 'origin', origin: url.origin };
+      if (/^https?:$/.test(url.protocol) && /^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/.test(url.hostname)) return { kind: 'origin', origin: canonicalOrigin(url) };
     } catch {
       /* said below */
     }
   } else if (/^[a-z0-9.-]+$/.test(text) && !text.startsWith('.')) {
-    return { kind: 'host', hostname: new URL(`http://${text}`).hostname };
+    return { kind: 'host', hostname: canonicalHost(new URL(`http://${text}`).hostname) };
   }
   throw new Error(
     `"${raw}" is not an origin entry: use an origin (https://example.com), an origin on any port (http://localhost:*), a host name (example.com), data: or blob:.`,
@@ -77,13 +79,14 @@ function subjectOf(href: string): Subject | undefined {
 function matches(p: Pattern, s: Subject): boolean {
   if (s.kind === 'class') return p.kind === 'class' && p.scheme === s.scheme;
   const url = s.url;
+  // One host, however it is spelled (a trailing dot, an IPv4 address inside IPv6): see canonicalHost.
   switch (p.kind) {
     case 'origin':
-      return url.origin === p.origin;
+      return canonicalOrigin(url) === p.origin;
     case 'anyPort':
-      return url.protocol === p.protocol && url.hostname === p.hostname;
+      return url.protocol === p.protocol && canonicalHost(url.hostname) === p.hostname;
     case 'host':
-      return url.hostname === p.hostname;
+      return canonicalHost(url.hostname) === p.hostname;
     case 'class':
       return false;
   }
