@@ -20,10 +20,12 @@ function render(status: UiStatus): void {
   list.replaceChildren(...status.sessions.map(agentRow));
   $('no-sessions').hidden = status.sessions.length > 0;
   renderShare(status);
+  // Connected: Disconnect pauses browsermcp here. Not connected (paused, or failing and retrying): Connect tries now.
   const toggle = $<HTMLButtonElement>('toggle');
-  const off = connection.state === 'disconnected';
-  toggle.textContent = off ? 'Connect' : 'Disconnect';
-  toggle.onclick = async () => render(await ask({ type: off ? 'connect' : 'disconnect' }));
+  const connected = connection.state === 'connected';
+  toggle.textContent = connected ? 'Disconnect' : 'Connect';
+  toggle.title = connected ? 'Pause browsermcp in this browser: agents are told to ask you to press Connect' : `Connect to ${connection.url} now`;
+  toggle.onclick = async () => render(await ask({ type: connected ? 'disconnect' : 'connect' }));
   $('version').textContent = `v${status.version}`;
 }
 

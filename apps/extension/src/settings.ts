@@ -1,10 +1,12 @@
+import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
+
 /** What the user sets in the options page; kept in chrome.storage.local (survives restarts). */
 export interface Settings {
   daemonUrl: string;
   accessToken: string;
 }
 
-export const DEFAULT_DAEMON_URL = 'ws://127.0.0.1:8765/extension';
+export const DEFAULT_DAEMON_URL = `ws://127.0.0.1:${DEFAULT_DAEMON_PORT}/extension`;
 
 export async function loadSettings(): Promise<Settings> {
   const stored = await chrome.storage.local.get(['daemonUrl', 'accessToken']);

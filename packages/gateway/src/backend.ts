@@ -21,8 +21,14 @@ export interface Backend {
    * progress notifications).
    */
   waitingFor?(sessionId: string): string | undefined;
+  /** News of the person's browser for the log: it connected, dropped or left; the person stopped an agent. */
+  onNotice?(listener: (notice: BrowserNotice) => void): void;
   close(): Promise<void>;
 }
+
+export type BrowserNotice =
+  | { kind: 'browser'; browser: string; name: string | undefined; state: 'connected' | 'reconnecting' | 'gone' }
+  | { kind: 'stopped'; session: string };
 
 export interface EmbeddedBackendOptions extends LocalExecutorOptions {
   commandTimeoutMs?: number | undefined;
@@ -218,12 +224,23 @@ export class ExtensionBackend implements Backend {
   readonly mode = 'extension' as const;
   private readonly waiting = new CallWaits();
   private readonly states: SessionStates;
+  private readonly noticeListeners = new Set<(notice: BrowserNotice) => void>();
   private constructor(
     private readonly daemon: RunningDaemon,
     private readonly options: ExtensionBackendOptions,
     private readonly roots: SessionRootsRegistry,
   ) {
     this.states = new SessionStates(() => this.daemon.router, options.keepStateMs);
+    const extensions = daemon.app.browsermcp.extensions;
+    extensions.onChange((browser, state) => this.notify({ kind: 'browser', browser, name: extensions.records.get(browser)?.name, state }));
+  }
+
+  onNotice(listener: (notice: BrowserNotice) => void): void {
+    this.noticeListeners.add(listener);
+  }
+
+  private notify(notice: BrowserNotice): void {
+    for (const listener of this.noticeListeners) listener(notice);
   }
 
   static async start(options: ExtensionBackendOptions): Promise<ExtensionBackend> {
@@ -288,6 +305,9 @@ export class ExtensionBackend implements Backend {
       this.roots.opening(id, roots, () => this.daemon.router.openSession(id, { executorId, ...(clientName ? { clientName } : {}) })),
     );
     this.waiting.watch(this.daemon.router, this.states.daemonSession(sessionId));
+    this.daemon.router.onSessionClosed(this.states.daemonSession(sessionId), (reason) => {
+      if (reason === 'stopped') this.notify({ kind: 'stopped', session: sessionId });
+    });
   }
 
   waitingFor(sessionId: string): string | undefined {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { isLoopbackHost } from '@browsermcp/daemon';
+import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
 import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config.js';
 import { describeBrowser, runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
 import { VERSION } from './version.js';
@@ -38,7 +39,10 @@ function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
     lines.push(
       '',
       'Your browser: install the extension once (chrome://extensions → Developer mode → Load unpacked →',
-      `apps/extension/dist); it connects to ws://127.0.0.1:${config.daemonPort}/extension by itself. Each agent gets its own tab group.`,
+      config.daemonPort === DEFAULT_DAEMON_PORT
+        ? `apps/extension/dist); it connects to ws://127.0.0.1:${config.daemonPort}/extension by itself. Each agent gets its own tab group.`
+        : // The extension looks for the default port only: a person must enter this one.
+          `apps/extension/dist), then enter ws://127.0.0.1:${config.daemonPort}/extension as its daemon URL in its options page (it only\nfinds the default port ${DEFAULT_DAEMON_PORT} by itself). Each agent gets its own tab group.`,
     );
   }
   if (!isLoopbackHost(config.host)) {

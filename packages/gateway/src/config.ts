@@ -16,6 +16,7 @@ import {
   type PageSetupOptions,
   type SharedSettings,
 } from '@browsermcp/daemon';
+import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
 import { CODEGEN_LANGUAGES, CONSOLE_LEVELS, type CodegenLanguage, type ConsoleLevel } from '@browsermcp/tools';
 import { VERSION } from './version.js';
 
@@ -115,7 +116,7 @@ function options(): Option[] {
     s.fileRoots,
     opt('--allow-unrestricted-file-access', 'input files may come from anywhere on this machine, and pages may open file:// URLs (default: only the roots above, file:// blocked)'),
     opt('--extension', 'drive your own browser through the browsermcp extension instead of launching one (default: launch one)'),
-    opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)').default('8765'),
+    opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)').default(String(DEFAULT_DAEMON_PORT)),
     opt('--extension-id <ids>', `with --extension: the extension ids that may connect, comma-separated, e.g. the Chrome Web Store's (default: ${EXTENSION_ID}, the development build)`),
     opt('--daemon-url <urls>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one; comma-separated daemons of a cluster are tried in turn when one drops (default: the embedded one)'),
     opt('--daemon-token <token>', 'access token for --daemon-url (browsermcp-daemon token --user U --secret-file F) (default: none)'),

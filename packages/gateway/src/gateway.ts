@@ -10,6 +10,7 @@ import { createMcpServer, describeTools } from './mcp-server.js';
 import { newSessionId } from './sessions.js';
 import { LineStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
+import { describeNotice } from './notices.js';
 
 export async function createBackend(config: GatewayConfig): Promise<Backend> {
   if (config.daemonUrls.length) {
@@ -164,6 +165,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
     onSessionReady: (clientName, roots) => backend.openSession(sessionId, clientName, roots, 'stdio'),
   });
   await server.connect(transport);
+  backend.onNotice?.((notice) => log(describeNotice(notice).message));
   log(`browsermcp-gateway ${VERSION} on stdio; browser: ${describeBrowser(config)}`);
   await closed;
   await server.close().catch(() => undefined);

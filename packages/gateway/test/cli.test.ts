@@ -1,11 +1,11 @@
-import { execFile, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { alive, devToolsExposure, startFixtureServer } from '@browsermcp/testkit';
+import { alive, devToolsExposure, freePort, startFixtureServer } from '@browsermcp/testkit';
 import { describe, expect, it } from 'vitest';
 import { sharedOptions } from '@browsermcp/daemon';
 import { buildProgram, resolveConfig } from '../src/index.js';
@@ -202,6 +202,26 @@ describe('browsermcp-gateway CLI', () => {
       expect(((await (await fetch(new URL('/health', fine.url))).json()) as { browser: object }).browser).not.toHaveProperty('problem');
     } finally {
       await fine.close();
+    }
+  });
+
+  it('with --extension on another daemon port, the banner gives the exact URL to enter in the extension', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [CLI, '--port', '0', '--extension', '--daemon-port', String(port)]);
+    try {
+      let banner = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.on('data', (d: Buffer) => {
+          banner += d.toString();
+          if (banner.includes('Each agent gets its own tab group')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${banner}`)));
+      });
+      expect(banner.replace(/\s+/g, ' ')).toContain(
+        `then enter ws://127.0.0.1:${port}/extension as its daemon URL in its options page (it only finds the default port 8765 by itself)`,
+      );
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 

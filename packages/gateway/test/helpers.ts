@@ -9,14 +9,18 @@ import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { buildProgram, resolveConfig, startHttpGateway, type RunningHttpGateway } from '../src/index.js';
 
 /** A gateway on an ephemeral loopback port, configured with CLI flags as a user would; logs are kept quiet. */
-export async function startGateway(flags: string[] = []): Promise<RunningHttpGateway> {
+export async function startGateway(flags: string[] = [], options: { logs?: Array<Record<string, unknown>> } = {}): Promise<RunningHttpGateway> {
   const program = buildProgram().exitOverride();
   // A launched test browser is headless; --extension drives a browser the test launched itself.
   const headless = flags.includes('--extension') ? [] : ['--headless'];
-  program.parse(['--port', '0', ...headless, '--log-level', 'warn', ...flags], { from: 'user' });
+  // With `logs`, its info lines are kept there (parsed); otherwise only warnings are written, and dropped.
+  program.parse(['--port', '0', ...headless, '--log-level', options.logs ? 'info' : 'warn', ...flags], { from: 'user' });
   const config = resolveConfig(program, {});
   const port = config.port ?? 0;
-  return startHttpGateway({ ...config, port }, { logStream: new PassThrough() });
+  const logStream = new PassThrough();
+  const logs = options.logs;
+  if (logs) logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)));
+  return startHttpGateway({ ...config, port }, { logStream });
 }
 
 /** The Host header a client sends for this gateway (allowed hosts include the real port). */

@@ -1,6 +1,8 @@
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EXTENSION_ID } from '@browsermcp/daemon';
+import { freePort } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExtensionBackend } from '../src/index.js';
 import { connectClient, text } from './helpers.js';
 import { personModeRig, startPersonRig, type ChromeTabs, type PersonRig, type StorageWindow } from './scenarios/person-rig.js';
 import { runScenarios } from './scenarios/scenarios.js';
@@ -82,6 +84,9 @@ it('the person pauses browsermcp in the popup: agents are told so, and carry on 
   await rig.clickAsPerson(popup.page, `() => document.getElementById('toggle')`);
   await popup.page.waitFor(() => document.getElementById('toggle')?.textContent === 'Connect');
   await expect
+    .poll(() => rig.logs.map((l) => String(l.msg)))
+    .toContainEqual(expect.stringMatching(/^extension disconnected: "Chrome \d+"; its agents' sessions wait for it to come back \(grace period\)$/));
+  await expect
     .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
     .toContain('the person paused browsermcp in their browser (the Disconnect button in its popup); ask them to press Connect there');
   await rig.clickAsPerson(popup.page, `() => document.getElementById('toggle')`);
@@ -89,6 +94,21 @@ it('the person pauses browsermcp in the popup: agents are told so, and carry on 
   await popup.close();
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await client.close();
+});
+
+it('the popup says Connect, not Disconnect, while the extension cannot reach the gateway', async () => {
+  const setUrl = (u: string) => rig.control.evaluate((url: string) => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ daemonUrl: url }), u);
+  const popup = await rig.openPopup();
+  try {
+    await setUrl(`ws://127.0.0.1:${await freePort()}/extension`);
+    await popup.page.waitFor(() => document.getElementById('state-text')?.textContent === 'Not connected');
+    expect(await popup.page.evaluate(() => document.getElementById('toggle')?.textContent)).toBe('Connect');
+  } finally {
+    await setUrl((rig.gw.backend as ExtensionBackend).extensionUrl);
+  }
+  await popup.page.waitFor(() => document.getElementById('state-text')?.textContent === 'Connected');
+  expect(await popup.page.evaluate(() => document.getElementById('toggle')?.textContent)).toBe('Disconnect');
+  await popup.close();
 });
 
 /** The popup's row of the agent named `name`, evaluated in the popup: a function source for clickAsPerson. */
@@ -116,6 +136,9 @@ it('the popup lists each agent with its last action, shows its tab, and Stop end
   const after = await client.callTool({ name: 'browser_snapshot', arguments: {} });
   expect(after.isError).toBe(true);
   expect(text(after)).toContain('the person stopped this agent in their browser (the Stop button in the browsermcp popup)');
+  // The gateway's log says so too, as it said when the extension connected.
+  expect(rig.logs.map((l) => l.msg)).toContain('the person stopped this agent in their browser (Stop in the browsermcp popup)');
+  expect(rig.logs.find((l) => /^extension connected: "Chrome \d+"$/.test(String(l.msg)))).toMatchObject({ browser: expect.stringMatching(/^ext-/) });
   await popup.close();
   await client.close();
 });

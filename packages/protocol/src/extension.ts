@@ -4,6 +4,12 @@ import { z } from 'zod';
 import { validate, type Validated } from './validate';
 
 /** Names of the control events, in both directions. */
+/**
+ * The daemon's port where nothing else is said: the extension looks for ws://127.0.0.1:<this>/extension by itself, and
+ * a gateway on another port must tell the person the URL to enter.
+ */
+export const DEFAULT_DAEMON_PORT = 8765;
+
 export const ExtensionEvents = {
   /** extension → daemon, first: which browser this is and the tabs it holds for sessions. */
   hello: 'hello',

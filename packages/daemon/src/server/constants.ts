@@ -1,10 +1,12 @@
+import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
+
 /**
  * The id of the browsermcp extension, the only `chrome-extension://` Origin /extension accepts by default.
  * Chrome derives it from the public `key` in apps/extension/static/manifest.json, so it is the same on every machine.
  */
 export const EXTENSION_ID = 'cmdffnckcgjgekgabmggmpmhjpgmiehn';
 
-export const DEFAULT_PORT = 8765;
+export const DEFAULT_PORT = DEFAULT_DAEMON_PORT;
 export const DEFAULT_HOST = '127.0.0.1';
 /** A ping every 15 s, and a peer that missed one pong is dropped: a dead peer is found within ~30 s. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;

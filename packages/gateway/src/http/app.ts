@@ -11,6 +11,7 @@ import { VERSION } from '../version.js';
 import { security, sendError, type SecurityOptions } from './security.js';
 import { legacySse } from './sse.js';
 import { streamableHttp } from './streamable.js';
+import { describeNotice } from '../notices.js';
 
 export interface HttpGatewayOptions extends SecurityOptions {
   backend: Backend;
@@ -66,6 +67,10 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   const toolLog: ToolCallLog = (e) =>
     app.log.info({ session: e.sessionId.slice(0, 8), tool: e.tool, ms: Math.round(e.ms), ok: e.ok, ...(e.error ? { error: e.error } : {}) }, 'tool call');
   const registry = new SessionRegistry(opts.backend, log, opts.sessionIdleMs, opts.sessionLimits);
+  opts.backend.onNotice?.((notice) => {
+    const { fields, message } = describeNotice(notice);
+    app.log.info(fields, message);
+  });
   const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>
     createMcpServer({
       sessionId,

@@ -15,6 +15,8 @@ export const EXTENSION_DIR = join(dirname(createRequire(import.meta.url).resolve
 
 export interface PersonRig {
   gw: RunningHttpGateway;
+  /** The gateway's log lines (info and up), as parsed JSON. */
+  logs: Array<Record<string, unknown>>;
   server: FixtureServer;
   browser: PersonBrowser;
   /** The tab the person reads, in front: agents must never take its place. */
@@ -35,7 +37,8 @@ export type ChromeTabs = { chrome: { tabs: { query(q: object): Promise<Array<{ i
 export type StorageWindow = { chrome: { storage: { local: { set(v: object): Promise<void> } } } };
 
 export async function startPersonRig(options: { headless?: boolean } = {}): Promise<PersonRig> {
-  const [gw, server] = await Promise.all([startGateway(['--extension', '--daemon-port', '0', ...SCENARIO_FLAGS]), startFixtureServer()]);
+  const logs: Array<Record<string, unknown>> = [];
+  const [gw, server] = await Promise.all([startGateway(['--extension', '--daemon-port', '0', ...SCENARIO_FLAGS], { logs }), startFixtureServer()]);
   const personUrl = server.url('/links.html?person=reading');
   const browser = await launchPersonBrowser({ extensionDir: EXTENSION_DIR, startUrl: personUrl, headless: options.headless === true });
   try {
@@ -60,6 +63,7 @@ export async function startPersonRig(options: { headless?: boolean } = {}): Prom
     await backToPersonTab();
     return {
       gw,
+      logs,
       server,
       browser,
       personTabId: personTab.id,
