@@ -6,6 +6,23 @@ export type Decision = 'once' | 'always' | 'deny';
 /** How long a call waits for the person to answer before it says so to its agent. */
 export const APPROVAL_WAIT_MS = 120_000;
 
+/** An agent the person always allows: by the identity its gateway authenticated, with the name it showed then. */
+export interface AllowedAgent {
+  agent: string;
+  name: string;
+  /** When the person pressed Always allow (ms since the epoch). */
+  since: number;
+}
+
+/** The stored list (chrome.storage.local `allowedAgents`), read defensively: what is not an entry is dropped. */
+export function parseAllowedAgents(value: unknown): AllowedAgent[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((v: unknown) => {
+    const e = v as Partial<AllowedAgent> | null;
+    return e && typeof e.agent === 'string' && typeof e.name === 'string' && typeof e.since === 'number' ? [{ agent: e.agent, name: e.name, since: e.since }] : [];
+  });
+}
+
 interface State {
   approval: Approval;
   /** When the person was asked (the wait runs from here). */
@@ -14,32 +31,33 @@ interface State {
 }
 
 /**
- * "May this agent use my browser?", asked once per new agent (by its client name) unless the person turned asking off
- * in the options page; "Always allow" remembers the name. The state per session survives worker restarts through
- * the sessions' own storage (see BrowserSessions).
+ * "May this agent use my browser?", asked once per new agent unless the person turned asking off in the options page;
+ * "Always allow" remembers the agent by the identity its gateway authenticated (its API key), not by the name it gives
+ * itself, which any agent could copy. The state per session survives worker restarts through the sessions' own
+ * storage (see BrowserSessions).
  */
 export class Approvals {
   private ask = true;
-  private readonly always = new Set<string>();
+  private readonly always = new Map<string, AllowedAgent>();
   private readonly states = new Map<string, State>();
 
   /** `changed` runs after every change of what waits for the person (the badge follows it). */
   constructor(private readonly changed: () => void) {}
 
-  configure(ask: boolean, alwaysAllowed: readonly string[]): void {
+  configure(ask: boolean, alwaysAllowed: readonly AllowedAgent[]): void {
     this.ask = ask;
     this.always.clear();
-    for (const name of alwaysAllowed) this.always.add(name);
+    for (const entry of alwaysAllowed) this.always.set(entry.agent, entry);
     // Turning asking off (or allowing a name elsewhere) answers whoever is waiting.
     for (const [, state] of this.states) if (state.approval === 'pending' && !this.ask) this.settle(state, 'allowed');
     this.changed();
   }
 
-  /** A session opened (or was announced again): allowed at once, or waiting for the person. */
-  opened(sessionId: string, name: string, restored?: Approval): Approval {
+  /** A session opened (or was announced again): allowed at once, or waiting for the person. `agent`: its identity. */
+  opened(sessionId: string, agent: string, restored?: Approval): Approval {
     const known = this.states.get(sessionId);
     if (known) return known.approval;
-    const approval: Approval = restored ?? (!this.ask || this.always.has(name) ? 'allowed' : 'pending');
+    const approval: Approval = restored ?? (!this.ask || this.always.has(agent) ? 'allowed' : 'pending');
     this.states.set(sessionId, { approval, askedAt: Date.now(), waiters: new Set() });
     this.changed();
     return approval;
@@ -54,9 +72,10 @@ export class Approvals {
     return this.states.get(sessionId)?.approval ?? (this.ask ? 'pending' : 'allowed');
   }
 
+  /** Agents whose call waits for the person's answer now (the badge): not those asked earlier and gone quiet. */
   get pendingCount(): number {
     let n = 0;
-    for (const s of this.states.values()) if (s.approval === 'pending') n++;
+    for (const s of this.states.values()) if (s.approval === 'pending' && s.waiters.size > 0) n++;
     return n;
   }
 
@@ -68,24 +87,27 @@ export class Approvals {
     if (Date.now() - state.askedAt >= APPROVAL_WAIT_MS) state.askedAt = Date.now();
     const remainingMs = APPROVAL_WAIT_MS - (Date.now() - state.askedAt);
     await new Promise<void>((resolve) => {
+      const changed = this.changed;
       const timer = setTimeout(done, remainingMs);
       function done(): void {
         clearTimeout(timer);
         state!.waiters.delete(done);
+        changed();
         resolve();
       }
       state.waiters.add(done);
+      this.changed();
     });
     return state.approval;
   }
 
-  /** The person answered in the popup. "Always allow" remembers the name; returns the names always allowed now. */
-  decide(sessionId: string, name: string, decision: Decision): string[] {
+  /** The person answered in the popup. "Always allow" remembers the agent; returns the agents always allowed now. */
+  decide(sessionId: string, who: { agent: string; name: string }, decision: Decision): AllowedAgent[] {
     const state = this.states.get(sessionId);
     if (state) this.settle(state, decision === 'deny' ? 'denied' : 'allowed');
-    if (decision === 'always') this.always.add(name);
+    if (decision === 'always') this.always.set(who.agent, { agent: who.agent, name: who.name, since: Date.now() });
     this.changed();
-    return [...this.always];
+    return [...this.always.values()];
   }
 
   forget(sessionId: string): void {

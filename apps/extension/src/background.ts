@@ -1,4 +1,5 @@
 import { ExtensionEvents, parseCancel, parseSessionOpened } from '@browsermcp/protocol';
+import { NOTIFICATION_BUTTONS, sessionOfNotification } from './ask-person.js';
 import { DaemonConnection, type ConnectionStatus } from './connection.js';
 import { normalizeSites } from './offlimits.js';
 import type { Decision } from './approvals.js';
@@ -52,7 +53,7 @@ const ready = (async () => {
       if (event.name === ExtensionEvents.sessionOpened) {
         const opened = parseSessionOpened(event.payload);
         // An older daemon may send fewer fields; a payload we cannot read still opens the session, unnamed.
-        if (opened.ok) sessions.sessionOpened(event.sessionId, opened.value.clientName, opened.value.settings);
+        if (opened.ok) sessions.sessionOpened(event.sessionId, opened.value.clientName, opened.value.settings, opened.value.agent);
         else sessions.sessionOpened(event.sessionId, null);
       } else if (event.name === ExtensionEvents.sessionClosed) void sessions.sessionClosed(event.sessionId);
       else if (event.name === ExtensionEvents.cancel) {
@@ -119,10 +120,22 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
     } else if (request.type === 'share') {
       await sessions.shareTab(request.tabId, request.sessionId);
     } else if (request.type === 'decide') {
-      const always = sessions.decide(request.sessionId, request.decision);
-      if (request.decision === 'always') await chrome.storage.local.set({ allowedAgents: always });
+      await decide(request.sessionId, request.decision);
     }
     reply({ connection: connection.status, sessions: sessions.summary(), shareable: await sessions.shareableTab(), version: __EXTENSION_VERSION__ });
   });
   return true;
+});
+
+/** The person's answer to a new agent, from the popup or the notification: remembered when it is Always allow. */
+async function decide(sessionId: string, decision: Decision): Promise<void> {
+  await ready;
+  const always = sessions.decide(sessionId, decision);
+  if (decision === 'always') await chrome.storage.local.set({ allowedAgents: always });
+}
+
+chrome.notifications.onButtonClicked.addListener((notificationId, index) => {
+  const sessionId = sessionOfNotification(notificationId);
+  const decision = NOTIFICATION_BUTTONS[index];
+  if (sessionId !== undefined && decision !== undefined) void decide(sessionId, decision);
 });

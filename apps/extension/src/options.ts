@@ -1,3 +1,4 @@
+import { parseAllowedAgents, type AllowedAgent } from './approvals.js';
 import { parseSites } from './offlimits.js';
 import { checkDaemonUrl, loadSettings } from './settings.js';
 
@@ -55,4 +56,34 @@ document.getElementById('form')!.addEventListener('submit', (event) => {
   void chrome.storage.local.set({ daemonUrl: value, accessToken: token.value.trim() }).then(() => {
     saved.hidden = false;
   });
+});
+
+// The agents always allowed, each with Revoke: the person can see and take back every "Always allow".
+const alwaysList = document.getElementById('always-list') as HTMLUListElement;
+const alwaysNone = document.getElementById('always-none') as HTMLParagraphElement;
+
+function renderAlways(agents: AllowedAgent[]): void {
+  alwaysNone.hidden = agents.length > 0;
+  alwaysList.replaceChildren(
+    ...agents.map((entry) => {
+      const li = document.createElement('li');
+      li.className = 'allowed-agent';
+      const about = document.createElement('span');
+      about.textContent = `${entry.name} — ${entry.agent}, since ${new Date(entry.since).toLocaleString()}`;
+      const revoke = document.createElement('button');
+      revoke.className = 'revoke';
+      revoke.textContent = 'Revoke';
+      revoke.onclick = async () => {
+        const now = parseAllowedAgents((await chrome.storage.local.get('allowedAgents')).allowedAgents);
+        await chrome.storage.local.set({ allowedAgents: now.filter((e) => e.agent !== entry.agent) });
+      };
+      li.append(about, revoke);
+      return li;
+    }),
+  );
+}
+
+void chrome.storage.local.get('allowedAgents').then(({ allowedAgents }) => renderAlways(parseAllowedAgents(allowedAgents)));
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && changes.allowedAgents) renderAlways(parseAllowedAgents(changes.allowedAgents.newValue));
 });

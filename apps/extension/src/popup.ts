@@ -68,8 +68,15 @@ function agentRow(agent: AgentSummary): HTMLLIElement {
   about.append(name, detail);
   about.onclick = () => void ask({ type: 'show', sessionId: agent.sessionId });
   if (agent.approval === 'pending') {
-    // A new agent asks to use this browser: nothing runs until the person answers.
-    detail.textContent = 'wants to use this browser';
+    // A new agent asks to use this browser: nothing runs until the person answers. Who it is (what its gateway
+    // authenticated, which its name is not) and what its call wants, so the person can answer knowingly.
+    detail.textContent = `wants to use this browser${agent.wants ? `: ${agent.wants}` : ''}`;
+    if (agent.agent) {
+      const who = document.createElement('span');
+      who.className = 'muted agent-identity';
+      who.textContent = agent.agent;
+      detail.before(who);
+    }
     li.classList.add('pending');
     const buttons = document.createElement('span');
     buttons.className = 'decide';

@@ -27,7 +27,8 @@ import {
 import type { Page } from 'puppeteer-core';
 import { attachTab, detachTab, refusalFor } from './attach.js';
 import { offLimits } from './offlimits.js';
-import { APPROVAL_WAIT_MS, Approvals, type Approval, type Decision } from './approvals.js';
+import { clearApprovalRequest, showApprovalRequest } from './ask-person.js';
+import { APPROVAL_WAIT_MS, Approvals, parseAllowedAgents, type AllowedAgent, type Approval, type Decision } from './approvals.js';
 
 interface SessionState {
   id: string;
@@ -35,6 +36,10 @@ interface SessionState {
   running: number;
   lastActionEnd: number;
   clientName: string | null;
+  /** Who the agent is as its gateway authenticated it (see identityOf), when the daemon says. */
+  agent: string | undefined;
+  /** While it waits for the person's Allow: what its first call wants, in words ("open example.com/…"). */
+  wants: string | undefined;
   /** How its tools behave: the gateway's flags, as a launched browser applies them. */
   settings: SessionSettings;
   tabIds: number[];
@@ -64,6 +69,10 @@ export interface LastAction {
 export interface AgentSummary {
   sessionId: string;
   clientName: string | null;
+  /** The identity its gateway authenticated ("API key 3f9a12cd"): what the person's approval binds to. */
+  agent: string | null;
+  /** What its waiting call wants, in words, while it waits for the person's Allow. */
+  wants: string | null;
   /** Whether the person allowed it; 'pending' shows Allow once / Always allow / Deny in the popup. */
   approval: Approval;
   /** What it asks the person to do now (a hand-off), or null. */
@@ -79,6 +88,7 @@ interface StoredSession {
   approval?: Approval;
   lastAction?: LastAction;
   clientName: string | null;
+  agent?: string;
   settings?: SessionSettings;
   tabIds: number[];
   sharedTabIds?: number[];
@@ -140,7 +150,7 @@ export class BrowserSessions {
   /** Reads the person's approval settings (ask before new agents, the names always allowed) into the approvals. */
   async syncApprovalSettings(): Promise<void> {
     const { askBeforeNewAgents, allowedAgents } = await chrome.storage.local.get(['askBeforeNewAgents', 'allowedAgents']);
-    this.approvals.configure(askBeforeNewAgents !== false, Array.isArray(allowedAgents) ? allowedAgents.filter((n): n is string => typeof n === 'string') : []);
+    this.approvals.configure(askBeforeNewAgents !== false, parseAllowedAgents(allowedAgents));
   }
 
   /** The person changed the off-limits list: it applies to every session at once. */
@@ -178,6 +188,8 @@ export class BrowserSessions {
         running: 0,
         lastActionEnd: 0,
         clientName: s.clientName,
+        agent: s.agent,
+        wants: undefined,
         settings: s.settings ?? {},
         tabIds: alive,
         sharedTabIds: (s.sharedTabIds ?? []).filter((t) => alive.includes(t)),
@@ -189,7 +201,7 @@ export class BrowserSessions {
         asking: undefined,
         files: filesFor(s.settings ?? {}),
       });
-      this.approvals.opened(id, agentName(s.clientName), s.approval);
+      this.approvals.opened(id, identityOf({ agent: s.agent, clientName: s.clientName }), s.approval);
     }
     for (const tab of await chrome.tabs.query({ active: true })) {
       if (tab.id !== undefined) this.tabActivated(tab.id, tab.windowId);
@@ -201,6 +213,7 @@ export class BrowserSessions {
     for (const s of this.sessions.values()) {
       stored[s.id] = {
         clientName: s.clientName,
+        ...(s.agent !== undefined ? { agent: s.agent } : {}),
         settings: s.settings,
         tabIds: s.tabIds,
         sharedTabIds: s.sharedTabIds,
@@ -222,6 +235,8 @@ export class BrowserSessions {
     return [...this.sessions.values()].map((s) => ({
       sessionId: s.id,
       clientName: s.clientName,
+      agent: s.agent ?? null,
+      wants: s.wants ?? null,
       approval: this.approvals.of(s.id),
       asking: s.asking ?? null,
       tabs: s.tabIds.length,
@@ -231,9 +246,9 @@ export class BrowserSessions {
   }
 
   /** The person answered Allow once / Always allow / Deny; returns the names to remember as always allowed. */
-  decide(sessionId: string, decision: Decision): string[] {
+  decide(sessionId: string, decision: Decision): AllowedAgent[] {
     const s = this.sessions.get(sessionId);
-    const always = this.approvals.decide(sessionId, agentName(s?.clientName ?? null), decision);
+    const always = this.approvals.decide(sessionId, { agent: identityOf(s ?? { agent: undefined, clientName: null }), name: agentName(s?.clientName ?? null) }, decision);
     void this.persist();
     return always;
   }
@@ -289,14 +304,21 @@ export class BrowserSessions {
    * Waits until the person allowed this agent (a new agent is asked in the popup): its command is held meanwhile,
    * and its client hears what it waits for. Throws what the agent should know when denied or unanswered.
    */
-  private async approved(s: SessionState): Promise<void> {
+  private async approved(s: SessionState, command: CommandEnvelope): Promise<void> {
     const name = agentName(s.clientName);
     // Decided with the person's settings as they are now: a change made a moment before the agent came must count.
     if (!this.approvals.known(s.id)) await this.syncApprovalSettings();
-    let approval = this.approvals.opened(s.id, name);
+    let approval = this.approvals.opened(s.id, identityOf(s));
     if (approval === 'pending') {
       this.waitingForPerson(s, `Waiting for the person to allow "${name}" in the browsermcp popup (Allow once / Always allow / Deny)`, APPROVAL_WAIT_MS);
-      approval = await this.approvals.waitFor(s.id);
+      s.wants = describeWish(command);
+      showApprovalRequest(s.id, name, identityOf(s), s.wants);
+      try {
+        approval = await this.approvals.waitFor(s.id);
+      } finally {
+        s.wants = undefined;
+        clearApprovalRequest(s.id);
+      }
     }
     if (approval === 'allowed') return;
     if (approval === 'denied') {
@@ -329,6 +351,8 @@ export class BrowserSessions {
         running: 0,
         lastActionEnd: 0,
         clientName: null,
+        agent: undefined,
+        wants: undefined,
         settings: {},
         tabIds: [],
         sharedTabIds: [],
@@ -346,9 +370,10 @@ export class BrowserSessions {
   }
 
   /** The daemon opened a session here, or says again that it is open (after a reconnect): its name and settings. */
-  sessionOpened(sessionId: string, clientName: string | null, settings: SessionSettings = {}): void {
+  sessionOpened(sessionId: string, clientName: string | null, settings: SessionSettings = {}, agent?: string): void {
     const s = this.session(sessionId);
     s.clientName = clientName;
+    s.agent = agent;
     if (JSON.stringify(settings) !== JSON.stringify(s.settings)) {
       s.settings = settings;
       s.files = filesFor(settings);
@@ -630,7 +655,7 @@ export class BrowserSessions {
     s.files?.receive(command.files);
     try {
       const target = command.tabId !== undefined ? Number(command.tabId) : s.currentTabId;
-      await this.approved(s);
+      await this.approved(s, command);
       const stuck = target !== undefined && this.detached.has(target);
       if (stuck && command.name === 'browser_navigate') await this.unstick(target);
       const tools = await this.toolsFor(s);
@@ -685,4 +710,19 @@ function siteOf(url: string | undefined): string | null {
 /** The name the person knows an agent by: its MCP client's name. */
 function agentName(clientName: string | null): string {
   return clientName ?? 'MCP client';
+}
+
+/**
+ * What the person's approval of an agent binds to: the identity its gateway authenticated; from a daemon that sends
+ * none, the client's own name, marked as such.
+ */
+function identityOf(s: Pick<SessionState, 'agent' | 'clientName'>): string {
+  return s.agent ?? `client named "${agentName(s.clientName)}"`;
+}
+
+/** A waiting call's wish in the person's words: where it wants to go, or which tool it wants to use. */
+function describeWish(command: CommandEnvelope): string {
+  const url = (command.payload as { url?: unknown } | null)?.url;
+  if (command.name === 'browser_navigate' && typeof url === 'string') return `open ${url.length > 120 ? `${url.slice(0, 119)}…` : url}`;
+  return `use ${command.name}`;
 }

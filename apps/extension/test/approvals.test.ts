@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { APPROVAL_WAIT_MS, Approvals } from '../src/approvals.js';
+import { APPROVAL_WAIT_MS, Approvals, parseAllowedAgents } from '../src/approvals.js';
 
 // The approval state machine is pure logic: its timing is checked with fake timers here; the popup's buttons are
 // driven as a person in a real browser by the gateway's scenarios-extension test.
@@ -23,7 +23,7 @@ describe('a new agent waiting for the person', () => {
     void approvals.waitFor('s1').then((a) => (again = a));
     await vi.advanceTimersByTimeAsync(APPROVAL_WAIT_MS / 2);
     expect(again).toBeUndefined();
-    approvals.decide('s1', 'Claude', 'once');
+    approvals.decide('s1', { agent: 'API key 1', name: 'Claude' }, 'once');
     await vi.advanceTimersByTimeAsync(0);
     expect(again).toBe('allowed');
   });
@@ -34,18 +34,37 @@ describe('a new agent waiting for the person', () => {
     approvals.opened('s2', 'B');
     const denied = approvals.waitFor('s1');
     const allowed = approvals.waitFor('s2');
-    approvals.decide('s1', 'A', 'deny');
+    approvals.decide('s1', { agent: 'API key 1', name: 'A' }, 'deny');
     await expect(denied).resolves.toBe('denied');
     approvals.configure(false, []);
     await expect(allowed).resolves.toBe('allowed');
     expect(approvals.pendingCount).toBe(0);
   });
 
-  it('remembers Always allow by name for the agent’s next sessions', () => {
+  it('remembers Always allow by the identity the gateway authenticated, not by the name the agent gives itself', () => {
     const approvals = new Approvals(() => undefined);
-    approvals.opened('s1', 'Cursor');
-    expect(approvals.decide('s1', 'Cursor', 'always')).toEqual(['Cursor']);
-    expect(approvals.opened('s2', 'Cursor')).toBe('allowed');
-    expect(approvals.opened('s3', 'Other')).toBe('pending');
+    approvals.opened('s1', 'API key 3f9a12cd');
+    const [entry] = approvals.decide('s1', { agent: 'API key 3f9a12cd', name: 'Cursor' }, 'always');
+    expect(entry).toMatchObject({ agent: 'API key 3f9a12cd', name: 'Cursor', since: expect.any(Number) });
+    expect(approvals.opened('s2', 'API key 3f9a12cd')).toBe('allowed');
+    // Another key calling itself "Cursor" is asked.
+    expect(approvals.opened('s3', 'API key 77aa0011')).toBe('pending');
+  });
+
+  it('counts for the badge only the agents whose call waits for an answer now', async () => {
+    const approvals = new Approvals(() => undefined);
+    approvals.opened('s1', 'API key 1');
+    expect(approvals.pendingCount).toBe(0);
+    void approvals.waitFor('s1');
+    expect(approvals.pendingCount).toBe(1);
+    await vi.advanceTimersByTimeAsync(APPROVAL_WAIT_MS);
+    expect(approvals.pendingCount).toBe(0);
+  });
+});
+
+describe('the stored list of agents always allowed', () => {
+  it('keeps its entries and drops what is not one', () => {
+    expect(parseAllowedAgents([{ agent: 'API key 1', name: 'Cursor', since: 5 }, 'Cursor', { agent: 2 }, null])).toEqual([{ agent: 'API key 1', name: 'Cursor', since: 5 }]);
+    expect(parseAllowedAgents(undefined)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { chromeToLaunch, LocalExecutor, SessionRouter, startDaemon, type LocalExecutorOptions, type RunningDaemon } from '@browsermcp/daemon';
 import { ExtensionEvents, parseWaitingForPerson, type SessionSettings } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
+import { agentIdentity } from './agent-identity.js';
 
 /** Where tool calls go: the embedded daemon by default, a remote daemon later. The gateway runs no browser code. */
 export interface Backend {
@@ -302,7 +303,10 @@ export class ExtensionBackend implements Backend {
   async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>, owner?: string): Promise<void> {
     const executorId = await this.waitForBrowser();
     await this.states.open(sessionId, owner, (id) =>
-      this.roots.opening(id, roots, () => this.daemon.router.openSession(id, { executorId, ...(clientName ? { clientName } : {}) })),
+      this.roots.opening(id, roots, () => {
+        const agent = agentIdentity(owner);
+        return this.daemon.router.openSession(id, { executorId, ...(clientName ? { clientName } : {}), ...(agent ? { agent } : {}) });
+      }),
     );
     this.waiting.watch(this.daemon.router, this.states.daemonSession(sessionId));
     this.daemon.router.onSessionClosed(this.states.daemonSession(sessionId), (reason) => {

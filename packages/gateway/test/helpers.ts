@@ -29,14 +29,14 @@ export function hostOf(gw: RunningHttpGateway): string {
 }
 
 /** An SDK client over Streamable HTTP; with `roots`, it declares them (MCP roots) and answers roots/list with them. */
-export async function connectClient(gw: RunningHttpGateway, name = 'test-client', options: { roots?: string[] } = {}): Promise<Client> {
+export async function connectClient(gw: RunningHttpGateway, name = 'test-client', options: { roots?: string[]; key?: string } = {}): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' }, options.roots ? { capabilities: { roots: { listChanged: true } } } : {});
   const roots = options.roots;
   if (roots) {
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href })) }));
   }
   const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${gw.apiKey}` } },
+    requestInit: { headers: { Authorization: `Bearer ${options.key ?? gw.apiKey}` } },
   });
   await client.connect(transport);
   return client;

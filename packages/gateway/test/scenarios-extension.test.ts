@@ -4,7 +4,7 @@ import { freePort } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend } from '../src/index.js';
 import { connectClient, text } from './helpers.js';
-import { personModeRig, startPersonRig, type ChromeTabs, type PersonRig, type StorageWindow } from './scenarios/person-rig.js';
+import { PERSON_RIG_KEYS, personModeRig, startPersonRig, type ChromeTabs, type PersonRig, type StorageWindow } from './scenarios/person-rig.js';
 import { runScenarios } from './scenarios/scenarios.js';
 
 // The shared scenarios in the person's own browser, as the person has it: the built extension in a headed Chromium
@@ -286,6 +286,15 @@ describe('a new agent must be allowed by the person', () => {
       // The client hears, every 10 s, that the call waits for the person, and what for.
       await expect.poll(() => progress.length, { timeout: 25_000, interval: 500 }).toBeGreaterThan(0);
       expect(progress[0]).toMatch(/^browser_navigate is still running \(\d+ s\): Waiting for the person to allow "Newcomer" in the browsermcp popup/);
+      // The person sees it without pinning the extension (a system notification), and in the popup: who it is by the
+      // key its gateway checked, and what its call wants. The badge counts it.
+      const notifications = await rig.control.evaluate<Record<string, boolean>>(() => (globalThis as unknown as { chrome: { notifications: { getAll(): Promise<Record<string, boolean>> } } }).chrome.notifications.getAll());
+      expect(Object.keys(notifications)).toEqual([expect.stringMatching(/^approve:/)]);
+      expect(await rig.control.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText(d: object): Promise<string> } } }).chrome.action.getBadgeText({}))).toBe('1');
+      const popup = await rig.openPopup();
+      const row = await popup.page.waitFor<string>(() => Array.from(document.querySelectorAll('li.agent.pending')).map((li) => li.textContent ?? '').find((t) => t.includes('Newcomer')));
+      expect(row).toMatch(/^NewcomerAPI key [0-9a-f]{8}wants to use this browser: open http:\/\/127\.0\.0\.1:\d+\/index\.html\?agent=new/);
+      await popup.close();
       await answer('Newcomer', 'once');
       expect(text(await call)).toContain('- Page Title: Fixture home');
       await (first.transport as StreamableHTTPClientTransport).terminateSession();
@@ -307,6 +316,31 @@ describe('a new agent must be allowed by the person', () => {
       const again = await connectClient(rig.gw, 'Trusted agent');
       expect(text(await again.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=trusted2') } }))).toContain('Fixture home');
       await (again.transport as StreamableHTTPClientTransport).terminateSession();
+      // A client with another key that calls itself by the same name is asked: Always allow bound the key, not the name.
+      expect(rig.gw.apiKey).toBe(PERSON_RIG_KEYS[0]);
+      const lookalike = await connectClient(rig.gw, 'Trusted agent', { key: PERSON_RIG_KEYS[1] });
+      const asked = lookalike.callTool({ name: 'browser_snapshot', arguments: {} });
+      await answer('Trusted agent', 'deny');
+      expect(text(await asked)).toContain('The person denied "Trusted agent" the use of their browser');
+      await (lookalike.transport as StreamableHTTPClientTransport).terminateSession();
+
+      // The options page lists the agent always allowed, by name and key; Revoke takes it back.
+      const tab = await rig.browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
+      const options = await rig.browser.page(tab.id);
+      try {
+        expect(await options.waitFor<string>(() => document.querySelector('li.allowed-agent')?.textContent)).toMatch(/^Trusted agent — API key [0-9a-f]{8}, since .+Revoke$/);
+        await rig.clickAsPerson(options, `() => document.querySelector('li.allowed-agent .revoke')`);
+        await options.waitFor(() => document.querySelectorAll('li.allowed-agent').length === 0 && !(document.getElementById('always-none') as HTMLElement).hidden);
+      } finally {
+        await options.close();
+        await rig.browser.close(tab.id);
+        await rig.backToPersonTab();
+      }
+      const revoked = await connectClient(rig.gw, 'Trusted agent');
+      const askedAgain = revoked.callTool({ name: 'browser_snapshot', arguments: {} });
+      await answer('Trusted agent', 'once');
+      expect((await askedAgain).isError).toBeFalsy();
+      await (revoked.transport as StreamableHTTPClientTransport).terminateSession();
     } finally {
       await setAsk(false);
     }

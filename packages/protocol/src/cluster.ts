@@ -18,6 +18,7 @@ const sessionRecordSchema = z.object({
   sessionId: id,
   executorId: id,
   clientName: z.string().optional(),
+  agent: z.string().max(200).optional(),
   userId: id.optional(),
   currentTabId: id.optional(),
   servedBy: id.optional(),

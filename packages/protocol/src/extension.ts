@@ -130,6 +130,11 @@ export const dialogPayloadSchema = z.object({ type: z.string(), message: z.strin
 export const sessionOpenedPayloadSchema = z.object({
   /** The MCP client's name: the label of the session's tab group. */
   clientName: z.string().nullable(),
+  /**
+   * Who the agent is as its gateway or daemon authenticated it ("API key 3f9a12cd", "user alice"): an identity it
+   * cannot choose, unlike its client name. The person's approval binds to it.
+   */
+  agent: z.string().max(200).optional(),
   settings: sessionSettingsSchema.optional(),
 });
 export type SessionOpenedPayload = z.infer<typeof sessionOpenedPayloadSchema>;

@@ -222,10 +222,17 @@ async function connectPage(url: string): Promise<PageConnection> {
     evaluate,
     async waitFor<T>(fn: string | ((...args: never[]) => unknown), args: unknown[] = [], timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
+      let failure: unknown;
       for (;;) {
-        const value = await evaluate<T>(fn, ...args);
+        // A page still loading (a tab just opened) may throw: that is "not yet", as for a person waiting for it.
+        const value = await evaluate<T>(fn, ...args).catch((error: unknown) => {
+          failure = error;
+          return undefined;
+        });
         if (value) return value;
-        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(fn)}`);
+        if (Date.now() > deadline) {
+          throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(fn)}${failure ? ` (last error: ${(failure as Error).message})` : ''}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },

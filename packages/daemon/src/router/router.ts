@@ -124,9 +124,12 @@ export class SessionRouter {
   async openSession(sessionId: string, options: OpenSessionOptions = {}): Promise<SessionRecord> {
     this.#assertOpen();
     checkId(sessionId, 'sessionId');
-    const { clientName } = options;
+    const { clientName, agent } = options;
     if (clientName !== undefined && typeof clientName !== 'string') {
       throw new InvalidArgumentError('"clientName" must be a string');
+    }
+    if (agent !== undefined && (typeof agent !== 'string' || agent.length > 200)) {
+      throw new InvalidArgumentError('"agent" must be a string of at most 200 characters');
     }
     const executorId = options.executorId ?? this.#defaultExecutorId;
     if (executorId === undefined) {
@@ -141,6 +144,7 @@ export class SessionRouter {
       sessionId,
       executorId,
       ...(clientName !== undefined ? { clientName } : {}),
+      ...(agent !== undefined ? { agent } : {}),
       ...(userId !== undefined ? { userId } : {}),
       ...(servedBy !== undefined ? { servedBy } : {}),
     };

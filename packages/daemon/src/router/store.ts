@@ -21,6 +21,11 @@ export interface SessionRecord {
   readonly executorId: string;
   /** The MCP client's name, e.g. for the label of the extension's tab group. */
   readonly clientName?: string;
+  /**
+   * Who the agent is as its gateway or daemon authenticated it ("API key 3f9a12cd", "user alice"), unlike the client
+   * name, which the agent chooses: what the person sees and what their approval of it binds to.
+   */
+  readonly agent?: string;
   /** The user whose access token opened the session, on a daemon with auth: only that user may reach it. */
   readonly userId?: string;
   /** The session's current tab as its executor last named it (in an answer or a claim); the browser is the truth. */

@@ -76,6 +76,8 @@ export interface DispatchRequest {
 
 export interface OpenSessionOptions {
   readonly clientName?: string;
+  /** Who the agent is as its gateway or daemon authenticated it (see SessionRecord.agent). */
+  readonly agent?: string;
   /** The authenticated user the session belongs to (see SessionRecord.userId). */
   readonly userId?: string;
   /** The executor that runs this session; defaults to the router's defaultExecutorId. */

@@ -193,6 +193,8 @@ export class ExtensionConnection implements Executor {
   async openSession(session: SessionRecord): Promise<void> {
     const payload: SessionOpenedPayload = {
       clientName: session.clientName ?? null,
+      // An identity the agent cannot choose: its gateway's, or else the daemon user its token names.
+      ...(session.agent !== undefined ? { agent: session.agent } : session.userId !== undefined ? { agent: `user ${session.userId}` } : {}),
       ...(this.o.sessionSettings || this.o.files
         ? { settings: { ...this.o.sessionSettings, ...(this.o.files ? { outputDir: this.o.files.outputDir } : {}) } }
         : {}),

@@ -1,4 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EXTENSION_ID } from '@browsermcp/daemon';
 import { launchPersonBrowser, startFixtureServer, type FixtureServer, type PageConnection, type PersonBrowser } from '@browsermcp/testkit';
@@ -10,6 +12,15 @@ import { SCENARIO_FLAGS, type ModeRig } from './scenarios.js';
 // it (headed under Xvfb, unless asked for headless), with the person's own tab in front of the focused window and NO
 // browser-wide DevTools client attached (one would change how Chrome treats the agents' background tabs). The test
 // acts as the person through the DevTools HTTP endpoints and one page target at a time.
+
+/** The gateway's API keys: clients use the first unless a test says otherwise. */
+export const PERSON_RIG_KEYS = ['person-rig-key-one-0123456789abcdef', 'person-rig-key-two-0123456789abcdef'] as const;
+
+function keyFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'bmcp-person-keys-')), 'keys');
+  writeFileSync(file, `${PERSON_RIG_KEYS.join('\n')}\n`);
+  return file;
+}
 
 export const EXTENSION_DIR = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/extension/package.json')), 'dist');
 
@@ -38,7 +49,11 @@ export type StorageWindow = { chrome: { storage: { local: { set(v: object): Prom
 
 export async function startPersonRig(options: { headless?: boolean } = {}): Promise<PersonRig> {
   const logs: Array<Record<string, unknown>> = [];
-  const [gw, server] = await Promise.all([startGateway(['--extension', '--daemon-port', '0', ...SCENARIO_FLAGS], { logs }), startFixtureServer()]);
+  // Two API keys: an agent's identity in the person's browser is the key its gateway checked.
+  const [gw, server] = await Promise.all([
+    startGateway(['--extension', '--daemon-port', '0', '--api-key-file', keyFile(), ...SCENARIO_FLAGS], { logs }),
+    startFixtureServer(),
+  ]);
   const personUrl = server.url('/links.html?person=reading');
   const browser = await launchPersonBrowser({ extensionDir: EXTENSION_DIR, startUrl: personUrl, headless: options.headless === true });
   try {
