@@ -68,6 +68,16 @@ it('refuses an http://evil.example Origin', async () => {
   await expect(connectPeer(url, { origin: 'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' })).rejects.toMatchObject({ statusCode: 403 });
 });
 
+it('tells the browser who an agent is as its gateway authenticated it, or else the daemon user, and refuses a bad identity', async () => {
+  await start();
+  const peer = await browserPeer('b1');
+  await router.openSession('s1', { executorId: 'b1', clientName: 'Claude', agent: 'API key 3f9a12cd' });
+  expect(await peer.next()).toMatchObject({ name: 'session_opened', sessionId: 's1', payload: { clientName: 'Claude', agent: 'API key 3f9a12cd' } });
+  await router.openSession('s2', { executorId: 'b1', clientName: 'Claude', userId: 'alice' });
+  expect(await peer.next()).toMatchObject({ name: 'session_opened', sessionId: 's2', payload: { clientName: 'Claude', agent: 'user alice' } });
+  await expect(router.openSession('s3', { executorId: 'b1', agent: 'x'.repeat(201) })).rejects.toThrow('"agent" must be a string of at most 200 characters');
+});
+
 it('runs a session’s commands in the browser that said hello, over v2 envelopes', async () => {
   await start();
   const peer = await browserPeer('b1');
