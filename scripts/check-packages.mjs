@@ -1,8 +1,8 @@
-// Packs every public package as it would be published (pnpm pack: workspace: and catalog: versions written out,
-// prepack builds it) and checks the tarball: @arethetypeswrong/cli (types resolve for import and require, in every
+// Packs every public package as it would be published (pnpm pack: workspace: and catalog: versions written out;
+// from the dist/ its build made) and checks the tarball: @arethetypeswrong/cli (types resolve for import and require, in every
 // module resolution) and publint (package.json fields point at files the tarball holds). Exits 1 on any problem.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,10 @@ for (const name of process.argv.slice(2).length ? process.argv.slice(2) : PACKAG
   const dir = join(root, 'packages', name);
   const out = mkdtempSync(join(tmpdir(), `bmcp-pack-${name}-`));
   try {
-    execFileSync('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', out], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    // Packs what is built: every caller builds first (npm test's setup, the release script), so prepack's build would
+    // be a second one (about a minute of the test run). A package that was not built is refused, not packed empty.
+    if (!existsSync(join(dir, 'dist'))) throw new Error(`${name} has no dist/: build it first (npx pnpm@12.4.2 -r build)`);
+    execFileSync('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', out, '--config.ignore-scripts=true'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
     const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz')));
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     try {
