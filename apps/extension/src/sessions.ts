@@ -598,6 +598,10 @@ export class BrowserSessions {
             void this.persist();
             this.waitingForPerson(s, message, ms);
           },
+          // The name on its tab group, so the banner says which agent asks.
+          get agentName() {
+            return s.clientName ?? undefined;
+          },
         },
         newPage: async () => {
           const tab = await chrome.tabs.create({ url: 'about:blank', active: false });

@@ -66,6 +66,8 @@ export interface SessionHost {
   person?: {
     /** The call now waits for the person (up to `ms`): hosts hold its timeout and say so to the agent's client. */
     waiting(message: string, ms: number): void;
+    /** The agent's name as the person knows it (its tab group's label), for the banner; "An agent" without it. */
+    readonly agentName?: string | undefined;
   };
   /**
    * The person's own browser: the session's tabs stay in the background and are never brought to the front (a

@@ -122,6 +122,7 @@ describe('tabs', () => {
     const asked = call(s, 'browser_request_user', { message: 'Please log in', target: '#counter' });
     await page.waitForSelector('pierce/#done');
     expect(waits).toEqual([['Waiting for the person: "Please log in"', 15 * 60_000]]);
+    expect(await page.evaluate(() => document.getElementById('browsermcp-ask')!.shadowRoot!.getElementById('who')!.textContent)).toBe('An agent asks you:');
     // The page's own script cannot answer for the person: only a real click counts.
     await page.evaluate(() => (document.getElementById('browsermcp-ask')!.shadowRoot!.getElementById('done') as HTMLButtonElement).click());
     // The person's login navigates the page: the banner comes back on the new page.
@@ -137,6 +138,23 @@ describe('tabs', () => {
     await page.waitForSelector('pierce/#decline');
     await page.click('pierce/#decline');
     expect(await declined).toContain('The person declined: they will not do "Pay 30 EUR"');
+    // The page's own margin is back once the banner went.
+    expect(await page.evaluate(() => document.documentElement.style.marginTop)).toBe('');
+
+    // The banner names the agent when the host knows its name, and moves the page down rather than covering it.
+    const named = await h.session({}, { person: { waiting: () => undefined, agentName: 'Travel agent' } });
+    await call(named, 'browser_navigate', { url: h.server.url('/index.html') });
+    const namedPage = named.peekCurrentTab()!.page;
+    const asking = call(named, 'browser_request_user', { message: 'Pick a seat' });
+    await namedPage.waitForSelector('pierce/#done');
+    const shown = await namedPage.evaluate(() => {
+      const host = document.getElementById('browsermcp-ask')!;
+      return { who: host.shadowRoot!.getElementById('who')!.textContent, bottom: host.getBoundingClientRect().bottom, heading: document.querySelector('h1')!.getBoundingClientRect().top };
+    });
+    expect(shown.who).toBe('"Travel agent" asks you:');
+    expect(shown.heading).toBeGreaterThanOrEqual(shown.bottom);
+    await namedPage.click('pierce/#done');
+    expect(await asking).toContain('The person pressed Done');
   });
 
   it('resizes the viewport and refuses sizes that make no sense', async () => {

@@ -164,6 +164,14 @@ export function personModeRig(rig: PersonRig): ModeRig {
       const tab = await tabShowing(url);
       const page = await rig.browser.page(tab.id);
       try {
+        // The banner names the agent (its tab group's label) and covers none of the page: the page moved down.
+        const banner = await page.waitFor<{ who: string; first: number; bottom: number }>(() => {
+          const host = document.getElementById('browsermcp-ask');
+          const first = document.body?.firstElementChild;
+          return host && first ? { who: host.shadowRoot?.getElementById('who')?.textContent ?? '', first: first.getBoundingClientRect().top, bottom: host.getBoundingClientRect().bottom } : null;
+        });
+        if (!/^"scenario .+" asks you:$/.test(banner.who)) throw new Error(`the banner does not name the agent: ${banner.who}`);
+        if (banner.first < banner.bottom) throw new Error(`the banner covers the page: its first element at ${banner.first} px, the banner's bottom at ${banner.bottom} px`);
         await rig.clickAsPerson(page, `() => document.getElementById('browsermcp-ask')?.shadowRoot?.getElementById(${JSON.stringify(button)})`);
       } finally {
         await page.close();

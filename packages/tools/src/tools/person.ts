@@ -40,7 +40,7 @@ const requestUser = defineTabTool({
     while (answer === undefined && Date.now() < deadline && !tab.isClosed) {
       try {
         answer = await Promise.race([
-          inPage(tab.page.mainFrame(), 'askPerson', message),
+          inPage(tab.page.mainFrame(), 'askPerson', message, person.agentName ?? null),
           new Promise<undefined>((resolve) => setTimeout(resolve, deadline - Date.now())),
         ]);
         break;
