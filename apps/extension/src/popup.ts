@@ -105,7 +105,34 @@ function agentRow(agent: AgentSummary): HTMLLIElement {
     (agent.sharedTabs ? `; the ${agent.sharedTabs === 1 ? 'tab' : `${agent.sharedTabs} tabs`} you shared go${agent.sharedTabs === 1 ? 'es' : ''} back to you, open` : '');
   stop.onclick = async () => render(await ask({ type: 'stop', sessionId: agent.sessionId }));
   li.append(about, stop);
+  if (agent.activity.length) li.append(activityList(agent));
   return li;
+}
+
+/** Agents whose activity list the person opened: it stays open while the popup renders anew. */
+const openActivity = new Set<string>();
+
+/** What an agent did last (up to 20 actions, newest first), each with its time: folded under its row. */
+function activityList(agent: AgentSummary): HTMLDetailsElement {
+  const details = document.createElement('details');
+  details.className = 'activity';
+  details.open = openActivity.has(agent.sessionId);
+  details.ontoggle = () => (details.open ? openActivity.add(agent.sessionId) : openActivity.delete(agent.sessionId));
+  const summary = document.createElement('summary');
+  summary.textContent = `Activity (${agent.activity.length})`;
+  const list = document.createElement('ol');
+  list.replaceChildren(
+    ...agent.activity.map((action) => {
+      const item = document.createElement('li');
+      const time = document.createElement('time');
+      time.dateTime = new Date(action.at).toISOString();
+      time.textContent = new Date(action.at).toLocaleTimeString();
+      item.append(time, ` ${describeAction(action)}`);
+      return item;
+    }),
+  );
+  details.append(summary, list);
+  return details;
 }
 
 const WORDS: Record<string, string> = {

@@ -50,6 +50,8 @@ interface SessionState {
   tools: ToolSession | undefined;
   /** What it did last, for the popup: the tool, the site, when it ended. */
   lastAction: LastAction | undefined;
+  /** Its last actions, oldest first, at most ACTIVITY_SIZE: the popup's activity list. */
+  activity: LastAction[];
   /** Notes for its next answer that arrived before its tools were set up (after a worker restart). */
   pendingNotes: string[];
   /** What it asks the person to do right now (browser_request_user), for the popup and the badge. */
@@ -81,12 +83,15 @@ export interface AgentSummary {
   /** Of its tabs, the person's own that they shared with it (Stop gives them back). */
   sharedTabs: number;
   lastAction: LastAction | null;
+  /** Its last actions, newest first (at most ACTIVITY_SIZE). */
+  activity: LastAction[];
 }
 
 /** What survives a service-worker restart (chrome.storage.session): sessions and their tabs, not the Page objects. */
 interface StoredSession {
   approval?: Approval;
   lastAction?: LastAction;
+  activity?: LastAction[];
   clientName: string | null;
   agent?: string;
   settings?: SessionSettings;
@@ -100,6 +105,8 @@ const STORAGE_KEY = 'sessions';
 // Grey is left out: it reads as "not an agent" next to the person's own groups.
 const GROUP_COLORS: `${chrome.tabGroups.Color}`[] = ['blue', 'red', 'yellow', 'green', 'pink', 'purple', 'cyan', 'orange'];
 const POPUP_WINDOW_MS = 1500;
+/** How many of an agent's last actions the popup lists. */
+const ACTIVITY_SIZE = 20;
 // How long browser_navigate waits for a tab stuck on a chrome:// page to load about:blank before it attaches.
 const UNSTICK_TIMEOUT_MS = 5000;
 /** The tools a session may call: the core ones and the optional groups the gateway enabled (--caps). */
@@ -197,6 +204,7 @@ export class BrowserSessions {
         currentTabId: s.currentTabId,
         tools: undefined,
         lastAction: s.lastAction,
+        activity: s.activity ?? [],
         pendingNotes: [],
         asking: undefined,
         files: filesFor(s.settings ?? {}),
@@ -220,6 +228,7 @@ export class BrowserSessions {
         groupId: s.groupId,
         currentTabId: s.currentTabId,
         ...(s.lastAction ? { lastAction: s.lastAction } : {}),
+        activity: s.activity,
         approval: this.approvals.of(s.id),
       };
     }
@@ -242,6 +251,7 @@ export class BrowserSessions {
       tabs: s.tabIds.length,
       sharedTabs: s.sharedTabIds.length,
       lastAction: s.lastAction ?? null,
+      activity: [...s.activity].reverse(),
     }));
   }
 
@@ -360,6 +370,7 @@ export class BrowserSessions {
         currentTabId: undefined,
         tools: undefined,
         lastAction: undefined,
+        activity: [],
         pendingNotes: [],
         asking: undefined,
         files: undefined,
@@ -689,6 +700,8 @@ export class BrowserSessions {
     const current = s.tools?.peekCurrentTab();
     s.currentTabId = current ? this.tabOfPage.get(current.page) : undefined;
     s.lastAction = { tool: command.name, site: siteOf(current?.page.url()), at: Date.now() };
+    s.activity.push(s.lastAction);
+    if (s.activity.length > ACTIVITY_SIZE) s.activity.splice(0, s.activity.length - ACTIVITY_SIZE);
     void this.persist();
     const saved = s.files?.takeOutputs() ?? [];
     const response = { ...responseFor(command, result), ...(saved.length ? { files: saved } : {}) };

@@ -127,6 +127,17 @@ it('the popup lists each agent with its last action, shows its tab, and Stop end
     Array.from(document.querySelectorAll('li.agent:has(strong)')).map((r) => r.textContent ?? '').find((t) => t.includes('Agent to stop')) ?? '',
   );
   expect(line).toMatch(/Agent to stop1 tab · clicked on 127\.0\.0\.1:\d+, \d+ s ago/);
+  // Its activity, newest first, each action with its time, folded until the person opens it.
+  await rig.clickAsPerson(popup.page, agentButton('Agent to stop', 'details.activity summary'));
+  const activity = await popup.page.waitFor<string[]>(() => {
+    const li = Array.from(document.querySelectorAll('li.agent')).find((l) => l.textContent?.includes('Agent to stop'));
+    const details = li?.querySelector('details.activity') as HTMLDetailsElement | null;
+    return details?.open ? Array.from(details.querySelectorAll('ol li'), (item) => item.textContent ?? '') : null;
+  });
+  expect(activity).toEqual([
+    expect.stringMatching(/^\d{1,2}:\d{2}:\d{2}( [AP]M)? clicked on 127\.0\.0\.1:\d+, \d+ s ago$/),
+    expect.stringMatching(/^\d{1,2}:\d{2}:\d{2}( [AP]M)? opened 127\.0\.0\.1:\d+, \d+ s ago$/),
+  ]);
   // A click on the agent shows its tab to the person (their choice: agents never do this themselves).
   await rig.clickAsPerson(popup.page, agentButton('Agent to stop', '.agent-show'));
   await expect.poll(activeUrls).toEqual([own]);
