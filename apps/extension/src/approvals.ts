@@ -68,6 +68,11 @@ export class Approvals {
     return this.states.has(sessionId);
   }
 
+  /** What the popup shows: an agent that has made no call since it was announced has not been asked anything yet. */
+  shown(sessionId: string): Approval | 'unasked' {
+    return this.states.get(sessionId)?.approval ?? (this.ask ? 'unasked' : 'allowed');
+  }
+
   of(sessionId: string): Approval {
     return this.states.get(sessionId)?.approval ?? (this.ask ? 'pending' : 'allowed');
   }

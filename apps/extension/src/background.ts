@@ -53,7 +53,7 @@ const ready = (async () => {
       if (event.name === ExtensionEvents.sessionOpened) {
         const opened = parseSessionOpened(event.payload);
         // An older daemon may send fewer fields; a payload we cannot read still opens the session, unnamed.
-        if (opened.ok) sessions.sessionOpened(event.sessionId, opened.value.clientName, opened.value.settings, opened.value.agent);
+        if (opened.ok) sessions.sessionOpened(event.sessionId, opened.value.clientName, opened.value.settings, opened.value.agent, opened.value.resumed === true);
         else sessions.sessionOpened(event.sessionId, null);
       } else if (event.name === ExtensionEvents.sessionClosed) void sessions.sessionClosed(event.sessionId);
       else if (event.name === ExtensionEvents.cancel) {

@@ -28,6 +28,7 @@ import type { Page } from 'puppeteer-core';
 import { attachTab, detachTab, refusalFor } from './attach.js';
 import { offLimits } from './offlimits.js';
 import { clearApprovalRequest, showApprovalRequest } from './ask-person.js';
+import { forgetApproval, recallApproval, rememberApproval } from './remembered-approvals.js';
 import { APPROVAL_WAIT_MS, Approvals, parseAllowedAgents, type AllowedAgent, type Approval, type Decision } from './approvals.js';
 
 interface SessionState {
@@ -40,6 +41,8 @@ interface SessionState {
   agent: string | undefined;
   /** While it waits for the person's Allow: what its first call wants, in words ("open example.com/…"). */
   wants: string | undefined;
+  /** The person's earlier answer being read back after a browser restart (see sessionOpened). */
+  recalled: Promise<void> | undefined;
   /** How its tools behave: the gateway's flags, as a launched browser applies them. */
   settings: SessionSettings;
   tabIds: number[];
@@ -76,7 +79,7 @@ export interface AgentSummary {
   /** What its waiting call wants, in words, while it waits for the person's Allow. */
   wants: string | null;
   /** Whether the person allowed it; 'pending' shows Allow once / Always allow / Deny in the popup. */
-  approval: Approval;
+  approval: Approval | 'unasked';
   /** What it asks the person to do now (a hand-off), or null. */
   asking: string | null;
   tabs: number;
@@ -197,6 +200,7 @@ export class BrowserSessions {
         clientName: s.clientName,
         agent: s.agent,
         wants: undefined,
+        recalled: undefined,
         settings: s.settings ?? {},
         tabIds: alive,
         sharedTabIds: (s.sharedTabIds ?? []).filter((t) => alive.includes(t)),
@@ -246,7 +250,7 @@ export class BrowserSessions {
       clientName: s.clientName,
       agent: s.agent ?? null,
       wants: s.wants ?? null,
-      approval: this.approvals.of(s.id),
+      approval: this.approvals.shown(s.id),
       asking: s.asking ?? null,
       tabs: s.tabIds.length,
       sharedTabs: s.sharedTabIds.length,
@@ -260,6 +264,7 @@ export class BrowserSessions {
     const s = this.sessions.get(sessionId);
     const always = this.approvals.decide(sessionId, { agent: identityOf(s ?? { agent: undefined, clientName: null }), name: agentName(s?.clientName ?? null) }, decision);
     void this.persist();
+    void rememberApproval(sessionId, decision === 'deny' ? 'denied' : 'allowed').catch(() => undefined);
     return always;
   }
 
@@ -316,6 +321,7 @@ export class BrowserSessions {
    */
   private async approved(s: SessionState, command: CommandEnvelope): Promise<void> {
     const name = agentName(s.clientName);
+    await s.recalled;
     // Decided with the person's settings as they are now: a change made a moment before the agent came must count.
     if (!this.approvals.known(s.id)) await this.syncApprovalSettings();
     let approval = this.approvals.opened(s.id, identityOf(s));
@@ -363,6 +369,7 @@ export class BrowserSessions {
         clientName: null,
         agent: undefined,
         wants: undefined,
+        recalled: undefined,
         settings: {},
         tabIds: [],
         sharedTabIds: [],
@@ -381,8 +388,22 @@ export class BrowserSessions {
   }
 
   /** The daemon opened a session here, or says again that it is open (after a reconnect): its name and settings. */
-  sessionOpened(sessionId: string, clientName: string | null, settings: SessionSettings = {}, agent?: string): void {
+  sessionOpened(sessionId: string, clientName: string | null, settings: SessionSettings = {}, agent?: string, resumed = false): void {
+    const forgotten = resumed && !this.sessions.has(sessionId);
     const s = this.session(sessionId);
+    if (forgotten) {
+      // The daemon says again a session this browser no longer knows: the browser restarted (or browsermcp was
+      // reloaded) since the agent's last call. Its tabs are gone from browsermcp; the person's answer is not.
+      s.pendingNotes.push(
+        "The person's browser restarted (or browsermcp was reloaded in it) since your last call, and this session's tabs went with it: " +
+          'they are closed or no longer yours. browser_navigate opens a new tab; refs from before are gone.',
+      );
+      s.recalled = recallApproval(sessionId)
+        .then((approval) => {
+          if (approval !== undefined && !this.approvals.known(sessionId)) this.approvals.opened(sessionId, identityOf(s), approval);
+        })
+        .catch(() => undefined);
+    }
     s.clientName = clientName;
     s.agent = agent;
     if (JSON.stringify(settings) !== JSON.stringify(s.settings)) {
@@ -399,6 +420,7 @@ export class BrowserSessions {
     if (!s) return;
     this.sessions.delete(sessionId);
     this.approvals.forget(sessionId);
+    void forgetApproval(sessionId).catch(() => undefined);
     const shared = new Set(s.sharedTabIds);
     await Promise.all(s.tabIds.map((t) => (shared.has(t) ? this.giveBack(t) : this.closeTab(t))));
     await this.persist();

@@ -136,6 +136,11 @@ export const sessionOpenedPayloadSchema = z.object({
    */
   agent: z.string().max(200).optional(),
   settings: sessionSettingsSchema.optional(),
+  /**
+   * Said again after the browser reconnected: the session was open before. A browser that does not know it (it
+   * restarted, or the extension was reloaded) lost its tabs, and tells the agent so.
+   */
+  resumed: z.boolean().optional(),
 });
 export type SessionOpenedPayload = z.infer<typeof sessionOpenedPayloadSchema>;
 

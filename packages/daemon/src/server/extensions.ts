@@ -190,8 +190,9 @@ export class ExtensionConnection implements Executor {
    * Tells the extension a session opened: the label of its tab group (the client's name) and how its tools behave.
    * Said again for every session on a reconnect, so a browser that restarted (and forgot) gets both back.
    */
-  async openSession(session: SessionRecord): Promise<void> {
+  async openSession(session: SessionRecord, options: { resumed?: boolean } = {}): Promise<void> {
     const payload: SessionOpenedPayload = {
+      ...(options.resumed ? { resumed: true } : {}),
       clientName: session.clientName ?? null,
       // An identity the agent cannot choose: its gateway's, or else the daemon user its token names.
       ...(session.agent !== undefined ? { agent: session.agent } : session.userId !== undefined ? { agent: `user ${session.userId}` } : {}),
@@ -331,7 +332,7 @@ export class ExtensionConnection implements Executor {
     previous?.close(CloseCodes.Replaced, 'replaced by a newer connection of the same browser');
     this.o.log.info({ browserId: hello.browserId, browser: hello.browser, version: hello.version, tabs: hello.tabs.length }, 'extension connected');
     for (const tab of orphanedTabs) this.notify(tab.sessionId, ExtensionEvents.sessionClosed, { tabId: tab.tabId });
-    for (const session of sessions) await this.openSession(session);
+    for (const session of sessions) await this.openSession(session, { resumed: true });
     registry.emit(hello.browserId, 'connected');
   }
 
