@@ -104,8 +104,9 @@ export class TabActions {
     }
   }
 
+  /** The count before the action; undefined (no check) when focus sits in a child frame or the page cannot answer. */
   private async inputCount(target: InputTarget): Promise<{ doc: string; count: number } | undefined> {
-    const seen = await inPage(target.frame, 'inputReceived', target.kind).catch(() => undefined);
+    const seen = await Promise.race([inPage(target.frame, 'inputReceived', target.kind).catch(() => undefined), delay(INPUT_CHECK_CAP_MS).then(() => undefined)]);
     return seen && !seen.focusInChildFrame ? seen : undefined;
   }
 
