@@ -20,7 +20,6 @@ afterAll(async () => {
   await rig?.close();
 });
 
-const activeUrls = async () => (await rig.control.evaluate<Array<{ url?: string }>>(() => (globalThis as unknown as ChromeTabs).chrome.tabs.query({ active: true }))).map((t) => t.url);
 const personLooksAt = async () =>
   rig.browser.page(rig.personTabId).then(async (page) => {
     try {
@@ -40,7 +39,7 @@ it('agent tabs open in the background: the tab the person looks at stays in fron
   await client.callTool({ name: 'browser_tabs', arguments: { action: 'select', index: 0 } });
   await client.callTool({ name: 'browser_click', arguments: { target: '#counter' } });
   expect(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('button "Clicked 1 times"');
-  expect(await activeUrls()).toEqual([rig.personUrl]);
+  expect(await rig.activeUrls()).toEqual([rig.personUrl]);
   expect(await personLooksAt()).toEqual({ visible: 'visible', focused: true });
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await client.close();
@@ -140,7 +139,7 @@ it('the popup lists each agent with its last action, shows its tab, and Stop end
   ]);
   // A click on the agent shows its tab to the person (their choice: agents never do this themselves).
   await rig.clickAsPerson(popup.page, agentButton('Agent to stop', '.agent-show'));
-  await expect.poll(activeUrls).toEqual([own]);
+  await expect.poll(rig.activeUrls).toEqual([own]);
   await rig.browser.activate((await rig.browser.tabWith(`chrome-extension://${EXTENSION_ID}/popup.html`))!.id);
   await rig.clickAsPerson(popup.page, agentButton('Agent to stop', '.agent-stop'));
   await expect.poll(async () => (await rig.browser.tabWith(own)) !== undefined).toBe(false);

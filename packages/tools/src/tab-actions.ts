@@ -2,7 +2,7 @@ import type { ElementHandle, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
 import { frameOffset } from './frames.js';
 import { inPage } from './in-page.js';
-import type { InputKind } from './injected/input.js';
+import type { InputKind, InputReceived } from './injected/input.js';
 import type { TabLogs } from './tab-logs.js';
 import type { TabModals } from './tab-modals.js';
 import { delay, withTimeout } from './timing.js';
@@ -104,9 +104,21 @@ export class TabActions {
     }
   }
 
+  /**
+   * The page's count of trusted input events of the target's kind, or undefined when it cannot say within the cap
+   * (a busy page, a gone frame) or a modal opens meanwhile: then there is no verdict.
+   */
+  private readCount(target: InputTarget, modal?: Promise<unknown>): Promise<InputReceived | undefined> {
+    return Promise.race([
+      inPage(target.frame, 'inputReceived', target.kind).catch(() => undefined),
+      delay(INPUT_CHECK_CAP_MS).then(() => undefined),
+      ...(modal ? [modal.then(() => undefined)] : []),
+    ]);
+  }
+
   /** The count before the action; undefined (no check) when focus sits in a child frame or the page cannot answer. */
   private async inputCount(target: InputTarget): Promise<{ doc: string; count: number } | undefined> {
-    const seen = await Promise.race([inPage(target.frame, 'inputReceived', target.kind).catch(() => undefined), delay(INPUT_CHECK_CAP_MS).then(() => undefined)]);
+    const seen = await this.readCount(target);
     return seen && !seen.focusInChildFrame ? seen : undefined;
   }
 
@@ -116,12 +128,7 @@ export class TabActions {
    */
   private async checkReceived(target: InputTarget, before: { doc: string; count: number }, modal: Promise<unknown>): Promise<void> {
     // Read from here, not with a timer in the page: Chrome throttles the timers of a page it treats as hidden.
-    const read = () =>
-      Promise.race([
-        inPage(target.frame, 'inputReceived', target.kind).catch(() => undefined),
-        modal.then(() => undefined),
-        delay(INPUT_CHECK_CAP_MS).then(() => undefined),
-      ]);
+    const read = () => this.readCount(target, modal);
     let after = await read();
     if (after !== undefined && after.doc === before.doc && after.count === before.count) {
       await delay(INPUT_WAIT_MS);

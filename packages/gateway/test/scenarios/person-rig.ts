@@ -35,6 +35,8 @@ export interface PersonRig {
   personUrl: string;
   /** The extension's options page, open in a background tab: chrome.* calls as the extension itself would make them. */
   control: PageConnection;
+  /** The URLs of the tabs in front of their windows, as the extension sees them. */
+  activeUrls(): Promise<Array<string | undefined>>;
   /** Brings the person's own tab back to front, as they would after looking elsewhere. */
   backToPersonTab(): Promise<void>;
   /** Opens the toolbar popup (as a tab in front, as tests have no toolbar to click), with a connection to it. */
@@ -75,6 +77,8 @@ export async function startPersonRig(options: { headless?: boolean } = {}): Prom
     for (let i = 0; i < 400 && !gw.backend.browserConnected(); i++) await new Promise((r) => setTimeout(r, 50));
     if (!gw.backend.browserConnected()) throw new Error('the extension did not connect to the gateway');
     const backToPersonTab = () => browser.activate(personTab.id);
+    const activeUrls = async () =>
+      (await control.evaluate<Array<{ url?: string }>>(() => (globalThis as unknown as ChromeTabs).chrome.tabs.query({ active: true }))).map((t) => t.url);
     await backToPersonTab();
     return {
       gw,
@@ -84,6 +88,7 @@ export async function startPersonRig(options: { headless?: boolean } = {}): Prom
       personTabId: personTab.id,
       personUrl,
       control,
+      activeUrls,
       backToPersonTab,
       async openPopup() {
         const tab = await browser.open(`chrome-extension://${EXTENSION_ID}/popup.html`);
@@ -144,10 +149,10 @@ export function personModeRig(rig: PersonRig): ModeRig {
     },
     async afterScenario() {
       // Agents never take the person's place: whatever a scenario did, the person's own tab is still in front.
-      const active = await rig.control.evaluate<Array<{ url?: string }>>(() => (globalThis as unknown as ChromeTabs).chrome.tabs.query({ active: true }));
-      if (active.length !== 1 || active[0]!.url !== rig.personUrl) {
+      const active = await rig.activeUrls();
+      if (active.length !== 1 || active[0] !== rig.personUrl) {
         await rig.backToPersonTab();
-        throw new Error(`the person's tab is no longer in front after the scenario: ${active.map((t) => t.url).join(', ')}`);
+        throw new Error(`the person's tab is no longer in front after the scenario: ${active.join(', ')}`);
       }
     },
     async answerBanner(url, button) {
