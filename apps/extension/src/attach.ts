@@ -8,6 +8,8 @@ const browsers = new WeakMap<Page, BrowserEntry>();
 /** Pages Chrome does not let extensions debug; refused up front with a reason instead of a cryptic failure. */
 export function refusalFor(url: string | undefined): string | undefined {
   if (!url) return undefined;
+  // Our own page that tells the person why a site was kept out: the agent's tab stays the agent's, to navigate on.
+  if (typeof chrome !== 'undefined' && url.startsWith(chrome.runtime.getURL('blocked.html'))) return undefined;
   if (/^(chrome|chrome-extension|edge|about:(?!blank)|devtools|view-source):/i.test(url)) {
     return `browsermcp cannot control ${url.split(/[?#]/)[0]}: Chrome does not let extensions drive its own pages. Navigate the tab to a web page first.`;
   }

@@ -50,8 +50,8 @@ function siteOf(entry: string): string | undefined {
   return NAME.test(host) || IPV6.test(host) ? host : undefined;
 }
 
-/** Why an agent may not open this URL (the person's off-limits list), or undefined. */
-export function offLimits(url: string, sites: readonly string[]): string | undefined {
+/** The entry of the person's list that covers this URL's host, or undefined. */
+export function offLimitsSite(url: string, sites: readonly string[]): string | undefined {
   let host: string;
   try {
     host = canonicalHost(new URL(url).hostname);
@@ -59,7 +59,18 @@ export function offLimits(url: string, sites: readonly string[]): string | undef
     return undefined;
   }
   if (!host) return undefined;
-  const site = sites.find((s) => host === s || host.endsWith(`.${s}`));
+  return sites.find((s) => host === s || host.endsWith(`.${s}`));
+}
+
+/** Why an agent may not open this URL (the person's off-limits list), or undefined. */
+export function offLimits(url: string, sites: readonly string[]): string | undefined {
+  const site = offLimitsSite(url, sites);
   if (site === undefined) return undefined;
   return `The person has put ${site} off limits for agents (browsermcp options page): do not open it; ask the person if the task needs it.`;
+}
+
+/** The extension's page that shows the person which site an agent's tab was kept from, and by which entry. */
+export function blockedPageUrl(base: string, url: string, site: string): string {
+  const query = new URLSearchParams({ url: url.split(/[?#]/)[0] ?? url, site });
+  return `${base}blocked.html?${query.toString()}`;
 }

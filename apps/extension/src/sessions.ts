@@ -26,7 +26,7 @@ import {
 } from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
 import { attachTab, detachTab, refusalFor } from './attach.js';
-import { offLimits } from './offlimits.js';
+import { blockedPageUrl, offLimits, offLimitsSite } from './offlimits.js';
 import { clearApprovalRequest, showApprovalRequest } from './ask-person.js';
 import { forgetApproval, recallApproval, rememberApproval } from './remembered-approvals.js';
 import { APPROVAL_WAIT_MS, Approvals, parseAllowedAgents, type AllowedAgent, type Approval, type Decision } from './approvals.js';
@@ -173,19 +173,24 @@ export class BrowserSessions {
   private configFor(s: SessionState): ReturnType<typeof sessionConfigFrom> {
     const config = sessionConfigFrom(s.settings);
     const gateway = config.checkUrl;
-    return { ...config, checkUrl: (url) => offLimits(url, this.offLimitSites) ?? gateway?.(url) };
+    // The extension's own pages (the one that tells the person a site was kept out) are no site of any list.
+    const own = chrome.runtime.getURL('');
+    return { ...config, checkUrl: (url) => (url.startsWith(own) ? undefined : (offLimits(url, this.offLimitSites) ?? gateway?.(url))) };
   }
 
   /**
    * A session tab starts loading a page (a link, a redirect, the page itself): an off-limits site is not shown to
-   * the agent; the tab goes to about:blank and the agent is told in its next answer.
+   * the agent; the tab shows the person which entry of their list kept it out, and the agent is told in its next
+   * answer (it can navigate on from there).
    */
   async navigationStarted(tabId: number, url: string): Promise<void> {
     const owner = this.ownerOf(tabId);
-    const why = owner ? offLimits(url, this.offLimitSites) : undefined;
-    if (!owner || !why) return;
-    await chrome.tabs.update(tabId, { url: 'about:blank' }).catch(() => undefined);
-    owner.tools?.addNote(`A page tried to open ${url.split(/[?#]/)[0]}, and the tab was sent to about:blank instead. ${why}`);
+    const site = owner ? offLimitsSite(url, this.offLimitSites) : undefined;
+    if (!owner || site === undefined) return;
+    await chrome.tabs.update(tabId, { url: blockedPageUrl(chrome.runtime.getURL(''), url, site) }).catch(() => undefined);
+    owner.tools?.addNote(
+      `A page tried to open ${url.split(/[?#]/)[0]}; the tab shows the person a browsermcp page saying why instead. ${offLimits(url, this.offLimitSites) ?? ''}`,
+    );
   }
 
   async restore(): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { offLimits, parseSites } from '../src/offlimits.js';
+import { blockedPageUrl, offLimits, offLimitsSite, parseSites } from '../src/offlimits.js';
 
 describe("the person's off-limits sites", () => {
   it('reads one site per line, as the person may write it', () => {
@@ -32,5 +32,15 @@ describe("the person's off-limits sites", () => {
       expect(offLimits(url, sites), url).toMatch(/^The person has put \S+ off limits for agents/);
     }
     for (const url of ['https://notevil.test/', 'http://127.0.0.2/', 'https://example.com/?next=evil.test']) expect(offLimits(url, sites), url).toBeUndefined();
+  });
+
+  it('names the entry that covers a URL, and the page that tells the person carries it with the address (no query)', () => {
+    const sites = parseSites('*.evil.test\n127.0.0.1').sites;
+    expect(offLimitsSite('https://A.b.evil.test./login', sites)).toBe('evil.test');
+    expect(offLimitsSite('http://[::ffff:127.0.0.1]:8080/', sites)).toBe('127.0.0.1');
+    expect(offLimitsSite('https://notevil.test/', sites)).toBeUndefined();
+    const page = new URL(blockedPageUrl('chrome-extension://abc/', 'https://a.evil.test/login?token=secret#x', 'evil.test'));
+    expect(`${page.protocol}//${page.host}${page.pathname}`).toBe('chrome-extension://abc/blocked.html');
+    expect(Object.fromEntries(page.searchParams)).toEqual({ url: 'https://a.evil.test/login', site: 'evil.test' });
   });
 });

@@ -153,7 +153,7 @@ it('the popup lists each agent with its last action, shows its tab, and Stop end
   await client.close();
 });
 
-it('sites the person put off limits in the options page: refused to agents, and a page that goes there is sent away', async () => {
+it('sites the person put off limits in the options page: refused to agents; a page that goes there shows the person which entry kept it out', async () => {
   const { server } = rig;
   const tab = await rig.browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
   const options = await rig.browser.page(tab.id);
@@ -189,14 +189,24 @@ it('sites the person put off limits in the options page: refused to agents, and 
     expect(alsoRefused.isError).toBe(true);
     expect(text(alsoRefused)).toContain('The person has put localhost off limits for agents');
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
-    // The page itself heads there: the agent never sees it, and hears why.
-    await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html'))}; }` } });
+    // The page itself heads there: the agent never sees it, and hears why; the tab shows the person which entry of
+    // their list kept it out (not a blank page).
+    await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html?q=1'))}; }` } });
     await expect
       .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
-      .toContain(`A page tried to open ${server.crossUrl('/form.html')}, and the tab was sent to about:blank instead. The person has put localhost off limits`);
-    expect(await rig.browser.tabWith(server.crossUrl('/form.html'))).toBeUndefined();
-    // Nor does any request of the agent's pages reach it (the same guard as the gateway's origin lists).
-    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      .toContain(`A page tried to open ${server.crossUrl('/form.html')}; the tab shows the person a browsermcp page saying why instead. The person has put localhost off limits`);
+    expect(await rig.browser.tabWith(server.crossUrl('/form.html?q=1'))).toBeUndefined();
+    const blocked = (await rig.browser.tabs()).find((t) => t.url.startsWith(`chrome-extension://${EXTENSION_ID}/blocked.html?`));
+    expect(blocked, 'the agent tab shows the blocked page').toBeDefined();
+    const shown = await rig.browser.page(blocked!.id);
+    expect(await shown.waitFor<string>(() => document.getElementById('site')?.textContent === 'localhost' && document.querySelector('main')!.textContent)).toMatch(
+      new RegExp(`tried to open ${server.crossUrl('/form.html').replace(/[.?]/g, '\\$&')}\\.\\s+You put localhost on the list of sites agents may never open`),
+    );
+    await shown.close();
+    expect(await rig.activeUrls()).not.toContain(blocked!.url);
+    // The agent goes on from there, in the same tab; nor does any request of its pages reach the site (the same
+    // guard as the gateway's origin lists).
+    expect(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }).then(text)).toContain('- Page Title: Fixture home');
     const fetched = await client.callTool({
       name: 'browser_evaluate',
       arguments: { function: `() => fetch(${JSON.stringify(server.crossUrl('/item/from-agent-page'))}, { mode: 'no-cors' }).then(() => 'reached', () => 'refused')` },
