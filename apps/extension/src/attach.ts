@@ -1,5 +1,5 @@
 import { connect, ExtensionTransport } from 'puppeteer-core/lib/esm/puppeteer/puppeteer-core-browser.js';
-import { ToolError } from '@browsermcp/tools';
+import { holdLeavePrompts, ToolError } from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
 
 type BrowserEntry = Awaited<ReturnType<typeof connect>>;
@@ -20,32 +20,14 @@ export function refusalFor(url: string | undefined): string | undefined {
 }
 
 /**
- * Chrome brings a tab whose page asks "Leave site?" (beforeunload) in front of the person to ask, whatever else they
- * were doing. In an agent's tab the page cannot ask: it leaves as if answered "Leave", which is what an agent's own
- * navigation answers in every mode. (An `onbeforeunload` that returns a string from a `<body>` attribute is not
- * covered: Chrome reads that value past any script.)
- */
-const NO_LEAVE_PROMPT = `(() => {
-  const proto = BeforeUnloadEvent.prototype;
-  Object.defineProperty(proto, 'returnValue', { configurable: true, get() { return ''; }, set() {} });
-  proto.preventDefault = function () {};
-  let handler = null;
-  const call = (event) => { if (typeof handler === 'function') handler.call(window, event); };
-  addEventListener('beforeunload', call);
-  Object.defineProperty(window, 'onbeforeunload', { configurable: true, get: () => handler, set: (fn) => { handler = fn; } });
-})()`;
-
-/**
  * Makes an agent's background tab act as a front one without bringing it to the front. Chrome treats a tab behind
  * the person's as hidden: it routes no input to it, closes its dialogs at once, does not paint it and throttles its
  * timers. Focus emulation (a DevTools capture of this tab alone) makes it visible and focused to itself and to Chrome,
  * and leaves the person's tab and window focus as they are. Measured choices: apps/extension/README.md.
  */
-async function actInBackground(tabId: number, personsOwn: boolean): Promise<void> {
+async function actInBackground(tabId: number): Promise<void> {
   try {
     await chrome.debugger.sendCommand({ tabId }, 'Emulation.setFocusEmulationEnabled', { enabled: true });
-    // A tab the person shared keeps its "Leave site?": it guards their own work, and asking them is right there.
-    if (!personsOwn) await chrome.debugger.sendCommand({ tabId }, 'Page.addScriptToEvaluateOnNewDocument', { source: NO_LEAVE_PROMPT, runImmediately: true });
   } catch (err) {
     await chrome.debugger.detach({ tabId }).catch(() => undefined);
     // Without it, input would not reach the tab while it is behind the person's: refuse rather than act blind.
@@ -70,12 +52,21 @@ export async function attachTab(tabId: number, options: { personsOwn?: boolean }
     if (!ours) throw new ToolError(`Tab ${tabId} is being debugged by something else (DevTools?). Close it and try again.`);
     transport = await ExtensionTransport.connectTab(tabId);
   }
-  await actInBackground(tabId, options.personsOwn === true);
+  await actInBackground(tabId);
   const browser = await connect({ transport, defaultViewport: null });
   const [entryPage] = await browser.pages();
   if (!entryPage) throw new ToolError(`Tab ${tabId} has no page to drive.`);
   // The browser entry point declares its own copy of the Page class; it is the same class at run time.
   const page = entryPage as unknown as Page;
+  // Chrome brings a tab whose page asks "Leave site?" in front of the person to ask: in an agent's tab the question
+  // is held for the agent instead (browser_handle_dialog), as a dialog is in a launched browser. A tab the person
+  // shared keeps Chrome's own: it guards their work, and asking them is right there.
+  if (options.personsOwn !== true) {
+    await holdLeavePrompts(page).catch(async (err: unknown) => {
+      await browser.disconnect().catch(() => undefined);
+      throw new ToolError(`Cannot prepare tab ${tabId} for the agent (${(err as Error).message}). Try again; if it persists, reload the tab.`);
+    });
+  }
   browsers.set(page, browser);
   return page;
 }

@@ -23,6 +23,8 @@ export class RequestGuard {
   private lastRefusal: Refusal | undefined;
   /** Told of every refusal (the session counts them for the next answer). */
   onRefused: (refusal: Refusal) => void = () => undefined;
+  /** Asked about each allowed navigation of the main frame: true when it took the request (a held "Leave site?"). */
+  holdNavigation: ((request: HTTPRequest) => boolean) | undefined;
 
   constructor(private readonly page: Page) {
     page.on('request', (request) => this.decide(request));
@@ -67,6 +69,8 @@ export class RequestGuard {
     if (why) {
       this.refuse(request.url(), why);
       void request.abort('blockedbyclient').catch(() => undefined);
+    } else if (request.isNavigationRequest() && request.frame() === this.page.mainFrame() && this.holdNavigation?.(request)) {
+      // Held: the holder lets it go or cancels it.
     } else {
       void request.continue().catch(() => undefined);
     }

@@ -1,11 +1,12 @@
-import type { Dialog, FileChooser, Page } from 'puppeteer-core';
+import type { FileChooser, HTTPRequest, Page } from 'puppeteer-core';
 import { cdp } from './cdp.js';
 import { ToolError } from './errors.js';
 import { setInputFiles } from './injected/files.js';
+import { HeldLeave, LEAVE_PROMPT_BINDING, type DialogLike } from './leave-prompt.js';
 import type { UploadFile } from './session.js';
 
 export type ModalState =
-  | { kind: 'dialog'; dialog: Dialog; description: string }
+  | { kind: 'dialog'; dialog: DialogLike; description: string }
   | {
       kind: 'fileChooser';
       chooser: FileChooser;
@@ -27,6 +28,8 @@ export class TabModals {
   private leaving = 0;
   private chooserAbort = new AbortController();
   private lastChooserNode: number | undefined;
+  /** The page asked "Leave site?" at its last beforeunload, without Chrome's dialog (see leave-prompt.ts). */
+  private leaveAsked = false;
 
   constructor(private readonly page: Page) {
     // Puppeteer's FileChooser keeps its input to itself; the same CDP event tells which input it is.
@@ -34,16 +37,21 @@ export class TabModals {
       this.lastChooserNode = event.backendNodeId;
     });
     page.on('dialog', (dialog) => this.onDialog(dialog));
+    cdp(page).on('Runtime.bindingCalled', (event) => {
+      if (event.name === LEAVE_PROMPT_BINDING) this.leaveAsked = event.payload === 'asked';
+    });
     page.on('close', () => this.chooserAbort.abort());
     // A chooser belongs to its document: a new one (not a route change within it) leaves it behind, and the next
     // chooser must find the waiter armed again.
     cdp(page).on('Page.frameNavigated', (event) => {
-      if (event.frame.parentId === undefined) this.dropFileChoosers();
+      if (event.frame.parentId !== undefined) return;
+      this.dropFileChoosers();
+      this.leaveAsked = false;
     });
     this.armFileChooser();
   }
 
-  private onDialog(dialog: Dialog): void {
+  private onDialog(dialog: DialogLike): void {
     // Leaving the page: "Leave site?" is answered Leave, as a person who closes the tab does.
     if (dialog.type() === 'beforeunload' && this.leaving > 0) {
       void dialog.accept().catch(() => undefined);
@@ -59,6 +67,19 @@ export class TabModals {
       dialog,
       description: `["${dialog.type()}" dialog with message "${dialog.message()}"]: can be handled by the "browser_handle_dialog" tool`,
     });
+  }
+
+  /**
+   * A navigation of the main frame that the agent did not ask for (a link, a script): when its page asked "Leave
+   * site?" without Chrome's own dialog, it is held as that dialog. Returns whether the request was taken (held, or
+   * dismissed by a rescue under way); otherwise the caller lets it go.
+   */
+  holdIfAsked(request: HTTPRequest): boolean {
+    const asked = this.leaveAsked;
+    this.leaveAsked = false;
+    if (!asked || this.leaving > 0) return false;
+    this.onDialog(new HeldLeave(request));
+    return true;
   }
 
   private dropFileChoosers(): void {

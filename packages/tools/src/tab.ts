@@ -42,6 +42,7 @@ export class Tab {
     this.logs = new TabLogs(page);
     this.guard = new RequestGuard(page);
     this.modals = new TabModals(page);
+    this.guard.holdNavigation = (request) => this.modals.holdIfAsked(request);
     this.refs = new FrameRefs(page, options.refContext);
     this.snapshots = new TabSnapshots(page, this.refs);
     this.actions = new TabActions(page, this.modals, this.logs);

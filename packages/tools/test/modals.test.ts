@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ToolError, WireFileAccess, type FileAccess } from '../src/index.js';
+import { holdLeavePrompts, ToolError, ToolSession, WireFileAccess, type FileAccess } from '../src/index.js';
 import { call, callError, refOf, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -153,5 +153,38 @@ describe('file chooser', () => {
     await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
     await call(s, 'browser_click', { target: '#upload' });
     expect(await callError(s, 'browser_file_upload', { paths: ['/tmp/x'] })).toContain('File upload is not available here');
+  });
+});
+
+describe('a "Leave site?" held without Chrome\'s dialog (an agent\'s tab in the person\'s browser)', () => {
+  it('holds the navigation as a beforeunload dialog: stay keeps the page, leave follows the link', async () => {
+    // As the extension makes an agent's tab: the page cannot ask Chrome, and its requests pass the origin check.
+    const context = await h.browser.createBrowserContext();
+    try {
+      const s = new ToolSession(
+        {
+          newPage: async () => {
+            const page = await context.newPage();
+            await holdLeavePrompts(page);
+            return page;
+          },
+        },
+        { checkUrl: () => undefined },
+      );
+      const snap = await call(s, 'browser_navigate', { url: h.server.url('/unsaved.html') });
+      await call(s, 'browser_type', { target: refOf(snap, 'textbox "Draft"'), text: 'half a thought' });
+      const asked = await call(s, 'browser_click', { target: refOf(snap, 'link "Home"') });
+      expect(asked).toContain('["beforeunload" dialog with message ""]');
+      const stayed = await call(s, 'browser_handle_dialog', { accept: false });
+      expect(stayed).toContain('Dismissed the beforeunload dialog');
+      expect(stayed).toContain('- Page Title: Unsaved draft');
+      expect(await call(s, 'browser_click', { target: refOf(snap, 'link "Home"') })).toContain('["beforeunload" dialog');
+      expect(await call(s, 'browser_handle_dialog', { accept: true })).toContain('- Page Title: Fixture home');
+      // The agent's own navigation does not ask (as everywhere), and a page nobody typed in does not either.
+      await call(s, 'browser_navigate', { url: h.server.url('/unsaved.html') });
+      expect(await call(s, 'browser_click', { target: 'a' })).toContain('- Page Title: Fixture home');
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -148,6 +148,27 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'a page’s “Leave site?” after an agent’s click is held until browser_handle_dialog answers it: stay, then leave',
+    async run({ server }, c) {
+      const homeVisits = () => server.visits.filter((v) => v.endsWith('/index.html')).length;
+      const snap = await call(c, 'browser_navigate', { url: server.url('/unsaved.html') });
+      const before = homeVisits();
+      await call(c, 'browser_type', { target: refIn(snap, 'textbox "Draft"'), text: 'half a thought' });
+      const asked = await call(c, 'browser_click', { target: refIn(snap, 'link "Home"') });
+      expect(asked).toContain('["beforeunload" dialog with message ');
+      expect(asked).toContain(`- Page URL: ${server.url('/unsaved.html')}`);
+      // Stay: the page and what was typed are still there.
+      const stayed = await call(c, 'browser_handle_dialog', { accept: false });
+      expect(stayed).toContain('- Page Title: Unsaved draft');
+      expect(stayed).not.toContain('### Modal state');
+      expect(await call(c, 'browser_evaluate', { function: "() => document.getElementById('draft').value" })).toContain('"half a thought"');
+      expect(homeVisits()).toBe(before);
+      // Leave: asked again, and this time the link is followed.
+      expect(await call(c, 'browser_click', { target: refIn(snap, 'link "Home"') })).toContain('["beforeunload" dialog with message ');
+      expect(await call(c, 'browser_handle_dialog', { accept: true })).toContain('- Page Title: Fixture home');
+    },
+  },
+  {
     name: 'input reaches the page: click, checkbox, radio, typing and submit, hover, keys, a pointer drag',
     async run({ server }, c) {
       await call(c, 'browser_navigate', { url: server.url('/received.html') });
