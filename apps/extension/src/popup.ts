@@ -127,7 +127,7 @@ function activityList(agent: AgentSummary): HTMLDetailsElement {
       const time = document.createElement('time');
       time.dateTime = new Date(action.at).toISOString();
       time.textContent = new Date(action.at).toLocaleTimeString();
-      item.append(time, ` ${describeAction(action)}`);
+      item.append(time, ` ${describeAction(action, { ago: false })}`);
       return item;
     }),
   );
@@ -157,11 +157,11 @@ const WORDS: Record<string, string> = {
   browser_network_requests: 'read the requests of',
 };
 
-/** "clicked on example.com, 12 s ago". */
-function describeAction(action: LastAction): string {
+/** "clicked on example.com, 12 s ago" (the activity list, which shows each time, leaves out "ago"). */
+function describeAction(action: LastAction, options: { ago?: boolean } = {}): string {
   const verb = WORDS[action.tool] ?? `used ${action.tool.replace(/^browser_/, '').replace(/_/g, ' ')} on`;
   const where = action.site ?? 'a blank page';
-  return `${verb} ${where}, ${ago(Date.now() - action.at)}`;
+  return options.ago === false ? `${verb} ${where}` : `${verb} ${where}, ${ago(Date.now() - action.at)}`;
 }
 
 function ago(ms: number): string {

@@ -145,4 +145,22 @@ describe('the extension README’s pictures', () => {
       await rig.backToPersonTab();
     }
   });
+
+  it('blocked-page.png: what an agent’s tab shows when its page heads for a site the person put off limits', async () => {
+    const { server } = rig;
+    await setStorage({ offLimits: 'localhost' });
+    await researcher.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    await researcher.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html'))}; }` } });
+    const blocked = `chrome-extension://${EXTENSION_ID}/blocked.html?`;
+    await expect.poll(async () => (await rig.browser.tabs()).some((t) => t.url.startsWith(blocked))).toBe(true);
+    const tab = (await rig.browser.tabs()).find((t) => t.url.startsWith(blocked))!;
+    const page = await rig.browser.page(tab.id);
+    try {
+      await page.waitFor(() => document.getElementById('site')?.textContent === 'localhost');
+      await picture(page, 'blocked-page.png', 640, `() => ({ x: 0, y: 0, width: 640, height: document.querySelector('main').getBoundingClientRect().bottom + 24 })`);
+    } finally {
+      await page.close();
+      await setStorage({ offLimits: '' });
+    }
+  });
 });
