@@ -23,8 +23,8 @@ export class RequestGuard {
   private lastRefusal: Refusal | undefined;
   /** Told of every refusal (the session counts them for the next answer). */
   onRefused: (refusal: Refusal) => void = () => undefined;
-  /** Asked about each allowed navigation of the main frame: true when it took the request (a held "Leave site?"). */
-  holdNavigation: ((request: HTTPRequest) => boolean) | undefined;
+  /** Offered each allowed navigation of the main frame: true when it took the request (held or refused). */
+  takeNavigation: ((request: HTTPRequest) => boolean) | undefined;
 
   constructor(private readonly page: Page) {
     page.on('request', (request) => this.decide(request));
@@ -69,8 +69,8 @@ export class RequestGuard {
     if (why) {
       this.refuse(request.url(), why);
       void request.abort('blockedbyclient').catch(() => undefined);
-    } else if (request.isNavigationRequest() && request.frame() === this.page.mainFrame() && this.holdNavigation?.(request)) {
-      // Held: the holder lets it go or cancels it.
+    } else if (request.isNavigationRequest() && request.frame() === this.page.mainFrame() && this.takeNavigation?.(request)) {
+      // Taken: whoever took it lets it go or cancels it.
     } else {
       void request.continue().catch(() => undefined);
     }

@@ -3,6 +3,7 @@ import { cdp } from './cdp.js';
 import { ToolError } from './errors.js';
 import { FrameRefs } from './frames.js';
 import { inPage } from './in-page.js';
+import { OwnNavigation } from './own-navigation.js';
 import { RequestGuard } from './request-guard.js';
 import type { UploadFile } from './session.js';
 import { TabActions, type InputTarget } from './tab-actions.js';
@@ -30,6 +31,7 @@ export class Tab {
   /** The session's origin lists, held on every request the page makes. */
   readonly guard: RequestGuard;
   private readonly modals: TabModals;
+  private readonly ownNavigation: OwnNavigation;
   private readonly refs: FrameRefs;
   private readonly snapshots: TabSnapshots;
   private readonly actions: TabActions;
@@ -42,7 +44,12 @@ export class Tab {
     this.logs = new TabLogs(page);
     this.guard = new RequestGuard(page);
     this.modals = new TabModals(page);
-    this.guard.holdNavigation = (request) => this.modals.holdIfAsked(request);
+    this.ownNavigation = new OwnNavigation(page);
+    this.guard.takeNavigation = (request) => {
+      if (!this.ownNavigation.refuses(request)) return this.modals.holdIfAsked(request);
+      void request.abort('aborted').catch(() => undefined);
+      return true;
+    };
     this.refs = new FrameRefs(page, options.refContext);
     this.snapshots = new TabSnapshots(page, this.refs);
     this.actions = new TabActions(page, this.modals, this.logs);
@@ -128,8 +135,16 @@ export class Tab {
   dismissingDialogs<T>(work: () => Promise<T>): Promise<{ value: T; open: number; arrived: number }> {
     return this.modals.dismissingDialogs(work);
   }
-  leavingPage<T>(work: () => Promise<T>): Promise<T> {
-    return this.modals.leavingPage(work);
+  /**
+   * Runs the agent's navigation away from the page (to `href`; none for about:blank): "Leave site?" is answered
+   * Leave, and the page's own navigations cannot cut it off (own-navigation.ts).
+   */
+  leavingPage<T>(work: () => Promise<T>, href?: string): Promise<T> {
+    return this.modals.leavingPage(() => this.ownNavigation.run(href, work));
+  }
+  /** Whether the page tried a navigation of its own while the agent's last one was on its way. */
+  get pageNavigatedDuringOurs(): boolean {
+    return this.ownNavigation.pageNavigated;
   }
   unlessModal<T>(work: () => Promise<T>): Promise<{ value: T } | 'modal'> {
     return this.modals.unlessModal(work);

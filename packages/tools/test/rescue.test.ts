@@ -86,3 +86,31 @@ describe('browser_navigate on a page that fights back', () => {
     expect([count('/') - roots, count('/index.html') - pages]).toEqual([1, 1]);
   });
 });
+
+describe('browser_navigate where every request is intercepted (an origin list; always in the person\'s browser)', () => {
+  // The page's own navigations are refused while ours is on its way; the document ours brings may still navigate.
+  const intercepted = () => h.session({ checkUrl: () => undefined });
+
+  it('leaves a page that navigates itself, round after round', async () => {
+    const s = await intercepted();
+    for (let round = 0; round < 5; round++) {
+      await callTool(s, 'browser_navigate', { url: h.server.url('/hostile-hop.html?go') });
+      expect(await call(s, 'browser_navigate', { url: h.server.url('/index.html') })).toContain('- Page Title: Fixture home');
+    }
+    expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
+  });
+
+  it('lets the page it opens move on by script as it loads, and takes a download for a download', async () => {
+    const s = await intercepted();
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    const moved = await call(s, 'browser_navigate', { url: h.server.url('/script-redirect.html') });
+    await expect.poll(async () => call(s, 'browser_evaluate', { function: '() => location.search' })).toContain('"?from=script"');
+    expect(moved).not.toContain('browsermcp closed its tab');
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+    const before = h.server.requests.filter((p) => p === '/download').length;
+    const answer = await call(s, 'browser_navigate', { url: h.server.url('/download') });
+    expect(answer).toContain(`Navigation to ${h.server.url('/download')} was aborted by the page (a download or a redirect that was cancelled).`);
+    expect(answer).toContain(`- Page URL: ${h.server.url('/form.html')}`);
+    expect(h.server.requests.filter((p) => p === '/download').length - before).toBe(1);
+  });
+});

@@ -7,6 +7,7 @@ import type { HTTPResponse, Protocol } from 'puppeteer-core';
 import type { Tab } from '../tab.js';
 import { defineTabTool, defineTool } from '../tool.js';
 import { normalizeUrl } from './common.js';
+import { delay } from '../timing.js';
 
 
 const navigate = defineTool({
@@ -63,13 +64,12 @@ const CUT_OFF = /net::ERR_ABORTED|interrupted/i;
 async function goto(tab: Tab, href: string, timeout: number, replace: () => Promise<Tab>): Promise<boolean> {
   const page = tab.page;
   const before = page.url();
-  const open = (on: Tab) => on.leavingPage(() => on.page.goto(href, { waitUntil: 'domcontentloaded', timeout }));
+  const open = (on: Tab) => on.leavingPage(() => on.page.goto(href, { waitUntil: 'domcontentloaded', timeout }), href);
   try {
     // The document that came in is the answer to our request (or a redirect of it), not one the page asked for.
     if (await openedOurs(tab, () => open(tab), href)) return false;
   } catch (err) {
-    // Cut off: a page no longer where it was navigated itself.
-    if (!CUT_OFF.test(String(err)) || page.url() === before) throw err;
+    if (!CUT_OFF.test(String(err)) || !(await cutOffByPage(tab, before))) throw err;
   }
   try {
     await leavePage(tab);
@@ -80,6 +80,22 @@ async function goto(tab: Tab, href: string, timeout: number, replace: () => Prom
     if (!CUT_OFF.test(String(err))) throw err;
     await open(await replace());
     return true;
+  }
+}
+
+/** How long a cut-off navigation waits for signs that the page did it (its events can trail the error). */
+const CUT_OFF_SETTLE_MS = 300;
+
+/**
+ * Whether the page cut our navigation off: it tried a navigation of its own meanwhile, or is no longer where it was.
+ * A download also aborts a navigation, and leaves the page in place.
+ */
+async function cutOffByPage(tab: Tab, before: string): Promise<boolean> {
+  const deadline = Date.now() + CUT_OFF_SETTLE_MS;
+  for (;;) {
+    if (tab.pageNavigatedDuringOurs || tab.page.url() !== before) return true;
+    if (Date.now() >= deadline) return false;
+    await delay(25);
   }
 }
 
