@@ -4,7 +4,7 @@ import { DaemonConnection, type ConnectionStatus } from './connection.js';
 import { normalizeSites } from './offlimits.js';
 import type { Decision } from './approvals.js';
 import { BrowserSessions, type AgentSummary } from './sessions.js';
-import { browserId, loadSettings } from './settings.js';
+import { browserId, loadSettings, needsPairing, pairWith } from './settings.js';
 
 declare const __EXTENSION_VERSION__: string;
 
@@ -20,9 +20,13 @@ export type UiRequest =
   /** Share one of the person's tabs with an agent. */
   | { type: 'share'; tabId: number; sessionId: string }
   /** Answer a new agent's request to use this browser. */
-  | { type: 'decide'; sessionId: string; decision: Decision };
+  | { type: 'decide'; sessionId: string; decision: Decision }
+  /** Pair with the daemon a pairing code names (pasted by the person). */
+  | { type: 'pair'; code: string };
 export interface UiStatus {
   connection: ConnectionStatus;
+  /** Whether this browser holds the pairing secret of the daemon it connects to, and whether that daemon needs one. */
+  pairing: { needed: boolean; paired: boolean; problem?: string | undefined };
   sessions: AgentSummary[];
   /** The tab the person may share with an agent (the one they looked at last), if any. */
   shareable: { tabId: number; title: string; url: string } | null;
@@ -98,7 +102,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
     const text = changes.offLimits.newValue;
     void ready.then(() => sessions.setOffLimits(normalizeSites(typeof text === 'string' ? text : '')));
   }
-  if (area !== 'local' || (!changes.daemonUrl && !changes.accessToken)) return;
+  if (area !== 'local' || (!changes.daemonUrl && !changes.accessToken && !changes.pairingCode)) return;
   void ready.then(async () => {
     await chrome.storage.local.set({ paused: false });
     connection.start(await loadSettings());
@@ -122,7 +126,16 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
     } else if (request.type === 'decide') {
       await decide(request.sessionId, request.decision);
     }
-    reply({ connection: connection.status, sessions: sessions.summary(), shareable: await sessions.shareableTab(), version: __EXTENSION_VERSION__ });
+    // The storage change that pairing makes reconnects (see onChanged); a bad code is said here, nothing stored.
+    const problem = request.type === 'pair' ? await pairWith(request.code) : undefined;
+    const settings = await loadSettings();
+    reply({
+      connection: connection.status,
+      pairing: { needed: needsPairing(settings.daemonUrl), paired: settings.pairingSecret !== undefined, problem },
+      sessions: sessions.summary(),
+      shareable: await sessions.shareableTab(),
+      version: __EXTENSION_VERSION__,
+    });
   });
   return true;
 });

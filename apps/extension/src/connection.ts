@@ -4,12 +4,15 @@ import {
   parseEnvelope,
   parseMessage,
   ProxyMethods,
+  isPairingProof,
+  newPairingNonce,
+  pairingProof,
   type CommandEnvelope,
   type Envelope,
   type EventEnvelope,
   type HelloPayload,
 } from '@browsermcp/protocol';
-import { checkDaemonUrl, type Settings } from './settings.js';
+import { checkDaemonUrl, needsPairing, type Settings } from './settings.js';
 
 export type ConnectionState = 'connecting' | 'connected' | 'error' | 'disconnected';
 
@@ -34,7 +37,7 @@ const KEEPALIVE_MS = 20_000;
 
 /** Close codes the daemon uses on purpose: no point retrying these until the user changes something. */
 const FATAL_CLOSE: Record<number, string> = {
-  [ExtensionCloseCodes.Unauthorized]: 'The daemon refused the access token. Set the right one in the options page.',
+  [ExtensionCloseCodes.Unauthorized]: 'The daemon refused this browser (its pairing or access token). Paste the pairing code browsermcp printed into this popup, or set the token in the options page.',
   [ExtensionCloseCodes.Forbidden]: 'This browser is registered to another user on the daemon.',
 };
 
@@ -68,7 +71,10 @@ export class DaemonConnection {
 
   /** Connects (again) with these settings, unless already connected with them. */
   start(settings: Settings = this.settings): void {
-    const changed = settings.daemonUrl !== this.settings.daemonUrl || settings.accessToken !== this.settings.accessToken;
+    const changed =
+      settings.daemonUrl !== this.settings.daemonUrl ||
+      settings.accessToken !== this.settings.accessToken ||
+      !sameBytes(settings.pairingSecret, this.settings.pairingSecret);
     this.settings = settings;
     this.wanted = true;
     if (!changed && this.ws && this.ws.readyState <= WebSocket.OPEN) return;
@@ -126,19 +132,56 @@ export class DaemonConnection {
       this.setStatus('connected');
       this.keepAlive = setInterval(() => this.send({ wireId: crypto.randomUUID(), sessionId: 'keepalive', type: 'event', name: ExtensionEvents.keepalive, payload: null }), KEEPALIVE_MS);
     };
-    // The daemon speaks first: `authenticate` (answered with the token) or `authenticated` (say hello now).
+    // Refuses this daemon for good (until the person changes something): nothing more is said or taken from it.
+    const refuse = (why: string) => {
+      if (this.ws !== ws) return;
+      this.wanted = false;
+      this.teardown(1000, 'not paired');
+      this.setStatus('error', why);
+    };
+    // The nonces of this connection's pairing proofs, once the daemon asked for them.
+    let nonces: { daemon: string; extension: string } | undefined;
+    // Until the daemon has proven it holds the pairing secret (or, for wss://, TLS and the token vouch for it), this
+    // browser sends no hello and runs nothing: a program squatting on the daemon's port would otherwise drive it.
+    let trusted = !needsPairing(this.settings.daemonUrl);
+    const secret = this.settings.pairingSecret;
+    const unpaired = `This browser is not paired with browsermcp at ${this.settings.daemonUrl}: paste the pairing code browsermcp printed when it started (bmcp-pair-1.…) into this popup, and press Pair.`;
+    // The daemon speaks first: `authenticate` (answered with the token and the pairing proof) or `authenticated`.
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
       const text = typeof event.data === 'string' ? event.data : '';
       const rpc = parseMessage(text);
       if (rpc.ok && rpc.kind === 'request' && rpc.message.method === ProxyMethods.authenticate) {
-        ws.send(JSON.stringify({ jsonrpc: '2.0', id: rpc.message.id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken } }));
+        const id = rpc.message.id;
+        const daemonNonce = (rpc.message.params as { pairing?: { nonce?: unknown } } | undefined)?.pairing?.nonce;
+        if (typeof daemonNonce !== 'string' || !daemonNonce) {
+          if (!trusted) refuse(`The program at ${this.settings.daemonUrl} did not ask this browser to pair, so it is not the browsermcp you paired with. Stop it, or start browsermcp-gateway --extension there.`);
+          else ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken } }));
+          return;
+        }
+        if (!secret) return refuse(unpaired);
+        const ours = { daemon: daemonNonce, extension: newPairingNonce() };
+        nonces = ours;
+        void pairingProof(secret, 'extension', ours).then((proof) => {
+          if (this.ws !== ws) return;
+          const result = { name: 'browsermcp extension', accessToken: this.settings.accessToken, pairing: { nonce: ours.extension, proof } };
+          ws.send(JSON.stringify({ jsonrpc: '2.0', id, result }));
+        });
         return;
       }
       if (rpc.ok && rpc.kind === 'notification' && rpc.message.method === ProxyMethods.authenticated) {
-        void sayHello();
+        const proof = (rpc.message.params as { pairing?: { proof?: unknown } } | undefined)?.pairing?.proof;
+        if (trusted) return void sayHello();
+        if (!nonces || !secret) return refuse(secret ? `The program at ${this.settings.daemonUrl} did not ask this browser to pair, so it is not the browsermcp you paired with.` : unpaired);
+        void isPairingProof(secret, 'daemon', nonces, proof).then((ok) => {
+          if (!ok) return refuse(`The program at ${this.settings.daemonUrl} could not prove it is the browsermcp you paired with. If browsermcp printed a new pairing code, paste it here; otherwise stop that program.`);
+          trusted = true;
+          void sayHello();
+        });
         return;
       }
+      // Nothing from a daemon that has not proven itself is acted on.
+      if (!trusted) return;
       const parsed = parseEnvelope(text);
       if (!parsed.ok) return;
       const envelope = parsed.envelope;
@@ -152,7 +195,7 @@ export class DaemonConnection {
       if (!this.wanted) return;
       const fatal = FATAL_CLOSE[event.code];
       if (fatal) {
-        this.setStatus('error', fatal);
+        this.setStatus('error', event.reason ? `${fatal} (The daemon said: ${event.reason}.)` : fatal);
         return;
       }
       const reason = event.reason || (helloSent ? 'the connection closed' : `cannot reach browsermcp at ${this.settings.daemonUrl}: start it with \`browsermcp-gateway --extension\` (or a browsermcp-daemon)`);
@@ -166,4 +209,10 @@ export class DaemonConnection {
     const delay = BACKOFF_MS[Math.min(this.attempt++, BACKOFF_MS.length - 1)]!;
     this.retryTimer = setTimeout(() => this.open(), delay);
   }
+}
+
+/** Two secrets (or none) hold the same bytes: settings read anew hold a new copy of the same secret. */
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }

@@ -13,6 +13,7 @@ function render(status: UiStatus): void {
   $('state').className = `state ${connection.state}`;
   $('state-text').textContent = LABELS[connection.state];
   $('url').textContent = connection.url;
+  renderPairing(status);
   const error = $('error');
   error.hidden = !connection.error || connection.state === 'connected';
   error.textContent = connection.error ?? '';
@@ -28,6 +29,21 @@ function render(status: UiStatus): void {
   toggle.onclick = async () => render(await ask({ type: connected ? 'disconnect' : 'connect' }));
   $('version').textContent = `v${status.version}`;
 }
+
+/** Paired or not with the daemon it connects to, and the form to pair while it is not (or the pasted code was wrong). */
+function renderPairing(status: UiStatus): void {
+  const { needed, paired, problem } = status.pairing;
+  $('paired').textContent = !needed ? '' : paired ? '· paired' : '· not paired';
+  $('pair-form').hidden = !needed || (paired && !problem);
+  const shown = $('pair-problem');
+  shown.hidden = !problem;
+  shown.textContent = problem ?? '';
+}
+
+$('pair-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void ask({ type: 'pair', code: $<HTMLInputElement>('pair-code').value }).then(render);
+});
 
 /** "Share <the tab you were looking at> with <agent>": only when there is such a tab and an agent to share it with. */
 function renderShare(status: UiStatus): void {

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { buildDaemonApp, EXTENSION_ID, SessionRouter } from '@browsermcp/daemon';
+import { formatPairingCode, newPairingSecret } from '@browsermcp/protocol';
 import { launchExtensionBrowser, openExtensionPage, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'puppeteer-core';
@@ -12,6 +13,8 @@ export interface ExtensionHarness {
   router: SessionRouter;
   daemon: FastifyInstance;
   daemonUrl: string;
+  /** The secret the daemon and the extension are paired with (a daemon started again must keep it). */
+  pairingSecret: Uint8Array;
   browser: Browser;
   server: FixtureServer;
   /**
@@ -25,7 +28,8 @@ export interface ExtensionHarness {
 /** A daemon on an ephemeral loopback port and a headless Chromium with the built extension loaded. */
 export async function startExtensionHarness(options: { graceMs?: number } = {}): Promise<ExtensionHarness> {
   const router = new SessionRouter({ graceMs: options.graceMs ?? 300_000 });
-  const daemon = await buildDaemonApp({ router, extensionIds: [EXTENSION_ID], heartbeatMs: 60_000 });
+  const pairingSecret = newPairingSecret();
+  const daemon = await buildDaemonApp({ router, extensionIds: [EXTENSION_ID], heartbeatMs: 60_000, pairingSecret });
   await daemon.listen({ port: 0, host: '127.0.0.1' });
   const address = daemon.server.address() as { port: number };
   const server = await startFixtureServer();
@@ -39,6 +43,7 @@ export async function startExtensionHarness(options: { graceMs?: number } = {}):
     router,
     daemon,
     daemonUrl: `ws://127.0.0.1:${address.port}/extension`,
+    pairingSecret,
     browser,
     server,
     control,
@@ -51,12 +56,13 @@ export async function startExtensionHarness(options: { graceMs?: number } = {}):
   };
 }
 
-/** Points the extension at the test daemon under a fixed browser id, as a user would in the options page. */
+/** Pairs the extension with the test daemon under a fixed browser id, as a person pasting its pairing code would. */
 export async function connectExtension(h: ExtensionHarness, browserId: string): Promise<void> {
   const w = await h.control();
   await w.evaluate(
-    (url, id) => chrome.storage.local.set({ browserId: id, daemonUrl: url, paused: false, askBeforeNewAgents: false }),
+    (url, code, id) => chrome.storage.local.set({ browserId: id, daemonUrl: url, pairingCode: code, paused: false, askBeforeNewAgents: false }),
     h.daemonUrl,
+    formatPairingCode({ url: h.daemonUrl, secret: h.pairingSecret }),
     browserId,
   );
   await waitFor(async () => (await h.router.stats()).executors === 1, 'the extension to connect to the daemon');

@@ -46,7 +46,7 @@ describe('tabs and reconnects', () => {
     await waitFor(async () => (await h.router.stats()).executors === 0, 'the router to see the extension go');
     const commandWhileAway = await h.router.dispatch('s1', { name: 'browser_snapshot', payload: {} }).catch((e: Error) => e);
     expect(String(commandWhileAway)).toMatch(/browser (is )?disconnected/);
-    h.daemon = await buildDaemonApp({ router: h.router, extensionIds: [EXTENSION_ID], heartbeatMs: 60_000 });
+    h.daemon = await buildDaemonApp({ router: h.router, extensionIds: [EXTENSION_ID], heartbeatMs: 60_000, pairingSecret: h.pairingSecret });
     await h.daemon.listen({ port, host: '127.0.0.1' });
     await waitFor(async () => (await h.router.stats()).executors === 1, 'the extension to reconnect', 30_000);
     const snap = textOf(await h.router.dispatch('s1', { name: 'browser_snapshot', payload: {} }));

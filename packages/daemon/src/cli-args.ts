@@ -47,6 +47,7 @@ export function buildDaemonProgram(): Command {
     s.corsOrigins,
     s.maxConnectionsPerAddress,
     s.requestTimeout,
+    s.pairingFile,
     repeatableOption('--extension-id <id>', `a Chrome extension id that may connect to /extension; repeat for more (default: ${EXTENSION_ID})`),
     settingOption('--nats <urls>', 'join a cluster of daemons on NATS with JetStream, e.g. nats://127.0.0.1:4222 (comma-separated for several servers) (default: none: state stays in this process)'),
     settingOption('--instance-id <id>', "this daemon's id in the cluster: 1-64 letters, digits, - or _ (default: random, printed at start)"),
@@ -109,6 +110,8 @@ export type CliCommand =
       kind: 'serve';
       options: StartDaemonOptions;
       verifier: TokenVerifier | undefined;
+      /** Where the pairing secret is kept: extensions must pair, as no token checks them (undefined with auth). */
+      pairingFile: string | undefined;
       logLevel: string;
       /** One line per old spelling used, naming the new one: the CLI prints them to stderr. */
       deprecations: string[];
@@ -247,6 +250,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   return {
     kind: 'serve',
     verifier,
+    // A daemon that checks tokens knows who each extension is; one that does not must have it paired.
+    pairingFile: verifier ? undefined : shared.pairingFile,
     logLevel: shared.logLevel,
     deprecations: notes,
     options: {

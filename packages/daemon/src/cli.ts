@@ -4,6 +4,8 @@ import { startDaemon } from './daemon.js';
 import { parseCli } from './cli-args.js';
 import { ConfigError } from './command-line.js';
 import { signToken } from './server/auth.js';
+import { loadPairingSecret } from './server/pairing-secret.js';
+import { formatPairingCode } from '@browsermcp/protocol';
 
 function version(): string {
   try {
@@ -31,10 +33,12 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   for (const note of command.deprecations) process.stderr.write(`browsermcp-daemon: ${note}\n`);
+  const pairing = command.pairingFile ? loadPairingSecret(command.pairingFile) : undefined;
   const daemon = await startDaemon({
     ...command.options,
     version: version(),
     ...(command.verifier ? { verifier: command.verifier } : {}),
+    ...(pairing ? { pairingSecret: pairing.secret } : {}),
     logger: { level: command.logLevel },
   });
   daemon.app.log.info(
@@ -46,6 +50,13 @@ async function main(argv: string[]): Promise<void> {
     },
     'browsermcp daemon listening',
   );
+  if (pairing) {
+    // The person carries this to the extension once (its popup): the code says where the daemon is, too.
+    const url = `${daemon.address.replace(/^http/, 'ws')}/extension`;
+    process.stderr.write(
+      `browsermcp-daemon: pair your browser once: paste this code into the browsermcp extension's popup (kept in ${command.pairingFile}):\n  ${formatPairingCode({ url, secret: pairing.secret })}\n`,
+    );
+  }
   const stop = (signal: string): void => {
     daemon.app.log.info({ signal }, 'shutting down');
     daemon.close().then(

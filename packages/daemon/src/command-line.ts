@@ -12,6 +12,7 @@ import { optionalCapabilities, parseOriginPattern, type Capability } from '@brow
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST } from './server/constants.js';
+import { defaultPairingFile } from './server/pairing-secret.js';
 import { refusedBrowserArg } from './local/browser.js';
 
 export const ENV_PREFIX = 'BROWSERMCP_';
@@ -67,6 +68,7 @@ export type SharedSettingKey =
   | 'commandTimeout'
   | 'maxConnectionsPerAddress'
   | 'requestTimeout'
+  | 'pairingFile'
   | 'logLevel';
 
 /**
@@ -123,6 +125,10 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
       '--request-timeout <seconds>',
       describe('requestTimeout', "how long a request's headers and body may take to arrive; slower clients are cut (408)"),
     ).default(String(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000)),
+    pairingFile: settingOption(
+      '--pairing-file <file>',
+      describe('pairingFile', 'the secret the extension is paired with (made on first start, 0600; its pairing code is printed at start)'),
+    ).default(defaultPairingFile()),
     logLevel: settingOption('--log-level <level>', describe('logLevel', `log level: ${LOG_LEVELS.join(', ')}`)).default('info'),
   };
 }
@@ -301,6 +307,8 @@ export interface SharedSettings {
   commandTimeoutMs: number;
   /** --max-connections-per-address and --request-timeout: what one slow or greedy client may hold. */
   connectionLimits: ConnectionLimits;
+  /** The pairing secret's file (absolute): read, or made, only where an extension connects without a token. */
+  pairingFile: string;
   logLevel: LogLevel;
 }
 
@@ -358,6 +366,7 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     allowedHosts: values.list('allowedHosts').map((h) => h.toLowerCase()),
     corsOrigins: values.origins('corsOrigins'),
     outputDir: resolve(values.str('outputDir') ?? DEFAULT_OUTPUT_DIR),
+    pairingFile: resolve(values.str('pairingFile') ?? defaultPairingFile()),
     fileRoots: values.list('fileRoots'),
     gracePeriodMs: (values.int('gracePeriod', 0, 86_400) ?? DEFAULT_GRACE_PERIOD_SECONDS) * 1000,
     commandTimeoutMs: (values.int('commandTimeout', 1, 3600) ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,

@@ -22,6 +22,7 @@ export { proxyEndpoint } from './server/proxy.js';
 export { ExtensionConnection, ExtensionRegistry, CloseCodes, parseHello } from './server/extensions.js';
 export type { HelloPayload, ExtensionRecord, ExtensionState } from './server/extensions.js';
 export { hs256Verifier, publicKeyVerifier, signToken } from './server/auth.js';
+export { defaultPairingFile, loadPairingSecret } from './server/pairing-secret.js';
 export type { TokenVerifier, TokenIdentity, SignTokenOptions } from './server/auth.js';
 export { EXTENSION_ID, EXTENSION_ID_PATTERN, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_HEARTBEAT_MS, isLoopbackHost } from './server/constants.js';
 export { startDaemon } from './daemon.js';

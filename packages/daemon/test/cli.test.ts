@@ -119,10 +119,12 @@ it('starts with the old spellings, printing one deprecation line for each, and s
     const created = await post(`${address}/sessions`, {}, { origin: 'https://app.example.com' });
     expect(created.status).toBe(201);
     expect((await post(`${address}/sessions`, {}, { origin: 'https://c.example.com' })).status).toBe(403);
-    expect(stderr()).toBe(
-      'browsermcp-daemon: --viewport is deprecated and will be removed in the next release: use --viewport-size\n' +
-        'browsermcp-daemon: --allowed-origin is deprecated and will be removed in the next release: use --cors-origins (one comma-separated list)\n',
-    );
+    // One line for each old spelling, before the pairing code (this daemon has no auth: extensions must pair).
+    expect(stderr().split('\n').filter((line) => line.includes('deprecated'))).toEqual([
+      'browsermcp-daemon: --viewport is deprecated and will be removed in the next release: use --viewport-size',
+      'browsermcp-daemon: --allowed-origin is deprecated and will be removed in the next release: use --cors-origins (one comma-separated list)',
+    ]);
+    expect(stderr()).toMatch(/browsermcp-daemon: pair your browser once: paste this code into the browsermcp extension's popup \(kept in \S+pairing-secret\):\n {2}bmcp-pair-1\.\S+\n$/);
   } finally {
     child.kill('SIGKILL');
   }

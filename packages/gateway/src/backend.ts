@@ -1,5 +1,5 @@
 import { chromeToLaunch, LocalExecutor, SessionRouter, startDaemon, type LocalExecutorOptions, type RunningDaemon } from '@browsermcp/daemon';
-import { ExtensionEvents, parseWaitingForPerson, type SessionSettings } from '@browsermcp/protocol';
+import { ExtensionEvents, formatPairingCode, parseWaitingForPerson, type SessionSettings } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
 import { agentIdentity } from './agent-identity.js';
 
@@ -200,6 +200,8 @@ export class EmbeddedBackend implements Backend {
 export interface ExtensionBackendOptions {
   /** Where the extension connects: ws://127.0.0.1:<daemonPort>/extension. */
   daemonPort: number;
+  /** The secret the extension must be paired with (--pairing-file); its code is `pairingCode`. */
+  pairingSecret: Uint8Array;
   /** The extension ids that may connect (default: the development build's). */
   extensionIds?: string[] | undefined;
   commandTimeoutMs?: number | undefined;
@@ -253,6 +255,7 @@ export class ExtensionBackend implements Backend {
       local: null,
       // Only /extension (and /health): MCP clients come through the gateway and its key, never straight to the daemon.
       commandEndpoints: false,
+      pairingSecret: options.pairingSecret,
       ...(options.extensionIds ? { extensionIds: options.extensionIds } : {}),
       ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
       ...(options.files ? { extensionFiles: { ...options.files, sessionRoots: roots.lookup } } : {}),
@@ -269,6 +272,11 @@ export class ExtensionBackend implements Backend {
 
   get extensionUrl(): string {
     return `ws://127.0.0.1:${new URL(this.daemon.address).port}/extension`;
+  }
+
+  /** What the person pastes into the extension's popup, once: where the daemon is and the secret they share. */
+  get pairingCode(): string {
+    return formatPairingCode({ url: this.extensionUrl, secret: this.options.pairingSecret });
   }
 
   private connectedBrowser(): string | undefined {
@@ -293,7 +301,7 @@ export class ExtensionBackend implements Backend {
       }
       if (Date.now() >= deadline) {
         throw new Error(
-          `No browser is connected. Install the browsermcp extension (apps/extension, "Load unpacked") and make sure its daemon URL is ${this.extensionUrl}, then call the tool again.`,
+          `No browser is connected. Install the browsermcp extension (apps/extension, "Load unpacked") and pair it: paste the pairing code browsermcp-gateway printed at start into its popup (it connects to ${this.extensionUrl}); then call the tool again.`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));

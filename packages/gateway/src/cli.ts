@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { isLoopbackHost } from '@browsermcp/daemon';
-import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
 import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config.js';
-import { describeBrowser, runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
+import { ExtensionBackend } from './backend.js';
+import { describeBrowser, pairingLines, runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
 import { VERSION } from './version.js';
 
 function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
@@ -35,16 +35,7 @@ function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
   } else {
     lines.push('  Auth                   none (--no-auth; loopback only)', '', `Claude Code:\n  claude mcp add --transport http browsermcp ${mcp}`);
   }
-  if (config.extension) {
-    lines.push(
-      '',
-      'Your browser: install the extension once (chrome://extensions → Developer mode → Load unpacked →',
-      config.daemonPort === DEFAULT_DAEMON_PORT
-        ? `apps/extension/dist); it connects to ws://127.0.0.1:${config.daemonPort}/extension by itself. Each agent gets its own tab group.`
-        : // The extension looks for the default port only: a person must enter this one.
-          `apps/extension/dist), then enter ws://127.0.0.1:${config.daemonPort}/extension as its daemon URL in its options page (it only\nfinds the default port ${DEFAULT_DAEMON_PORT} by itself). Each agent gets its own tab group.`,
-    );
-  }
+  if (config.extension && gw.backend instanceof ExtensionBackend) lines.push('', ...pairingLines(config, gw.backend.pairingCode));
   if (!isLoopbackHost(config.host)) {
     lines.push('', `WARNING: bound to ${config.host}, reachable from other machines. Keep the API key secret; requests are rate limited.`);
   }

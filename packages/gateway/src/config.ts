@@ -126,6 +126,7 @@ function options(): Option[] {
     s.corsOrigins,
     s.maxConnectionsPerAddress,
     s.requestTimeout,
+    s.pairingFile,
     opt('--trust-proxy <value>', 'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)'),
     opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)'),
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),

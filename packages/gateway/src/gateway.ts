@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname, networkInterfaces } from 'node:os';
-import { allowedHostNames, chromeToLaunch, isLoopbackHost } from '@browsermcp/daemon';
+import { allowedHostNames, chromeToLaunch, isLoopbackHost, loadPairingSecret } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
 import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
 import { RemoteBackend } from './remote-backend.js';
@@ -25,6 +25,8 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
   if (config.extension) {
     return ExtensionBackend.start({
       daemonPort: config.daemonPort,
+      // The person pairs their browser once: the secret outlives the gateway in its file.
+      pairingSecret: loadPairingSecret(config.pairingFile).secret,
       extensionIds: config.extensionIds,
       commandTimeoutMs: config.commandTimeoutMs,
       graceMs: config.gracePeriodMs,
@@ -167,10 +169,24 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   await server.connect(transport);
   backend.onNotice?.((notice) => log(describeNotice(notice).message));
   log(`browsermcp-gateway ${VERSION} on stdio; browser: ${describeBrowser(config)}`);
+  if (backend instanceof ExtensionBackend) for (const line of pairingLines(config, backend.pairingCode)) log(line);
   await closed;
   await server.close().catch(() => undefined);
   await backend.closeSession(sessionId).catch(() => undefined);
   await backend.close();
+}
+
+/**
+ * How the person connects their browser, for the banner: install once, then pair once with the code (which also
+ * says where this daemon listens, so a port other than the default needs nothing more).
+ */
+export function pairingLines(config: GatewayConfig, code: string): string[] {
+  return [
+    'Your browser: install the extension once (chrome://extensions → Developer mode → Load unpacked → apps/extension/dist),',
+    `then pair it once: paste this code into the extension's popup and press Pair (the secret is kept in ${config.pairingFile}):`,
+    `  ${code}`,
+    'Each agent gets its own tab group; you approve each new agent in the popup.',
+  ];
 }
 
 /** One line on which browser the tools drive, for the startup banner. */

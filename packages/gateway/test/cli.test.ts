@@ -1,13 +1,14 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { alive, devToolsExposure, freePort, startFixtureServer } from '@browsermcp/testkit';
 import { describe, expect, it } from 'vitest';
 import { sharedOptions } from '@browsermcp/daemon';
+import { parsePairingCode } from '@browsermcp/protocol';
 import { buildProgram, resolveConfig } from '../src/index.js';
 import { spawnGatewayCli, text } from './helpers.js';
 
@@ -22,7 +23,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--browser-arg', '--sandbox', '--no-sandbox', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--extension-id', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--trust-proxy', '--api-key-file', '--grace-period', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-sessions', '--max-sessions-per-key']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--browser-arg', '--sandbox', '--no-sandbox', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--extension-id', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--trust-proxy', '--api-key-file', '--grace-period', '--pairing-file', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-sessions', '--max-sessions-per-key']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -205,24 +206,39 @@ describe('browsermcp-gateway CLI', () => {
     }
   });
 
-  it('with --extension on another daemon port, the banner gives the exact URL to enter in the extension', async () => {
+  it('with --extension, the banner prints the pairing code (naming the daemon, on any port), kept 0600 and the same at the next start', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [CLI, '--port', '0', '--extension', '--daemon-port', String(port)]);
-    try {
-      let banner = '';
-      await new Promise<void>((resolve, reject) => {
-        child.stderr.on('data', (d: Buffer) => {
-          banner += d.toString();
-          if (banner.includes('Each agent gets its own tab group')) resolve();
+    const file = join(mkdtempSync(join(tmpdir(), 'bmcp-pairing-')), 'nested', 'pairing-secret');
+    const start = async (): Promise<string> => {
+      const child = spawn(process.execPath, [CLI, '--port', '0', '--extension', '--daemon-port', String(port), '--pairing-file', file]);
+      try {
+        let banner = '';
+        await new Promise<void>((resolve, reject) => {
+          child.stderr.on('data', (d: Buffer) => {
+            banner += d.toString();
+            if (banner.includes('Each agent gets its own tab group')) resolve();
+          });
+          child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${banner}`)));
         });
-        child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${banner}`)));
-      });
-      expect(banner.replace(/\s+/g, ' ')).toContain(
-        `then enter ws://127.0.0.1:${port}/extension as its daemon URL in its options page (it only finds the default port 8765 by itself)`,
-      );
-    } finally {
-      child.kill('SIGKILL');
-    }
+        expect(banner).toContain(`paste this code into the extension's popup and press Pair (the secret is kept in ${file})`);
+        return /^ {2}(bmcp-pair-1\.\S+)$/m.exec(banner)?.[1] ?? '';
+      } finally {
+        child.kill('SIGKILL');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+    };
+    const code = await start();
+    const pairing = parsePairingCode(code);
+    expect(pairing.ok && pairing.value.url).toBe(`ws://127.0.0.1:${port}/extension`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    // Paired once: the next start prints the same code.
+    expect(await start()).toBe(code);
+    // A secret other users could read is no secret: refused, saying how to fix it.
+    chmodSync(file, 0o644);
+    const refused = await run(['--port', '0', '--extension', '--pairing-file', file]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`--pairing-file ${file} can be read by other users of this machine: run chmod 600 ${file}`);
   });
 
   it('launches its browser without a DevTools port, and the browser dies within 5 s of a SIGKILL', async () => {

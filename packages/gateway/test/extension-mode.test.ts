@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '@browsermcp/daemon';
+import { newPairingSecret } from '@browsermcp/protocol';
 import { launchExtensionBrowser, openExtensionPage, startFixtureServer, stopExtensionWorker, type FixtureServer } from '@browsermcp/testkit';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,10 +31,13 @@ beforeAll(async () => {
   control = options;
   // Opened before any agent tab exists, for the CDP session that stops the worker and to show the popup.
   helper = await browser.newPage();
-  const url = (gw.backend as ExtensionBackend).extensionUrl;
+  const backend = gw.backend as ExtensionBackend;
+  // What the person does once: paste the pairing code the gateway printed (it names the daemon's URL too).
   await options.evaluate(
-    (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false, askBeforeNewAgents: false }),
-    url,
+    (u, code) =>
+      (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, pairingCode: code, paused: false, askBeforeNewAgents: false }),
+    backend.extensionUrl,
+    backend.pairingCode,
   );
 });
 afterAll(async () => {
@@ -107,10 +111,10 @@ describe('--extension: the user\'s own browser', () => {
 
 describe('--extension without a connected browser', () => {
   it('says how to connect one instead of hanging', async () => {
-    const backend = await ExtensionBackend.start({ daemonPort: 0, connectWaitMs: 300 });
+    const backend = await ExtensionBackend.start({ daemonPort: 0, connectWaitMs: 300, pairingSecret: newPairingSecret() });
     try {
       await expect(backend.openSession('lonely', 'agent')).rejects.toThrow(
-        /No browser is connected\. Install the browsermcp extension .* its daemon URL is ws:\/\/127\.0\.0\.1:\d+\/extension/,
+        /No browser is connected\. Install the browsermcp extension .* and pair it: paste the pairing code browsermcp-gateway printed at start into its popup \(it connects to ws:\/\/127\.0\.0\.1:\d+\/extension\)/,
       );
       expect(backend.browserConnected()).toBe(false);
       // Its daemon serves the extension only: no local process may drive the person's browser past the gateway's key.

@@ -45,10 +45,13 @@ afterAll(async () => {
 /** Points the loaded extension at a gateway's /extension endpoint, as the person does in the options page. */
 async function pointAt(gw: RunningHttpGateway): Promise<void> {
   const options = await openExtensionPage(browser, storeId, 'options.html');
-  const url = (gw.backend as ExtensionBackend).extensionUrl;
+  const backend = gw.backend as ExtensionBackend;
+  // What the person does once: paste the pairing code the gateway printed (it names the daemon's URL too).
   await options.evaluate(
-    (u) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, paused: false, askBeforeNewAgents: false }),
-    url,
+    (u, code) =>
+      (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, pairingCode: code, paused: false, askBeforeNewAgents: false }),
+    backend.extensionUrl,
+    backend.pairingCode,
   );
   await options.close();
 }

@@ -1,6 +1,8 @@
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EXTENSION_ID } from '@browsermcp/daemon';
+import { formatPairingCode, newPairingSecret } from '@browsermcp/protocol';
 import { freePort } from '@browsermcp/testkit';
+import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend } from '../src/index.js';
 import { connectClient, text } from './helpers.js';
@@ -113,6 +115,81 @@ it('the popup says Connect, not Disconnect, while the extension cannot reach the
 /** The popup's row of the agent named `name`, evaluated in the popup: a function source for clickAsPerson. */
 const agentButton = (name: string, button: string) =>
   `() => Array.from(document.querySelectorAll('li.agent')).find((li) => li.textContent?.includes(${JSON.stringify(name)}))?.querySelector(${JSON.stringify(button)})`;
+
+it('pairing: an unpaired browser connects to nothing, a wrong code is refused with the reason, the gateway’s code pairs it', async () => {
+  const backend = rig.gw.backend as ExtensionBackend;
+  const store = (values: Record<string, unknown>) => rig.control.evaluate((v: Record<string, unknown>) => (globalThis as unknown as StorageWindow).chrome.storage.local.set(v), values);
+  const popup = await rig.openPopup();
+  try {
+    // As after install: no pairing code. The extension refuses the gateway's question, and the popup says how to pair.
+    await rig.control.evaluate(() => (globalThis as unknown as { chrome: { storage: { local: { remove(k: string): Promise<void> } } } }).chrome.storage.local.remove('pairingCode'));
+    await expect.poll(() => backend.browserConnected()).toBe(false);
+    await popup.page.waitFor(() => !(document.getElementById('pair-form') as HTMLElement).hidden && document.getElementById('paired')?.textContent === '· not paired');
+    expect(await popup.page.evaluate(() => document.getElementById('error')?.textContent)).toContain('This browser is not paired with browsermcp at ws://127.0.0.1:');
+    // A code that is not one: refused in the popup, saying what to copy.
+    await rig.clickAsPerson(popup.page, `() => document.getElementById('pair-code')`);
+    await popup.page.send('Input.insertText', { text: 'bmcp-pair-1.oops' });
+    await rig.clickAsPerson(popup.page, `() => document.querySelector('#pair-form button[type=submit]')`);
+    expect(await popup.page.waitFor<string>(() => !(document.getElementById('pair-problem') as HTMLElement).hidden && document.getElementById('pair-problem')!.textContent)).toBe(
+      'This pairing code is cut short or has extra parts: copy the whole pairing code browsermcp printed when it started (one word beginning with bmcp-pair-1.)',
+    );
+    // The code the gateway printed: paired and connected.
+    await popup.page.evaluate(() => (document.getElementById('pair-code') as HTMLInputElement).select());
+    await popup.page.send('Input.insertText', { text: `  ${backend.pairingCode}\n` });
+    await rig.clickAsPerson(popup.page, `() => document.querySelector('#pair-form button[type=submit]')`);
+    await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
+    await popup.page.waitFor(() => document.getElementById('state-text')?.textContent === 'Connected' && document.getElementById('paired')?.textContent === '· paired');
+    expect(await popup.page.evaluate(() => (document.getElementById('pair-form') as HTMLElement).hidden)).toBe(true);
+    // Settings read anew (the worker's alarm, a Connect press) hold a new copy of the same secret: no reconnect.
+    const connects = () => rig.logs.filter((l) => /^extension connected/.test(String(l.msg))).length;
+    const before = connects();
+    await rig.control.evaluate(() => (globalThis as unknown as { chrome: { runtime: { sendMessage(m: object): Promise<unknown> } } }).chrome.runtime.sendMessage({ type: 'connect' }));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(connects()).toBe(before);
+  } finally {
+    await store({ daemonUrl: backend.extensionUrl, pairingCode: backend.pairingCode, paused: false });
+    await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
+    await popup.close();
+  }
+});
+
+it('pairing: a program posing as the extension gets nothing, and one squatting on the daemon’s port gets no hello', async () => {
+  const backend = rig.gw.backend as ExtensionBackend;
+  // Posing as the extension (its Origin), on the gateway's own daemon: asked to prove the pairing, refused without it.
+  const poser = new WebSocket(backend.extensionUrl, { origin: `chrome-extension://${EXTENSION_ID}` });
+  const heard: Array<{ method?: string; id?: string; params?: { pairing?: { nonce?: string } } }> = [];
+  poser.on('message', (data) => heard.push(JSON.parse(data.toString()) as (typeof heard)[number]));
+  await new Promise((resolve) => poser.once('open', resolve));
+  await expect.poll(() => heard.length).toBe(1);
+  expect(heard[0]).toMatchObject({ method: 'authenticate', params: { pairing: { nonce: expect.any(String) } } });
+  poser.send(JSON.stringify({ jsonrpc: '2.0', id: heard[0]!.id, result: { name: 'poser', accessToken: '' } }));
+  const closed = await new Promise<number>((resolve) => poser.once('close', (code) => resolve(code)));
+  expect(closed).toBe(4401);
+  expect(heard).toHaveLength(1);
+  // Squatting on a port the person's code names: it does not ask for the pairing, and hears no hello.
+  const squatter = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  const received: string[] = [];
+  squatter.on('connection', (socket) => {
+    socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'authenticated' }));
+    socket.on('message', (data) => received.push(data.toString()));
+  });
+  await new Promise((resolve) => squatter.once('listening', resolve));
+  const squatUrl = `ws://127.0.0.1:${(squatter.address() as { port: number }).port}/extension`;
+  const store = (values: Record<string, unknown>) => rig.control.evaluate((v: Record<string, unknown>) => (globalThis as unknown as StorageWindow).chrome.storage.local.set(v), values);
+  const popup = await rig.openPopup();
+  try {
+    await store({ daemonUrl: squatUrl, pairingCode: formatPairingCode({ url: squatUrl, secret: newPairingSecret() }) });
+    expect(
+      await popup.page.waitFor<string>(() => document.getElementById('error')?.textContent?.includes('did not ask this browser to pair') && document.getElementById('error')!.textContent),
+    ).toContain(`The program at ${squatUrl} did not ask this browser to pair, so it is not the browsermcp you paired with.`);
+    expect(received).toEqual([]);
+  } finally {
+    await store({ daemonUrl: backend.extensionUrl, pairingCode: backend.pairingCode, paused: false });
+    await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
+    await popup.close();
+    squatter.close();
+  }
+});
 
 it('the popup lists each agent with its last action, shows its tab, and Stop ends it: its tabs close, its agent is told', async () => {
   const { server } = rig;

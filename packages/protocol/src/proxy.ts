@@ -32,11 +32,20 @@ const nonEmptyString = z.string().min(1);
 // Methods without params accept none, or an object whose members are ignored.
 const noParamsSchema = z.object({}).optional();
 
-export const authenticateParamsSchema = noParamsSchema;
+export const authenticateParamsSchema = z
+  .object({
+    /** Present when the daemon requires a paired extension (pairing.ts): its nonce for this connection's proofs. */
+    pairing: z.object({ nonce: nonEmptyString }).optional(),
+  })
+  .optional();
+export type AuthenticateParams = z.infer<typeof authenticateParamsSchema>;
 export const authenticateResultSchema = z.object({
   /** The extension's display name (shown by list_extensions). */
   name: nonEmptyString,
-  accessToken: z.string(),
+  /** The daemon user's token (a hosted daemon); empty or absent where the daemon asks for none. */
+  accessToken: z.string().optional(),
+  /** The extension's nonce and its proof that it holds the pairing secret, when the daemon asked for pairing. */
+  pairing: z.object({ nonce: nonEmptyString, proof: nonEmptyString }).optional(),
 });
 export type AuthenticateResult = z.infer<typeof authenticateResultSchema>;
 
@@ -44,6 +53,8 @@ export const authenticatedParamsSchema = z
   .object({
     /** The id the daemon lists this extension under. */
     extension_id: nonEmptyString.optional(),
+    /** The daemon's proof that it holds the pairing secret: the extension says hello only after checking it. */
+    pairing: z.object({ proof: nonEmptyString }).optional(),
   })
   .optional();
 export type AuthenticatedParams = z.infer<typeof authenticatedParamsSchema>;

@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { callTool, ToolCalls, allTools } from '../src/index.js';
+import { callTool, ToolCalls, allTools, type ToolSession } from '../src/index.js';
 import { call, textOf, useHarness } from './harness.js';
 
 // Calls that are stopped (cancelled, timed out) and pages that fight back: the tab is usable afterwards.
 const h = useHarness();
+
+/** A download is requested once, its navigation answers aborted, and the page stays where it was. */
+async function opensDownloadOnce(s: ToolSession): Promise<void> {
+  await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
+  const before = h.server.requests.filter((p) => p === '/download').length;
+  const answer = await call(s, 'browser_navigate', { url: h.server.url('/download') });
+  expect(answer).toContain(`Navigation to ${h.server.url('/download')} was aborted by the page (a download or a redirect that was cancelled).`);
+  expect(answer).toContain(`- Page URL: ${h.server.url('/form.html')}`);
+  expect(h.server.requests.filter((p) => p === '/download').length - before).toBe(1);
+}
 
 describe('a stopped call', () => {
   it('answers at once, stops a spinning script, and the next call hears what was done', async () => {
@@ -61,13 +71,7 @@ describe('browser_navigate on a page that fights back', () => {
   });
 
   it('opens a download once: the navigation is aborted, the page stays, and it is not taken for the page navigating itself', async () => {
-    const s = await h.session();
-    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
-    const before = h.server.requests.filter((p) => p === '/download').length;
-    const answer = await call(s, 'browser_navigate', { url: h.server.url('/download') });
-    expect(answer).toContain(`Navigation to ${h.server.url('/download')} was aborted by the page (a download or a redirect that was cancelled).`);
-    expect(answer).toContain(`- Page URL: ${h.server.url('/form.html')}`);
-    expect(h.server.requests.filter((p) => p === '/download').length - before).toBe(1);
+    await opensDownloadOnce(await h.session());
   });
 
   it('opens a redirecting address once: a redirect is not the page navigating itself', async () => {
@@ -106,11 +110,6 @@ describe('browser_navigate where every request is intercepted (an origin list; a
     const moved = await call(s, 'browser_navigate', { url: h.server.url('/script-redirect.html') });
     await expect.poll(async () => call(s, 'browser_evaluate', { function: '() => location.search' })).toContain('"?from=script"');
     expect(moved).not.toContain('browsermcp closed its tab');
-    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
-    const before = h.server.requests.filter((p) => p === '/download').length;
-    const answer = await call(s, 'browser_navigate', { url: h.server.url('/download') });
-    expect(answer).toContain(`Navigation to ${h.server.url('/download')} was aborted by the page (a download or a redirect that was cancelled).`);
-    expect(answer).toContain(`- Page URL: ${h.server.url('/form.html')}`);
-    expect(h.server.requests.filter((p) => p === '/download').length - before).toBe(1);
+    await opensDownloadOnce(s);
   });
 });

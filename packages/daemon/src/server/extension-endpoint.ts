@@ -22,6 +22,7 @@ async function extensionEndpointPlugin(app: FastifyInstance): Promise<void> {
       registry: extensions,
       log: request.log,
       verifier: options.verifier,
+      pairingSecret: options.pairingSecret,
       helloTimeoutMs: options.helloTimeoutMs,
       graceMs: options.graceMs,
       sessionSettings: options.sessionSettings,

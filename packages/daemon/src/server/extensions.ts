@@ -18,6 +18,9 @@ import {
   type CancelPayload,
   type SessionOpenedPayload,
   type SessionSettings,
+  isPairingProof,
+  newPairingNonce,
+  pairingProof,
 } from '@browsermcp/protocol';
 import { errorResult, ToolError } from '@browsermcp/tools';
 import type { FastifyBaseLogger } from 'fastify';
@@ -103,6 +106,8 @@ export interface ExtensionConnectionOptions {
   registry: ExtensionRegistry;
   log: FastifyBaseLogger;
   verifier: TokenVerifier | undefined;
+  /** The pairing secret every connection must prove it holds (see DaemonAppOptions.pairingSecret). */
+  pairingSecret?: Uint8Array | undefined;
   helloTimeoutMs: number;
   graceMs: number;
   /** Sent with every session_opened: how tools behave in this browser's sessions. */
@@ -122,6 +127,8 @@ export class ExtensionConnection implements Executor {
   private userId: string | null = null;
   private authName: string | undefined;
   private readonly authRequestId: string;
+  /** This connection's nonce for the pairing proofs, when the daemon requires pairing. */
+  private readonly pairingNonce: string | undefined;
   private readonly helloTimer: ReturnType<typeof setTimeout>;
   private readonly o: ExtensionConnectionOptions;
   private static authSequence = 0;
@@ -129,7 +136,8 @@ export class ExtensionConnection implements Executor {
   constructor(options: ExtensionConnectionOptions) {
     this.o = options;
     this.authRequestId = proxyControlId(++ExtensionConnection.authSequence);
-    this.state = options.verifier ? 'authenticating' : 'waiting-hello';
+    this.pairingNonce = options.pairingSecret ? newPairingNonce() : undefined;
+    this.state = options.verifier || options.pairingSecret ? 'authenticating' : 'waiting-hello';
     this.helloTimer = setTimeout(() => {
       const what = this.state === 'authenticating' ? 'answer authenticate' : 'send its hello';
       this.closeWith(this.state === 'authenticating' ? CloseCodes.Unauthorized : CloseCodes.BadHello, `the extension did not ${what} in time`);
@@ -141,9 +149,12 @@ export class ExtensionConnection implements Executor {
     });
     options.socket.once('close', (code) => this.onClose(code));
     // The daemon speaks first, so the extension never guesses with a timer whether a question is coming: with auth
-    // it asks `authenticate`; without, it says `authenticated` at once, and the extension answers with its hello.
-    if (options.verifier) this.sendJson(jsonRpcRequest(this.authRequestId, ProxyMethods.authenticate));
-    else this.sendJson(jsonRpcNotification(ProxyMethods.authenticated));
+    // or pairing it asks `authenticate`; without, it says `authenticated` at once, and the extension answers with
+    // its hello.
+    if (this.state === 'authenticating') {
+      const params = this.pairingNonce ? { pairing: { nonce: this.pairingNonce } } : undefined;
+      this.sendJson(jsonRpcRequest(this.authRequestId, ProxyMethods.authenticate, params));
+    } else this.sendJson(jsonRpcNotification(ProxyMethods.authenticated));
   }
 
   /** The browserId from the hello; readable once the connection is ready. */
@@ -284,16 +295,32 @@ export class ExtensionConnection implements Executor {
     if ('error' in response && response.error) return this.closeWith(CloseCodes.Unauthorized, `authenticate failed: ${response.error.message}`);
     const result = parseProxyResult(ProxyMethods.authenticate, response.result);
     if (!result.ok) return this.closeWith(CloseCodes.Unauthorized, result.error.message);
-    try {
-      const { userId } = await this.o.verifier!.verify(result.value.accessToken);
-      this.userId = userId;
-      this.authName = result.value.name;
-    } catch (error) {
-      return this.closeWith(CloseCodes.Unauthorized, (error as Error).message);
+    let daemonProof: string | undefined;
+    if (this.o.pairingSecret && this.pairingNonce) {
+      const answer = result.value.pairing;
+      const nonces = { daemon: this.pairingNonce, extension: answer?.nonce ?? '' };
+      if (!answer || !(await isPairingProof(this.o.pairingSecret, 'extension', nonces, answer.proof))) {
+        this.o.log.warn({ paired: answer !== undefined }, 'refused an extension that is not paired with this daemon');
+        return this.closeWith(
+          CloseCodes.Unauthorized,
+          answer ? 'this browser is paired with another browsermcp: pair it again with the code browsermcp printed' : 'this browser is not paired: paste the code browsermcp printed into the extension',
+        );
+      }
+      daemonProof = await pairingProof(this.o.pairingSecret, 'daemon', nonces);
+    }
+    if (this.o.verifier) {
+      try {
+        const { userId } = await this.o.verifier.verify(result.value.accessToken ?? '');
+        this.userId = userId;
+        // A hosted daemon lists browsers by the name their extension gives; a local one by the browser's own.
+        this.authName = result.value.name;
+      } catch (error) {
+        return this.closeWith(CloseCodes.Unauthorized, (error as Error).message);
+      }
     }
     if (this.state !== 'authenticating') return;
     this.state = 'waiting-hello';
-    this.sendJson(jsonRpcNotification(ProxyMethods.authenticated));
+    this.sendJson(jsonRpcNotification(ProxyMethods.authenticated, daemonProof ? { pairing: { proof: daemonProof } } : undefined));
   }
 
   private async onHello(payload: unknown): Promise<void> {

@@ -31,6 +31,12 @@ export interface DaemonAppOptions {
   connectionLimits?: Partial<ConnectionLimits> | undefined;
   /** Verifies access tokens on /mcp and /extension; without it the daemon runs without auth (loopback use). */
   verifier?: TokenVerifier | undefined;
+  /**
+   * The secret the extension must be paired with (the protocol's pairing.ts): every /extension connection proves it
+   * holds it, and the daemon proves it back, before anything else. The gateway and the daemon CLI always set it on
+   * loopback (see pairing-secret.ts); without it any process that sends the extension's Origin could pose as it.
+   */
+  pairingSecret?: Uint8Array | undefined;
   /** Ping interval of both WebSockets; a peer that misses one pong is dropped. Default 15 000 ms. */
   heartbeatMs?: number | undefined;
   /** How long an extension has to authenticate and say hello. Default 10 000 ms. */
@@ -64,6 +70,7 @@ export interface ResolvedOptions {
   allowedOrigins: Set<string>;
   extensionOrigins: Set<string>;
   verifier: TokenVerifier | undefined;
+  pairingSecret: Uint8Array | undefined;
   heartbeatMs: number;
   helloTimeoutMs: number;
   graceMs: number;
@@ -86,6 +93,14 @@ function strings(value: string[] | undefined, name: string): string[] {
     throw new InvalidArgumentError(`"${name}" must be an array of non-empty strings`);
   }
   return value;
+}
+
+function pairingSecretOption(secret: Uint8Array | undefined): Uint8Array | undefined {
+  if (secret === undefined) return undefined;
+  if (!(secret instanceof Uint8Array) || secret.byteLength < 32) {
+    throw new InvalidArgumentError('"pairingSecret" must be at least 32 random bytes (newPairingSecret() from @browsermcp/protocol)');
+  }
+  return secret;
 }
 
 /** Checks and defaults the options once, at registration; a bad option fails here with a message naming the fix. */
@@ -119,6 +134,7 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     allowedOrigins: new Set(origins.map((o) => o.replace(/\/$/, '').toLowerCase())),
     extensionOrigins: new Set(extensionIds.map((id) => `chrome-extension://${id}`)),
     verifier: options.verifier,
+    pairingSecret: pairingSecretOption(options.pairingSecret),
     heartbeatMs: positive(options.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
     helloTimeoutMs: positive(options.helloTimeoutMs, 'helloTimeoutMs', DEFAULT_HELLO_TIMEOUT_MS),
     // One grace period: a disconnected extension stays listed exactly as long as the router keeps its sessions.

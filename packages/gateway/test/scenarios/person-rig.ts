@@ -70,9 +70,12 @@ export async function startPersonRig(options: { headless?: boolean } = {}): Prom
     const optionsTab = await browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
     const control = await browser.page(optionsTab.id);
     await control.waitFor(() => document.readyState === 'complete');
+    // Paired as the person pairs (the code the gateway printed); pasting it into the popup has a test of its own.
+    const backend = gw.backend as ExtensionBackend;
     await control.evaluate(
-      (u: string) => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ daemonUrl: u, paused: false, askBeforeNewAgents: false }),
-      (gw.backend as ExtensionBackend).extensionUrl,
+      (u: string, code: string) => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ daemonUrl: u, pairingCode: code, paused: false, askBeforeNewAgents: false }),
+      backend.extensionUrl,
+      backend.pairingCode,
     );
     for (let i = 0; i < 400 && !gw.backend.browserConnected(); i++) await new Promise((r) => setTimeout(r, 50));
     if (!gw.backend.browserConnected()) throw new Error('the extension did not connect to the gateway');
