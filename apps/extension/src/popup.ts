@@ -13,9 +13,10 @@ function render(status: UiStatus): void {
   $('state').className = `state ${connection.state}`;
   $('state-text').textContent = LABELS[connection.state];
   $('url').textContent = connection.url;
-  renderPairing(status);
+  const pairing = renderPairing(status);
   const error = $('error');
-  error.hidden = !connection.error || connection.state === 'connected';
+  // Not paired: the pairing form says it and what to do; the same words again above it would only crowd it.
+  error.hidden = !connection.error || connection.state === 'connected' || pairing === 'unpaired';
   error.textContent = connection.error ?? '';
   const list = $('sessions');
   list.replaceChildren(...status.sessions.map(agentRow));
@@ -31,13 +32,14 @@ function render(status: UiStatus): void {
 }
 
 /** Paired or not with the daemon it connects to, and the form to pair while it is not (or the pasted code was wrong). */
-function renderPairing(status: UiStatus): void {
+function renderPairing(status: UiStatus): 'unneeded' | 'paired' | 'unpaired' {
   const { needed, paired, problem } = status.pairing;
   $('paired').textContent = !needed ? '' : paired ? '· paired' : '· not paired';
   $('pair-form').hidden = !needed || (paired && !problem);
   const shown = $('pair-problem');
   shown.hidden = !problem;
   shown.textContent = problem ?? '';
+  return !needed ? 'unneeded' : paired ? 'paired' : 'unpaired';
 }
 
 $('pair-form').addEventListener('submit', (event) => {

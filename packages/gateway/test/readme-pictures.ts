@@ -7,6 +7,7 @@ import { EXTENSION_ID } from '@browsermcp/daemon';
 import type { PageConnection } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, text } from './helpers.js';
+import type { ExtensionBackend } from '../src/index.js';
 import { PERSON_RIG_KEYS, startPersonRig, type PersonRig, type StorageWindow } from './scenarios/person-rig.js';
 
 // The pictures in apps/extension/README.md and the root README, made from the built extension in a headed Chromium
@@ -74,6 +75,23 @@ const setStorage = (values: Record<string, unknown>) =>
   rig.control.evaluate((v: Record<string, unknown>) => (globalThis as unknown as StorageWindow).chrome.storage.local.set(v), values);
 
 describe('the extension README’s pictures', () => {
+  it('pairing.png: the popup of a browser not paired yet, with the code the gateway printed pasted in', async () => {
+    const backend = rig.gw.backend as ExtensionBackend;
+    await rig.control.evaluate(() => (globalThis as unknown as { chrome: { storage: { local: { remove(k: string): Promise<void> } } } }).chrome.storage.local.remove('pairingCode'));
+    await expect.poll(() => backend.browserConnected()).toBe(false);
+    const popup = await rig.openPopup();
+    try {
+      await popup.page.waitFor(() => !(document.getElementById('pair-form') as HTMLElement).hidden);
+      await rig.clickAsPerson(popup.page, `() => document.getElementById('pair-code')`);
+      await popup.page.send('Input.insertText', { text: backend.pairingCode });
+      await picture(popup.page, 'pairing.png', POPUP_WIDTH, POPUP_BOX);
+      await rig.clickAsPerson(popup.page, `() => document.querySelector('#pair-form button[type=submit]')`);
+      await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
+    } finally {
+      await popup.close();
+    }
+  });
+
   it('approval-pending.png: a new agent waits in the popup, with who it is and what its first call wants', async () => {
     const { server } = rig;
     researcher = await connectClient(rig.gw, RESEARCHER);

@@ -125,7 +125,12 @@ it('pairing: an unpaired browser connects to nothing, a wrong code is refused wi
     await rig.control.evaluate(() => (globalThis as unknown as { chrome: { storage: { local: { remove(k: string): Promise<void> } } } }).chrome.storage.local.remove('pairingCode'));
     await expect.poll(() => backend.browserConnected()).toBe(false);
     await popup.page.waitFor(() => !(document.getElementById('pair-form') as HTMLElement).hidden && document.getElementById('paired')?.textContent === '· not paired');
-    expect(await popup.page.evaluate(() => document.getElementById('error')?.textContent)).toContain('This browser is not paired with browsermcp at ws://127.0.0.1:');
+    expect(await popup.page.evaluate(() => document.querySelector('#pair-form .hint')?.textContent?.replace(/\s+/g, ' '))).toBe(
+      'Once per browser: paste the pairing code browsermcp printed when it started (it begins with bmcp-pair-1.), then press Pair.',
+    );
+    expect(await rig.control.evaluate(async () => ((await (globalThis as unknown as { chrome: { storage: { session: { get(k: string): Promise<{ connection?: { error?: string } }> } } } }).chrome.storage.session.get('connection')).connection?.error))).toContain(
+      'This browser is not paired with browsermcp at ws://127.0.0.1:',
+    );
     // A code that is not one: refused in the popup, saying what to copy.
     await rig.clickAsPerson(popup.page, `() => document.getElementById('pair-code')`);
     await popup.page.send('Input.insertText', { text: 'bmcp-pair-1.oops' });
