@@ -137,7 +137,10 @@ try {
     );
     daemons.push({ instanceId, address, browser: local[0] === '--headless' ? `local-${instanceId}` : undefined });
   }
-  const { signToken } = await import(pathToFileURL(join(daemonDist, 'index.js')).href);
+  const { signToken, loadPairingSecret, defaultPairingFile } = await import(pathToFileURL(join(daemonDist, 'index.js')).href);
+  const { formatPairingCode } = await import(pathToFileURL(join(daemonDist, '..', '..', 'protocol', 'dist', 'index.js')).href);
+  // The daemons keep the same pairing secret (the default --pairing-file): an extension pairs once with any of them.
+  const pairingCode = formatPairingCode({ url: `${daemons[0].address.replace('http', 'ws')}/extension`, secret: loadPairingSecret(defaultPairingFile()).secret });
   const secret = (await import('node:fs')).readFileSync(secretFile, 'utf8');
   const token = await signToken({ userId: 'me', secret, ttlSeconds: 24 * 3600 });
   const mcpUrls = daemons.map((d) => `${d.address.replace('http', 'ws')}/mcp`).join(',');
@@ -150,7 +153,8 @@ try {
       '',
       'Point a gateway at it (it moves to the next daemon when one dies):',
       `  npx browsermcp-gateway --daemon-url ${mcpUrls} --daemon-token ${token}${daemons[0].browser ? ` --daemon-browser ${daemons[0].browser}` : ''}`,
-      'Point extensions at any daemon (or a load balancer in front of them): its /extension endpoint, with the token.',
+      'Pair an extension with this code (its popup, once; the daemons share its secret), and set the token in its options:',
+      `  ${pairingCode}`,
       `Health of each: curl ${daemons[0].address}/health`,
       'Ctrl-C stops the daemons and nats-server and deletes the store.',
       '',

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EXTENSION_ID, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
+import { EXTENSION_ID, loadPairingSecret, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
 import { RemoteBackend } from '@browsermcp/gateway';
 import { NatsServer } from '@browsermcp/testkit';
 import { closedLoop } from './router-bench.js';
@@ -31,10 +33,13 @@ export interface ClusterBenchResult {
 
 const DAEMON_CLI = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/daemon/package.json')), 'dist', 'cli.js');
 const BROWSER = 'bench-browser';
+/** The cluster's daemons share one pairing secret, as daemons behind one address must: the extension pairs once. */
+const PAIRING_FILE = join(mkdtempSync(join(tmpdir(), 'bmcp-bench-pairing-')), 'pairing-secret');
 
 /** A daemon CLI of the cluster in its own process (so it can die by SIGKILL). */
 function spawnDaemon(nats: string, instanceId: string): Promise<{ child: ChildProcess; address: string }> {
-  const child = spawn(process.execPath, [DAEMON_CLI, '--port', '0', '--no-local', '--nats', nats, '--instance-id', instanceId], {
+  const args = [DAEMON_CLI, '--port', '0', '--no-local', '--nats', nats, '--instance-id', instanceId, '--pairing-file', PAIRING_FILE];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -101,7 +106,7 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
     children.push(b.child, c.child);
     const ws = (address: string) => `${address.replace('http', 'ws')}/extension`;
     worker = new Worker(new URL('../workers/noop-extension.mjs', import.meta.url), {
-      workerData: { urls: [ws(b.address), ws(c.address)], origin: `chrome-extension://${EXTENSION_ID}`, browserId: BROWSER },
+      workerData: { urls: [ws(b.address), ws(c.address)], origin: `chrome-extension://${EXTENSION_ID}`, browserId: BROWSER, pairingSecret: loadPairingSecret(PAIRING_FILE).secret },
     });
     const where = () => a.cluster!.browsersFor(null).find((browser) => browser.id === BROWSER)?.instance;
     await until(() => where() === 'b', 'the extension on b');

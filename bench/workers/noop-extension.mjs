@@ -3,9 +3,11 @@
 // result. With several `urls` it reconnects to the next at once when its socket drops (a daemon died), as the real
 // extension reconnects to a load balancer.
 import { parentPort, workerData } from 'node:worker_threads';
+import { newPairingNonce, pairingProof } from '@browsermcp/protocol';
 import { WebSocket } from 'ws';
 
-const { origin, browserId } = workerData;
+// `pairingSecret`: the daemons' (a CLI daemon without auth requires its extension to be paired).
+const { origin, browserId, pairingSecret } = workerData;
 const urls = workerData.urls ?? [workerData.url];
 let closing = false;
 let attempt = 0;
@@ -14,12 +16,20 @@ let socket;
 function open(index) {
   const ws = new WebSocket(urls[index % urls.length], { origin, perMessageDeflate: false });
   socket = ws;
-  ws.on('open', () => {
-    ws.send(JSON.stringify({ wireId: `hello-${browserId}-${attempt++}`, sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId, browser: 'bench', version: '0.0.0', tabs: [] } }));
-    parentPort.postMessage('open');
-  });
-  ws.on('message', (raw) => {
+  ws.on('message', async (raw) => {
     const message = JSON.parse(raw.toString());
+    // The daemon speaks first: its pairing question (answered with the proof), then `authenticated`: say hello.
+    if (message.method === 'authenticate') {
+      const nonces = { daemon: message.params?.pairing?.nonce ?? '', extension: newPairingNonce() };
+      const pairing = pairingSecret && message.params?.pairing ? { nonce: nonces.extension, proof: await pairingProof(pairingSecret, 'extension', nonces) } : undefined;
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { name: 'bench', ...(pairing ? { pairing } : {}) } }));
+      return;
+    }
+    if (message.method === 'authenticated') {
+      ws.send(JSON.stringify({ wireId: `hello-${browserId}-${attempt++}`, sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId, browser: 'bench', version: '0.0.0', tabs: [] } }));
+      parentPort.postMessage('open');
+      return;
+    }
     if (message.type !== 'command') return;
     ws.send(JSON.stringify({ wireId: message.wireId, sessionId: message.sessionId, type: 'response', name: message.name, data: { content: [{ type: 'text', text: 'ok' }] }, tabId: message.tabId ?? `tab-${message.sessionId}` }));
   });

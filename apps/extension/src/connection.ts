@@ -159,7 +159,12 @@ export class DaemonConnection {
           else ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken } }));
           return;
         }
-        if (!secret) return refuse(unpaired);
+        if (!secret) {
+          // A wss:// daemon that also offers pairing (a relay on loopback behind TLS) takes the token alone.
+          if (trusted) ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken } }));
+          else refuse(unpaired);
+          return;
+        }
         const ours = { daemon: daemonNonce, extension: newPairingNonce() };
         nonces = ours;
         void pairingProof(secret, 'extension', ours).then((proof) => {
@@ -171,7 +176,7 @@ export class DaemonConnection {
       }
       if (rpc.ok && rpc.kind === 'notification' && rpc.message.method === ProxyMethods.authenticated) {
         const proof = (rpc.message.params as { pairing?: { proof?: unknown } } | undefined)?.pairing?.proof;
-        if (trusted) return void sayHello();
+        if (trusted && !nonces) return void sayHello();
         if (!nonces || !secret) return refuse(secret ? `The program at ${this.settings.daemonUrl} did not ask this browser to pair, so it is not the browsermcp you paired with.` : unpaired);
         void isPairingProof(secret, 'daemon', nonces, proof).then((ok) => {
           if (!ok) return refuse(`The program at ${this.settings.daemonUrl} could not prove it is the browsermcp you paired with. If browsermcp printed a new pairing code, paste it here; otherwise stop that program.`);

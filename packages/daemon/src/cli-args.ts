@@ -40,6 +40,9 @@ export function buildDaemonProgram(): Command {
     s.host,
     settingOption('--auth-secret-file <file>', 'file with the HS256 secret (≥ 32 bytes) that access tokens are signed with (default: none: no auth)'),
     settingOption('--auth-public-key-file <file>', 'PEM public key (RSA → RS256, EC P-256 → ES256) of whoever signs the access tokens, instead of a shared secret (default: none)'),
+    settingOption('--auth-max-token-lifetime <duration>', 'the longest an access token may still live (its "exp" from now): seconds, or a number with s, m, h or d').default('90d'),
+    settingOption('--auth-audience <aud>', 'the "aud" every access token must name, e.g. this relay\'s URL (default: none: not checked)'),
+    settingOption('--auth-issuer <iss>', 'the "iss" every access token must name: whoever signs them (default: none: not checked)'),
     s.gracePeriod,
     s.commandTimeout,
     settingOption('--heartbeat <seconds>', 'seconds between WebSocket pings; a peer missing one pong is dropped').default(String(DEFAULT_HEARTBEAT_MS / 1000)),
@@ -105,12 +108,12 @@ const OLD_SPELLINGS: readonly OldSpelling[] = [
 export type CliCommand =
   | { kind: 'help'; text: string }
   | { kind: 'version' }
-  | { kind: 'token'; userId: string; secret: string; ttlSeconds: number }
+  | { kind: 'token'; userId: string; secret: string; ttlSeconds: number; audience: string | undefined; issuer: string | undefined }
   | {
       kind: 'serve';
       options: StartDaemonOptions;
       verifier: TokenVerifier | undefined;
-      /** Where the pairing secret is kept: extensions must pair, as no token checks them (undefined with auth). */
+      /** Where the pairing secret is kept, on loopback: extensions pair (required without auth). */
       pairingFile: string | undefined;
       logLevel: string;
       /** One line per old spelling used, naming the new one: the CLI prints them to stderr. */
@@ -217,9 +220,17 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const publicKeyFile = values.str('authPublicKeyFile');
   const publicKey = publicKeyFile ? readSecret(publicKeyFile, 'auth-public-key-file') : undefined;
   if (secret && publicKey) throw new ConfigError('--auth-secret-file and --auth-public-key-file are two ways to check tokens: pick one');
+  const rules = {
+    maxLifetimeSeconds: parseDuration(values.str('authMaxTokenLifetime') ?? '90d', 'auth-max-token-lifetime'),
+    audience: values.str('authAudience'),
+    issuer: values.str('authIssuer'),
+  };
+  if (!secret && !publicKey && (rules.audience !== undefined || rules.issuer !== undefined)) {
+    throw new ConfigError('--auth-audience and --auth-issuer check access tokens: add --auth-secret-file or --auth-public-key-file');
+  }
   let verifier: TokenVerifier | undefined;
   try {
-    verifier = secret ? hs256Verifier(secret) : publicKey ? publicKeyVerifier(publicKey) : undefined;
+    verifier = secret ? hs256Verifier(secret, rules) : publicKey ? publicKeyVerifier(publicKey, rules) : undefined;
   } catch (error) {
     throw new ConfigError(`--${secret ? 'auth-secret-file' : 'auth-public-key-file'}: ${(error as Error).message}`);
   }
@@ -250,8 +261,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   return {
     kind: 'serve',
     verifier,
-    // A daemon that checks tokens knows who each extension is; one that does not must have it paired.
-    pairingFile: verifier ? undefined : shared.pairingFile,
+    // On this machine an extension pairs (without auth it must: nothing else says who it is), and so learns that this
+    // is the daemon it paired with; a daemon bound beyond loopback is reached over TLS with a token instead.
+    pairingFile: isLoopbackHost(host) ? shared.pairingFile : undefined,
     logLevel: shared.logLevel,
     deprecations: notes,
     options: {
@@ -279,7 +291,16 @@ export function buildTokenProgram(): Command {
     .allowExcessArguments(false)
     .addOption(new Option('--user <id>', 'the user id the token names (its "sub") (default: none: required)'))
     .addOption(new Option('--secret-file <file>', "the daemon's --auth-secret-file (default: none: required)"))
-    .addOption(new Option('--ttl <duration>', 'lifetime: seconds, or a number with s, m, h or d').default('30d'));
+    .addOption(new Option('--ttl <duration>', "lifetime: seconds, or a number with s, m, h or d (at most the daemon's --auth-max-token-lifetime)").default('30d'))
+    .addOption(new Option('--audience <aud>', "the token's \"aud\", for a daemon with --auth-audience (default: none)"))
+    .addOption(new Option('--issuer <iss>', "the token's \"iss\", for a daemon with --auth-issuer (default: none)"));
+}
+
+/** Seconds from "90", "90s", "15m", "12h" or "30d"; `flag` names the option in the error. */
+function parseDuration(text: string, flag: string): number {
+  const m = /^(\d+)([smhd]?)$/.exec(text);
+  if (!m || Number(m[1]) === 0) throw new ConfigError(`--${flag} must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "${text}")`);
+  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
 }
 
 function parseToken(argv: string[]): CliCommand {
@@ -291,9 +312,12 @@ function parseToken(argv: string[]): CliCommand {
   if (!userId) throw new ConfigError('token needs --user <id>');
   const secretFile = values.str('secretFile');
   if (!secretFile) throw new ConfigError("token needs --secret-file <file> (the daemon's --auth-secret-file)");
-  const ttlText = values.str('ttl') ?? '30d';
-  const m = /^(\d+)([smhd]?)$/.exec(ttlText);
-  if (!m || Number(m[1]) === 0) throw new ConfigError(`--ttl must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "${ttlText}")`);
-  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
-  return { kind: 'token', userId, secret: readSecret(secretFile, 'secret-file'), ttlSeconds: Number(m[1]) * unit };
+  return {
+    kind: 'token',
+    userId,
+    secret: readSecret(secretFile, 'secret-file'),
+    ttlSeconds: parseDuration(values.str('ttl') ?? '30d', 'ttl'),
+    audience: values.str('audience'),
+    issuer: values.str('issuer'),
+  };
 }

@@ -29,7 +29,8 @@ async function main(argv: string[]): Promise<void> {
   if (command.kind === 'help') return void process.stdout.write(command.text);
   if (command.kind === 'version') return void process.stdout.write(`${version()}\n`);
   if (command.kind === 'token') {
-    process.stdout.write(`${await signToken({ userId: command.userId, secret: command.secret, ttlSeconds: command.ttlSeconds })}\n`);
+    const { userId, secret, ttlSeconds, audience, issuer } = command;
+    process.stdout.write(`${await signToken({ userId, secret, ttlSeconds, audience, issuer })}\n`);
     return;
   }
   for (const note of command.deprecations) process.stderr.write(`browsermcp-daemon: ${note}\n`);

@@ -40,4 +40,30 @@ describe('token verifiers', () => {
   it('keeps HS256 secrets at 32 bytes or more', () => {
     expect(() => hs256Verifier('short')).toThrow('at least 32 bytes');
   });
+
+  it('refuses a token that never expires, or lives longer than the daemon accepts, saying why', async () => {
+    const secret = 'x'.repeat(32);
+    const key = new TextEncoder().encode(secret);
+    const verifier = hs256Verifier(secret);
+    const forever = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuedAt().sign(key);
+    await expect(verifier.verify(forever)).rejects.toThrow('the access token has no expiry ("exp"): tokens must expire');
+    await expect(verifier.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 91 * 86400 }))).rejects.toThrow(
+      'the access token lives longer than this daemon accepts (at most 90 d, --auth-max-token-lifetime)',
+    );
+    await expect(verifier.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 90 * 86400 }))).resolves.toEqual({ userId: 'alice' });
+    const strict = hs256Verifier(secret, { maxLifetimeSeconds: 3600 });
+    await expect(strict.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 2 * 3600 }))).rejects.toThrow('at most 3600 s');
+  });
+
+  it('checks the audience and issuer when the daemon names them', async () => {
+    const secret = 'y'.repeat(32);
+    const verifier = hs256Verifier(secret, { audience: 'wss://relay.example', issuer: 'https://id.example' });
+    const token = (audience?: string, issuer?: string) => signToken({ userId: 'alice', secret, audience, issuer });
+    await expect(verifier.verify(await token('wss://relay.example', 'https://id.example'))).resolves.toEqual({ userId: 'alice' });
+    await expect(verifier.verify(await token('wss://other.example', 'https://id.example'))).rejects.toThrow("the access token is not for this daemon (its \"aud\" is not the daemon's --auth-audience)");
+    await expect(verifier.verify(await token(undefined, 'https://id.example'))).rejects.toThrow('"aud"');
+    await expect(verifier.verify(await token('wss://relay.example', 'https://evil.example'))).rejects.toThrow("the access token comes from another issuer (its \"iss\" is not the daemon's --auth-issuer)");
+    // Without them, a token need not name either.
+    await expect(hs256Verifier(secret).verify(await token())).resolves.toEqual({ userId: 'alice' });
+  });
 });

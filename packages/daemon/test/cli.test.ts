@@ -56,6 +56,8 @@ it.each([
   [['--auth-secret-file', '/nonexistent/secret'], '--auth-secret-file /nonexistent/secret cannot be read (ENOENT)'],
   [['--cdp-endpoint', 'localhost:9222'], '--cdp-endpoint must be an http(s):// or ws(s):// URL such as http://127.0.0.1:9222, got "localhost:9222".'],
   [['token', '--user', 'u'], 'token needs --secret-file'],
+  [['--auth-audience', 'wss://relay.example'], '--auth-audience and --auth-issuer check access tokens: add --auth-secret-file or --auth-public-key-file'],
+  [['--auth-max-token-lifetime', 'forever'], '--auth-max-token-lifetime must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "forever")'],
   [['--browser-arg=--remote-debugging-port=9222'], '--browser-arg: the browser flag --remote-debugging-port=9222 is refused'],
 ])('refuses %j with the reason', (args, reason) => {
   expect(() => parseCli(args)).toThrow(ConfigError);
@@ -78,10 +80,10 @@ it('prints a token for a user that the secret verifies', async () => {
   const secretFile = join(tempDir('secret'), 'secret');
   const secret = 'x'.repeat(40);
   writeFileSync(secretFile, `${secret}\n`);
-  const { code, stdout } = await run(['token', '--user', 'alice', '--secret-file', secretFile, '--ttl', '1h']);
+  const { code, stdout } = await run(['token', '--user', 'alice', '--secret-file', secretFile, '--ttl', '1h', '--audience', 'wss://relay.example', '--issuer', 'ops']);
   expect(code).toBe(0);
   const { payload } = await jwtVerify(stdout.trim(), new TextEncoder().encode(secret));
-  expect(payload.sub).toBe('alice');
+  expect(payload).toMatchObject({ sub: 'alice', aud: 'wss://relay.example', iss: 'ops' });
   expect(payload.exp! - payload.iat!).toBe(3600);
 });
 

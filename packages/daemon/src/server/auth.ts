@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { InvalidArgumentError, UnauthorizedError } from '../errors.js';
 
 /** Who a valid token says the caller is. */
@@ -20,16 +20,29 @@ function secretKey(secret: string | Uint8Array): Uint8Array {
   return key;
 }
 
+/** The longest a token may live (its `exp` from now) unless the daemon says otherwise: 90 days. */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 90 * 24 * 3600;
+
+/** What a token must say besides its signature. */
+export interface TokenRules {
+  /** The longest a token may still live (`exp` minus now), in seconds; a token past it is refused. Default 90 days. */
+  maxLifetimeSeconds?: number | undefined;
+  /** The `aud` a token must name (a hosted relay's own name), when set. */
+  audience?: string | undefined;
+  /** The `iss` a token must name (who signs them), when set. */
+  issuer?: string | undefined;
+}
+
 /** Verifies HS256 JWTs whose `sub` is the user id. Every failure is an UnauthorizedError that says what to do. */
-export function hs256Verifier(secret: string | Uint8Array): TokenVerifier {
-  return jwtVerifier(secretKey(secret), 'HS256');
+export function hs256Verifier(secret: string | Uint8Array, rules: TokenRules = {}): TokenVerifier {
+  return jwtVerifier(secretKey(secret), 'HS256', rules);
 }
 
 /**
  * Verifies JWTs signed by someone else's private key (an identity provider, a hosted relay): RS256 for an RSA
  * public key, ES256 for a P-256 one, given as PEM (SPKI).
  */
-export function publicKeyVerifier(pem: string): TokenVerifier {
+export function publicKeyVerifier(pem: string, rules: TokenRules = {}): TokenVerifier {
   let key: KeyObject;
   try {
     key = createPublicKey(pem);
@@ -38,27 +51,45 @@ export function publicKeyVerifier(pem: string): TokenVerifier {
   }
   const type = key.asymmetricKeyType;
   const curve = key.asymmetricKeyDetails?.namedCurve;
-  if (type === 'rsa') return jwtVerifier(key, 'RS256');
-  if (type === 'ec' && curve === 'prime256v1') return jwtVerifier(key, 'ES256');
+  if (type === 'rsa') return jwtVerifier(key, 'RS256', rules);
+  if (type === 'ec' && curve === 'prime256v1') return jwtVerifier(key, 'ES256', rules);
   throw new InvalidArgumentError(`the auth public key must be RSA (RS256) or EC P-256 (ES256), not ${type}${curve ? ` ${curve}` : ''}`);
 }
 
-function jwtVerifier(key: Uint8Array | KeyObject, algorithm: 'HS256' | 'RS256' | 'ES256'): TokenVerifier {
+function jwtVerifier(key: Uint8Array | KeyObject, algorithm: 'HS256' | 'RS256' | 'ES256', rules: TokenRules): TokenVerifier {
+  const maxLifetime = rules.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
+  if (!Number.isInteger(maxLifetime) || maxLifetime <= 0) throw new InvalidArgumentError('the longest token lifetime must be a positive whole number of seconds');
   return {
     async verify(token) {
       if (typeof token !== 'string' || token === '') {
         throw new UnauthorizedError('an access token is required; create one with `browsermcp-daemon token --user <id> --secret-file <file>`');
       }
-      let sub: unknown;
+      let payload: JWTPayload;
       try {
-        ({ payload: { sub } } = await jwtVerify(token, key, { algorithms: [algorithm] }));
+        ({ payload } = await jwtVerify(token, key, {
+          algorithms: [algorithm],
+          // A token without an expiry would be good forever, however it leaked.
+          requiredClaims: ['exp'],
+          ...(rules.audience !== undefined ? { audience: rules.audience } : {}),
+          ...(rules.issuer !== undefined ? { issuer: rules.issuer } : {}),
+        }));
       } catch (error) {
         throw new UnauthorizedError(describeJoseError(error, algorithm));
+      }
+      const { sub, exp } = payload;
+      if (typeof exp === 'number' && exp - Math.floor(Date.now() / 1000) > maxLifetime) {
+        throw new UnauthorizedError(
+          `the access token lives longer than this daemon accepts (at most ${formatDays(maxLifetime)}, --auth-max-token-lifetime); create one with a shorter --ttl`,
+        );
       }
       if (typeof sub !== 'string' || sub === '') throw new UnauthorizedError('the access token has no "sub" (user id) claim');
       return { userId: sub };
     },
   };
+}
+
+function formatDays(seconds: number): string {
+  return seconds % 86400 === 0 ? `${seconds / 86400} d` : `${seconds} s`;
 }
 
 function describeJoseError(error: unknown, algorithm: string): string {
@@ -69,7 +100,12 @@ function describeJoseError(error: unknown, algorithm: string): string {
       : "the access token's signature does not match this daemon's public key";
   }
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return `the access token must be signed with ${algorithm}`;
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return `the access token is not valid yet or has a bad claim: ${error.message}`;
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'exp') return 'the access token has no expiry ("exp"): tokens must expire; create one with `browsermcp-daemon token`';
+    if (error.claim === 'aud') return "the access token is not for this daemon (its \"aud\" is not the daemon's --auth-audience)";
+    if (error.claim === 'iss') return "the access token comes from another issuer (its \"iss\" is not the daemon's --auth-issuer)";
+    return `the access token is not valid yet or has a bad claim: ${error.message}`;
+  }
   return 'the access token is not a valid JWT';
 }
 
@@ -78,6 +114,10 @@ export interface SignTokenOptions {
   secret: string | Uint8Array;
   /** Lifetime in seconds; default 30 days. */
   ttlSeconds?: number;
+  /** The `aud` claim, for a daemon with --auth-audience. */
+  audience?: string | undefined;
+  /** The `iss` claim, for a daemon with --auth-issuer. */
+  issuer?: string | undefined;
 }
 
 /** An HS256 token for `userId`, as `browsermcp-daemon token` prints it. */
@@ -86,10 +126,8 @@ export async function signToken(options: SignTokenOptions): Promise<string> {
   if (typeof userId !== 'string' || userId === '') throw new InvalidArgumentError('the user id must be a non-empty string');
   if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new InvalidArgumentError('the ttl must be a positive whole number of seconds');
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(userId)
-    .setIssuedAt(now)
-    .setExpirationTime(now + ttlSeconds)
-    .sign(secretKey(options.secret));
+  const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(userId).setIssuedAt(now).setExpirationTime(now + ttlSeconds);
+  if (options.audience !== undefined) jwt.setAudience(options.audience);
+  if (options.issuer !== undefined) jwt.setIssuer(options.issuer);
+  return jwt.sign(secretKey(options.secret));
 }

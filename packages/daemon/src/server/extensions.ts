@@ -296,8 +296,10 @@ export class ExtensionConnection implements Executor {
     const result = parseProxyResult(ProxyMethods.authenticate, response.result);
     if (!result.ok) return this.closeWith(CloseCodes.Unauthorized, result.error.message);
     let daemonProof: string | undefined;
-    if (this.o.pairingSecret && this.pairingNonce) {
-      const answer = result.value.pairing;
+    // Pairing is required where no token says who the extension is; beside a token it is optional (a hosted relay's
+    // extension over wss:// has none), but a proof given must hold.
+    const answer = result.value.pairing;
+    if (this.o.pairingSecret && this.pairingNonce && (answer !== undefined || !this.o.verifier)) {
       const nonces = { daemon: this.pairingNonce, extension: answer?.nonce ?? '' };
       if (!answer || !(await isPairingProof(this.o.pairingSecret, 'extension', nonces, answer.proof))) {
         this.o.log.warn({ paired: answer !== undefined }, 'refused an extension that is not paired with this daemon');

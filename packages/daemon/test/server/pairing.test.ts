@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isPairingProof, newPairingNonce, newPairingSecret, pairingProof } from '@browsermcp/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildDaemonApp, SessionRouter } from '../../src/index.js';
+import { buildDaemonApp, hs256Verifier, SessionRouter, signToken } from '../../src/index.js';
 import { connectPeer, hello, type Peer } from '../helpers/ws-peer.js';
 
 // /extension on a daemon that requires pairing: processes posing as the extension, as a local attacker would.
@@ -95,5 +95,43 @@ describe('a daemon that requires pairing', () => {
     expect((await impostor.closed).code).toBe(4401);
     expect(paired.ws.readyState).toBe(paired.ws.OPEN);
     expect(app.browsermcp.extensions.records.get('ext-owned')?.connection).not.toBeNull();
+  });
+});
+
+describe('a daemon that checks tokens and offers pairing (the daemon CLI on loopback with auth)', () => {
+  const TOKEN_SECRET = 'z'.repeat(32);
+  let tokenApp: FastifyInstance;
+  let tokenUrl: string;
+
+  beforeEach(async () => {
+    tokenApp = await buildDaemonApp({ router, pairingSecret: SECRET, verifier: hs256Verifier(TOKEN_SECRET) });
+    tokenUrl = `${(await tokenApp.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws')}/extension`;
+  });
+  afterEach(async () => {
+    await tokenApp.close();
+  });
+
+  it('takes a token alone (a relay behind TLS), or a token with a proof it returns; a wrong proof is refused', async () => {
+    const token = await signToken({ userId: 'alice', secret: TOKEN_SECRET });
+    const alone = await connectPeer(tokenUrl);
+    peers.push(alone);
+    const ask = await alone.next();
+    alone.send({ jsonrpc: '2.0', id: ask.id, result: { name: 'relay browser', accessToken: token } });
+    expect(await alone.next()).toEqual({ jsonrpc: '2.0', method: 'authenticated' });
+
+    const both = await connectPeer(tokenUrl);
+    peers.push(both);
+    const asked = await both.next();
+    const nonces = { daemon: asked.params.pairing.nonce as string, extension: newPairingNonce() };
+    both.send({ jsonrpc: '2.0', id: asked.id, result: { name: 'x', accessToken: token, pairing: { nonce: nonces.extension, proof: await pairingProof(SECRET, 'extension', nonces) } } });
+    const authenticated = await both.next();
+    expect(await isPairingProof(SECRET, 'daemon', nonces, authenticated.params.pairing.proof)).toBe(true);
+
+    const wrong = await connectPeer(tokenUrl);
+    peers.push(wrong);
+    const question = await wrong.next();
+    const other = { daemon: question.params.pairing.nonce as string, extension: newPairingNonce() };
+    wrong.send({ jsonrpc: '2.0', id: question.id, result: { name: 'x', accessToken: token, pairing: { nonce: other.extension, proof: await pairingProof(newPairingSecret(), 'extension', other) } } });
+    expect((await wrong.closed).code).toBe(4401);
   });
 });
