@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
+import { DEFAULT_MAX_SESSIONS_PER_USER } from './router/index.js';
 import { INSTANCE_ID_PATTERN } from './cluster/names.js';
 import {
   applyConfigFile,
@@ -42,6 +43,7 @@ export function buildDaemonProgram(): Command {
     settingOption('--auth-public-key-file <file>', 'PEM public key (RSA → RS256, EC P-256 → ES256) of whoever signs the access tokens, instead of a shared secret (default: none)'),
     settingOption('--auth-max-token-lifetime <duration>', 'the longest an access token may still live (its "exp" from now): seconds, or a number with s, m, h or d').default('90d'),
     settingOption('--auth-audience <aud>', 'the "aud" every access token must name, e.g. this relay\'s URL (default: none: not checked)'),
+    settingOption('--max-sessions-per-user <n>', 'most sessions one user (the "sub" of their token) may have open at once; more are refused (429)').default(String(DEFAULT_MAX_SESSIONS_PER_USER)),
     settingOption('--auth-issuer <iss>', 'the "iss" every access token must name: whoever signs them (default: none: not checked)'),
     s.gracePeriod,
     s.commandTimeout,
@@ -272,6 +274,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       graceMs: shared.gracePeriodMs,
       commandTimeoutMs: shared.commandTimeoutMs,
       heartbeatMs: seconds(values, 'heartbeat', DEFAULT_HEARTBEAT_MS),
+      maxSessionsPerUser: values.int('maxSessionsPerUser', 1, 100_000) ?? DEFAULT_MAX_SESSIONS_PER_USER,
       allowedHosts: shared.allowedHosts,
       allowedOrigins: shared.corsOrigins,
       connectionLimits: shared.connectionLimits,

@@ -57,6 +57,12 @@ export const SessionExistsError = defineError<'BMCP_ERR_SESSION_EXISTS', [sessio
   ErrorCodes.InvalidRequest,
 );
 
+export const TooManySessionsError = defineError<'BMCP_ERR_TOO_MANY_SESSIONS', [userId: string, max: number]>(
+  'BMCP_ERR_TOO_MANY_SESSIONS',
+  'user %s already has %d sessions open, the most this daemon allows (--max-sessions-per-user); close one (DELETE /sessions/<id>) and try again',
+  ErrorCodes.RateLimited,
+);
+
 export const SessionNotFoundError = defineError<'BMCP_ERR_SESSION_NOT_FOUND', [sessionId: string]>(
   'BMCP_ERR_SESSION_NOT_FOUND',
   'session %s is not open (it was never opened, or it was closed)',

@@ -20,6 +20,7 @@ import {
   SessionClosedError,
   SessionStoppedError,
   SessionExistsError,
+  TooManySessionsError,
   SessionNotFoundError,
   TabNotFoundError,
   TabOwnedError,
@@ -47,6 +48,8 @@ import type {
 /** Long enough for a slow navigation (60 s by default) plus the snapshot after it. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 90_000;
 export const DEFAULT_GRACE_MS = 5 * 60_000;
+/** Most sessions one user may have open on a daemon (or a cluster: the store is shared). */
+export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 /** setTimeout's limit: a longer delay fires at once. */
 const MAX_DELAY_MS = 2_147_483_647;
 
@@ -77,6 +80,7 @@ export class SessionRouter {
   readonly #store: RouterStore;
   readonly #commandTimeoutMs: number;
   readonly #graceMs: number;
+  readonly #maxSessionsPerUser: number;
   readonly #defaultExecutorId: string | undefined;
   /** Sessions the person stopped, so their agents hear why (bounded by MAX_STOPPED). */
   readonly #stopped = new Set<string>();
@@ -97,6 +101,10 @@ export class SessionRouter {
     // Options are checked once, here, so a bad one fails at startup rather than on some later command.
     this.#commandTimeoutMs = checkDelay(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_COMMAND_TIMEOUT_MS, 1);
     this.#graceMs = checkDelay(options.graceMs, 'graceMs', DEFAULT_GRACE_MS, 0);
+    this.#maxSessionsPerUser = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
+    if (!Number.isInteger(this.#maxSessionsPerUser) || this.#maxSessionsPerUser < 1) {
+      throw new InvalidArgumentError('"maxSessionsPerUser" must be a whole number of at least 1');
+    }
     if (options.defaultExecutorId !== undefined) checkId(options.defaultExecutorId, 'defaultExecutorId');
     this.#defaultExecutorId = options.defaultExecutorId;
     if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null)) {
@@ -148,6 +156,11 @@ export class SessionRouter {
       ...(userId !== undefined ? { userId } : {}),
       ...(servedBy !== undefined ? { servedBy } : {}),
     };
+    // One user cannot take the daemon's sessions (and browser contexts) for everyone else.
+    if (userId !== undefined) {
+      const open = (await this.#store.listSessions()).filter((s) => s.userId === userId).length;
+      if (open >= this.#maxSessionsPerUser) throw new TooManySessionsError(userId, this.#maxSessionsPerUser);
+    }
     if (!(await this.#store.createSession(session))) throw new SessionExistsError(sessionId);
     if (executor.openSession !== undefined) {
       try {

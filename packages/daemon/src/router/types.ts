@@ -111,6 +111,8 @@ export interface RouterOptions {
   readonly commandTimeoutMs?: number;
   /** How long an executor's sessions outlive its disconnect, in ms. Default 300 000 (5 minutes). */
   readonly graceMs?: number;
+  /** Most sessions one user (OpenSessionOptions.userId) may have open at once; more are refused. Default 50. */
+  readonly maxSessionsPerUser?: number;
   /** The executor a session opens on when openSession names none. */
   readonly defaultExecutorId?: string;
   /** Browsers held by other daemons of a cluster; none without. */

@@ -159,3 +159,30 @@ it('serves no command endpoint at all when built for extensions only (the gatewa
     await extensionOnly.close();
   }
 });
+
+describe('sessions per user', () => {
+  it('refuses a user past --max-sessions-per-user (429, saying what to do), and leaves other users alone', async () => {
+    await app.close();
+    await router.close();
+    router = new SessionRouter({ commandTimeoutMs: 5_000, graceMs: 60_000, maxSessionsPerUser: 2 });
+    app = await buildDaemonApp({ router, verifier: hs256Verifier(SECRET), helloTimeoutMs: 2_000 });
+    http = await app.listen({ host: '127.0.0.1', port: 0 });
+    const ws = http.replace('http', 'ws');
+    alicesBrowser = await authenticatedExtension(app, ws, 'alice', 'alice-chrome', SECRET);
+    bobsBrowser = await authenticatedExtension(app, ws, 'bob', 'bob-chrome', SECRET);
+    const open = async (user: string) => request('POST', '/sessions', { token: await token(user), body: { executorId: `${user}-chrome` } });
+    expect((await open('alice')).status).toBe(201);
+    const second = await open('alice');
+    expect(second.status).toBe(201);
+    const third = await open('alice');
+    expect(third.status).toBe(429);
+    expect(third.body.error).toMatchObject({
+      code: 'BMCP_ERR_TOO_MANY_SESSIONS',
+      message: 'user alice already has 2 sessions open, the most this daemon allows (--max-sessions-per-user); close one (DELETE /sessions/<id>) and try again',
+    });
+    expect((await open('bob')).status).toBe(201);
+    // Closing one makes room again.
+    expect((await request('DELETE', `/sessions/${second.body.sessionId as string}`, { token: await token('alice') })).status).toBe(204);
+    expect((await open('alice')).status).toBe(201);
+  });
+});
