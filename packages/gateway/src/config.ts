@@ -229,10 +229,17 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       );
     }
   }
-  const navigationMs = int('timeoutNavigation', 1, 600_000)!;
-  const commandMs = shared.commandTimeoutMs;
+  // A navigation must end before its call does. A value the user set wins over a default it conflicts with (the
+  // default moves: a navigation's down to 90 % of the call, a call's up so that the navigation fits in 90 % of it);
+  // only two values the user set that conflict are refused.
+  let commandMs = shared.commandTimeoutMs;
+  let navigationMs = int('timeoutNavigation', 1, 600_000)!;
+  if (navigationMs >= commandMs && !given('timeoutNavigation')) navigationMs = Math.max(1, Math.floor(commandMs * 0.9));
+  if (navigationMs >= commandMs && !given('commandTimeout')) commandMs = Math.ceil(navigationMs / 0.9 / 1000) * 1000;
   if (navigationMs >= commandMs) {
-    throw new ConfigError(`--timeout-navigation (${navigationMs} ms) must be shorter than --command-timeout (${commandMs / 1000} s), or a slow page would end the whole call first. Raise --command-timeout.`);
+    throw new ConfigError(
+      `--timeout-navigation (${navigationMs} ms) must be shorter than --command-timeout (${commandMs / 1000} s), or a slow page would end the whole call first. Raise --command-timeout or lower --timeout-navigation.`,
+    );
   }
   // The browser's own settings: they shape the browser we launch, so a browser already running cannot take some.
   const proxyServer = str('proxyServer');
@@ -289,6 +296,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   }
   return {
     ...shared,
+    commandTimeoutMs: commandMs,
     extension,
     daemonUrls,
     daemonToken: str('daemonToken') ?? '',

@@ -4,11 +4,11 @@ import { ListRootsResultSchema, RootsListChangedNotificationSchema, type ListRoo
 
 /**
  * Which folders count as a session's own, where the model may name input files (uploads, storage states):
- * - `client-or-cwd` (stdio): the client's MCP roots, or the gateway's working directory when it declares none;
- * - `client` (HTTP on loopback): the client's MCP roots; the client runs on this machine, so its paths mean something;
+ * - `client-or-cwd` (stdio, and HTTP on loopback): the client's MCP roots, or the gateway's working directory when it
+ *   declares none — the client runs on this machine, so its paths mean something (as with @playwright/mcp);
  * - `none` (HTTP reachable from elsewhere): a remote client's paths name nothing on this machine.
  */
-export type RootsPolicy = 'client-or-cwd' | 'client' | 'none';
+export type RootsPolicy = 'client-or-cwd' | 'none';
 
 /** How long the client may take to answer roots/list before its roots count as none for this call. */
 const ROOTS_TIMEOUT_MS = 5_000;

@@ -87,7 +87,7 @@ describe('browsermcp-gateway CLI', () => {
     const cases: Array<[string[], string]> = [
       [['--snapshot-mode', 'partial'], '--snapshot-mode must be one of full, none, got "partial"'],
       [['--console-level', 'loud'], '--console-level must be one of error, warning, info, debug, got "loud"'],
-      [['--timeout-navigation', '120000'], '--timeout-navigation (120000 ms) must be shorter than --command-timeout (90 s)'],
+      [['--timeout-navigation', '120000', '--command-timeout', '90'], '--timeout-navigation (120000 ms) must be shorter than --command-timeout (90 s)'],
       [['--test-id-attribute', 'data test'], '--test-id-attribute must be an attribute name'],
       [['--device', 'iPhone 99'], '--device: unknown device "iPhone 99". Close ones: iPhone'],
       [['--device', 'iPhone 15', '--mobile'], 'pass one of them'],
@@ -126,6 +126,16 @@ describe('browsermcp-gateway CLI', () => {
       const program = buildProgram().exitOverride();
       expect(() => resolveConfig(program.parse(args, { from: 'user' }), {}), args.join(' ')).toThrow(message);
     }
+  });
+
+  it('lets a value the user set move the default it conflicts with; only two set values that conflict are refused', () => {
+    const resolve = (args: string[]) => resolveConfig(buildProgram().parse(args, { from: 'user' }), {});
+    // --command-timeout 5 under the 60 s default navigation: the navigation's default comes down to fit.
+    expect(resolve(['--command-timeout', '5'])).toMatchObject({ commandTimeoutMs: 5_000, navigationTimeoutMs: 4_500 });
+    // A long navigation under the 90 s default call: the call's default goes up to fit it.
+    expect(resolve(['--timeout-navigation', '120000'])).toMatchObject({ commandTimeoutMs: 134_000, navigationTimeoutMs: 120_000 });
+    expect(resolve([])).toMatchObject({ commandTimeoutMs: 90_000, navigationTimeoutMs: 60_000 });
+    expect(() => resolve(['--command-timeout', '5', '--timeout-navigation', '6000'])).toThrow('--timeout-navigation (6000 ms) must be shorter than --command-timeout (5 s)');
   });
 
   it("reads --allowed-origins and --blocked-origins as @playwright/mcp writes them (semicolons) or as lists", () => {

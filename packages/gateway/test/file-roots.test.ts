@@ -106,7 +106,7 @@ describe('HTTP on loopback: each client its own roots', () => {
     await gw?.close();
   });
 
-  it("allows a client's root to that client only; a client without roots gets the output directory and --file-roots", async () => {
+  it("allows a client's root to that client only; a client without roots gets the working directory, as over stdio", async () => {
     const withRoots = clientWithRoots('with-roots', { current: [ROOT_A] });
     const without = new Client({ name: 'without-roots', version: '1' });
     await Promise.all([httpClient(gw, withRoots), httpClient(gw, without)]);
@@ -116,8 +116,10 @@ describe('HTTP on loopback: each client its own roots', () => {
       const other = await upload(without, join(ROOT_A, 'a.txt'));
       expect(other.isError).toBe(true);
       expect(other.text).toContain('is outside the allowed file roots');
-      // No cwd fallback over HTTP: the gateway's working directory is not the client's project.
-      expect(other.text).not.toContain(process.cwd());
+      // On this machine, a client that names no roots gets the gateway's working directory (as over stdio, and as
+      // @playwright/mcp does over HTTP); a client that names roots gets those instead.
+      expect(other.text).toContain(`is outside the allowed file roots (${process.cwd()}, `);
+      expect((await upload(withRoots, join(process.cwd(), 'package.json'))).isError).toBe(true);
     } finally {
       await Promise.all([withRoots.close(), without.close()]);
     }

@@ -48,6 +48,8 @@ class ProxyClient {
   private userId: string | null = null;
   private readonly clientId = shortId();
   private link: Link | undefined;
+  /** The connection ids this client was given: disconnecting one that has ended answers success. */
+  private readonly pastConnections = new Set<string>();
   private readonly stopWatching: () => void;
   /** Tool calls running, by the client's request id: `notifications/cancelled` stops one. */
   private readonly calls = new Map<JsonRpcId, AbortController>();
@@ -196,6 +198,7 @@ class ProxyClient {
         if (made) state = { owner, handle: made.handle, holder: holder.id };
       }
     }
+    this.pastConnections.add(connectionId);
     const link: Link = { connectionId, extensionId, sessionId, resumable: checked.value.resumable === true, ...(state ? { state } : {}), stop: [] };
     this.link = link;
     // A kept state may be driven by several connections at once (its owner's sessions); other sessions by one.
@@ -237,7 +240,10 @@ class ProxyClient {
     if (!checked.ok) throw new BadRequestError(checked.error.message);
     const link = this.link;
     const wanted = checked.value?.connection_id;
-    if (!link || (wanted !== undefined && wanted !== link.connectionId)) return { disconnected: false };
+    // A connection id this client never had is not its to end. Not connected (any more) through its own: nothing to
+    // end, and that is what the caller wanted — safe to call, and successful, as the proxy protocol's example answers.
+    if (wanted !== undefined && wanted !== link?.connectionId) return { disconnected: this.pastConnections.has(wanted) };
+    if (!link) return { disconnected: true };
     await this.unlink(link);
     return { disconnected: true };
   }

@@ -127,7 +127,9 @@ it('refuses a second connect while connected, and connects again after disconnec
   expect((await call(c, 'disconnect')).result).toEqual({ disconnected: true });
   expect(await ext.next()).toMatchObject({ name: 'session_opened' });
   expect(await ext.next()).toMatchObject({ name: 'session_closed' });
-  expect((await call(c, 'disconnect')).result).toEqual({ disconnected: false });
+  // Not connected any more: a disconnect is safe and successful, and ends nothing (also naming its old connection).
+  expect((await call(c, 'disconnect')).result).toEqual({ disconnected: true });
+  expect((await call(c, 'disconnect', { connection_id: first.connection_id })).result).toEqual({ disconnected: true });
   expect((await call(c, 'connect', { extension_id: 'alice-chrome' })).result.extension_id).toBe('alice-chrome');
 });
 

@@ -78,7 +78,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
       tools: opts.tools,
       version: VERSION,
       log: toolLog,
-      roots: opts.clientRoots ? 'client' : 'none',
+      roots: opts.clientRoots ? 'client-or-cwd' : 'none',
       onSessionReady: async (clientName, roots) => {
         const id = sessionId();
         // Sessions of one key share a kept browser state (--keep-browser-state); without auth, all are one owner.
