@@ -121,7 +121,9 @@ function options(): Option[] {
     opt('--daemon-url <urls>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one; comma-separated daemons of a cluster are tried in turn when one drops (default: the embedded one)'),
     opt('--daemon-token <token>', 'access token for --daemon-url (browsermcp-daemon token --user U --secret-file F) (default: none)'),
     opt('--daemon-browser <id>', 'with --daemon-url: the browser to drive (default: the first connected)'),
-    opt('--api-key <keys>', 'bearer key(s) HTTP clients must send, comma-separated; a session only works with the key that opened it (default: a random key, printed at startup)'),
+    opt('--api-key <keys>', 'bearer key(s) HTTP clients must send, comma-separated or repeated; a session only works with the key that opened it (default: a random key, printed at startup)')
+      // Repeated, every key counts (commander would keep only the last one, silently).
+      .argParser((value: string, previous: string | undefined) => (previous ? `${previous},${value}` : value)),
     opt('--no-auth', 'serve HTTP without a key, only allowed on a loopback host (default: a key is required)'),
     s.corsOrigins,
     s.maxConnectionsPerAddress,

@@ -136,6 +136,9 @@ describe('browsermcp-gateway CLI', () => {
     expect(resolve(['--timeout-navigation', '120000'])).toMatchObject({ commandTimeoutMs: 134_000, navigationTimeoutMs: 120_000 });
     expect(resolve([])).toMatchObject({ commandTimeoutMs: 90_000, navigationTimeoutMs: 60_000 });
     expect(() => resolve(['--command-timeout', '5', '--timeout-navigation', '6000'])).toThrow('--timeout-navigation (6000 ms) must be shorter than --command-timeout (5 s)');
+    // A flag given twice keeps both values where it takes several (it kept only the last, silently).
+    const [one, two, three] = ['first-key-0123456789abcdef', 'second-key-0123456789abcdef', 'third-key-0123456789abcdef'];
+    expect(resolve(['--api-key', one, '--api-key', `${two},${three}`]).apiKeys).toEqual([one, two, three]);
   });
 
   it("reads --allowed-origins and --blocked-origins as @playwright/mcp writes them (semicolons) or as lists", () => {
