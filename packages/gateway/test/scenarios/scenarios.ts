@@ -272,13 +272,14 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: 'uploads come from --file-roots only, and a screenshot with a filename is saved to --output-dir',
+    name: 'uploads come from the allowed roots only (the working directory, --output-dir, --file-roots), and a screenshot with a filename is saved to --output-dir',
     async run(rig, c) {
       await call(c, 'browser_navigate', { url: rig.server.url('/form.html') });
       expect(await call(c, 'browser_click', { target: '#upload' })).toContain('[File chooser]');
       const refused = await callResult(c, 'browser_file_upload', { paths: ['/etc/passwd'] });
       expect(refused.isError).toBe(true);
-      expect(text(refused)).toContain(`/etc/passwd is outside the allowed file roots (${OUTPUT_DIR}, ${FILE_ROOT})`);
+      // The client names no roots: on this machine, the gateway's working directory stands for its project.
+      expect(text(refused)).toContain(`/etc/passwd is outside the allowed file roots (${process.cwd()}, ${OUTPUT_DIR}, ${FILE_ROOT})`);
       // The chooser stays open for a second try, with a path the roots allow.
       expect(await call(c, 'browser_file_upload', { paths: [CV] })).toContain(`Uploaded ${CV}`);
       const seen = await call(c, 'browser_evaluate', { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" });
