@@ -48,11 +48,11 @@ describe('token verifiers', () => {
     const forever = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuedAt().sign(key);
     await expect(verifier.verify(forever)).rejects.toThrow('the access token has no expiry ("exp"): tokens must expire');
     await expect(verifier.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 91 * 86400 }))).rejects.toThrow(
-      'the access token lives longer than this daemon accepts (at most 90 d, --auth-max-token-lifetime)',
+      'the access token lives longer than this daemon accepts (at most 90 days, --auth-max-token-lifetime)',
     );
     await expect(verifier.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 90 * 86400 }))).resolves.toEqual({ userId: 'alice' });
     const strict = hs256Verifier(secret, { maxLifetimeSeconds: 3600 });
-    await expect(strict.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 2 * 3600 }))).rejects.toThrow('at most 3600 s');
+    await expect(strict.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 2 * 3600 }))).rejects.toThrow('at most 60 minutes, --auth-max-token-lifetime');
   });
 
   it('checks the audience and issuer when the daemon names them', async () => {

@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { InvalidArgumentError, UnauthorizedError } from '../errors.js';
+import { formatDuration } from '../router/duration.js';
 
 /** Who a valid token says the caller is. */
 export interface TokenIdentity {
@@ -79,17 +80,13 @@ function jwtVerifier(key: Uint8Array | KeyObject, algorithm: 'HS256' | 'RS256' |
       const { sub, exp } = payload;
       if (typeof exp === 'number' && exp - Math.floor(Date.now() / 1000) > maxLifetime) {
         throw new UnauthorizedError(
-          `the access token lives longer than this daemon accepts (at most ${formatDays(maxLifetime)}, --auth-max-token-lifetime); create one with a shorter --ttl`,
+          `the access token lives longer than this daemon accepts (at most ${formatDuration(maxLifetime * 1000)}, --auth-max-token-lifetime); create one with a shorter --ttl`,
         );
       }
       if (typeof sub !== 'string' || sub === '') throw new UnauthorizedError('the access token has no "sub" (user id) claim');
       return { userId: sub };
     },
   };
-}
-
-function formatDays(seconds: number): string {
-  return seconds % 86400 === 0 ? `${seconds / 86400} d` : `${seconds} s`;
 }
 
 function describeJoseError(error: unknown, algorithm: string): string {

@@ -8,5 +8,7 @@ describe('formatDuration', () => {
     expect(formatDuration(90_400)).toBe('91 s');
     expect(formatDuration(5 * 60_000)).toBe('5 minutes');
     expect(formatDuration(4 * 60_000 + 12_000)).toBe('4 min 12 s');
+    expect(formatDuration(90 * 86_400_000)).toBe('90 days');
+    expect(formatDuration(2 * 86_400_000 + 60_000)).toBe('2881 minutes');
   });
 });
