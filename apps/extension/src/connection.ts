@@ -3,6 +3,7 @@ import {
   ExtensionEvents,
   parseEnvelope,
   parseMessage,
+  parseProxyParams,
   ProxyMethods,
   isPairingProof,
   newPairingNonce,
@@ -11,6 +12,7 @@ import {
   type Envelope,
   type EventEnvelope,
   type HelloPayload,
+  type JsonRpcId,
 } from '@browsermcp/protocol';
 import { checkDaemonUrl, needsPairing, type Settings } from './settings.js';
 
@@ -146,6 +148,9 @@ export class DaemonConnection {
     let trusted = !needsPairing(this.settings.daemonUrl);
     const secret = this.settings.pairingSecret;
     const unpaired = `This browser is not paired with browsermcp at ${this.settings.daemonUrl}: paste the pairing code browsermcp printed when it started (bmcp-pair-1.…) into this popup, and press Pair.`;
+    const unasked = `The program at ${this.settings.daemonUrl} did not ask this browser to pair, so it is not the browsermcp you paired with. Stop it, or start browsermcp-gateway --extension there.`;
+    const answer = (id: JsonRpcId, pairing?: { nonce: string; proof: string }) =>
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken, ...(pairing ? { pairing } : {}) } }));
     // The daemon speaks first: `authenticate` (answered with the token and the pairing proof) or `authenticated`.
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
@@ -153,31 +158,22 @@ export class DaemonConnection {
       const rpc = parseMessage(text);
       if (rpc.ok && rpc.kind === 'request' && rpc.message.method === ProxyMethods.authenticate) {
         const id = rpc.message.id;
-        const daemonNonce = (rpc.message.params as { pairing?: { nonce?: unknown } } | undefined)?.pairing?.nonce;
-        if (typeof daemonNonce !== 'string' || !daemonNonce) {
-          if (!trusted) refuse(`The program at ${this.settings.daemonUrl} did not ask this browser to pair, so it is not the browsermcp you paired with. Stop it, or start browsermcp-gateway --extension there.`);
-          else ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken } }));
-          return;
-        }
-        if (!secret) {
-          // A wss:// daemon that also offers pairing (a relay on loopback behind TLS) takes the token alone.
-          if (trusted) ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken } }));
-          else refuse(unpaired);
-          return;
-        }
+        const asked = parseProxyParams(ProxyMethods.authenticate, rpc.message.params);
+        const daemonNonce = asked.ok ? asked.value?.pairing?.nonce : undefined;
+        // No pairing asked (a wss:// daemon), or none this browser can give there (a relay behind TLS): the token alone.
+        if (daemonNonce === undefined || !secret) return trusted ? answer(id) : refuse(daemonNonce === undefined ? unasked : unpaired);
         const ours = { daemon: daemonNonce, extension: newPairingNonce() };
         nonces = ours;
         void pairingProof(secret, 'extension', ours).then((proof) => {
-          if (this.ws !== ws) return;
-          const result = { name: 'browsermcp extension', accessToken: this.settings.accessToken, pairing: { nonce: ours.extension, proof } };
-          ws.send(JSON.stringify({ jsonrpc: '2.0', id, result }));
+          if (this.ws === ws) answer(id, { nonce: ours.extension, proof });
         });
         return;
       }
       if (rpc.ok && rpc.kind === 'notification' && rpc.message.method === ProxyMethods.authenticated) {
-        const proof = (rpc.message.params as { pairing?: { proof?: unknown } } | undefined)?.pairing?.proof;
         if (trusted && !nonces) return void sayHello();
-        if (!nonces || !secret) return refuse(secret ? `The program at ${this.settings.daemonUrl} did not ask this browser to pair, so it is not the browsermcp you paired with.` : unpaired);
+        if (!nonces || !secret) return refuse(secret ? unasked : unpaired);
+        const said = parseProxyParams(ProxyMethods.authenticated, rpc.message.params);
+        const proof = said.ok ? said.value?.pairing?.proof : undefined;
         void isPairingProof(secret, 'daemon', nonces, proof).then((ok) => {
           if (!ok) return refuse(`The program at ${this.settings.daemonUrl} could not prove it is the browsermcp you paired with. If browsermcp printed a new pairing code, paste it here; otherwise stop that program.`);
           trusted = true;
