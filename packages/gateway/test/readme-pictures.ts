@@ -8,7 +8,7 @@ import type { PageConnection } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, text } from './helpers.js';
 import type { ExtensionBackend } from '../src/index.js';
-import { PERSON_RIG_KEYS, startPersonRig, type PersonRig, type StorageWindow } from './scenarios/person-rig.js';
+import { PERSON_RIG_KEYS, startPersonRig, type PersonRig } from './scenarios/person-rig.js';
 
 // The pictures in apps/extension/README.md and the root README, made from the built extension in a headed Chromium
 // (the person rig of the extension scenarios): `npx -y pnpm@12.4.2 --filter @browsermcp/gateway pictures`. Not part
@@ -71,8 +71,6 @@ const POPUP_BOX = `() => ({ x: 0, y: 0, width: ${POPUP_WIDTH}, height: document.
 const agentButton = (name: string, button: string) =>
   `() => Array.from(document.querySelectorAll('li.agent')).find((li) => li.textContent?.includes(${JSON.stringify(name)}))?.querySelector(${JSON.stringify(button)})`;
 
-const setStorage = (values: Record<string, unknown>) =>
-  rig.control.evaluate((v: Record<string, unknown>) => (globalThis as unknown as StorageWindow).chrome.storage.local.set(v), values);
 
 describe('the extension README’s pictures', () => {
   it('pairing.png: the popup of a browser not paired yet, with the code the gateway printed pasted in', async () => {
@@ -98,7 +96,7 @@ describe('the extension README’s pictures', () => {
     await researcher.callTool({ name: 'browser_navigate', arguments: { url: server.url('/links.html') } });
     await researcher.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     await researcher.callTool({ name: 'browser_click', arguments: { target: '#counter' } });
-    await setStorage({ askBeforeNewAgents: true, allowedAgents: [] });
+    await rig.setStorage({ askBeforeNewAgents: true, allowedAgents: [] });
     booker = await connectClient(rig.gw, BOOKER, { key: PERSON_RIG_KEYS[1] });
     const waiting = booker.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } }, undefined, { timeout: 60_000 });
     const popup = await rig.openPopup();
@@ -108,7 +106,7 @@ describe('the extension README’s pictures', () => {
     await rig.clickAsPerson(popup.page, agentButton(BOOKER, '.decide-always'));
     expect(text(await waiting)).toContain('- Page Title: Form');
     await popup.close();
-    await setStorage({ askBeforeNewAgents: false });
+    await rig.setStorage({ askBeforeNewAgents: false });
   });
 
   it('popup-connected.png: the popup while two agents work, one with its activity unfolded', async () => {
@@ -151,7 +149,7 @@ describe('the extension README’s pictures', () => {
 
   it('options-page.png: the options page, with an agent always allowed and a site off limits', async () => {
     // Asking before a new agent is on, as after install.
-    await setStorage({ offLimits: 'mybank.com', askBeforeNewAgents: true });
+    await rig.setStorage({ offLimits: 'mybank.com', askBeforeNewAgents: true });
     const tab = await rig.browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
     const page = await rig.browser.page(tab.id);
     try {
@@ -166,7 +164,7 @@ describe('the extension README’s pictures', () => {
 
   it('blocked-page.png: what an agent’s tab shows when its page heads for a site the person put off limits', async () => {
     const { server } = rig;
-    await setStorage({ offLimits: 'localhost' });
+    await rig.setStorage({ offLimits: 'localhost' });
     await researcher.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     await researcher.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html'))}; }` } });
     const blocked = `chrome-extension://${EXTENSION_ID}/blocked.html?`;
@@ -178,7 +176,7 @@ describe('the extension README’s pictures', () => {
       await picture(page, 'blocked-page.png', 640, `() => ({ x: 0, y: 0, width: 640, height: document.querySelector('main').getBoundingClientRect().bottom + 24 })`);
     } finally {
       await page.close();
-      await setStorage({ offLimits: '' });
+      await rig.setStorage({ offLimits: '' });
     }
   });
 });

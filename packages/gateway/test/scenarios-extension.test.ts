@@ -6,7 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend } from '../src/index.js';
 import { connectClient, text } from './helpers.js';
-import { PERSON_RIG_KEYS, personModeRig, startPersonRig, type ChromeTabs, type PersonRig, type StorageWindow } from './scenarios/person-rig.js';
+import { PERSON_RIG_KEYS, personModeRig, startPersonRig, type ChromeTabs, type PersonRig } from './scenarios/person-rig.js';
 import { runScenarios } from './scenarios/scenarios.js';
 
 // The shared scenarios in the person's own browser, as the person has it: the built extension in a headed Chromium
@@ -98,7 +98,7 @@ it('the person pauses browsermcp in the popup: agents are told so, and carry on 
 });
 
 it('the popup says Connect, not Disconnect, while the extension cannot reach the gateway', async () => {
-  const setUrl = (u: string) => rig.control.evaluate((url: string) => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ daemonUrl: url }), u);
+  const setUrl = (daemonUrl: string) => rig.setStorage({ daemonUrl });
   const popup = await rig.openPopup();
   try {
     await setUrl(`ws://127.0.0.1:${await freePort()}/extension`);
@@ -118,7 +118,6 @@ const agentButton = (name: string, button: string) =>
 
 it('pairing: an unpaired browser connects to nothing, a wrong code is refused with the reason, the gateway’s code pairs it', async () => {
   const backend = rig.gw.backend as ExtensionBackend;
-  const store = (values: Record<string, unknown>) => rig.control.evaluate((v: Record<string, unknown>) => (globalThis as unknown as StorageWindow).chrome.storage.local.set(v), values);
   const popup = await rig.openPopup();
   try {
     // As after install: no pairing code. The extension refuses the gateway's question, and the popup says how to pair.
@@ -152,7 +151,7 @@ it('pairing: an unpaired browser connects to nothing, a wrong code is refused wi
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(connects()).toBe(before);
   } finally {
-    await store({ daemonUrl: backend.extensionUrl, pairingCode: backend.pairingCode, paused: false });
+    await rig.setStorage({ daemonUrl: backend.extensionUrl, pairingCode: backend.pairingCode, paused: false });
     await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
     await popup.close();
   }
@@ -180,16 +179,15 @@ it('pairing: a program posing as the extension gets nothing, and one squatting o
   });
   await new Promise((resolve) => squatter.once('listening', resolve));
   const squatUrl = `ws://127.0.0.1:${(squatter.address() as { port: number }).port}/extension`;
-  const store = (values: Record<string, unknown>) => rig.control.evaluate((v: Record<string, unknown>) => (globalThis as unknown as StorageWindow).chrome.storage.local.set(v), values);
   const popup = await rig.openPopup();
   try {
-    await store({ daemonUrl: squatUrl, pairingCode: formatPairingCode({ url: squatUrl, secret: newPairingSecret() }) });
+    await rig.setStorage({ daemonUrl: squatUrl, pairingCode: formatPairingCode({ url: squatUrl, secret: newPairingSecret() }) });
     expect(
       await popup.page.waitFor<string>(() => document.getElementById('error')?.textContent?.includes('did not ask this browser to pair') && document.getElementById('error')!.textContent),
     ).toContain(`The program at ${squatUrl} did not ask this browser to pair, so it is not the browsermcp you paired with.`);
     expect(received).toEqual([]);
   } finally {
-    await store({ daemonUrl: backend.extensionUrl, pairingCode: backend.pairingCode, paused: false });
+    await rig.setStorage({ daemonUrl: backend.extensionUrl, pairingCode: backend.pairingCode, paused: false });
     await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
     await popup.close();
     squatter.close();
@@ -297,7 +295,7 @@ it('sites the person put off limits in the options page: refused to agents; a pa
     expect(text(fetched)).toContain(`The page's request for ${server.crossUrl('/item/from-agent-page')} was refused: The person has put localhost off limits`);
     expect(server.visits).not.toContain(`${new URL(server.crossOrigin).host}/item/from-agent-page`);
   } finally {
-    await rig.control.evaluate(() => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ offLimits: '' }));
+    await rig.setStorage({ offLimits: '' });
     await options.close();
     await rig.browser.close(tab.id);
     await rig.backToPersonTab();
@@ -360,7 +358,7 @@ it('the person shares one of their tabs with an agent from the popup: it joins t
 });
 
 describe('a new agent must be allowed by the person', () => {
-  const setAsk = (ask: boolean) => rig.control.evaluate((a: boolean) => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ askBeforeNewAgents: a, allowedAgents: [] }), ask);
+  const setAsk = (ask: boolean) => rig.setStorage({ askBeforeNewAgents: ask, allowedAgents: [] });
 
   /** Presses one of a pending agent's buttons in the popup, as the person would. */
   async function answer(agent: string, button: 'once' | 'always' | 'deny'): Promise<void> {

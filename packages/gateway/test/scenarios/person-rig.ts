@@ -43,6 +43,8 @@ export interface PersonRig {
   openPopup(): Promise<{ page: PageConnection; close(options?: { backToPersonTab?: boolean }): Promise<void> }>;
   /** Clicks the element `find()` returns in a tab with a real (trusted) mouse click, as the person would. */
   clickAsPerson(page: PageConnection, find: string): Promise<void>;
+  /** Sets the extension's settings (chrome.storage.local), as its options page and popup store them. */
+  setStorage(values: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ export async function startPersonRig(options: { headless?: boolean } = {}): Prom
         };
       },
       clickAsPerson,
+      setStorage: (values) => control.evaluate((v: Record<string, unknown>) => (globalThis as unknown as StorageWindow).chrome.storage.local.set(v), values),
       async close() {
         await control.close().catch(() => undefined);
         await browser.quit();
