@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Starts a browsermcp cluster on this machine to try it: one nats-server with JetStream and N daemons that share it,
-// with auth. Prints the URLs, a token and the gateway command to use them; Ctrl-C stops everything.
+// with auth: the daemons' tokens, and NATS set up as `browsermcp-daemon nats-config` writes it (an account of the
+// cluster's own, one nkey user per daemon, least-privilege permissions). Prints the URLs, a token and the gateway command to use them; Ctrl-C stops everything.
 //
 //   node scripts/try-cluster.mjs [--daemons 3] [--port 8765] [--nats-port 4222] [--no-browser]
 //
@@ -43,7 +44,9 @@ if (!existsSync(join(daemonDist, 'cli.js'))) fail('the packages are not built: r
 const natsServer = process.env.NATS_SERVER ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
 
 const dir = mkdtempSync(join(tmpdir(), 'browsermcp-cluster-'));
-writeFileSync(join(dir, 'nats.conf'), 'max_payload: 8MB\n'); // a snapshot of a big page crosses in one message
+const instances = Array.from({ length: count }, (_, i) => `d${i + 1}`);
+const { writeNatsClusterFiles } = await import(pathToFileURL(join(daemonDist, 'index.js')).href);
+const natsFiles = writeNatsClusterFiles({ dir: join(dir, 'nats-keys'), instances });
 const secretFile = join(dir, 'secret');
 writeFileSync(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
 const children = [];
@@ -111,7 +114,7 @@ function start(name, command, args, ready) {
 
 try {
   const natsPort = values['nats-port'];
-  await start('nats-server', natsServer, ['-c', join(dir, 'nats.conf'), '-a', '127.0.0.1', '-p', natsPort, '-js', '-sd', join(dir, 'nats')], (line) =>
+  await start('nats-server', natsServer, ['-c', natsFiles.config, '-a', '127.0.0.1', '-p', natsPort, '-js', '-sd', join(dir, 'nats')], (line) =>
     /Server is ready/.test(line) ? true : undefined,
   ).catch((error) => {
     throw new Error(`${error.message}. Is nats-server installed? (apt-get install nats-server, or set NATS_SERVER)`);
@@ -119,13 +122,13 @@ try {
   const natsUrl = `nats://127.0.0.1:${natsPort}`;
   const daemons = [];
   for (let i = 0; i < count; i++) {
-    const instanceId = `d${i + 1}`;
+    const instanceId = instances[i];
     const local = i === 0 && !values['no-browser'] ? ['--headless'] : ['--no-local'];
     const port = basePort === 0 ? 0 : basePort + i;
     const address = await start(
       `daemon ${instanceId}`,
       process.execPath,
-      [join(daemonDist, 'cli.js'), '--port', String(port), '--auth-secret-file', secretFile, '--nats', natsUrl, '--instance-id', instanceId, ...local],
+      [join(daemonDist, 'cli.js'), '--port', String(port), '--auth-secret-file', secretFile, '--nats', natsUrl, '--nats-nkey-seed-file', natsFiles.seeds[instanceId], '--instance-id', instanceId, ...local],
       (line) => {
         try {
           const entry = JSON.parse(line);
@@ -147,7 +150,7 @@ try {
   process.stdout.write(
     [
       'Cluster ready',
-      `  NATS:     ${natsUrl} (JetStream store in ${dir})`,
+      `  NATS:     ${natsUrl} (JetStream store in ${dir}; its config and each daemon's nkey seed in ${join(dir, 'nats-keys')})`,
       ...daemons.map((d) => `  daemon ${d.instanceId}: ${d.address}${d.browser ? ` (launched browser: ${d.browser})` : ''}`),
       `  token for user "me" (24 h): ${token}`,
       '',

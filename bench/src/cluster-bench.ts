@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EXTENSION_ID, loadPairingSecret, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
+import { EXTENSION_ID, loadPairingSecret, startDaemon, writeNatsClusterFiles, type NatsClusterFiles, type RunningDaemon } from '@browsermcp/daemon';
 import { RemoteBackend } from '@browsermcp/gateway';
 import { NatsServer } from '@browsermcp/testkit';
 import { closedLoop } from './router-bench.js';
@@ -37,8 +37,9 @@ const BROWSER = 'bench-browser';
 const PAIRING_FILE = join(mkdtempSync(join(tmpdir(), 'bmcp-bench-pairing-')), 'pairing-secret');
 
 /** A daemon CLI of the cluster in its own process (so it can die by SIGKILL). */
-function spawnDaemon(nats: string, instanceId: string): Promise<{ child: ChildProcess; address: string }> {
-  const args = [DAEMON_CLI, '--port', '0', '--no-local', '--nats', nats, '--instance-id', instanceId, '--pairing-file', PAIRING_FILE];
+function spawnDaemon(nats: string, files: NatsClusterFiles, instanceId: string): Promise<{ child: ChildProcess; address: string }> {
+  const seed = files.seeds[instanceId]!;
+  const args = [DAEMON_CLI, '--port', '0', '--no-local', '--nats', nats, '--nats-nkey-seed-file', seed, '--instance-id', instanceId, '--pairing-file', PAIRING_FILE];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -93,16 +94,19 @@ async function firstSuccess(call: () => Promise<unknown>, since: number): Promis
  * commands cross over NATS request/reply). Then two failovers, with daemons in their own processes killed by SIGKILL.
  */
 export async function clusterBench(options: { seconds: number; levels: number[] }): Promise<ClusterBenchResult> {
-  const nats = await NatsServer.start();
+  // NATS as `browsermcp-daemon nats-config` sets it up (nkey users, least-privilege permissions), as in production.
+  const keys = mkdtempSync(join(tmpdir(), 'bmcp-bench-nats-'));
+  const files = writeNatsClusterFiles({ dir: join(keys, 'nats'), instances: ['a', 'b', 'c', 'same', 'entry'] });
+  const nats = await NatsServer.start({ config: readFileSync(files.config, 'utf8') });
   const daemons: RunningDaemon[] = [];
   const children: ChildProcess[] = [];
   let worker: Worker | undefined;
   try {
-    const cluster = (instanceId: string) => ({ nats: nats.url, instanceId });
+    const cluster = (instanceId: string) => ({ nats: nats.url, instanceId, credentials: { nkeySeed: readFileSync(files.seeds[instanceId]!, 'utf8') } });
     const a = await startDaemon({ host: '127.0.0.1', port: 0, local: null, heartbeatMs: 600_000, cluster: cluster('a') });
     daemons.push(a);
-    const b = await spawnDaemon(nats.url, 'b');
-    const c = await spawnDaemon(nats.url, 'c');
+    const b = await spawnDaemon(nats.url, files, 'b');
+    const c = await spawnDaemon(nats.url, files, 'c');
     children.push(b.child, c.child);
     const ws = (address: string) => `${address.replace('http', 'ws')}/extension`;
     worker = new Worker(new URL('../workers/noop-extension.mjs', import.meta.url), {
@@ -145,7 +149,7 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
       const browser = await firstSuccess(() => a.router.dispatch('failover-browser', { name: 'browser_noop' }), killedAt);
 
       // The gateway's daemon dies; the gateway moves its session to a and takes it up there.
-      const entry = await spawnDaemon(nats.url, 'entry');
+      const entry = await spawnDaemon(nats.url, files, 'entry');
       children.push(entry.child);
       const mcp = (address: string) => `${address.replace('http', 'ws')}/mcp`;
       const gateway = new RemoteBackend({ daemonUrl: [mcp(entry.address), mcp(a.address)], daemonToken: '', browser: BROWSER, timeoutMs: 10_000 });
@@ -167,5 +171,6 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
     for (const child of children) if (child.exitCode === null && child.signalCode === null) await killed(child);
     for (const daemon of daemons) await daemon.close();
     await nats.close();
+    rmSync(keys, { recursive: true, force: true });
   }
 }

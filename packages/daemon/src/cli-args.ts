@@ -32,7 +32,11 @@ export function buildDaemonProgram(): Command {
       'Runs the browsermcp daemon: HTTP (/health, /sessions, /commands) and WebSocket (/extension, /mcp) endpoints. ' +
         'Every option can also be set as BROWSERMCP_<OPTION> or in the --config file; precedence: defaults < file < environment < flags.',
     )
-    .addHelpText('after', `\nAccess tokens for /mcp and /extension:\n  ${NAME} token --user <id> --secret-file <file> [--ttl 30d]   (${NAME} token --help)`)
+    .addHelpText(
+      'after',
+      `\nAccess tokens for /mcp and /extension:\n  ${NAME} token --user <id> --secret-file <file> [--ttl 30d]   (${NAME} token --help)` +
+        `\nA cluster's NATS users and permissions:\n  ${NAME} nats-config --instances d1,d2 --dir <dir>   (${NAME} nats-config --help)`,
+    )
     .usage('[options]')
     .helpOption('-h, --help', 'show this help')
     .allowExcessArguments(false);
@@ -56,6 +60,13 @@ export function buildDaemonProgram(): Command {
     repeatableOption('--extension-id <id>', `a Chrome extension id that may connect to /extension; repeat for more (default: ${EXTENSION_ID})`),
     settingOption('--nats <urls>', 'join a cluster of daemons on NATS with JetStream, e.g. nats://127.0.0.1:4222 (comma-separated for several servers) (default: none: state stays in this process)'),
     settingOption('--instance-id <id>', "this daemon's id in the cluster: 1-64 letters, digits, - or _ (default: random, printed at start)"),
+    settingOption('--nats-nkey-seed-file <file>', "file with this daemon's NATS nkey seed, as `browsermcp-daemon nats-config` writes it (default: none)"),
+    settingOption('--nats-creds-file <file>', 'NATS .creds file (user JWT and seed) for a server in operator mode (default: none)'),
+    settingOption('--nats-token <token>', "NATS token; prefer the environment variable, which ps does not show (default: none; a user and password may sit in --nats's URL)"),
+    settingOption('--nats-tls-ca <file>', "PEM CA certificate that signed NATS's (default: the system's)"),
+    settingOption('--nats-tls-cert <file>', 'PEM client certificate, for a NATS that asks for one; with --nats-tls-key (default: none)'),
+    settingOption('--nats-tls-key <file>', "the client certificate's PEM key (default: none)"),
+    settingOption('--nats-allow-anonymous', 'join a NATS that lets anyone connect without credentials: whoever reaches it could read and drive every session (default: refused)'),
     settingOption('--no-local', 'run without the local browser: extensions only (default: a local browser)'),
     s.executablePath,
     s.headless,
@@ -110,6 +121,7 @@ const OLD_SPELLINGS: readonly OldSpelling[] = [
 export type CliCommand =
   | { kind: 'help'; text: string }
   | { kind: 'version' }
+  | { kind: 'nats-config'; dir: string; instances: string[] }
   | { kind: 'token'; userId: string; secret: string; ttlSeconds: number; audience: string | undefined; issuer: string | undefined }
   | {
       kind: 'serve';
@@ -177,8 +189,10 @@ const NATS_URL = /^(nats|tls|ws|wss):\/\/[^\s,]+$|^[^\s,:/]+:\d+$/;
 function readCluster(values: SettingValues): StartDaemonOptions['cluster'] {
   const nats = values.str('nats');
   const instanceId = values.str('instanceId');
+  const natsOnly = ['natsNkeySeedFile', 'natsCredsFile', 'natsToken', 'natsTlsCa', 'natsTlsCert', 'natsTlsKey', 'natsAllowAnonymous'];
   if (nats === undefined) {
-    if (instanceId !== undefined) throw new ConfigError(`${values.flag('instanceId')} names this daemon in a cluster: it needs --nats <url> too`);
+    const stray = ['instanceId', ...natsOnly].find((key) => values.given(key));
+    if (stray !== undefined) throw new ConfigError(`${values.flag(stray)} is for a daemon in a cluster: it needs --nats <url> too`);
     return undefined;
   }
   const urls = nats.split(',').map((url) => url.trim());
@@ -187,7 +201,32 @@ function readCluster(values: SettingValues): StartDaemonOptions['cluster'] {
   if (instanceId !== undefined && !INSTANCE_ID_PATTERN.test(instanceId)) {
     throw new ConfigError(`${values.flag('instanceId')} "${instanceId}" must be 1-64 letters, digits, - or _`);
   }
-  return { nats: urls.join(','), ...(instanceId !== undefined ? { instanceId } : {}) };
+  const file = (key: string) => {
+    const path = values.str(key);
+    if (path === undefined) return undefined;
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`${values.flag(key)} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  };
+  const readable = (key: string) => (file(key) === undefined ? undefined : values.str(key));
+  const credentials = { nkeySeed: file('natsNkeySeedFile'), creds: file('natsCredsFile'), token: values.str('natsToken') };
+  const given = Object.entries(credentials).filter(([, value]) => value !== undefined);
+  if (given.length > 1 || (given.length === 1 && urls.some((url) => /^[a-z]+:\/\/[^/]*@/i.test(url)))) {
+    throw new ConfigError('NATS credentials are given twice: keep one of --nats-nkey-seed-file, --nats-creds-file, --nats-token and a user in --nats');
+  }
+  const tls = { caFile: readable('natsTlsCa'), certFile: readable('natsTlsCert'), keyFile: readable('natsTlsKey') };
+  if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
+    throw new ConfigError('a NATS client certificate needs both --nats-tls-cert and --nats-tls-key');
+  }
+  return {
+    nats: urls.join(','),
+    ...(instanceId !== undefined ? { instanceId } : {}),
+    ...(given.length ? { credentials: Object.fromEntries(given) } : {}),
+    ...(Object.values(tls).some((v) => v !== undefined) ? { tls } : {}),
+    ...(values.bool('natsAllowAnonymous') ? { allowAnonymous: true } : {}),
+  };
 }
 
 function readSecret(path: string, flag: string): string {
@@ -207,6 +246,7 @@ function readSecret(path: string, flag: string): string {
  */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliCommand {
   if (argv[0] === 'token') return parseToken(argv.slice(1));
+  if (argv[0] === 'nats-config') return parseNatsConfig(argv.slice(1));
   const program = buildDaemonProgram();
   const help = parse(program, argv);
   if (help !== undefined) return { kind: 'help', text: help };
@@ -297,6 +337,32 @@ export function buildTokenProgram(): Command {
     .addOption(new Option('--ttl <duration>', "lifetime: seconds, or a number with s, m, h or d (at most the daemon's --auth-max-token-lifetime)").default('30d'))
     .addOption(new Option('--audience <aud>', "the token's \"aud\", for a daemon with --auth-audience (default: none)"))
     .addOption(new Option('--issuer <iss>', "the token's \"iss\", for a daemon with --auth-issuer (default: none)"));
+}
+
+/** `browsermcp-daemon nats-config`: writes a NATS server config and one nkey seed per daemon. */
+export function buildNatsConfigProgram(): Command {
+  return new Command(`${NAME} nats-config`)
+    .description("Writes a least-privilege NATS setup for a cluster: the server's config (an account, one nkey user per daemon, its permissions) and each daemon's seed file.")
+    .usage('--instances d1,d2,d3 --dir <dir>')
+    .helpOption('-h, --help', 'show this help')
+    .allowExcessArguments(false)
+    .addOption(new Option('--instances <ids>', "the daemons' --instance-id values, comma-separated (default: none: required)"))
+    .addOption(new Option('--dir <dir>', 'where to write nats.conf and the <id>.nk seed files; made 0700, must not hold them already (default: none: required)'));
+}
+
+function parseNatsConfig(argv: string[]): CliCommand {
+  const program = buildNatsConfigProgram();
+  const help = parse(program, argv);
+  if (help !== undefined) return { kind: 'help', text: help };
+  const values = new SettingValues(program);
+  const instances = values.list('instances');
+  if (instances.length === 0) throw new ConfigError('nats-config needs --instances <ids>: the --instance-id of each daemon, comma-separated');
+  const bad = instances.find((id) => !INSTANCE_ID_PATTERN.test(id));
+  if (bad !== undefined) throw new ConfigError(`--instances: "${bad}" must be 1-64 letters, digits, - or _`);
+  if (new Set(instances).size !== instances.length) throw new ConfigError('--instances names a daemon twice');
+  const dir = values.str('dir');
+  if (!dir) throw new ConfigError('nats-config needs --dir <dir>: where to write nats.conf and the seed files');
+  return { kind: 'nats-config', dir, instances };
 }
 
 /** Seconds from "90", "90s", "15m", "12h" or "30d"; `flag` names the option in the error. */

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { redactNatsUrl } from './cluster/nats-connection.js';
+import { writeNatsClusterFiles } from './cluster/nats-files.js';
 import { startDaemon } from './daemon.js';
 import { parseCli } from './cli-args.js';
 import { ConfigError } from './command-line.js';
@@ -28,6 +30,25 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command.kind === 'help') return void process.stdout.write(command.text);
   if (command.kind === 'version') return void process.stdout.write(`${version()}\n`);
+  if (command.kind === 'nats-config') {
+    let files;
+    try {
+      files = writeNatsClusterFiles({ dir: command.dir, instances: command.instances });
+    } catch (error) {
+      process.stderr.write(`browsermcp-daemon nats-config: ${(error as Error).message}\n`);
+      process.exit(2);
+    }
+    process.stdout.write(
+      [
+        `Wrote a least-privilege NATS setup for ${command.instances.length} daemon${command.instances.length === 1 ? '' : 's'} in ${command.dir}:`,
+        `  nats-server -c ${files.config} -js -sd <store dir>`,
+        ...command.instances.map((id) => `  browsermcp-daemon --nats nats://<host>:4222 --instance-id ${id} --nats-nkey-seed-file ${files.seeds[id]}`),
+        'Each seed file is that daemon\'s only: copy it to its machine and nowhere else.',
+        '',
+      ].join('\n'),
+    );
+    return;
+  }
   if (command.kind === 'token') {
     const { userId, secret, ttlSeconds, audience, issuer } = command;
     process.stdout.write(`${await signToken({ userId, secret, ttlSeconds, audience, issuer })}\n`);
@@ -47,7 +68,7 @@ async function main(argv: string[]): Promise<void> {
       address: daemon.address,
       auth: command.verifier !== undefined,
       local: daemon.localExecutor?.id ?? false,
-      ...(daemon.cluster ? { instanceId: daemon.cluster.instanceId, nats: command.options.cluster?.nats } : {}),
+      ...(daemon.cluster ? { instanceId: daemon.cluster.instanceId, nats: redactNatsUrl(command.options.cluster?.nats ?? '') } : {}),
     },
     'browsermcp daemon listening',
   );

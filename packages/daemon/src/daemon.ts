@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { NatsCredentials, NatsTls } from './cluster/nats-connection.js';
 import { ClusterNode } from './cluster/node.js';
 import { LocalExecutor, type LocalExecutorOptions } from './local/executor.js';
 import { SessionRouter } from './router/index.js';
@@ -6,8 +7,13 @@ import { buildDaemonApp } from './server/app.js';
 import type { DaemonAppOptions } from './server/options.js';
 
 export interface ClusterSettings {
-  /** NATS server URL(s), comma-separated: nats://127.0.0.1:4222. */
+  /** NATS server URL(s), comma-separated: nats://127.0.0.1:4222 (a user and password may sit in it; never printed). */
   nats: string;
+  /** How this daemon proves itself to NATS (one kind); never printed. */
+  credentials?: NatsCredentials | undefined;
+  tls?: NatsTls | undefined;
+  /** Joins a NATS that lets anyone connect; refused by default (whoever reaches it could drive every session). */
+  allowAnonymous?: boolean | undefined;
   /** This daemon's id in the cluster; random (and printed) when not given. */
   instanceId?: string | undefined;
   /** Buckets and subjects start with this; default "browsermcp". */
@@ -58,6 +64,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         instanceId: clusterSettings.instanceId,
         prefix: clusterSettings.prefix,
         heartbeatMs: clusterSettings.heartbeatMs,
+        credentials: clusterSettings.credentials,
+        tls: clusterSettings.tls,
+        allowAnonymous: clusterSettings.allowAnonymous,
         version: appOptions.version ?? '0.0.0',
         logger: log,
       })
@@ -75,7 +84,10 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   try {
     if (localExecutor) await router.executorConnected(localExecutor);
     app = await buildDaemonApp({ ...appOptions, router, localExecutor, cluster }, { logger: logger ?? false });
-    await cluster?.attach(router, app.browsermcp.extensions, localExecutor && { id: localExecutor.id, name: `Chromium on ${cluster.instanceId}` });
+    const { linked } = app.browsermcp;
+    await cluster?.attach(router, app.browsermcp.extensions, localExecutor && { id: localExecutor.id, name: `Chromium on ${cluster.instanceId}` }, (sessionId) =>
+      linked.has(sessionId),
+    );
   } catch (error) {
     await app?.close();
     await cluster?.close();

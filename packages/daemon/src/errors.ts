@@ -63,6 +63,12 @@ export const TooManySessionsError = defineError<'BMCP_ERR_TOO_MANY_SESSIONS', [u
   ErrorCodes.RateLimited,
 );
 
+export const SessionInUseError = defineError<'BMCP_ERR_SESSION_IN_USE', [sessionId: string, instanceId: string]>(
+  'BMCP_ERR_SESSION_IN_USE',
+  'session %s is driven by a live client connection on daemon %s of this cluster; disconnect that client first (a client that dropped frees it at once)',
+  ErrorCodes.InvalidRequest,
+);
+
 export const SessionNotFoundError = defineError<'BMCP_ERR_SESSION_NOT_FOUND', [sessionId: string]>(
   'BMCP_ERR_SESSION_NOT_FOUND',
   'session %s is not open (it was never opened, or it was closed)',

@@ -29,6 +29,10 @@ export { startDaemon } from './daemon.js';
 export type { ClusterSettings, StartDaemonOptions, RunningDaemon } from './daemon.js';
 export { ClusterNode, randomInstanceId, DEFAULT_CLUSTER_HEARTBEAT_MS, DEFAULT_DIRECTORY_TTL_MS, type ClusterOptions } from './cluster/node.js';
 export { KvRouterStore } from './cluster/kv-store.js';
+export { redactNatsUrl, type NatsConnectSettings, type NatsCredentials, type NatsTls } from './cluster/nats-connection.js';
+export { createClusterMember, memberPermissions, natsClusterConfig, type ClusterMember, type NatsClusterConfigOptions } from './cluster/nats-config.js';
+export { ClusterNames } from './cluster/names.js';
+export { writeNatsClusterFiles, type NatsClusterFiles } from './cluster/nats-files.js';
 export {
   applyConfigFile,
   ConfigError,

@@ -7,21 +7,10 @@ import { expect, it } from 'vitest';
 import { buildDaemonProgram, parseCli } from '../src/cli-args.js';
 import { ConfigError } from '../src/command-line.js';
 import { signToken } from '../src/index.js';
-import { CLI, startCli } from './helpers/cli.js';
+import { runCli as run, startCli } from './helpers/cli.js';
 import { alive, processTree, tempDir } from './helpers/local.js';
 
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm --filter @browsermcp/daemon build)`);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 it('lists every flag with its default and variable in --help, and no old spelling', () => {
   const help = parseCli(['--help']);
@@ -163,7 +152,7 @@ it('with a secret, drives its browser only for a token; the browser has no DevTo
 });
 
 it('refuses cluster flags that cannot apply or are malformed, and says what to do when NATS is not usable', async () => {
-  expect(() => parseCli(['--instance-id', 'a'])).toThrow('--instance-id names this daemon in a cluster: it needs --nats <url> too');
+  expect(() => parseCli(['--instance-id', 'a'])).toThrow('--instance-id is for a daemon in a cluster: it needs --nats <url> too');
   expect(() => parseCli(['--nats', 'http://127.0.0.1:4222'])).toThrow('--nats "http://127.0.0.1:4222" is not a NATS URL; use nats://host:port');
   expect(() => parseCli(['--nats', 'nats://127.0.0.1:4222', '--instance-id', 'a.b'])).toThrow('--instance-id "a.b" must be 1-64 letters, digits, - or _');
   expect(parseCli(['--nats', 'nats://127.0.0.1:1, 127.0.0.1:2', '--instance-id', 'east-1'])).toMatchObject({
@@ -182,7 +171,7 @@ it('refuses cluster flags that cannot apply or are malformed, and says what to d
   expect(nobody.stderr).toContain('Start nats-server (with -js) there, or fix --nats');
   const plain = await NatsServer.start({ jetstream: false });
   try {
-    const noJetStream = await run(['--no-local', '--port', '0', '--nats', plain.url]);
+    const noJetStream = await run(['--no-local', '--port', '0', '--nats', plain.url, '--nats-allow-anonymous']);
     expect(noJetStream.code).toBe(1);
     expect(noJetStream.stderr).toContain(`NATS at ${plain.url} has no JetStream: start nats-server with -js`);
   } finally {

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
+import { hs256Verifier, signToken, startDaemon, writeNatsClusterFiles, type NatsClusterFiles, type RunningDaemon } from '@browsermcp/daemon';
 import { NatsServer, startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectClient, refIn, startGateway, text } from './helpers.js';
@@ -13,6 +13,7 @@ import { connectClient, refIn, startGateway, text } from './helpers.js';
 const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
 const DAEMON_CLI = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/daemon/package.json')), 'dist', 'cli.js');
 let nats: NatsServer;
+let natsFiles: NatsClusterFiles;
 let server: FixtureServer;
 let holder: RunningDaemon;
 let spare: RunningDaemon;
@@ -20,7 +21,7 @@ let entry: ChildProcess;
 let entryUrl: string;
 
 function cluster(instanceId: string) {
-  return { nats: nats.url, instanceId, heartbeatMs: 500 };
+  return { nats: nats.url, instanceId, heartbeatMs: 500, credentials: { nkeySeed: readFileSync(natsFiles.seeds[instanceId]!, 'utf8') } };
 }
 
 /** The daemon CLI in its own process; resolves with its address once it listens. */
@@ -41,8 +42,10 @@ function spawnDaemon(args: string[]): Promise<{ child: ChildProcess; address: st
 }
 
 beforeAll(async () => {
-  [nats, server] = await Promise.all([NatsServer.start(), startFixtureServer()]);
   const dir = mkdtempSync(join(tmpdir(), 'bmcp-gw-cluster-'));
+  // NATS as `browsermcp-daemon nats-config` sets it up: one nkey user per daemon, least-privilege permissions.
+  natsFiles = writeNatsClusterFiles({ dir: join(dir, 'nats'), instances: ['holder', 'spare', 'entry'] });
+  [nats, server] = await Promise.all([NatsServer.start({ config: readFileSync(natsFiles.config, 'utf8') }), startFixtureServer()]);
   writeFileSync(join(dir, 'secret'), SECRET);
   const verifier = hs256Verifier(SECRET);
   holder = await startDaemon({
@@ -53,7 +56,7 @@ beforeAll(async () => {
     cluster: cluster('holder'),
   });
   spare = await startDaemon({ host: '127.0.0.1', port: 0, verifier, local: null, cluster: cluster('spare') });
-  const spawned = await spawnDaemon(['--no-local', '--auth-secret-file', join(dir, 'secret'), '--nats', nats.url, '--instance-id', 'entry']);
+  const spawned = await spawnDaemon(['--no-local', '--auth-secret-file', join(dir, 'secret'), '--nats', nats.url, '--nats-nkey-seed-file', natsFiles.seeds.entry!, '--instance-id', 'entry']);
   entry = spawned.child;
   entryUrl = `${spawned.address.replace('http', 'ws')}/mcp`;
 });

@@ -36,11 +36,13 @@ export const clusterRequestSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('cancel'), wireId: id, reason: z.enum(['cancelled', 'timeout']) }),
   /** Is the instance still there (asked while commands wait on it)? */
   z.object({ op: z.literal('ping') }),
+  /** Does a live client connection on the instance drive the session (asked before another instance takes it up)? */
+  z.object({ op: z.literal('driving'), sessionId: id }),
 ]);
 export type ClusterRequest = z.infer<typeof clusterRequestSchema>;
 
 export const clusterReplySchema = z.union([
-  z.object({ ok: z.literal(true), response: responseEnvelopeSchema.optional() }),
+  z.object({ ok: z.literal(true), response: responseEnvelopeSchema.optional(), driving: z.boolean().optional() }),
   z.object({ ok: z.literal(false), error: crossedErrorSchema }),
 ]);
 export type ClusterReply = z.infer<typeof clusterReplySchema>;
@@ -67,6 +69,11 @@ export const browserEntrySchema = z.object({
   userId: id.nullable(),
   /** False while the browser is away within its grace period (or paused by the person). */
   connected: z.boolean(),
+  /**
+   * The directory revision at which this instance took the browser (its first entry since the browser connected
+   * there); absent in that first entry, whose own revision it is. Of two instances' entries, the later claim holds.
+   */
+  claim: z.number().int().nonnegative().optional(),
 });
 export type BrowserEntry = z.infer<typeof browserEntrySchema>;
 

@@ -47,11 +47,14 @@ export class NatsServer {
     return `nats://127.0.0.1:${this.port}`;
   }
 
-  /** `jetstream: false` starts one without JetStream, which a cluster cannot use. */
-  static async start({ jetstream = true }: { jetstream?: boolean } = {}): Promise<NatsServer> {
+  /**
+   * `jetstream: false` starts one without JetStream, which a cluster cannot use. `config` is the server's
+   * configuration (accounts, users, TLS); without it, anyone may connect.
+   */
+  static async start({ jetstream = true, config }: { jetstream?: boolean; config?: string } = {}): Promise<NatsServer> {
     const dir = mkdtempSync(join(tmpdir(), 'bmcp-nats-'));
     // max_payload above the 1 MB default: a snapshot of a big page crosses instances in one message.
-    writeFileSync(join(dir, 'nats.conf'), 'max_payload: 8MB\n');
+    writeFileSync(join(dir, 'nats.conf'), config ?? 'max_payload: 8MB\n');
     const server = new NatsServer(await freePort(), dir, jetstream);
     await server.spawn();
     return server;
@@ -59,7 +62,10 @@ export class NatsServer {
 
   private async spawn(): Promise<void> {
     const store = this.jetstream ? ['-js', '-sd', join(this.dir, 'store')] : [];
-    const child = spawn(NATS_SERVER, ['-c', join(this.dir, 'nats.conf'), '-a', '127.0.0.1', '-p', String(this.port), ...store], { stdio: 'ignore' });
+    const child = spawn(NATS_SERVER, ['-c', join(this.dir, 'nats.conf'), '-a', '127.0.0.1', '-p', String(this.port), ...store], {
+      // BMCP_NATS_LOG=1 shows the server's log (permission violations among it) when a test needs looking into.
+      stdio: process.env.BMCP_NATS_LOG ? ['ignore', 'inherit', 'inherit'] : 'ignore',
+    });
     this.child = child;
     await waitForPort(this.port, child);
   }

@@ -1,18 +1,17 @@
 import { parseBrowserEntry, parseInstanceEntry, type BrowserEntry, type InstanceEntry } from '@browsermcp/protocol';
 import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
 import { listKeys } from './keys.js';
-import { token } from './names.js';
-
-const browserKey = (executorId: string): string => `b.${token(executorId)}`;
+import { token, type ClusterNames } from './names.js';
 
 interface Cached {
   readonly revision: number;
   /** When this copy learned it (a refresh does not drop what it learned while the refresh ran). */
   readonly at: number;
   readonly browser?: BrowserEntry | undefined;
+  /** The browser entry's claim: the revision at which its instance took the browser. */
+  readonly claim?: number | undefined;
   readonly instance?: InstanceEntry | undefined;
 }
-const instanceKey = (instanceId: string): string => `i.${instanceId}`;
 
 function parsed<T>(entry: KvEntry | null, parse: (value: unknown) => { ok: true; value: T } | { ok: false }): T | undefined {
   if (entry === null || entry.operation !== 'PUT') return undefined;
@@ -24,22 +23,43 @@ function parsed<T>(entry: KvEntry | null, parse: (value: unknown) => { ok: true;
   }
 }
 
+/** Of two entries for one browser, the one that holds it: a connected one, then the later claim. */
+function holds(a: Cached, b: Cached | undefined): boolean {
+  if (b === undefined) return true;
+  if (a.browser!.connected !== b.browser!.connected) return a.browser!.connected;
+  return (a.claim ?? 0) > (b.claim ?? 0);
+}
+
 /**
  * Which instance holds which browser, and which instances are alive: a KV bucket whose entries expire (bucket TTL)
  * unless their instance's heartbeat writes them again, so a dead instance's entries disappear by themselves.
+ *
+ * Each instance writes under keys of its own (`i.<instance>`, `b.<instance>.<browser>`), which NATS permissions let
+ * only that instance's user write, and an entry is believed only when it names the instance its key does: no daemon
+ * can put a browser on another's name. A browser that moved has an entry from each instance for a moment; the
+ * connected one with the later claim holds it, and the other instance deletes its own once it sees that.
+ *
  * Reads come from a copy kept by a watch (new entries at once) and a full read on every heartbeat (expired ones,
  * which a watch is not told about).
  */
 export class BrowserDirectory {
   /** KV key → what it holds, with its revision and when this copy learned it. */
   #entries = new Map<string, Cached>();
+  /** Browser id → the keys of its entries (one per instance that has one). */
+  #byBrowser = new Map<string, Set<string>>();
+  /** This instance's claim on each browser it took. */
+  readonly #claims = new Map<string, number>();
   #stopWatch: (() => void) | undefined;
   /** Until then a refresh drops no entry: see keepUntil. */
   #keepUntil = 0;
-  /** Told when a browser's entry changes whether it is connected (or appears), with the entry now. */
+  /** Told when the entry that holds a browser changes whether it is connected, or instance (or appears). */
   onBrowserChange: ((browser: BrowserEntry) => void) | undefined;
 
-  constructor(private readonly kv: KV) {}
+  constructor(
+    private readonly kv: KV,
+    private readonly names: ClusterNames,
+    private readonly instanceId: string,
+  ) {}
 
   /** Reads the whole directory, then follows its changes. */
   async start(): Promise<void> {
@@ -72,35 +92,64 @@ export class BrowserDirectory {
     const read = new Map<string, KvEntry | null>();
     for (const key of await listKeys(this.kv)) read.set(key, await this.kv.get(key));
     if (started >= this.#keepUntil) {
-      for (const [key, cached] of this.#entries) if (!read.has(key) && cached.at < started) this.#entries.delete(key);
+      for (const [key, cached] of this.#entries) if (!read.has(key) && cached.at < started) this.#set(key, undefined);
     }
     for (const [key, entry] of read) this.#apply(key, entry);
   }
 
-  /** Learns one entry, unless this copy already knows a newer revision of it. */
+  /** Learns one entry, unless this copy already knows a newer revision of it; an entry its key does not vouch for is ignored. */
   #apply(key: string, entry: KvEntry | null): void {
     const known = this.#entries.get(key);
     if (entry === null || (known !== undefined && known.revision > entry.revision)) return;
-    const browser = key.startsWith('b.') ? parsed(entry, parseBrowserEntry) : undefined;
-    const instance = key.startsWith('i.') ? parsed(entry, parseInstanceEntry) : undefined;
+    const shape = this.names.parseDirectoryKey(key);
+    let browser = shape?.browserId !== undefined ? parsed(entry, parseBrowserEntry) : undefined;
+    if (browser !== undefined && (browser.instanceId !== shape!.instanceId || browser.id !== shape!.browserId)) browser = undefined;
+    let instance = shape !== undefined && shape.browserId === undefined ? parsed(entry, parseInstanceEntry) : undefined;
+    if (instance !== undefined && instance.instanceId !== shape!.instanceId) instance = undefined;
     // A deleted entry stays as a tombstone with its revision, so an older read cannot bring it back.
-    this.#entries.set(key, { revision: entry.revision, at: Date.now(), browser, instance });
-    if (browser !== undefined && (known?.browser?.connected !== browser.connected || known.browser.instanceId !== browser.instanceId)) {
-      this.onBrowserChange?.(browser);
-    }
+    this.#set(key, { revision: entry.revision, at: Date.now(), browser, claim: browser && (browser.claim ?? entry.revision), instance }, shape?.browserId);
   }
 
-  #learn(key: string, revision: number, value: Pick<Cached, 'browser' | 'instance'>): void {
+  /** Replaces (or with undefined forgets) one key's entry, and tells who listens when the browser's holder changed. */
+  #set(key: string, value: Cached | undefined, browserId = this.#entries.get(key)?.browser?.id ?? this.names.parseDirectoryKey(key)?.browserId): void {
+    const before = browserId === undefined ? undefined : this.browser(browserId);
+    if (value === undefined) this.#entries.delete(key);
+    else this.#entries.set(key, value);
+    if (browserId === undefined) return;
+    const keys = this.#byBrowser.get(browserId) ?? new Set<string>();
+    if (value === undefined) keys.delete(key);
+    else keys.add(key);
+    if (keys.size === 0) this.#byBrowser.delete(browserId);
+    else this.#byBrowser.set(browserId, keys);
+    const after = this.browser(browserId);
+    if (after !== undefined && (before?.connected !== after.connected || before.instanceId !== after.instanceId)) this.onBrowserChange?.(after);
+  }
+
+  #learn(key: string, revision: number, value: Pick<Cached, 'browser' | 'claim' | 'instance'>): void {
     const known = this.#entries.get(key);
-    if (known === undefined || known.revision <= revision) this.#entries.set(key, { revision, at: Date.now(), ...value });
+    if (known === undefined || known.revision <= revision) this.#set(key, { revision, at: Date.now(), ...value });
   }
 
+  #holder(browserId: string): Cached | undefined {
+    let best: Cached | undefined;
+    for (const key of this.#byBrowser.get(browserId) ?? []) {
+      const cached = this.#entries.get(key);
+      if (cached?.browser !== undefined && holds(cached, best)) best = cached;
+    }
+    return best;
+  }
+
+  /** The entry of the instance that holds the browser now. */
   browser(executorId: string): BrowserEntry | undefined {
-    return this.#entries.get(browserKey(executorId))?.browser;
+    return this.#holder(executorId)?.browser;
   }
 
+  /** Every browser of the cluster, once each, as its holder's entry says. */
   browsers(): BrowserEntry[] {
-    return [...this.#entries.values()].flatMap((cached) => (cached.browser ? [cached.browser] : []));
+    return [...this.#byBrowser.keys()].flatMap((id) => {
+      const browser = this.browser(id);
+      return browser ? [browser] : [];
+    });
   }
 
   instances(): InstanceEntry[] {
@@ -108,45 +157,56 @@ export class BrowserDirectory {
   }
 
   async putInstance(instance: InstanceEntry): Promise<void> {
-    const key = instanceKey(instance.instanceId);
+    const key = this.names.instanceKey(this.instanceId);
     this.#learn(key, await this.kv.put(key, JSON.stringify(instance)), { instance });
   }
 
-  async deleteInstance(instanceId: string): Promise<void> {
-    await this.kv.delete(instanceKey(instanceId));
+  async deleteInstance(): Promise<void> {
+    await this.kv.delete(this.names.instanceKey(this.instanceId));
   }
 
+  /** This instance takes the browser (it connected here): its entry's revision is its claim, later than any before. */
+  async claimBrowser(browser: BrowserEntry): Promise<void> {
+    const key = this.names.browserKey(this.instanceId, browser.id);
+    const { claim: _old, ...entry } = browser;
+    const revision = await this.kv.put(key, JSON.stringify(entry));
+    this.#claims.set(browser.id, revision);
+    this.#learn(key, revision, { browser: entry, claim: revision });
+  }
+
+  /** Writes this instance's entry for the browser again, keeping its claim (or claiming it, the first time). */
   async putBrowser(browser: BrowserEntry): Promise<void> {
-    const key = browserKey(browser.id);
-    this.#learn(key, await this.kv.put(key, JSON.stringify(browser)), { browser });
+    const claim = this.#claims.get(browser.id);
+    if (claim === undefined) return this.claimBrowser(browser);
+    const key = this.names.browserKey(this.instanceId, browser.id);
+    const entry = { ...browser, claim };
+    this.#learn(key, await this.kv.put(key, JSON.stringify(entry)), { browser: entry, claim });
   }
 
   /**
-   * Writes a browser's entry again only if `instanceId` still holds it there; returns the entry's holder now
-   * (another instance when the browser moved, undefined when the entry is gone).
+   * Writes this instance's entry for the browser again if it still holds the browser, as the entries in the store now
+   * say; returns the browser's holder (another instance when it moved there).
    */
-  async refreshBrowserIf(instanceId: string, browser: BrowserEntry): Promise<string | undefined> {
-    const entry = await this.kv.get(browserKey(browser.id));
-    const current = parsed(entry, parseBrowserEntry);
-    if (current !== undefined && current.instanceId !== instanceId) return current.instanceId;
-    try {
-      const key = browserKey(browser.id);
-      const text = JSON.stringify(browser);
-      this.#learn(key, current === undefined ? await this.kv.create(key, text) : await this.kv.update(key, text, entry!.revision), { browser });
-      return instanceId;
-    } catch {
-      // Written by another instance between the read and the write: it holds the browser now.
-      return parsed(await this.kv.get(browserKey(browser.id)), parseBrowserEntry)?.instanceId;
+  async refreshBrowserIf(browser: BrowserEntry): Promise<string> {
+    for (const key of await listKeys(this.kv, `b.*.${token(browser.id)}`)) {
+      if (key !== this.names.browserKey(this.instanceId, browser.id)) this.#apply(key, await this.kv.get(key));
     }
+    const claim = this.#claims.get(browser.id);
+    const mine: Cached = { revision: 0, at: 0, browser, claim };
+    for (const key of this.#byBrowser.get(browser.id) ?? []) {
+      const other = this.#entries.get(key);
+      if (other?.browser !== undefined && other.browser.instanceId !== this.instanceId && holds(other, mine)) return other.browser.instanceId;
+    }
+    await this.putBrowser(browser);
+    return this.instanceId;
   }
 
-  /** Deletes a browser's entry if `instanceId` still holds it (a browser that moved keeps its new entry). */
-  async deleteBrowserIf(instanceId: string, executorId: string): Promise<void> {
-    const entry = await this.kv.get(browserKey(executorId));
-    const current = parsed(entry, parseBrowserEntry);
-    if (current === undefined || current.instanceId !== instanceId) return;
-    await this.kv.delete(browserKey(executorId), { previousSeq: entry!.revision }).catch(() => undefined);
-    if (this.browser(executorId)?.instanceId === instanceId) this.#entries.delete(browserKey(executorId));
+  /** Deletes this instance's entry for the browser (another instance's entry for it, if any, is that one's). */
+  async deleteBrowser(executorId: string): Promise<void> {
+    const key = this.names.browserKey(this.instanceId, executorId);
+    this.#claims.delete(executorId);
+    await this.kv.delete(key).catch(() => undefined);
+    this.#set(key, undefined, executorId);
     // (the watch brings its tombstone)
   }
 }

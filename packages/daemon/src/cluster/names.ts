@@ -41,4 +41,37 @@ export class ClusterNames {
   get endedSubject(): string {
     return `${this.prefix}.session-ended`;
   }
+
+  /**
+   * Where an instance's replies arrive: a prefix of its own, so that NATS permissions can let each daemon read only
+   * the answers to its own requests.
+   */
+  inboxPrefix(instanceId: string): string {
+    return `_INBOX.${this.prefix}.${instanceId}`;
+  }
+
+  /** The directory key of a live instance: only that instance may write it. */
+  instanceKey(instanceId: string): string {
+    return `i.${instanceId}`;
+  }
+
+  /** The directory keys of the browsers one instance holds start with this: only that instance may write them. */
+  browserKeyPrefix(instanceId: string): string {
+    return `b.${instanceId}`;
+  }
+
+  /** The directory key of a browser as one instance holds it. */
+  browserKey(instanceId: string, browserId: string): string {
+    return `${this.browserKeyPrefix(instanceId)}.${token(browserId)}`;
+  }
+
+  /** Which instance a directory key belongs to, and what it names: undefined for a key of no known shape. */
+  parseDirectoryKey(key: string): { instanceId: string; browserId?: string } | undefined {
+    const parts = key.split('.');
+    if (parts[0] === 'i' && parts.length === 2 && INSTANCE_ID_PATTERN.test(parts[1]!)) return { instanceId: parts[1]! };
+    if (parts[0] === 'b' && parts.length === 3 && INSTANCE_ID_PATTERN.test(parts[1]!) && parts[2]) {
+      return { instanceId: parts[1]!, browserId: fromToken(parts[2]) };
+    }
+    return undefined;
+  }
 }

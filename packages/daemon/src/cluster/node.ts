@@ -22,6 +22,9 @@ import {
   crossedError,
   InvalidArgumentError,
   isDaemonError,
+  SessionNotFoundError,
+  TabNotFoundError,
+  TabOwnedError,
 } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
 import { MAX_HOLD_MS } from '../router/router.js';
@@ -31,6 +34,7 @@ import type { ExtensionRegistry } from '../server/extensions.js';
 import { BrowserDirectory } from './directory.js';
 import { KvRouterStore } from './kv-store.js';
 import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
+import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
 /** How often an instance writes its entries again; they expire after DIRECTORY_TTL_MS without it. */
 export const DEFAULT_CLUSTER_HEARTBEAT_MS = 2_000;
@@ -57,9 +61,7 @@ async function withDeadline<T>(promise: Promise<T> | undefined, ms: number): Pro
   }
 }
 
-export interface ClusterOptions {
-  /** nats://host:port (several, comma-separated, for a NATS cluster). */
-  url: string;
+export interface ClusterOptions extends NatsConnectSettings {
   /** This daemon's id in the cluster; random when not given. */
   instanceId?: string | undefined;
   version: string;
@@ -96,7 +98,9 @@ export class ClusterNode implements RemoteExecutors {
   readonly #startedAt = Date.now();
   /** Requests waiting on each instance, to fail at once when that instance stops answering pings. */
   readonly #inFlight = new Map<string, Map<(error: Error) => void, string>>();
-  #attached: { router: SessionRouter; extensions: ExtensionRegistry; localBrowser: BrowserEntry | undefined } | undefined;
+  #attached:
+    | { router: SessionRouter; extensions: ExtensionRegistry; localBrowser: BrowserEntry | undefined; driving: (sessionId: string) => boolean }
+    | undefined;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #beating: Promise<void> | undefined;
   #closed = false;
@@ -126,14 +130,17 @@ export class ClusterNode implements RemoteExecutors {
     for await (const status of this.#nc.status()) {
       if (status.type === 'disconnect' && !this.#down) {
         this.#down = true;
-        this.#options.logger.warn({ nats: this.#options.url }, 'lost the connection to NATS; retrying (cluster calls fail until it is back)');
+        this.#options.logger.warn({ nats: redactNatsUrl(this.#options.url) }, 'lost the connection to NATS; retrying (cluster calls fail until it is back)');
       } else if (status.type === 'reconnect' && this.#down) {
         this.#down = false;
         this.#backAt = Date.now();
         // Entries that expired while NATS was away are kept until the others have had time to write them again.
         this.#directory.keepUntil(this.#backAt + this.#directoryTtlMs);
-        this.#options.logger.info({ nats: this.#options.url }, 'connected to NATS again');
+        this.#options.logger.info({ nats: redactNatsUrl(this.#options.url) }, 'connected to NATS again');
         void this.#beat();
+      } else if (status.type === 'error') {
+        // A permission NATS refused (a narrower config than this daemon needs) says so here, and nowhere else.
+        this.#options.logger.warn({ nats: redactNatsUrl(this.#options.url), error: status.error.message }, 'NATS refused a request of this daemon');
       }
     }
   }
@@ -145,26 +152,33 @@ export class ClusterNode implements RemoteExecutors {
       throw new InvalidArgumentError(`instance id "${instanceId}" must be 1-64 letters, digits, "-" or "_"`);
     }
     const names = new ClusterNames(options.prefix);
+    const connectOptions = natsConnectionOptions(options, `browsermcp-daemon ${instanceId}`, names.inboxPrefix(instanceId));
     let nc: NatsConnection;
     try {
-      nc = await connect({
-        servers: options.url.split(',').map((s) => s.trim()),
-        name: `browsermcp-daemon ${instanceId}`,
-        // NATS restarts and network blips are waited out rather than ending the daemon.
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 500,
-      });
+      nc = await connect(connectOptions);
     } catch (error) {
-      throw new InvalidArgumentError(`cannot reach NATS at ${options.url}: ${(error as Error).message}. Start nats-server (with -js) there, or fix --nats`);
+      throw natsConnectError(error, options);
     }
+    const where = redactNatsUrl(options.url);
     try {
+      // A NATS anyone may join lets anyone read and drive every session: refused unless asked for on purpose.
+      if (nc.info?.auth_required !== true && options.allowAnonymous !== true) {
+        throw new InvalidArgumentError(
+          `NATS at ${where} lets anyone connect without credentials, and whoever reaches it could read and drive every session. ` +
+            'Give each daemon a NATS user with its own permissions (browsermcp-daemon nats-config writes the server\'s config), ' +
+            'or pass --nats-allow-anonymous for a NATS that only trusted processes can reach',
+        );
+      }
+      if (nc.info?.auth_required === true && !hasNatsCredentials(options)) {
+        throw new InvalidArgumentError(`NATS at ${where} needs credentials: give --nats-nkey-seed-file, --nats-creds-file, --nats-token or a user and password in --nats`);
+      }
       const kvm = new Kvm(nc);
       const router = await kvm.create(names.routerBucket, { history: 1 });
       const browsers = await kvm.create(names.browsersBucket, {
         history: 1,
         ttl: options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS,
       });
-      const directory = new BrowserDirectory(browsers);
+      const directory = new BrowserDirectory(browsers, names, instanceId);
       await directory.start();
       // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
       // old id after a crash finds the entry of its dead self, which has not expired yet.
@@ -179,7 +193,7 @@ export class ClusterNode implements RemoteExecutors {
       await nc.close();
       const message = (error as Error).message;
       if (/jetstream (is )?not (enabled|available)|no responders/i.test(message)) {
-        throw new InvalidArgumentError(`NATS at ${options.url} has no JetStream: start nats-server with -js (and -sd <dir>)`);
+        throw new InvalidArgumentError(`NATS at ${where} has no JetStream: start nats-server with -js (and -sd <dir>)`);
       }
       throw error;
     }
@@ -194,7 +208,13 @@ export class ClusterNode implements RemoteExecutors {
    * Starts serving: commands for this instance's browsers, forwarded events and ended sessions, and the heartbeat
    * that keeps its directory entries alive.
    */
-  async attach(router: SessionRouter, extensions: ExtensionRegistry, localBrowser: { id: string; name: string } | undefined): Promise<void> {
+  async attach(
+    router: SessionRouter,
+    extensions: ExtensionRegistry,
+    localBrowser: { id: string; name: string } | undefined,
+    /** Whether a live client connection here drives the session. */
+    driving: (sessionId: string) => boolean,
+  ): Promise<void> {
     const local: BrowserEntry | undefined = localBrowser && {
       id: localBrowser.id,
       instanceId: this.instanceId,
@@ -203,11 +223,11 @@ export class ClusterNode implements RemoteExecutors {
       userId: null,
       connected: true,
     };
-    this.#attached = { router, extensions, localBrowser: local };
+    this.#attached = { router, extensions, localBrowser: local, driving };
     this.#subscriptions.push(
       this.#nc.subscribe(this.#names.instanceSubject(this.instanceId), { callback: (_error, msg) => void this.#serve(msg) }),
       this.#nc.subscribe(this.#names.eventSubject, { callback: (_error, msg) => this.#onForwardedEvent(msg) }),
-      this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => this.#onSessionEnded(msg) }),
+      this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => void this.#onSessionEnded(msg) }),
     );
     // A hello with a browser id that another user's extension holds on another instance is refused.
     extensions.ownerElsewhere = (browserId) => {
@@ -238,6 +258,19 @@ export class ClusterNode implements RemoteExecutors {
       this.#proxies.set(executorId, proxy);
     }
     return proxy;
+  }
+
+  async drives(instanceId: string, sessionId: string): Promise<boolean> {
+    if (instanceId === this.instanceId) return this.#attached?.driving(sessionId) ?? false;
+    try {
+      const msg = await this.#nc.request(this.#names.instanceSubject(instanceId), JSON.stringify({ op: 'driving', sessionId } satisfies ClusterRequest), {
+        timeout: PING_TIMEOUT_MS,
+      });
+      const reply = parseClusterReply(jsonOf(msg));
+      return reply.ok && reply.value.ok && reply.value.driving === true;
+    } catch {
+      return false; // gone (no responders) or silent: nothing drives the session there
+    }
   }
 
   sessionEnded(sessionId: string, reason: SessionCloseReason): void {
@@ -346,11 +379,16 @@ export class ClusterNode implements RemoteExecutors {
     try {
       switch (call.op) {
         case 'send':
+          await this.#checkSession(call.executorId, call.command.sessionId, call.command.tabId);
           return this.#reply(msg, { ok: true, response: await router.runForPeer(call.executorId, call.command, call.timeoutMs) });
         case 'open':
-          await router.openSessionForPeer(call.session);
+          await router.openSessionForPeer(await this.#checkSession(call.session.executorId, call.session.sessionId));
           return this.#reply(msg, { ok: true });
         case 'close':
+          // Sent once the session left the store: one still open there is not closed on another's word.
+          if ((await this.store.getSession(call.sessionId)) !== undefined) {
+            throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
+          }
           await router.closeSessionForPeer(call.executorId, call.sessionId);
           return this.#reply(msg, { ok: true });
         case 'cancel':
@@ -358,10 +396,28 @@ export class ClusterNode implements RemoteExecutors {
           return undefined;
         case 'ping':
           return this.#reply(msg, { ok: true });
+        case 'driving':
+          return this.#reply(msg, { ok: true, driving: this.#attached?.driving(call.sessionId) ?? false });
       }
     } catch (error) {
       return this.#reply(msg, { ok: false, error: crossError(error) });
     }
+  }
+
+  /**
+   * What another instance asks of a browser held here, checked against the store rather than taken on its word: the
+   * session is open on this browser, for the user whose browser it is, and the tab it names is the session's.
+   */
+  async #checkSession(executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
+    const session = await this.store.getSession(sessionId);
+    const user = this.#attached?.extensions.records.get(executorId)?.userId;
+    if (session === undefined || session.executorId !== executorId || (user != null && session.userId !== user)) throw new SessionNotFoundError(sessionId);
+    if (tabId !== undefined) {
+      const owner = await this.store.getTabOwner(executorId, tabId);
+      if (owner === undefined) throw new TabNotFoundError(tabId);
+      if (owner !== sessionId) throw new TabOwnedError(tabId);
+    }
+    return session;
   }
 
   #reply(msg: Msg, reply: ClusterReply): void {
@@ -382,9 +438,15 @@ export class ClusterNode implements RemoteExecutors {
     if (forwarded) void this.#attached?.router.handleForwardedEvent(forwarded.executorId, forwarded.event);
   }
 
-  #onSessionEnded(msg: Msg): void {
+  async #onSessionEnded(msg: Msg): Promise<void> {
     const ended = readMessage(msg, parseSessionEnded);
-    if (ended && ended.instanceId !== this.instanceId) this.#attached?.router.sessionEndedElsewhere(ended.sessionId, ended.reason);
+    if (!ended || ended.instanceId === this.instanceId) return;
+    // Said after the store forgot the session: one the store still holds has not ended, whoever says so.
+    if ((await this.store.getSession(ended.sessionId).catch(() => undefined)) !== undefined) {
+      this.#options.logger.warn({ sessionId: ended.sessionId, instanceId: ended.instanceId }, 'ignored a session-ended notice for a session that is still open');
+      return;
+    }
+    this.#attached?.router.sessionEndedElsewhere(ended.sessionId, ended.reason);
   }
 
   // ── the heartbeat ────────────────────────────────────────────────────────────────────────────────────────────
@@ -406,8 +468,8 @@ export class ClusterNode implements RemoteExecutors {
     for (const record of [...extensions.records.values()]) {
       const entry = this.#extensionEntry(record.id);
       if (entry === undefined) continue;
-      const holder = await this.#directory.refreshBrowserIf(this.instanceId, entry);
-      if (holder !== undefined && holder !== this.instanceId && record.connection === null) {
+      const holder = await this.#directory.refreshBrowserIf(entry);
+      if (holder !== this.instanceId && record.connection === null) {
         // It came back on another instance while away from this one: that instance serves its sessions now.
         router.executorMoved(record.id);
         extensions.forget(record.id);
@@ -463,12 +525,12 @@ export class ClusterNode implements RemoteExecutors {
 
   async #extensionChanged(id: string, state: 'connected' | 'reconnecting' | 'gone'): Promise<void> {
     try {
-      if (state === 'gone') return await this.#directory.deleteBrowserIf(this.instanceId, id);
+      if (state === 'gone') return await this.#directory.deleteBrowser(id);
       const entry = this.#extensionEntry(id);
       if (entry === undefined) return;
       // A (re)connect here takes the browser over; an away browser keeps its entry only while it is still ours.
-      if (state === 'connected') await this.#directory.putBrowser(entry);
-      else await this.#directory.refreshBrowserIf(this.instanceId, entry);
+      if (state === 'connected') await this.#directory.claimBrowser(entry);
+      else await this.#directory.refreshBrowserIf(entry);
     } catch (error) {
       this.#options.logger.warn({ browserId: id, state, error }, 'could not update the cluster directory');
     }
@@ -487,9 +549,9 @@ export class ClusterNode implements RemoteExecutors {
         (async () => {
           if (this.#attached) {
             const mine = this.#directory.browsers().filter((b) => b.instanceId === this.instanceId);
-            for (const browser of mine) await this.#directory.deleteBrowserIf(this.instanceId, browser.id);
+            for (const browser of mine) await this.#directory.deleteBrowser(browser.id);
           }
-          await this.#directory.deleteInstance(this.instanceId);
+          await this.#directory.deleteInstance();
         })(),
         CLOSE_STEP_MS,
       );

@@ -21,6 +21,7 @@ import {
   SessionStoppedError,
   SessionExistsError,
   TooManySessionsError,
+  SessionInUseError,
   SessionNotFoundError,
   TabNotFoundError,
   TabOwnedError,
@@ -175,14 +176,23 @@ export class SessionRouter {
 
   /**
    * Takes up an open session whose client connection dropped (here, or on another instance of a cluster): it is
-   * served from `servedBy` from now on. Another user's session answers SessionNotFound, as a missing one does.
+   * served from `servedBy` from now on. Another user's session answers SessionNotFound, as a missing one does; one
+   * that a live client on another instance drives answers SessionInUse (unless `shared`: a kept browser state, which
+   * its owner's connections may drive together).
    */
-  async resumeSession(sessionId: string, options: { userId?: string | undefined; servedBy?: string | undefined } = {}): Promise<SessionRecord> {
+  async resumeSession(
+    sessionId: string,
+    options: { userId?: string | undefined; servedBy?: string | undefined; shared?: boolean | undefined } = {},
+  ): Promise<SessionRecord> {
     this.#assertOpen();
     checkId(sessionId, 'sessionId');
     const session = await this.#store.getSession(sessionId);
     if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError();
     if (session === undefined || session.userId !== options.userId) throw new SessionNotFoundError(sessionId);
+    const from = session.servedBy;
+    if (options.servedBy !== undefined && from !== undefined && from !== options.servedBy && options.shared !== true && (await this.#remote?.drives(from, sessionId))) {
+      throw new SessionInUseError(sessionId, from);
+    }
     if (options.servedBy !== undefined && !(await this.#store.setServedBy(sessionId, options.servedBy))) {
       throw new SessionNotFoundError(sessionId);
     }

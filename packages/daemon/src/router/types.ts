@@ -102,6 +102,8 @@ export interface RemoteExecutors {
   sessionEnded(sessionId: string, reason: SessionCloseReason): void;
   /** An event of a browser held here, for a session whose client another instance serves. */
   forwardEvent(executorId: string, event: EventEnvelope): void;
+  /** Whether a live client connection on `instanceId` drives the session; false when that instance does not answer. */
+  drives(instanceId: string, sessionId: string): Promise<boolean>;
 }
 
 export interface RouterOptions {

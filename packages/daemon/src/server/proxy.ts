@@ -178,7 +178,7 @@ class ProxyClient {
           await router.releaseState(owner, kept.handle, holder.id);
           throw new BadRequestError(`this owner's kept browser state is in browser ${session?.executorId ?? '(gone)'}, not ${extensionId}: connect to that one`);
         }
-        if (servedBy !== undefined) await router.resumeSession(kept.sessionId, { ...user, servedBy });
+        if (servedBy !== undefined) await router.resumeSession(kept.sessionId, { ...user, servedBy, shared: true });
         sessionId = kept.sessionId;
         state = { owner, handle: kept.handle, holder: holder.id };
       }

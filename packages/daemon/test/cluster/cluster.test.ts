@@ -1,30 +1,18 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '../../src/index';
-import { NatsServer } from '@browsermcp/testkit';
+import { signToken, type RunningDaemon } from '../../src/index';
+import { startSecureNats } from '../helpers/secure-nats';
 import { authenticatedExtension, connectPeer, rpc, type Peer } from '../helpers/ws-peer';
 
 // Three daemons of one cluster in this process, each with its own NATS connection, store client and endpoints:
 // what crosses between them goes through a real nats-server, as between machines.
 const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
-let nats: NatsServer;
+let nats: Awaited<ReturnType<typeof startSecureNats>>;
 const daemons: RunningDaemon[] = [];
 const peers: Peer[] = [];
 
 beforeAll(async () => {
-  nats = await NatsServer.start();
-  for (const instanceId of ['a', 'b', 'c']) {
-    daemons.push(
-      await startDaemon({
-        host: '127.0.0.1',
-        port: 0,
-        local: null,
-        verifier: hs256Verifier(SECRET),
-        commandTimeoutMs: 5_000,
-        graceMs: 30_000,
-        cluster: { nats: nats.url, instanceId, heartbeatMs: 250 },
-      }),
-    );
-  }
+  nats = await startSecureNats(['a', 'b', 'c']);
+  for (const instanceId of ['a', 'b', 'c']) daemons.push(await nats.daemon(instanceId, SECRET));
 });
 
 afterAll(async () => {

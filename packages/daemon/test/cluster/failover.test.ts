@@ -1,22 +1,23 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NatsServer, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { signToken } from '../../src/index';
 import { startCli, type RunningCli } from '../helpers/cli';
 import { alive, processTree, tempDir } from '../helpers/local';
+import { startSecureNats } from '../helpers/secure-nats';
 import { connectPeer, hello, rpc, type Peer } from '../helpers/ws-peer';
 
 // Daemons as the CLI runs them, in their own processes, so that one can die by SIGKILL as a crashed machine would.
 const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
-let nats: NatsServer;
+let nats: Awaited<ReturnType<typeof startSecureNats>>;
 let fixtures: FixtureServer;
 let secretFile: string;
 const running: RunningCli[] = [];
 const peers: Peer[] = [];
 
 beforeAll(async () => {
-  nats = await NatsServer.start();
+  nats = await startSecureNats(['fa', 'fb', 'ga', 'gb', 'gc', 'ha', 'hb', 'ka', 'kb', 'la', 'lb']);
   fixtures = await startFixtureServer();
   secretFile = join(tempDir('cluster-secret'), 'secret');
   writeFileSync(secretFile, SECRET);
@@ -30,7 +31,7 @@ afterAll(async () => {
 });
 
 async function daemon(instanceId: string, ...more: string[]): Promise<RunningCli> {
-  const started = await startCli(['--nats', nats.url, '--instance-id', instanceId, '--auth-secret-file', secretFile, '--grace-period', '60', '--command-timeout', '30', ...more]);
+  const started = await startCli(['--nats', nats.nats.url, '--nats-nkey-seed-file', nats.seedFile(instanceId), '--instance-id', instanceId, '--auth-secret-file', secretFile, '--grace-period', '60', '--command-timeout', '30', ...more]);
   running.push(started);
   return started;
 }
@@ -145,14 +146,14 @@ it('answers with a clear error while NATS is down and carries on with the same s
   await call(agent, 'connect', { extension_id: 'ines-laptop' });
   const opened = await ext.next((m) => m.name === 'session_opened');
 
-  await nats.stop();
+  await nats.nats.stop();
   const down = await call(agent, 'browser_snapshot', {});
   expect(down.error).toMatchObject({ message: expect.stringContaining('the cluster store (NATS) cannot be reached') });
 
   // The instances come back on NATS one after the other: b is held (SIGSTOP) so that a is back first. b's silence
   // then is NATS's doing, not b's death: the answer says b has not rejoined yet, never that it is gone.
   b.child.kill('SIGSTOP');
-  await nats.restart();
+  await nats.nats.restart();
   await vi.waitFor(() => expect(a.lines.some((line) => line.msg === 'connected to NATS again')).toBe(true), { timeout: 10_000, interval: 50 });
   const early = await call(agent, 'browser_snapshot', {});
   expect(early.error).toMatchObject({ message: expect.stringContaining('ines-laptop is not reachable yet: NATS came back') });

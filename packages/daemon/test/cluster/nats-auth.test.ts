@@ -1,0 +1,129 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { NatsServer } from '@browsermcp/testkit';
+import { afterAll, expect, it } from 'vitest';
+import { runCli, startCli, type RunningCli } from '../helpers/cli';
+import { tempDir } from '../helpers/local';
+
+// How a daemon proves itself to NATS, as the CLI takes it: each kind of credential, TLS, and the refusals, with no
+// secret ever in what it prints.
+const servers: NatsServer[] = [];
+const running: RunningCli[] = [];
+
+afterAll(async () => {
+  for (const cli of running) if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+  for (const server of servers) await server.close();
+});
+
+async function nats(config: string): Promise<NatsServer> {
+  const server = await NatsServer.start({ config: `max_payload: 8MB\n${config}` });
+  servers.push(server);
+  return server;
+}
+
+async function joins(args: string[]): Promise<RunningCli> {
+  const cli = await startCli(['--no-local', ...args]);
+  running.push(cli);
+  return cli;
+}
+
+function everything(cli: RunningCli): string {
+  return JSON.stringify(cli.lines) + cli.stderr();
+}
+
+const USERS = 'accounts: { C: { jetstream: enabled, users: [ { user: "daemon", password: "pass-w0rd-secret" } ] } }';
+
+it('joins with a user and password in the URL, prints the URL without the password, and names the fix when they are wrong or missing', async () => {
+  const server = await nats(USERS);
+  const url = `nats://daemon:pass-w0rd-secret@127.0.0.1:${server.port}`;
+  const cli = await joins(['--nats', url]);
+  expect(cli.lines.find((line) => line.msg === 'browsermcp daemon listening')).toMatchObject({ nats: `nats://daemon:***@127.0.0.1:${server.port}` });
+  expect(everything(cli)).not.toContain('pass-w0rd-secret');
+
+  const wrong = await runCli(['--no-local', '--port', '0', '--nats', `nats://daemon:wrong-secret-9@127.0.0.1:${server.port}`]);
+  expect(wrong.code).toBe(1);
+  expect(wrong.stderr).toContain(`NATS at nats://daemon:***@127.0.0.1:${server.port} refused this daemon's credentials`);
+  expect(wrong.stderr + wrong.stdout).not.toContain('wrong-secret-9');
+  const none = await runCli(['--no-local', '--port', '0', '--nats', server.url]);
+  expect(none.code).toBe(1);
+  expect(none.stderr).toContain(`NATS at ${server.url} needs credentials: give --nats-nkey-seed-file`);
+});
+
+it('joins with a token from the environment, and refuses two kinds of credential at once', async () => {
+  const server = await nats('authorization { token: "tok-0123456789" }');
+  const cli = await startCliWithEnv(['--nats', server.url], { BROWSERMCP_NATS_TOKEN: 'tok-0123456789' });
+  expect(everything(cli)).not.toContain('tok-0123456789');
+  const both = await runCli(['--no-local', '--nats', `nats://u:p@127.0.0.1:${server.port}`, '--nats-token', 'x']);
+  expect(both.code).toBe(2);
+  expect(both.stderr).toContain('NATS credentials are given twice');
+  const stray = await runCli(['--no-local', '--nats-token', 'x']);
+  expect(stray.code).toBe(2);
+  expect(stray.stderr).toContain('--nats-token is for a daemon in a cluster: it needs --nats <url> too');
+});
+
+it('refuses a NATS that lets anyone in unless told to accept it', async () => {
+  const server = await nats('');
+  const refused = await runCli(['--no-local', '--port', '0', '--nats', server.url]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(`NATS at ${server.url} lets anyone connect without credentials`);
+  expect(refused.stderr).toContain('--nats-allow-anonymous');
+  await joins(['--nats', server.url, '--nats-allow-anonymous']);
+});
+
+it('joins over TLS with the CA and a client certificate, and says which TLS flag to check when one is missing', async () => {
+  const dir = tempDir('nats-tls');
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=test-ca');
+  for (const name of ['server', 'client']) {
+    ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
+    writeFileSync(join(dir, `${name}.ext`), name === 'server' ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' : 'extendedKeyUsage=clientAuth\n');
+    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+  }
+  const file = (name: string) => join(dir, name);
+  const server = await nats(
+    `tls { cert_file: "${file('server.pem')}", key_file: "${file('server.key')}", ca_file: "${file('ca.pem')}", verify: true }\n` +
+      'authorization { token: "tls-token-secret" }',
+  );
+  const base = ['--nats', `tls://127.0.0.1:${server.port}`, '--nats-token', 'tls-token-secret'];
+  await joins([...base, '--nats-tls-ca', file('ca.pem'), '--nats-tls-cert', file('client.pem'), '--nats-tls-key', file('client.key')]);
+
+  const noCa = await runCli(['--no-local', '--port', '0', ...base, '--nats-tls-cert', file('client.pem'), '--nats-tls-key', file('client.key')]);
+  expect(noCa.code).toBe(1);
+  expect(noCa.stderr).toContain('check --nats-tls-ca, --nats-tls-cert and --nats-tls-key');
+  const half = await runCli(['--no-local', ...base, '--nats-tls-cert', file('client.pem')]);
+  expect(half.code).toBe(2);
+  expect(half.stderr).toContain('needs both --nats-tls-cert and --nats-tls-key');
+});
+
+it('nats-config writes the server config and one private seed per daemon, and never over an existing setup', async () => {
+  const dir = join(tempDir('nats-config'), 'cluster');
+  const made = await runCli(['nats-config', '--instances', 'east-1,west-1', '--dir', dir]);
+  expect(made.code).toBe(0);
+  expect(made.stdout).toContain(`nats-server -c ${join(dir, 'nats.conf')} -js -sd <store dir>`);
+  expect(made.stdout).toContain(`--instance-id west-1 --nats-nkey-seed-file ${join(dir, 'west-1.nk')}`);
+  expect(statSync(dir).mode & 0o777).toBe(0o700);
+  for (const name of ['nats.conf', 'east-1.nk', 'west-1.nk']) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+  const config = readFileSync(join(dir, 'nats.conf'), 'utf8');
+  expect(config).toContain('"browsermcp.instance.west-1"');
+  expect(config).not.toContain(readFileSync(join(dir, 'west-1.nk'), 'utf8').trim());
+
+  const again = await runCli(['nats-config', '--instances', 'west-1', '--dir', dir]);
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain(`${join(dir, 'nats.conf')} exists already: give an empty --dir`);
+  const bad = await runCli(['nats-config', '--instances', 'a b', '--dir', dir]);
+  expect(bad.stderr).toContain('--instances: "a b" must be 1-64 letters, digits, - or _');
+});
+
+async function startCliWithEnv(args: string[], env: Record<string, string>): Promise<RunningCli> {
+  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, env);
+  try {
+    return await joins(args);
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}

@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { signToken, type RunningDaemon } from '../../src/index';
+import { token } from '../../src/cluster/names';
+import { startSecureNats } from '../helpers/secure-nats';
+import { authenticatedExtension, connectPeer, rpc, type Peer } from '../helpers/ws-peer';
+
+// The attacks of a cluster on NATS, tried against nats-server set up as `browsermcp-daemon nats-config` writes it:
+// someone without credentials, another application of the same NATS (another account), and a client holding one
+// daemon's credentials (what a bug or a stolen seed would give) that tries to act as the others.
+const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
+const OUTSIDER = '\nauthorization { users = [ { user: outsider, password: "outsider-pass" } ] }\n';
+let nats: Awaited<ReturnType<typeof startSecureNats>>;
+const daemons: RunningDaemon[] = [];
+const peers: Peer[] = [];
+const connections: NatsConnection[] = [];
+
+beforeAll(async () => {
+  nats = await startSecureNats(['a', 'b'], OUTSIDER);
+  for (const instanceId of ['a', 'b']) daemons.push(await nats.daemon(instanceId, SECRET));
+});
+
+afterAll(async () => {
+  for (const peer of peers.splice(0)) peer.ws.terminate();
+  for (const nc of connections.splice(0)) await nc.close();
+  for (const daemon of daemons) await daemon.close();
+  await nats.close();
+});
+
+const [A, B] = [0, 1];
+const ws = (i: number) => daemons[i]!.address.replace('http', 'ws');
+
+/** A raw NATS client with daemon b's credentials and inbox, as a process holding b's seed would connect. */
+async function asDaemonB(): Promise<NatsConnection> {
+  const seed = new TextEncoder().encode(readFileSync(nats.seedFile('b'), 'utf8').trim());
+  const nc = await connect({ servers: nats.nats.url, authenticator: nkeyAuthenticator(seed), inboxPrefix: '_INBOX.browsermcp.b' });
+  connections.push(nc);
+  return nc;
+}
+
+async function client(i: number, user: string): Promise<Peer> {
+  const peer = await connectPeer(`${ws(i)}/mcp`, { origin: undefined });
+  peers.push(peer);
+  await rpc(peer, 'mcp_handshake', { accessToken: await signToken({ userId: user, secret: SECRET }) });
+  return peer;
+}
+
+async function extension(i: number, user: string, browserId: string): Promise<Peer> {
+  const peer = await authenticatedExtension(daemons[i]!.app, ws(i), user, browserId, SECRET);
+  peers.push(peer);
+  return peer;
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A session of `user` on `browserId` (held by daemon A) driven from daemon `at`, with its first command answered. */
+async function session(at: number, user: string, ext: Peer, browserId: string): Promise<{ peer: Peer; sessionId: string }> {
+  const peer = await client(at, user);
+  await until(async () => (await rpc(peer, 'list_extensions')).result.extensions.length === 1, `${browserId} listed`);
+  const { session_id: sessionId } = (await rpc(peer, 'connect', { extension_id: browserId, resumable: true })).result;
+  await ext.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
+  return { peer, sessionId };
+}
+
+function answer(ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string): void {
+  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [{ type: 'text', text }] }, tabId: '1' });
+}
+
+it('lets no one in without credentials, and shows another account of the same NATS nothing of the cluster', async () => {
+  await expect(connect({ servers: nats.nats.url })).rejects.toThrow(/Authorization Violation/);
+
+  const outsider = await connect({ servers: nats.nats.url, user: 'outsider', pass: 'outsider-pass' });
+  connections.push(outsider);
+  const seen: string[] = [];
+  outsider.subscribe('>', { callback: (_error, msg) => void seen.push(msg.subject) });
+  await outsider.flush();
+  // Traffic of every kind: a crossing command, its answer, directory heartbeats, a session's end.
+  const ext = await extension(A, 'alice', 'alice-laptop');
+  const { peer, sessionId } = await session(B, 'alice', ext, 'alice-laptop');
+  const running = rpc(peer, 'browser_type', { text: 'hunter2-secret' });
+  answer(ext, await ext.next((m) => m.type === 'command' && m.sessionId === sessionId), 'typed');
+  expect((await running).result.content[0].text).toBe('typed');
+  await rpc(peer, 'disconnect');
+  await new Promise((resolve) => setTimeout(resolve, 600)); // two heartbeats
+  expect(seen).toEqual([]);
+  const jsm = await jetstreamManager(outsider).catch((error: Error) => error);
+  const buckets = jsm instanceof Error ? jsm : await jsm.streams.info('KV_browsermcp_router').catch((error: Error) => error);
+  expect(buckets).toBeInstanceOf(Error);
+});
+
+it("holds one daemon's credentials to that daemon: no other's requests, replies or directory entries, no purge", async () => {
+  const nc = await asDaemonB();
+  const refused = (subject: string) =>
+    new Promise<string>((resolve) => nc.subscribe(subject, { callback: (error) => void (error && resolve(error.message)) }));
+  expect(await refused('browsermcp.instance.a')).toContain('Permissions Violation for Subscription to "browsermcp.instance.a"');
+  expect(await refused('_INBOX.browsermcp.a.>')).toContain('Permissions Violation for Subscription');
+  expect(await refused('_INBOX.>')).toContain('Permissions Violation for Subscription');
+
+  // Writing a browser into the directory under daemon a's name: NATS refuses the key; under b's own key, a's name
+  // in the entry makes the other daemons ignore it.
+  const entry = (instanceId: string) => JSON.stringify({ id: 'alice-work', instanceId, kind: 'extension', name: "Alice's work laptop", userId: 'alice', connected: true });
+  await expect(nc.request(`$KV.browsermcp_browsers.b.a.${token('alice-work')}`, entry('a'), { timeout: 2_000 })).rejects.toThrow(/Permissions Violation for Publish/);
+  const kv = await new Kvm(nc).open('browsermcp_browsers');
+  await kv.put(`b.b.${token('alice-work')}`, entry('a'));
+  await kv.put(`b.b.${token('alice-own')}`, JSON.stringify({ id: 'alice-own', instanceId: 'b', kind: 'extension', name: 'b says', userId: 'alice', connected: true }));
+  // The entry b's key vouches for is seen (so the watch works), the one naming a is not.
+  await until(() => daemons[A]!.cluster!.browsersFor('alice').some((browser) => browser.id === 'alice-own'), 'b’s own entry seen by a');
+  expect(daemons[A]!.cluster!.browsersFor('alice').map((browser) => browser.id)).not.toContain('alice-work');
+  await kv.delete(`b.b.${token('alice-own')}`);
+
+  const jsm = await jetstreamManager(nc);
+  await expect(jsm.streams.purge('KV_browsermcp_router')).rejects.toThrow(/Permissions Violation for Publish/);
+  await expect(jsm.streams.delete('KV_browsermcp_browsers')).rejects.toThrow(/Permissions Violation for Publish/);
+});
+
+it('runs what another instance asks only for a session the store holds on that browser, for its user and its tab; an open session does not end on hearsay', async () => {
+  const ext = await extension(A, 'carol', 'carol-laptop');
+  const { peer, sessionId } = await session(B, 'carol', ext, 'carol-laptop');
+  const nc = await asDaemonB();
+  const ask = async (request: unknown) => (await nc.request('browsermcp.instance.a', JSON.stringify(request), { timeout: 5_000 })).json<{ ok: boolean; error?: { code: string; message: string } }>();
+  const command = (forSession: string, tabId?: string) => ({
+    wireId: `forged-${forSession}-${tabId ?? ''}`,
+    sessionId: forSession,
+    type: 'command',
+    name: 'browser_evaluate',
+    payload: { function: '() => document.cookie' },
+    ...(tabId !== undefined ? { tabId } : {}),
+  });
+
+  // A session no one opened; a session of another user written into the store on carol's browser; a tab that
+  // is not the session's; closing her open session: all refused, and none of it reaches her browser.
+  expect(await ask({ op: 'send', executorId: 'carol-laptop', command: command('made-up'), timeoutMs: 1_000 })).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
+  });
+  const router = await new Kvm(nc).open('browsermcp_router');
+  await router.put(`s.${token('mallory-1')}`, JSON.stringify({ sessionId: 'mallory-1', executorId: 'carol-laptop', userId: 'mallory' }));
+  expect(await ask({ op: 'send', executorId: 'carol-laptop', command: command('mallory-1'), timeoutMs: 1_000 })).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
+  });
+  expect(await ask({ op: 'open', session: { sessionId: 'mallory-1', executorId: 'carol-laptop', userId: 'mallory' } })).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
+  });
+  await router.delete(`s.${token('mallory-1')}`);
+  expect(await ask({ op: 'send', executorId: 'carol-laptop', command: command(sessionId, '99'), timeoutMs: 1_000 })).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_TAB_NOT_FOUND' },
+  });
+  expect(await ask({ op: 'close', executorId: 'carol-laptop', sessionId })).toMatchObject({ ok: false, error: { message: expect.stringContaining('still open') } });
+  // "Her session ended", said to every instance: the store still holds it, so no one believes it.
+  nc.publish('browsermcp.session-ended', JSON.stringify({ instanceId: 'a', sessionId, reason: 'closed' }));
+  await nc.flush();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+
+  // Her own call still works, and it is the first thing her browser hears after the session opened.
+  const running = rpc(peer, 'browser_snapshot', {});
+  const first = await ext.next((m) => m.type === 'command' || m.name === 'session_closed');
+  expect(first).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId });
+  answer(ext, first, 'hers');
+  expect((await running).result.content[0].text).toBe('hers');
+});
+
+it('does not let another instance take a session whose client is still connected, and does once it dropped', async () => {
+  const ext = await extension(A, 'dave', 'dave-laptop');
+  const { peer, sessionId } = await session(A, 'dave', ext, 'dave-laptop');
+  const thief = await client(B, 'dave');
+  await until(async () => (await rpc(thief, 'list_extensions')).result.extensions.length === 1, 'dave-laptop on b');
+  const taken = await rpc(thief, 'connect', { extension_id: 'dave-laptop', resume_session: sessionId, resumable: true });
+  expect(taken.error).toMatchObject({ message: expect.stringContaining(`session ${sessionId} is driven by a live client connection on daemon a`) });
+  expect(await daemons[A]!.cluster!.store.getSession(sessionId)).toMatchObject({ servedBy: 'a' });
+
+  peer.ws.terminate();
+  await peer.closed;
+  await until(() => !daemons[A]!.app.browsermcp.linked.has(sessionId), 'the dropped client noticed');
+  expect((await rpc(thief, 'connect', { extension_id: 'dave-laptop', resume_session: sessionId, resumable: true })).result).toMatchObject({
+    session_id: sessionId,
+    resumed: true,
+  });
+  expect(await daemons[A]!.cluster!.store.getSession(sessionId)).toMatchObject({ servedBy: 'b' });
+});
