@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import {
   ErrorCodes,
   parseMessage,
@@ -167,6 +168,15 @@ function toolResult(name: string, value: unknown): ToolResult {
 }
 
 /** One MCP session's link to the daemons: its connection now, and the daemon session it drives. */
+/**
+ * How the daemon is told whose kept state a session takes up: a label keyed by the owner (a hash of its key), not the
+ * hash itself, so nothing the daemon sees or stores is a plain hash of a key; the daemon derives its own owner from
+ * it under a secret of its own.
+ */
+export function keptStateLabel(owner: string): string {
+  return createHmac('sha256', owner).update('browsermcp kept browser state').digest('base64url');
+}
+
 interface RemoteSession {
   conn: ProxyConnection | undefined;
   /** A connection being made (first, or after a drop); calls wait for it. */
@@ -221,7 +231,8 @@ export class RemoteBackend implements Backend {
     const conn = await ProxyConnection.open(url, timeoutMs);
     try {
       await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
-      const keep = this.options.keepStateMs !== undefined && session.owner !== undefined ? { owner: session.owner, ms: this.options.keepStateMs } : undefined;
+      const keep =
+        this.options.keepStateMs !== undefined && session.owner !== undefined ? { owner: keptStateLabel(session.owner), ms: this.options.keepStateMs } : undefined;
       // A kept state is taken up by its owner on every connection; another session by its id after a drop.
       const resumed = !keep && session.daemonSession && (await this.resume(conn, session.daemonSession));
       if (!resumed) {

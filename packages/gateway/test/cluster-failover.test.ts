@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { hs256Verifier, signToken, startDaemon, writeNatsClusterFiles, type NatsClusterFiles, type RunningDaemon } from '@browsermcp/daemon';
 import { NatsServer, startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { keptStateLabel } from '../src/remote-backend.js';
 import { connectClient, refIn, startGateway, text } from './helpers.js';
 
 // A gateway with two daemons of a cluster in --daemon-url. Its entry daemon runs as its own process and dies by
@@ -124,6 +126,11 @@ it('keeps a key’s browser state in the cluster: a session through another daem
     expect(seen).toContain('/item/4 alice');
     const [state] = await holder.cluster!.store.listStates();
     expect(state).toMatchObject({ holders: [{ instance: 'holder' }], sessionId: expect.stringMatching(/^proxy-/) });
+    // What NATS keeps names the owner by an HMAC under the daemons' secret: no hash of the key, nor the gateway's label.
+    const keyHash = createHash('sha256').update(key).digest();
+    for (const spelling of [keyHash.toString('hex'), keyHash.toString('base64url'), keptStateLabel(keyHash.toString('hex'))]) {
+      expect(JSON.stringify(await holder.cluster!.store.listStates())).not.toContain(spelling.slice(0, 16));
+    }
     await second.close();
   } finally {
     await viaHolder.close();

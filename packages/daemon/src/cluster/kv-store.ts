@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { ClusterUnavailableError } from '../errors.js';
 import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from '../router/store.js';
@@ -11,6 +12,8 @@ const MAX_CAS_ATTEMPTS = 20;
 const sessionKey = (sessionId: string): string => `s.${token(sessionId)}`;
 const tabKey = (executorId: string, tabId: string): string => `t.${token(executorId)}.${token(tabId)}`;
 const stateKey = (owner: string): string => `k.${token(owner)}`;
+// `x.<name>` holds a secret the daemons share (only they may read the bucket).
+const secretKey = (name: string): string => `x.${token(name)}`;
 
 function live(entry: KvEntry | null): entry is KvEntry {
   return entry !== null && entry.operation === 'PUT';
@@ -27,6 +30,21 @@ export class KvRouterStore implements RouterStore {
   /** `down`: whether the NATS connection is lost right now; calls then fail at once instead of at their timeout. */
   constructor(kv: KV, down: () => boolean = () => false) {
     this.kv = unavailableWhenDown(kv, down);
+  }
+
+  /** The cluster's secret `name`: made by the first daemon that asks (create-if-absent), read by the others. */
+  async sharedSecret(name: string): Promise<Uint8Array> {
+    const key = secretKey(name);
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const entry = await this.kv.get(key);
+      if (live(entry)) return Buffer.from(entry.string(), 'base64url');
+      try {
+        await this.kv.create(key, randomBytes(32).toString('base64url'));
+      } catch {
+        // another daemon made it first: read theirs
+      }
+    }
+    throw new Error(`the cluster's ${name} secret could not be read or made; is the router bucket writable?`);
   }
 
   createSession(session: SessionRecord): Promise<boolean> {

@@ -85,6 +85,8 @@ export function randomInstanceId(): string {
 export class ClusterNode implements RemoteExecutors {
   readonly instanceId: string;
   readonly store: KvRouterStore;
+  /** A secret every daemon of the cluster shares (kept in its store, which only they may read): see state-owners.ts. */
+  readonly stateSecret: Uint8Array;
   readonly #nc: NatsConnection;
   readonly #names: ClusterNames;
   readonly #directory: BrowserDirectory;
@@ -112,9 +114,17 @@ export class ClusterNode implements RemoteExecutors {
    */
   #backAt: number | undefined;
 
-  private constructor(nc: NatsConnection, store: KvRouterStore, directory: BrowserDirectory, instanceId: string, options: ClusterOptions) {
+  private constructor(
+    nc: NatsConnection,
+    store: KvRouterStore,
+    directory: BrowserDirectory,
+    instanceId: string,
+    stateSecret: Uint8Array,
+    options: ClusterOptions,
+  ) {
     this.#nc = nc;
     this.store = store;
+    this.stateSecret = stateSecret;
     this.#directory = directory;
     this.instanceId = instanceId;
     this.#options = options;
@@ -187,7 +197,7 @@ export class ClusterNode implements RemoteExecutors {
       }
       let node: ClusterNode | undefined;
       const store = new KvRouterStore(router, () => node?.down === true);
-      node = new ClusterNode(nc, store, directory, instanceId, options);
+      node = new ClusterNode(nc, store, directory, instanceId, await store.sharedSecret('state-owners'), options);
       return node;
     } catch (error) {
       await nc.close();

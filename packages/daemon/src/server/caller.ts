@@ -25,6 +25,24 @@ export async function httpCaller(state: DaemonState, request: FastifyRequest): P
 }
 
 /**
+ * The router's id for a session an HTTP caller names: on a daemon with auth, inside its user's own namespace, so
+ * that another user's session id is never in the way (it opens as a new session, and reads as not found) and tells
+ * nothing of that user's sessions.
+ */
+export function routerSessionId(userId: string | null, sessionId: string): string {
+  return userId === null ? sessionId : `u.${Buffer.from(userId, 'utf8').toString('base64url')}.${sessionId}`;
+}
+
+/** The error as the caller should read it: its session named by the id the caller gave, not the router's. */
+export function inCallerTerms<T>(work: Promise<T>, routerId: string, callerId: string): Promise<T> {
+  if (routerId === callerId) return work;
+  return work.catch((error: unknown) => {
+    if (error instanceof Error && error.message.includes(routerId)) error.message = error.message.replaceAll(routerId, callerId);
+    throw error;
+  });
+}
+
+/**
  * The browsers a user may open sessions on: the daemon's own (when it has one) and that user's extensions; in a
  * cluster, those of every instance, each with the instance that holds it.
  */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { BadRequestError, ExtensionNotFoundError, SessionNotFoundError } from '../errors.js';
-import { findBrowser, httpCaller, sessionOf } from './caller.js';
+import { findBrowser, httpCaller, inCallerTerms, routerSessionId, sessionOf } from './caller.js';
 import { runLogged } from './core.js';
 
 export interface HealthBody {
@@ -61,11 +61,13 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     // Another user's browser reads exactly like an unknown one (checked before anything opens).
     if (named !== undefined && options.verifier && found === undefined) throw new ExtensionNotFoundError(named);
     const executorId = found?.id ?? named;
-    const session = await router.openSession(sessionId, {
+    const routerId = routerSessionId(userId, sessionId);
+    const opening = router.openSession(routerId, {
       ...(clientName !== undefined ? { clientName } : {}),
       ...(executorId !== undefined ? { executorId } : {}),
       ...(userId !== null ? { userId } : {}),
     });
+    const session = await inCallerTerms(opening, routerId, sessionId);
     request.log.info({ sessionId, executorId: session.executorId, clientName, userId }, 'session opened');
     return reply.status(201).send({ sessionId, executorId: session.executorId });
   });
@@ -73,8 +75,9 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
   app.delete<{ Params: { sessionId: string } }>('/sessions/:sessionId', async (request, reply) => {
     const userId = await httpCaller(app.browsermcp, request);
     const { sessionId } = request.params;
-    await sessionOf(app.browsermcp, sessionId, userId);
-    if (!(await router.closeSession(sessionId))) throw new SessionNotFoundError(sessionId);
+    const routerId = routerSessionId(userId, sessionId);
+    await inCallerTerms(sessionOf(app.browsermcp, routerId, userId), routerId, sessionId);
+    if (!(await router.closeSession(routerId))) throw new SessionNotFoundError(sessionId);
     request.log.info({ sessionId }, 'session closed');
     return reply.status(204).send();
   });
@@ -100,7 +103,8 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
       if (!reply.raw.writableEnded) abandoned.abort();
     };
     reply.raw.once('close', onClose);
-    const result = await runLogged(app, request.log, sessionId, {
+    const routerId = routerSessionId(userId, sessionId);
+    const running = runLogged(app, request.log, routerId, {
       name,
       payload: body.payload ?? {},
       signal: abandoned.signal,
@@ -108,7 +112,8 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
       ...(typeof timeoutMs === 'number' ? { timeoutMs } : {}),
       ...(userId !== null ? { userId } : {}),
     }).finally(() => reply.raw.off('close', onClose));
-    const session = await router.getSession(sessionId);
+    const result = await inCallerTerms(running, routerId, sessionId);
+    const session = await router.getSession(routerId);
     return { result, tabId: session?.currentTabId ?? null };
   });
 }

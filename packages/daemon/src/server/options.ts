@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError } from '../errors.js';
 import type { ClusterNode } from '../cluster/node.js';
 import type { LocalExecutor } from '../local/executor.js';
@@ -37,6 +38,11 @@ export interface DaemonAppOptions {
    * loopback (see pairing-secret.ts); without it any process that sends the extension's Origin could pose as it.
    */
   pairingSecret?: Uint8Array | undefined;
+  /**
+   * The secret kept browser states' owners are derived under (state-owners.ts): the daemons of a cluster share one
+   * (ClusterNode.stateSecret); random per process by default.
+   */
+  stateSecret?: Uint8Array | undefined;
   /** Ping interval of both WebSockets; a peer that misses one pong is dropped. Default 15 000 ms. */
   heartbeatMs?: number | undefined;
   /** How long an extension has to authenticate and say hello. Default 10 000 ms. */
@@ -71,6 +77,7 @@ export interface ResolvedOptions {
   extensionOrigins: Set<string>;
   verifier: TokenVerifier | undefined;
   pairingSecret: Uint8Array | undefined;
+  stateSecret: Uint8Array;
   heartbeatMs: number;
   helloTimeoutMs: number;
   graceMs: number;
@@ -135,6 +142,7 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     extensionOrigins: new Set(extensionIds.map((id) => `chrome-extension://${id}`)),
     verifier: options.verifier,
     pairingSecret: pairingSecretOption(options.pairingSecret),
+    stateSecret: options.stateSecret ?? options.cluster?.stateSecret ?? randomBytes(32),
     heartbeatMs: positive(options.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
     helloTimeoutMs: positive(options.helloTimeoutMs, 'helloTimeoutMs', DEFAULT_HELLO_TIMEOUT_MS),
     // One grace period: a disconnected extension stays listed exactly as long as the router keeps its sessions.

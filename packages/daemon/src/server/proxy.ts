@@ -20,6 +20,7 @@ import type { WebSocket } from 'ws';
 import { BadRequestError, ExtensionNotFoundError, UnauthorizedError, toWireError } from '../errors.js';
 import type { Unsubscribe } from '../router/index.js';
 import { browsersFor, findBrowser, sessionOf } from './caller.js';
+import { keptStateOwner } from './state-owners.js';
 import { runLogged, type DaemonState } from './core.js';
 import type { ExtensionState } from './extensions.js';
 import { watchHeartbeat } from './heartbeat.js';
@@ -170,7 +171,7 @@ class ProxyClient {
       sessionId = resume;
     } else if (keep !== undefined) {
       // An owner within this user: another user's states are out of reach whatever owner its client names.
-      const owner = JSON.stringify([this.userId, keep.owner]);
+      const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.owner);
       const kept = await router.takeState(owner, holder);
       if (kept !== undefined) {
         const session = await router.getSession(kept.sessionId);
@@ -193,7 +194,7 @@ class ProxyClient {
         ...(servedBy !== undefined ? { servedBy } : {}),
       });
       if (keep !== undefined) {
-        const owner = JSON.stringify([this.userId, keep.owner]);
+        const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.owner);
         const made = await router.keepState(owner, sessionId, keep.ms, holder);
         if (made) state = { owner, handle: made.handle, holder: holder.id };
       }

@@ -189,3 +189,27 @@ it('does not let another instance take a session whose client is still connected
   });
   expect(await daemons[A]!.cluster!.store.getSession(sessionId)).toMatchObject({ servedBy: 'b' });
 });
+
+it('keeps a kept browser state under an owner only the daemons can derive: the store shows nothing to claim it with', async () => {
+  const ext = await extension(B, 'erin', 'erin-laptop');
+  const keep = (owner: string) => ({ owner, ms: 60_000 });
+  const first = await client(A, 'erin');
+  await until(async () => (await rpc(first, 'list_extensions')).result.extensions.length === 1, 'erin-laptop listed');
+  const made = (await rpc(first, 'connect', { extension_id: 'erin-laptop', keep_state: keep('label-of-key-1') })).result;
+  await ext.next((m) => m.name === 'session_opened');
+  await rpc(first, 'disconnect');
+
+  const states = await daemons[A]!.cluster!.store.listStates();
+  const stored = states.find((state) => state.sessionId === made.session_id)!;
+  expect(stored.owner).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(stored.owner).not.toContain('erin');
+  expect(stored.owner).not.toContain('label-of-key-1');
+  // Naming the owner as the store keeps it gets a state of one's own, not this one; naming the label gets it back.
+  const thief = await client(B, 'erin');
+  expect((await rpc(thief, 'connect', { extension_id: 'erin-laptop', keep_state: keep(stored.owner) })).result.session_id).not.toBe(made.session_id);
+  const owner = await client(B, 'erin');
+  expect((await rpc(owner, 'connect', { extension_id: 'erin-laptop', keep_state: keep('label-of-key-1') })).result).toMatchObject({
+    session_id: made.session_id,
+    resumed: true,
+  });
+});

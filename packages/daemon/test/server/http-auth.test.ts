@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildDaemonApp, hs256Verifier, SessionRouter, signToken } from '../../src/index.js';
 import { authenticatedExtension, type Peer } from '../helpers/ws-peer.js';
+import { routerSessionId } from '../../src/server/caller.js';
 
 // The HTTP API of a daemon with auth: every endpoint that drives a browser needs a token, and a token reaches only
 // its own user's sessions and browsers. The browsers are scripted extensions on real WebSockets.
@@ -50,6 +51,9 @@ async function alicesSession(): Promise<string> {
   return opened.body.sessionId as string;
 }
 
+/** The router's id of a session Alice named: each user's session ids are their own. */
+const alices = (session: string) => routerSessionId('alice', session);
+
 /** A snapshot command sent as `user` to `session`. */
 async function command(user: string, session: string) {
   return request('POST', '/commands', { token: await token(user), session, body: { name: 'browser_snapshot' } });
@@ -91,10 +95,10 @@ describe('without a valid token', () => {
       expect(res.body.error).toMatchObject({ code: 'BMCP_ERR_UNAUTHORIZED', rpcCode: -32015 });
       expect(res.body.error!.message).toMatch(reason);
       expect((await router.stats()).sessions).toBe(1);
-      expect(await router.hasSession(session)).toBe(true);
+      expect(await router.hasSession(alices(session))).toBe(true);
       // Nothing reached the browser: the next message Alice's browser sees is this closing of her session.
       await request('DELETE', `/sessions/${session}`, { token: await token('alice') });
-      expect(await alicesBrowser.next()).toMatchObject({ name: 'session_closed', sessionId: session });
+      expect(await alicesBrowser.next()).toMatchObject({ name: 'session_closed', sessionId: alices(session) });
     });
   }
 
@@ -114,8 +118,8 @@ describe('with a valid token', () => {
     const session = await alicesSession();
     const pending = command('alice', session);
     const sent = await alicesBrowser.next();
-    expect(sent).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId: session });
-    alicesBrowser.send({ wireId: sent.wireId, sessionId: session, type: 'response', name: sent.name, data: { ok: true }, tabId: '7' });
+    expect(sent).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId: alices(session) });
+    alicesBrowser.send({ wireId: sent.wireId, sessionId: alices(session), type: 'response', name: sent.name, data: { ok: true }, tabId: '7' });
     expect(await pending).toEqual({ status: 200, body: { result: { ok: true }, tabId: '7' } });
   });
 
@@ -126,13 +130,32 @@ describe('with a valid token', () => {
     expect(ran.body.error).toMatchObject({ code: 'BMCP_ERR_SESSION_NOT_FOUND', message: expect.stringContaining(`session ${session} is not open`) });
     const closed = await request('DELETE', `/sessions/${session}`, { token: await token('bob') });
     expect(closed.status).toBe(404);
-    expect(await router.hasSession(session)).toBe(true);
+    expect(await router.hasSession(alices(session))).toBe(true);
     // Bob's command never reached Alice's browser: the next thing it sees is Alice's own command.
     const own = command('alice', session);
     const sent = await alicesBrowser.next();
-    expect(sent).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId: session });
-    alicesBrowser.send({ wireId: sent.wireId, sessionId: session, type: 'response', name: sent.name, data: {}, tabId: '1' });
+    expect(sent).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId: alices(session) });
+    alicesBrowser.send({ wireId: sent.wireId, sessionId: alices(session), type: 'response', name: sent.name, data: {}, tabId: '1' });
     expect((await own).status).toBe(200);
+    expect((await request('DELETE', `/sessions/${session}`, { token: await token('alice') })).status).toBe(204);
+  });
+
+  it("opens a session under an id another user's session has as a session of its own, and never reaches hers", async () => {
+    const session = await alicesSession();
+    const bobs = await request('POST', '/sessions', { token: await token('bob'), body: { sessionId: session, executorId: 'bob-chrome' } });
+    expect(bobs.status).toBe(201);
+    expect(bobs.body).toMatchObject({ sessionId: session, executorId: 'bob-chrome' });
+    expect(await bobsBrowser.next()).toMatchObject({ name: 'session_opened', sessionId: routerSessionId('bob', session) });
+    // The same id now names his session for him and hers for her.
+    const his = command('bob', session);
+    const sent = await bobsBrowser.next();
+    expect(sent).toMatchObject({ type: 'command', sessionId: routerSessionId('bob', session) });
+    bobsBrowser.send({ wireId: sent.wireId, sessionId: sent.sessionId, type: 'response', name: sent.name, data: { his: true }, tabId: '2' });
+    expect((await his).body).toEqual({ result: { his: true }, tabId: '2' });
+    expect((await request('DELETE', `/sessions/${session}`, { token: await token('bob') })).status).toBe(204);
+    expect(await router.hasSession(alices(session))).toBe(true);
+    const again = await request('DELETE', `/sessions/${session}`, { token: await token('bob') });
+    expect(again.body.error).toMatchObject({ code: 'BMCP_ERR_SESSION_NOT_FOUND', message: `session ${session} is not open (it was never opened, or it was closed)` });
     expect((await request('DELETE', `/sessions/${session}`, { token: await token('alice') })).status).toBe(204);
   });
 
