@@ -5,7 +5,7 @@
  * shared values with `readSharedSettings`. It lives here because the gateway depends on the daemon, not the reverse.
  */
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command, type OptionValueSource } from 'commander';
 import { optionalCapabilities, parseOriginPattern, type Capability } from '@browsermcp/tools';
@@ -18,8 +18,11 @@ import { refusedBrowserArg } from './local/browser.js';
 export const ENV_PREFIX = 'BROWSERMCP_';
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
 export const DEFAULT_GRACE_PERIOD_SECONDS = DEFAULT_GRACE_MS / 1000;
-/** A temporary directory: a server started from any folder does not litter it with screenshots. */
-export const DEFAULT_OUTPUT_DIR = join(tmpdir(), 'browsermcp-output');
+/**
+ * In this user's cache: a server started from any folder does not litter it with screenshots, and no other local
+ * user can make the directory first (as they could a fixed name in the shared temporary directory).
+ */
+export const DEFAULT_OUTPUT_DIR = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'browsermcp', 'output');
 export const DEFAULT_VIEWPORT_SIZE = '1280x720';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -6,7 +6,7 @@ export { LocalBrowser } from './local/browser.js';
 export type { LocalBrowserOptions } from './local/browser.js';
 export { chromeToLaunch, findChrome, NO_CHROME_FIX, QUIET_ARGS } from './local/chrome.js';
 export type { ChromeSearch } from './local/chrome.js';
-export { NodeFileAccess, type NodeFileAccessOptions, type SessionRoots } from './local/files.js';
+export { NodeFileAccess, ownerDirName, sessionFilesOwner, type NodeFileAccessOptions, type SessionOwner, type SessionRoots } from './local/files.js';
 export { deviceNames } from './local/page-setup.js';
 export type { PageSetupOptions } from './local/page-setup.js';
 export { buildDaemonApp } from './server/app.js';

@@ -63,24 +63,32 @@ class CallWaits {
   }
 }
 
-/** Each open session's client roots, which the daemon's file policy asks for when a file is first needed. */
-class SessionRootsRegistry {
+/**
+ * What the daemon's file policy asks of each open session when a file is first needed: its client's roots, and whose
+ * files its are (its API key: each key saves into, and uploads from, a directory of its own).
+ */
+class SessionFilesRegistry {
   private readonly providers = new Map<string, () => Promise<string[]>>();
+  private readonly owners = new Map<string, string>();
   readonly lookup = async (sessionId: string): Promise<string[]> => (await this.providers.get(sessionId)?.()) ?? [];
+  readonly owner = async (sessionId: string): Promise<string | undefined> => this.owners.get(sessionId);
 
-  /** Opens a session with `open`, its roots known from the start; forgotten again if the open fails. */
-  async opening(sessionId: string, roots: (() => Promise<string[]>) | undefined, open: () => Promise<unknown>): Promise<void> {
+  /** Opens a session with `open`, its roots and owner known from the start; forgotten again if the open fails. */
+  async opening(sessionId: string, roots: (() => Promise<string[]>) | undefined, owner: string | undefined, open: () => Promise<unknown>): Promise<void> {
     if (roots) this.providers.set(sessionId, roots);
+    // Without keys (--no-auth, stdio) one owner has every file: the output directory itself.
+    if (owner !== undefined && owner !== 'no-key' && owner !== 'stdio') this.owners.set(sessionId, `key:${owner}`);
     try {
       await open();
     } catch (err) {
-      this.providers.delete(sessionId);
+      this.delete(sessionId);
       throw err;
     }
   }
 
   delete(sessionId: string): void {
     this.providers.delete(sessionId);
+    this.owners.delete(sessionId);
   }
 }
 
@@ -136,7 +144,7 @@ export class EmbeddedBackend implements Backend {
   readonly executor: LocalExecutor;
   private ready: Promise<unknown>;
   private readonly waiting = new CallWaits();
-  private readonly roots = new SessionRootsRegistry();
+  private readonly roots = new SessionFilesRegistry();
   private readonly states: SessionStates;
   /** The browser a launch would use, or why none: looked up once (the disk is not scanned on every /health). */
   private readonly launchable: ReturnType<typeof chromeToLaunch> | undefined;
@@ -147,7 +155,7 @@ export class EmbeddedBackend implements Backend {
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });
-    this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.roots.lookup });
+    this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.roots.lookup, sessionOwner: this.roots.owner });
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';
     this.launchable = options.cdpEndpoint ? undefined : chromeToLaunch(options.executablePath);
     this.ready = this.router.executorConnected(this.executor);
@@ -156,7 +164,7 @@ export class EmbeddedBackend implements Backend {
 
   async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>, owner?: string): Promise<void> {
     await this.ready;
-    await this.states.open(sessionId, owner, (id) => this.roots.opening(id, roots, () => this.router.openSession(id, clientName ? { clientName } : {})));
+    await this.states.open(sessionId, owner, (id) => this.roots.opening(id, roots, owner, () => this.router.openSession(id, clientName ? { clientName } : {})));
     this.waiting.watch(this.router, this.states.daemonSession(sessionId));
   }
 
@@ -231,7 +239,7 @@ export class ExtensionBackend implements Backend {
   private constructor(
     private readonly daemon: RunningDaemon,
     private readonly options: ExtensionBackendOptions,
-    private readonly roots: SessionRootsRegistry,
+    private readonly roots: SessionFilesRegistry,
   ) {
     this.states = new SessionStates(() => this.daemon.router, options.keepStateMs);
     const extensions = daemon.app.browsermcp.extensions;
@@ -247,7 +255,7 @@ export class ExtensionBackend implements Backend {
   }
 
   static async start(options: ExtensionBackendOptions): Promise<ExtensionBackend> {
-    const roots = new SessionRootsRegistry();
+    const roots = new SessionFilesRegistry();
     const daemon = await startDaemon({
       host: '127.0.0.1',
       port: options.daemonPort,
@@ -258,7 +266,7 @@ export class ExtensionBackend implements Backend {
       pairingSecret: options.pairingSecret,
       ...(options.extensionIds ? { extensionIds: options.extensionIds } : {}),
       ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
-      ...(options.files ? { extensionFiles: { ...options.files, sessionRoots: roots.lookup } } : {}),
+      ...(options.files ? { extensionFiles: { ...options.files, sessionRoots: roots.lookup, sessionOwner: roots.owner } } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });
@@ -311,7 +319,7 @@ export class ExtensionBackend implements Backend {
   async openSession(sessionId: string, clientName: string | undefined, roots?: () => Promise<string[]>, owner?: string): Promise<void> {
     const executorId = await this.waitForBrowser();
     await this.states.open(sessionId, owner, (id) =>
-      this.roots.opening(id, roots, () => {
+      this.roots.opening(id, roots, owner, () => {
         const agent = agentIdentity(owner);
         return this.daemon.router.openSession(id, { executorId, ...(clientName ? { clientName } : {}), ...(agent ? { agent } : {}) });
       }),

@@ -86,7 +86,7 @@ function options(): Option[] {
   const s = sharedOptions({
     port: { description: 'serve MCP over HTTP on this port (Streamable HTTP at /mcp, legacy SSE at /sse) (default: none: stdio)' },
     corsOrigins: { description: 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)' },
-    outputDir: { description: 'where screenshots, PDFs and GIFs are saved, in every mode (uploads are allowed from here too)' },
+    outputDir: { description: "where screenshots, PDFs and GIFs are saved, in every mode: each API key in a private directory of its own, which it may upload from too" },
     fileRoots: {
       description: "more directories uploads and storage states may be read from, comma-separated, besides the client's MCP roots (stdio without roots: the working directory) (default: none)",
     },

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -164,6 +164,65 @@ describe('--allow-unrestricted-file-access', () => {
       const nav = await client.callTool({ name: 'browser_navigate', arguments: { url: pathToFileURL(join(ELSEWHERE, 'private.txt')).href } });
       expect(nav.isError).toBeFalsy();
       expect(text(await client.callTool({ name: 'browser_get_text', arguments: {} }))).toContain('not for agents');
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+});
+
+describe('saved files per API key', () => {
+  it("saves each key's files in a private directory of its own: another key can neither upload nor overwrite them", async () => {
+    const out = realpathSync(mkdtempSync(join(tmpdir(), 'bmcp-keys-out-')));
+    const keys = join(out, '..', `${out.split('/').pop()}-keys`);
+    writeFileSync(keys, 'key-of-alice-0123456789abcdef\nkey-of-bob-0123456789abcdefgh\n');
+    const gw = await startGateway(['--api-key-file', keys, '--output-dir', out]);
+    const alice = new Client({ name: 'alice', version: '1' });
+    const bob = new Client({ name: 'bob', version: '1' });
+    const connect = (client: Client, key: string) =>
+      client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    try {
+      await connect(alice, 'key-of-alice-0123456789abcdef');
+      await connect(bob, 'key-of-bob-0123456789abcdefgh');
+      await alice.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } });
+      const saved = text(await alice.callTool({ name: 'browser_snapshot', arguments: { filename: 'page.md' } }));
+      const file = new RegExp(`Saved the snapshot to (${out}/caller-[0-9a-f]{16}/page\\.md)`).exec(saved)?.[1];
+      expect(file, saved).toBeDefined();
+      const before = readFileSync(file!, 'utf8');
+      expect(statSync(join(file!, '..')).mode & 0o777).toBe(0o700);
+
+      // Bob names Alice's file: outside his roots (his own directory is another one).
+      const taken = await upload(bob, file!);
+      expect(taken.isError).toBe(true);
+      expect(taken.text).toContain(`${file} is outside the allowed file roots`);
+      // The same name saved by Bob lands in his directory; Alice's file is as she left it.
+      await bob.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      const his = text(await bob.callTool({ name: 'browser_snapshot', arguments: { filename: 'page.md' } }));
+      expect(his).toMatch(new RegExp(`Saved the snapshot to ${out}/caller-[0-9a-f]{16}/page\\.md`));
+      expect(his).not.toContain(file!);
+      expect(readFileSync(file!, 'utf8')).toBe(before);
+      // And Alice uploads her own saved file.
+      expect((await upload(alice, file!)).seen).toContain('page.md|');
+    } finally {
+      await alice.close();
+      await bob.close();
+      await gw.close();
+    }
+  });
+
+  // Only root can give a directory away: CI runs as root.
+  it.skipIf(process.getuid?.() !== 0)('refuses an output directory another local user owns: they could read or replace what is saved there', async () => {
+    const out = realpathSync(mkdtempSync(join(tmpdir(), 'bmcp-foreign-out-')));
+    chownSync(out, 4242, 4242);
+    const gw = await startGateway(['--output-dir', out]);
+    const client = new Client({ name: 'foreign', version: '1' });
+    try {
+      await httpClient(gw, client);
+      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      const refused = await client.callTool({ name: 'browser_take_screenshot', arguments: { filename: 'x.png' } });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toContain(`${out} belongs to another user (uid 4242)`);
+      expect(readdirSync(out)).toEqual([]);
     } finally {
       await client.close();
       await gw.close();

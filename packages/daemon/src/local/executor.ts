@@ -16,7 +16,7 @@ import { isDaemonError, toWireError } from '../errors.js';
 import type { Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
 import { SessionContexts } from './contexts.js';
-import { NodeFileAccess, type SessionRoots } from './files.js';
+import { NodeFileAccess, sessionFilesOwner, type SessionOwner, type SessionRoots } from './files.js';
 import { setupContext, type PageSetupOptions } from './page-setup.js';
 
 export interface LocalExecutorOptions extends LocalBrowserOptions {
@@ -30,6 +30,8 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   fileRoots?: string[] | undefined;
   /** Each session's client roots (its MCP roots), asked when a file is first needed. */
   sessionRoots?: SessionRoots | undefined;
+  /** Whose files each session's are; by default the user who opened it (see sessionFilesOwner). */
+  sessionOwner?: SessionOwner | undefined;
   /** Any readable file may be an input (--allow-unrestricted-file-access). */
   unrestrictedFileAccess?: boolean | undefined;
   /** Optional tool capabilities to allow (vision, pdf…). */
@@ -74,6 +76,7 @@ export class LocalExecutor implements Executor {
       roots: options.fileRoots ?? [],
       unrestricted: options.unrestrictedFileAccess,
       sessionRoots: options.sessionRoots,
+      sessionOwner: options.sessionOwner ?? sessionFilesOwner(router),
     });
     this.tools = toolsFor(options.caps ?? []);
     this.browser.onGone((reason) => this.browserGone(reason));

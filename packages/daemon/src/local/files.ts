@@ -1,5 +1,6 @@
-import { lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
-import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmod, lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import mime from 'mime-types';
 import { outputNameProblem, ToolError, type FileAccess, type UploadFile } from '@browsermcp/tools';
 
@@ -29,6 +30,42 @@ async function deepestExisting(path: string): Promise<string> {
  */
 export type SessionRoots = (sessionId: string) => Promise<readonly string[]>;
 
+/**
+ * Whose files a session's are: an API key ("key:<hash of the key>") or a daemon user ("user:<id>"); undefined where
+ * one owner has them all (no auth, stdio). Each owner saves into, and uploads from, a directory of its own.
+ */
+export type SessionOwner = (sessionId: string) => Promise<string | undefined>;
+
+/** The default SessionOwner of a daemon: the user whose token opened the session (none without auth). */
+export function sessionFilesOwner(router: { getSession(sessionId: string): Promise<{ userId?: string } | undefined> }): SessionOwner {
+  return async (sessionId) => {
+    const userId = (await router.getSession(sessionId))?.userId;
+    return userId === undefined ? undefined : `user:${userId}`;
+  };
+}
+
+/** The directory of an owner's files under the output directory: named by a hash, so a listing names no user or key. */
+export function ownerDirName(owner: string): string {
+  return `caller-${createHash('sha256').update('browsermcp output directory\0').update(owner).digest('hex').slice(0, 16)}`;
+}
+
+/** This process's user, where the platform has one (ownership is checked against it). */
+const ME = typeof process.getuid === 'function' ? process.getuid() : undefined;
+
+/**
+ * Makes `dir` (0700 when it is made here) and checks it is a real directory this user owns: a directory another local
+ * user made there first, or a link, would hand them what is saved in it.
+ */
+async function ownDirectory(dir: string, mode?: number): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const info = await lstat(dir);
+  if (!info.isDirectory()) throw new ToolError(`${dir} is not a directory (a link or a file is in its place); remove it, or choose another --output-dir.`);
+  if (ME !== undefined && info.uid !== ME) {
+    throw new ToolError(`${dir} belongs to another user (uid ${info.uid}), who could read or replace what is saved there; choose another --output-dir.`);
+  }
+  if (mode !== undefined && (info.mode & 0o777) !== mode) await chmod(dir, mode);
+}
+
 export interface NodeFileAccessOptions {
   outputDir: string;
   /** --file-roots: more directories input files may be read from. */
@@ -37,17 +74,18 @@ export interface NodeFileAccessOptions {
   unrestricted?: boolean | undefined;
   /** The client's own roots, per session (see forSession). */
   sessionRoots?: SessionRoots | undefined;
+  /** Whose files each session's are (see SessionOwner); without it, all sessions share the output directory. */
+  sessionOwner?: SessionOwner | undefined;
 }
 
 /**
- * Files for tools running next to the daemon: outputs go to one directory, input files are read only from the
- * session's client roots, the output directory and the configured roots. Anything else is refused: a model must not
- * reach arbitrary files.
+ * Files for tools running next to the daemon: outputs go to the session owner's directory under the output directory
+ * (made 0700; the output directory and it must belong to this user), input files are read only from the session's
+ * client roots, its owner's output directory and the configured roots. Anything else is refused: a model must not
+ * reach arbitrary files, nor another key's or user's saved files.
  */
 export class NodeFileAccess implements FileAccess {
   readonly outputDir: string;
-  /** The output directory and --file-roots, for every session. */
-  readonly roots: string[];
   private readonly configured: string[];
 
   constructor(
@@ -57,7 +95,24 @@ export class NodeFileAccess implements FileAccess {
   ) {
     this.outputDir = resolve(options.outputDir);
     this.configured = (options.roots ?? []).map((r) => resolve(r));
-    this.roots = [this.outputDir, ...this.configured];
+  }
+
+  /** Where this session's owner saves (nothing made yet): for a browser elsewhere, to name the files it saves. */
+  async outputDirectory(): Promise<string> {
+    return this.ownerOutputDir();
+  }
+
+  private async ownerOutputDir(): Promise<string> {
+    const owner = this.sessionId === undefined ? undefined : await this.options.sessionOwner?.(this.sessionId);
+    return owner === undefined ? this.outputDir : join(this.outputDir, ownerDirName(owner));
+  }
+
+  /** Where this session's owner saves, checked (and made) before each use. */
+  private async ownOutputDir(): Promise<string> {
+    const dir = await this.ownerOutputDir();
+    await ownDirectory(this.outputDir);
+    if (dir !== this.outputDir) await ownDirectory(dir, 0o700);
+    return dir;
   }
 
   /** The same policy, for one session: its client's roots are allowed too, and relative names resolve in the first. */
@@ -97,10 +152,10 @@ export class NodeFileAccess implements FileAccess {
 
   /** Reads a file the model named for input (an upload, a storage state) where it really is, if a root holds it. */
   async readable(path: string): Promise<string> {
-    const own = await this.clientRoots();
-    const roots = [...own, ...this.roots];
+    const [own, output] = await Promise.all([this.clientRoots(), this.ownOutputDir()]);
+    const roots = [...own, output, ...this.configured];
     // A relative name is the client's: it resolves in its first root (the project), else in --file-roots' first.
-    const full = resolve(own[0] ?? this.configured[0] ?? this.outputDir, path);
+    const full = resolve(own[0] ?? this.configured[0] ?? output, path);
     const real = await realpath(full).catch(() => undefined);
     const info = real ? await stat(real).catch(() => undefined) : undefined;
     const outside = () =>
@@ -118,15 +173,16 @@ export class NodeFileAccess implements FileAccess {
 
   async writeOutput(name: string, data: Uint8Array): Promise<string> {
     const problem = outputNameProblem(name);
-    if (problem) throw new ToolError(`${problem} The output directory is ${this.outputDir}.`);
-    const full = resolve(this.outputDir, name);
+    if (problem) throw new ToolError(`${problem} The output directory is ${await this.ownerOutputDir()}.`);
+    const output = await this.ownOutputDir();
+    const full = resolve(output, name);
     const dir = resolve(full, '..');
-    await mkdir(this.outputDir, { recursive: true });
+    await mkdir(output, { recursive: true });
     // A directory link inside the output directory must not carry the write somewhere else: judged on the deepest
     // part of the path that exists, before anything is created (a refused name leaves the disk as it was).
-    const [realExisting, realOut] = await Promise.all([realpath(await deepestExisting(dir)), realpath(this.outputDir)]);
+    const [realExisting, realOut] = await Promise.all([realpath(await deepestExisting(dir)), realpath(output)]);
     if (!inside(realOut, realExisting)) {
-      throw new ToolError(`"${name}" leads out of the output directory (${this.outputDir}) through a link; pick another name.`);
+      throw new ToolError(`"${name}" leads out of the output directory (${output}) through a link; pick another name.`);
     }
     await mkdir(dir, { recursive: true });
     if ((await lstat(full).catch(() => undefined))?.isSymbolicLink()) {

@@ -190,7 +190,7 @@ export class ExtensionConnection implements Executor {
     if (response.error !== undefined || !response.files?.length) return response;
     const { files, ...rest } = response;
     try {
-      await writeOutputFiles(this.o.files, files);
+      await writeOutputFiles(this.o.files?.forSession(response.sessionId), files);
       return rest;
     } catch (err) {
       return { ...rest, data: errorResult(err instanceof Error ? err.message : String(err)) };
@@ -202,13 +202,15 @@ export class ExtensionConnection implements Executor {
    * Said again for every session on a reconnect, so a browser that restarted (and forgot) gets both back.
    */
   async openSession(session: SessionRecord, options: { resumed?: boolean } = {}): Promise<void> {
+    // Its owner's own directory (each key or user saves apart), so the agent is told where its files really are.
+    const outputDir = await this.o.files?.forSession(session.sessionId).outputDirectory();
     const payload: SessionOpenedPayload = {
       ...(options.resumed ? { resumed: true } : {}),
       clientName: session.clientName ?? null,
       // An identity the agent cannot choose: its gateway's, or else the daemon user its token names.
       ...(session.agent !== undefined ? { agent: session.agent } : session.userId !== undefined ? { agent: `user ${session.userId}` } : {}),
       ...(this.o.sessionSettings || this.o.files
-        ? { settings: { ...this.o.sessionSettings, ...(this.o.files ? { outputDir: this.o.files.outputDir } : {}) } }
+        ? { settings: { ...this.o.sessionSettings, ...(outputDir !== undefined ? { outputDir } : {}) } }
         : {}),
     };
     this.notify(session.sessionId, ExtensionEvents.sessionOpened, payload);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError } from '../errors.js';
 import type { ClusterNode } from '../cluster/node.js';
 import type { LocalExecutor } from '../local/executor.js';
-import { NodeFileAccess, type NodeFileAccessOptions } from '../local/files.js';
+import { NodeFileAccess, sessionFilesOwner, type NodeFileAccessOptions } from '../local/files.js';
 import type { SessionRouter } from '../router/index.js';
 import type { SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
@@ -149,6 +149,8 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     graceMs: options.router.graceMs,
     commandEndpoints: options.commandEndpoints ?? true,
     sessionSettings: options.sessionSettings,
-    extensionFiles: options.extensionFiles ? new NodeFileAccess(options.extensionFiles) : undefined,
+    extensionFiles: options.extensionFiles
+      ? new NodeFileAccess({ ...options.extensionFiles, sessionOwner: options.extensionFiles.sessionOwner ?? sessionFilesOwner(options.router) })
+      : undefined,
   };
 }

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NodeFileAccess } from '../../src/index.js';
+import { NodeFileAccess, ownerDirName, sessionFilesOwner } from '../../src/index.js';
 
 let root: string;
 let outputDir: string;
@@ -103,5 +103,38 @@ describe('links in the output directory', () => {
     await symlink(join(root, 'secret.txt'), join(outputDir, 'trap.png'));
     await expect(files.writeOutput('trap.png', new Uint8Array([1]))).rejects.toThrow('is a link in the output directory');
     expect(await readFile(join(root, 'secret.txt'), 'utf8')).toBe('secret');
+  });
+});
+
+describe('files per caller', () => {
+  it("saves each daemon user's files in a 0700 directory of its own, and reads only the caller's own back", async () => {
+    const base = join(root, 'per-user');
+    const owners = sessionFilesOwner({ getSession: async (id) => ({ alice: { userId: 'alice' }, bob: { userId: 'bob' }, anon: {} })[id] });
+    const access = new NodeFileAccess({ outputDir: base, sessionOwner: owners });
+    const alices = await access.forSession('alice').writeOutput('report.pdf', new Uint8Array([1]));
+    const bobs = await access.forSession('bob').writeOutput('report.pdf', new Uint8Array([2]));
+    expect(alices).toBe(join(base, ownerDirName('user:alice'), 'report.pdf'));
+    expect(bobs).toBe(join(base, ownerDirName('user:bob'), 'report.pdf'));
+    expect((await stat(join(alices, '..'))).mode & 0o777).toBe(0o700);
+    expect([...(await readFile(alices))]).toEqual([1]);
+    await expect(access.forSession('bob').readable(alices)).rejects.toThrow(`${alices} is outside the allowed file roots`);
+    expect(await access.forSession('alice').readable(alices)).toBe(alices);
+    // A session without a user (no auth) has the output directory itself.
+    expect(await access.forSession('anon').writeOutput('shared.png', new Uint8Array([3]))).toBe(join(base, 'shared.png'));
+    expect(ownerDirName('user:alice')).toMatch(/^caller-[0-9a-f]{16}$/);
+  });
+
+  it('refuses a directory in its place that is a link, or (as root) one another user owns', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'bmcp-elsewhere-'));
+    const linked = join(root, 'linked-out');
+    await symlink(elsewhere, linked);
+    const access = new NodeFileAccess({ outputDir: linked });
+    await expect(access.forSession('s').writeOutput('x.png', new Uint8Array([1]))).rejects.toThrow(`${linked} is not a directory (a link or a file is in its place)`);
+    if (process.getuid?.() === 0) {
+      const foreign = join(root, 'foreign-out');
+      await mkdir(foreign);
+      await chown(foreign, 4242, 4242);
+      await expect(new NodeFileAccess({ outputDir: foreign }).writeOutput('x.png', new Uint8Array([1]))).rejects.toThrow('belongs to another user (uid 4242)');
+    }
   });
 });

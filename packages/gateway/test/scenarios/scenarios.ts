@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { refusedRequests, type FixtureServer } from '@browsermcp/testkit';
@@ -23,6 +23,14 @@ const PROJECT = mkdtempSync(join(tmpdir(), 'bmcp-scenario-project-'));
 writeFileSync(join(PROJECT, 'brief.txt'), 'the project brief');
 const SECRETS = join(FILE_ROOT, '.env');
 writeFileSync(SECRETS, 'ACCOUNT_PASSWORD=hunter2-s3cret\nACCOUNT_NAME=ada@example.test\n');
+
+/** The file a tool says it saved as `name`: in its key's own directory under --output-dir, which is private (0700). */
+async function savedAs(answer: string, name: string): Promise<string> {
+  const file = new RegExp(`Saved the \\w+ to (${OUTPUT_DIR}/caller-[0-9a-f]{16}/${name})`).exec(answer)?.[1];
+  if (file === undefined) throw new Error(`not saved as ${name} in a key's directory under ${OUTPUT_DIR}: ${answer}`);
+  expect((await stat(join(file, '..', '..'))).mode & 0o777).toBe(0o700);
+  return file;
+}
 
 /** The flags both modes' gateways run with, so that each scenario sees the same settings. */
 export const SCENARIO_FLAGS = [
@@ -279,7 +287,9 @@ export const scenarios: Scenario[] = [
       const refused = await callResult(c, 'browser_file_upload', { paths: ['/etc/passwd'] });
       expect(refused.isError).toBe(true);
       // The client names no roots: on this machine, the gateway's working directory stands for its project.
-      expect(text(refused)).toContain(`/etc/passwd is outside the allowed file roots (${process.cwd()}, ${OUTPUT_DIR}, ${FILE_ROOT})`);
+      // The output directory a key uploads from is its own, under --output-dir.
+      expect(text(refused)).toContain(`/etc/passwd is outside the allowed file roots (${process.cwd()}, ${OUTPUT_DIR}/caller-`);
+      expect(text(refused)).toMatch(new RegExp(`caller-[0-9a-f]{16}, ${FILE_ROOT}\\)`));
       // The chooser stays open for a second try, with a path the roots allow.
       expect(await call(c, 'browser_file_upload', { paths: [CV] })).toContain(`Uploaded ${CV}`);
       const seen = await call(c, 'browser_evaluate', { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" });
@@ -288,8 +298,8 @@ export const scenarios: Scenario[] = [
       const lookAway = await rig.lookAt(rig.server.url('/form.html'));
       try {
         const saved = await callResult(c, 'browser_take_screenshot', { filename: `${rig.mode}/form.png` });
-        expect(text(saved)).toContain(`Saved the screenshot to ${join(OUTPUT_DIR, rig.mode, 'form.png')}`);
-        expect((await readFile(join(OUTPUT_DIR, rig.mode, 'form.png'))).subarray(1, 4).toString()).toBe('PNG');
+        const file = await savedAs(text(saved), `${rig.mode}/form.png`);
+        expect((await readFile(file)).subarray(1, 4).toString()).toBe('PNG');
         const outside = await callResult(c, 'browser_take_screenshot', { filename: '../form.png' });
         expect(outside.isError).toBe(true);
         expect(text(outside)).toContain('must be a file name inside the output directory');
@@ -351,8 +361,7 @@ export const scenarios: Scenario[] = [
     name: 'a snapshot saved with a filename is whole, even when it leaves the page in several parts',
     async run(rig, c) {
       await call(c, 'browser_navigate', { url: rig.server.url('/table?rows=3000') });
-      const file = join(OUTPUT_DIR, rig.mode, 'table.yaml');
-      expect(await call(c, 'browser_snapshot', { filename: `${rig.mode}/table.yaml` })).toContain(`Saved the snapshot to ${file}`);
+      const file = await savedAs(await call(c, 'browser_snapshot', { filename: `${rig.mode}/table.yaml` }), `${rig.mode}/table.yaml`);
       const yaml = await readFile(file, 'utf8');
       // Over half a million characters: three parts of 192 K, joined in order with nothing lost or repeated.
       expect(yaml.length).toBeGreaterThan(2 * 196_608);
