@@ -67,6 +67,8 @@ export interface GatewayConfig extends SharedSettings {
   maxLogEntries: number;
   /** --console-lines-in-answer: console messages an action's answer carries (the rest counted). */
   consoleLinesInAnswer: number;
+  /** --max-tab-memory: MB a tab's page may hold before it is closed (with a note to its agent). */
+  maxTabMemoryMb: number;
   /** --max-sessions / --max-sessions-per-key: open MCP sessions in all and per API key. */
   maxSessions: number;
   maxSessionsPerKey: number;
@@ -159,6 +161,7 @@ function options(): Option[] {
     opt('--max-tabs <n>', 'most tabs one session may hold; popups a page opens past it are closed and reported').default('50'),
     opt('--max-log-entries <n>', 'console messages and requests kept per tab, each in a ring: older ones are dropped (and counted)').default('1000'),
     opt('--console-lines-in-answer <n>', "console messages an action's answer carries, the newest; the rest are counted (browser_console_messages lists them)").default('20'),
+    opt('--max-tab-memory <MB>', "memory a tab's page may hold (its JavaScript heap and buffers): past it the tab is closed and its agent told why (a tab the person shared goes back to them)").default('2048'),
     opt('--codegen <lang>', `the Playwright code each action's answer carries, to replay it in a test: ${CODEGEN_LANGUAGES.join(', ')} or none ("playwright" means typescript)`).default('typescript'),
     opt('--test-id-attribute <name>', 'the attribute generated locators read as a test id').default('data-testid'),
     s.logLevel,
@@ -328,6 +331,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     maxTabs: int('maxTabs', 1, 1000)!,
     maxLogEntries: int('maxLogEntries', 10, 100_000)!,
     consoleLinesInAnswer: int('consoleLinesInAnswer', 0, 1000)!,
+    maxTabMemoryMb: int('maxTabMemory', 64, 1_048_576)!,
     maxSessions: int('maxSessions', 1, 100_000)!,
     maxSessionsPerKey: int('maxSessionsPerKey', 1, 100_000)!,
     codegen: str('codegen') === 'playwright' ? 'typescript' : v.oneOf('codegen', [...CODEGEN_LANGUAGES, 'none'] as const)!,

@@ -78,6 +78,7 @@ function toolSettings(config: GatewayConfig): ToolSettings {
     maxTabs: config.maxTabs,
     maxLogEntries: config.maxLogEntries,
     consoleLinesInAnswer: config.consoleLinesInAnswer,
+    maxTabMemoryMb: config.maxTabMemoryMb,
     ...(config.secrets ? { secrets: config.secrets } : {}),
   };
 }

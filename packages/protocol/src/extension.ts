@@ -89,6 +89,8 @@ export const sessionSettingsSchema = z.object({
   maxLogEntries: z.number().int().min(1).optional(),
   /** Console messages an action's answer carries (--console-lines-in-answer). */
   consoleLinesInAnswer: z.number().int().min(0).optional(),
+  /** --max-tab-memory, MB. */
+  maxTabMemoryMb: z.number().int().min(1).optional(),
   /**
    * Where the daemon saves what tools write (--output-dir), shown to the agent; the daemon reads uploads for the
    * session under its file roots. Absent: no file access, and the tools that need it say so.

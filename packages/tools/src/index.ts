@@ -28,3 +28,4 @@ export type { UrlCheck } from './origins.js';
 export type { ToolSettings } from './settings.js';
 export { CODEGEN_LANGUAGES, renderLocator, renderStep } from './codegen.js';
 export type { CodeArg, CodeStep, CodegenLanguage, LocatorChain, LocatorSpec } from './codegen.js';
+export { cutText, MAX_ANSWER_CHARS, MAX_CONSOLE_ENTRY_CHARS, MAX_CONSOLE_RING_CHARS } from './sizes.js';

@@ -50,7 +50,7 @@ export async function holdLeavePrompts(page: Page): Promise<void> {
  * answers. Leave lets it go on; Stay cancels it, and the page stays as it was.
  */
 export class HeldLeave implements DialogLike {
-  constructor(private readonly request: HTTPRequest) {}
+  constructor(readonly request: HTTPRequest) {}
 
   type(): string {
     return 'beforeunload';

@@ -1,3 +1,4 @@
+import { watchMemory } from './tab-memory.js';
 import type { Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
 import type { GifRecorder } from './gif.js';
@@ -113,10 +114,16 @@ export interface SessionConfig {
   maxLogEntries: number;
   /** Console messages an action's answer carries, the newest; the rest are counted (--console-lines-in-answer). */
   consoleLinesInAnswer: number;
+  /** Memory a tab's page may hold, in MB (--max-tab-memory): past it the tab is closed, with a note to its agent. */
+  maxTabMemoryMb: number;
 }
 
 export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
 export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
+
+/** Memory one tab's page may hold unless the session says otherwise (--max-tab-memory): far above any page a person uses. */
+export const DEFAULT_MAX_TAB_MEMORY_MB = 2048;
+const MB = 1024 * 1024;
 
 /** Entries each tab's console and network rings keep unless the session says otherwise (--max-log-entries). */
 export const DEFAULT_LOG_ENTRIES = 1000;
@@ -134,6 +141,7 @@ export const defaultSessionConfig: SessionConfig = {
   maxTabs: 50,
   maxLogEntries: DEFAULT_LOG_ENTRIES,
   consoleLinesInAnswer: 20,
+  maxTabMemoryMb: DEFAULT_MAX_TAB_MEMORY_MB,
 };
 
 /** What the tools know of one MCP session: its tabs and which one is current. */
@@ -332,6 +340,19 @@ export class ToolSession {
       else this.adoptPage(popup, true);
     });
     tab.page.once('close', () => this.lost(tab));
+    watchMemory(tab.page, () => this.config.maxTabMemoryMb * MB, (bytes) => this.stopForMemory(tab, bytes));
+  }
+
+  /** A tab whose page passed the memory bound: closed (by the session, so not news twice), and its agent told why. */
+  private stopForMemory(tab: Tab, bytes: number): void {
+    const url = tab.page.url();
+    // Closed as the session closes its tabs: a tab the person shared goes back to them instead (their host says how).
+    void this.closePage(tab.page)
+      .catch(() => undefined)
+      .then(() => this.forget(tab));
+    this.addNote(
+      `The tab with ${url} was closed: its page held ${Math.round(bytes / MB).toLocaleString('en')} MB of memory, past this session's limit of ${this.config.maxTabMemoryMb.toLocaleString('en')} MB (the gateway's --max-tab-memory).`,
+    );
   }
 
   /** A tab's page closed: news for the model unless the session closed it itself. */

@@ -33,6 +33,8 @@ export interface ToolSettings {
   maxLogEntries?: number | undefined;
   /** --console-lines-in-answer: console messages an action's answer carries. */
   consoleLinesInAnswer?: number | undefined;
+  /** --max-tab-memory: MB a tab's page may hold before it is closed. */
+  maxTabMemoryMb?: number | undefined;
 }
 
 /** The session config these settings ask for; the same in a launched browser and in the extension. */
@@ -55,5 +57,6 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('maxTabs', settings.maxTabs),
     ...defined('maxLogEntries', settings.maxLogEntries),
     ...defined('consoleLinesInAnswer', settings.consoleLinesInAnswer),
+    ...defined('maxTabMemoryMb', settings.maxTabMemoryMb),
   };
 }

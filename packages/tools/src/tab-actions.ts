@@ -11,6 +11,18 @@ import { delay, withTimeout } from './timing.js';
 const SETTLE_QUIET_MS = 50;
 // How long a click on a file input waits for Chromium to report the chooser it opens.
 const CHOOSER_CAP_MS = 2000;
+/** How long an action that must start a navigation (leaving past "Leave site?") may take to start it. */
+const NAVIGATION_START_CAP_MS = 5000;
+
+export interface ActionOptions {
+  expectChooser?: boolean;
+  input?: InputTarget | undefined;
+  /**
+   * The action lets a navigation go (Leave on "Leave site?"): its answer waits for that navigation, which the browser
+   * may start a moment after the action itself is done — or the held request itself, already under way.
+   */
+  expectNavigation?: true | HTTPRequest | undefined;
+}
 const SETTLE_CAP_MS = 1000;
 const NAVIGATION_CAP_MS = 10_000;
 const REQUESTS_CAP_MS = 5_000;
@@ -72,13 +84,17 @@ export class TabActions {
    * `expectChooser`: the action clicked a file input, whose chooser Chromium reports a moment after the click
    * itself is done; wait for it (capped) so the answer carries the modal state.
    */
-  async run<T>(action: () => Promise<T>, opts: { expectChooser?: boolean; input?: InputTarget | undefined } = {}): Promise<void> {
+  async run<T>(action: () => Promise<T>, opts: ActionOptions = {}): Promise<void> {
     const page = this.page;
     const started: HTTPRequest[] = [];
-    let navigation: HTTPRequest | undefined;
+    let navigation: HTTPRequest | undefined = opts.expectNavigation === true ? undefined : opts.expectNavigation;
+    let navigationStarted = (): void => undefined;
+    const startedNavigating = new Promise<void>((resolve) => (navigationStarted = resolve));
     const onRequest = (req: HTTPRequest) => {
-      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) navigation = req;
-      else if (req.resourceType() === 'fetch' || req.resourceType() === 'xhr' || req.isNavigationRequest()) started.push(req);
+      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
+        navigation = req;
+        navigationStarted();
+      } else if (req.resourceType() === 'fetch' || req.resourceType() === 'xhr' || req.isNavigationRequest()) started.push(req);
     };
     page.on('request', onRequest);
     const modal = this.modals.opened();
@@ -87,6 +103,12 @@ export class TabActions {
     try {
       const outcome = await Promise.race([action().then(() => 'done' as const), modal.promise]);
       if (outcome === 'modal') return;
+      if (opts.expectNavigation === true && navigation === undefined) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, NAVIGATION_START_CAP_MS)));
+        await Promise.race([startedNavigating, modal.promise, cap]);
+        clearTimeout(timer);
+      }
       if (input && opts.input) await this.checkReceived(opts.input, input, modal.promise);
       const settled = Promise.race([this.settle(urlBefore, () => navigation, started), modal.promise]);
       if (!opts.expectChooser) {

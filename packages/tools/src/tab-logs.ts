@@ -1,5 +1,6 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { newestLines } from './lists.js';
+import { cutText, MAX_CONSOLE_ENTRY_CHARS, MAX_CONSOLE_RING_CHARS } from './sizes.js';
 import { CONSOLE_LEVELS, DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './session.js';
 
 export interface ConsoleEntry {
@@ -36,6 +37,8 @@ export class TabLogs {
   /** Entries each ring keeps: a page that logs or fetches without end holds this many, not more. */
   maxEntries = DEFAULT_LOG_ENTRIES;
   private consoleSeen = 0;
+  /** The characters the console ring holds. */
+  private consoleChars = 0;
   /** Messages the ring dropped before any answer reported them. */
   private consoleDropped = 0;
   private readonly requests = new Map<HTTPRequest, NetworkEntry>();
@@ -88,7 +91,14 @@ export class TabLogs {
 
   private pushConsole(entry: ConsoleEntry): void {
     entry.document = this.currentDocument;
-    const removed = push(this.console, entry, this.maxEntries);
+    // Bounded in characters too: each message, and the ring as a whole (oldest first, as past maxEntries).
+    entry.text = cutText(entry.text, MAX_CONSOLE_ENTRY_CHARS, 'the page logged a longer message');
+    this.consoleChars += entry.text.length;
+    let removed = push(this.console, entry, this.maxEntries, (gone) => (this.consoleChars -= gone.text.length));
+    while (this.consoleChars > MAX_CONSOLE_RING_CHARS && this.console.length > 1) {
+      this.consoleChars -= this.console.shift()!.text.length;
+      removed++;
+    }
     this.consoleDropped += Math.max(0, removed - this.consoleSeen);
     this.consoleSeen = Math.max(0, this.consoleSeen - removed);
   }
@@ -123,10 +133,11 @@ export function formatConsole(e: ConsoleEntry): string {
   return `[${e.level.toUpperCase()}] ${e.text}${e.location ? ` @ ${e.location}` : ''}`;
 }
 
-/** Appends to a bounded log; returns how many old entries were dropped. */
-function push<T>(list: T[], item: T, max: number): number {
+/** Appends to a bounded log; returns how many old entries were dropped (each told to `dropped`). */
+function push<T>(list: T[], item: T, max: number, dropped?: (item: T) => void): number {
   list.push(item);
   const extra = list.length - max;
-  if (extra > 0) list.splice(0, extra);
-  return Math.max(0, extra);
+  if (extra <= 0) return 0;
+  for (const gone of list.splice(0, extra)) dropped?.(gone);
+  return extra;
 }

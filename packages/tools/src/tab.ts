@@ -6,7 +6,7 @@ import { inPage } from './in-page.js';
 import { OwnNavigation } from './own-navigation.js';
 import { RequestGuard } from './request-guard.js';
 import type { UploadFile } from './session.js';
-import { TabActions, type InputTarget } from './tab-actions.js';
+import { TabActions, type ActionOptions } from './tab-actions.js';
 import { TabLogs } from './tab-logs.js';
 import { TabModals, type ModalState } from './tab-modals.js';
 import { TabSnapshots, type SnapshotOptions } from './tab-snapshot.js';
@@ -169,7 +169,7 @@ export class Tab {
   actionPoint(handle: ElementHandle<Element>, frame: Frame, label: string, needsEnabled = true, timeoutMs = 5000): Promise<{ x: number; y: number; opensChooser: boolean }> {
     return this.actions.actionPoint(handle, frame, label, needsEnabled, timeoutMs);
   }
-  runAction<T>(action: () => Promise<T>, opts: { expectChooser?: boolean; input?: InputTarget | undefined } = {}): Promise<void> {
+  runAction<T>(action: () => Promise<T>, opts: ActionOptions = {}): Promise<void> {
     return this.actions.run(action, opts);
   }
 }

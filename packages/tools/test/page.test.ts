@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { callTool } from '../src/index.js';
+import { callTool, MAX_ANSWER_CHARS } from '../src/index.js';
 import { call, callError, refOf, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -221,6 +221,39 @@ describe('console and network', () => {
     expect(listed).toContain('… 800 earlier messages not shown; pass "filename" to save them all\n[LOG] spam 1300');
     expect(listed).not.toContain('[LOG] spam 1299\n');
     expect(listed).toContain('[LOG] spam 1499');
+  });
+
+  it('bounds what a page decides the size of: each console message, the console kept, and every answer, saying how to get the whole', async () => {
+    const saved = new Map<string, number>();
+    const s = await h.session({}, { files: { resolveUpload: async (p) => ({ path: p }), writeOutput: async (name, data) => (saved.set(name, data.length), `/out/${name}`) } });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    // 300 lines of 64 KB (19 MB logged): each kept cut to 4 KB, and the ring to a million characters.
+    const spam = await call(s, 'browser_evaluate', { function: "() => { const big = 'x'.repeat(64 * 1024); for (let i = 0; i < 300; i++) console.log(i + ':' + big); }" });
+    expect(spam.length).toBeLessThan(120_000);
+    expect(spam).toContain('… (cut at 4,096 of 65,540 characters; the page logged a longer message)');
+    const listed = await call(s, 'browser_console_messages', { level: 'debug' });
+    expect(listed.length).toBeLessThan(MAX_ANSWER_CHARS + 200);
+    expect(listed).toMatch(/Total messages: 2\d\d\b/); // a million characters hold some 240 cut messages, not 300
+    expect(listed).toContain('; pass "filename" to save all of the console messages)');
+    // A 3-million-character value: the answer has the first 100,000 and says so; a file gets all of it.
+    const value = "() => 'y'.repeat(3_000_000)";
+    const answer = await call(s, 'browser_evaluate', { function: value });
+    expect(answer).toContain(`… (cut at 100,000 of 3,000,002 characters; pass "filename" to save all of the result)`);
+    expect(answer.length).toBeLessThan(MAX_ANSWER_CHARS + 2_000);
+    expect(await call(s, 'browser_evaluate', { function: value, filename: 'value.json' })).toContain('Saved the result to /out/value.json');
+    expect(saved.get('value.json')).toBe(3_000_002);
+  });
+
+  it('closes a tab whose page keeps allocating past its memory bound after its call returned, and tells its agent why', async () => {
+    const s = await h.session({ maxTabMemoryMb: 64 });
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const kept = await call(s, 'browser_evaluate', { function: "() => { globalThis.hoard = []; setInterval(() => hoard.push(new Uint8Array(8 * 1024 * 1024).fill(1)), 100); return 'started'; }" });
+    expect(kept).toContain('"started"');
+    const tab = s.peekCurrentTab()!;
+    for (let i = 0; i < 100 && !tab.page.isClosed(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(tab.page.isClosed()).toBe(true);
+    const next = await call(s, 'browser_tabs', { action: 'list' });
+    expect(next).toMatch(/The tab with http:\/\/[^ ]+\/index\.html was closed: its page held \d+ MB of memory, past this session's limit of 64 MB/);
   });
 
   it('lists at most 200 requests in an answer, the rest counted', async () => {

@@ -1,3 +1,4 @@
+import { cutText, MAX_ANSWER_CHARS } from '../sizes.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Response } from '../response.js';
@@ -21,7 +22,8 @@ export const filenameSchema = (what: string) =>
 /** Answers with `text`, or saves it under `filename` and says where. */
 export async function answerOrSave(session: ToolSession, response: Response, text: string, filename: string | undefined, what: string): Promise<void> {
   if (filename === undefined) {
-    response.addResult(text);
+    // A page decides how large a value or a list is: the answer is bounded, and says how to get the whole.
+    response.addResult(cutText(text, MAX_ANSWER_CHARS, `pass "filename" to save all of ${what}`));
     return;
   }
   const files = session.host.files;

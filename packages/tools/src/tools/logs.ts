@@ -1,3 +1,4 @@
+import { cutText, MAX_ANSWER_CHARS } from '../sizes.js';
 import { newestLines } from '../lists.js';
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
@@ -142,7 +143,7 @@ async function partOf(entry: NetworkEntry, part: Part): Promise<string> {
       try {
         const bytes = await res.content();
         const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-        return text.length > 100_000 ? `${text.slice(0, 100_000)}\n… (cut at 100,000 characters; pass filename for all of it)` : text || '(empty)';
+        return cutText(text, MAX_ANSWER_CHARS, 'pass "filename" for all of it') || '(empty)';
       } catch (err) {
         if (err instanceof TypeError) return '(binary body)';
         return `(the body is no longer available: ${(err as Error).message.split('\n')[0]})`;

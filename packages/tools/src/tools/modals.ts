@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import { HeldLeave } from '../leave-prompt.js';
 import type { UploadFile } from '../session.js';
 import { defineTabTool } from '../tool.js';
 
@@ -18,7 +19,10 @@ const handleDialog = defineTabTool({
   clearsModal: 'dialog',
   async handle(tab, { accept, promptText }, response) {
     const state = tab.takeModal('dialog')!;
-    await tab.runAction(() => (accept ? state.dialog.accept(promptText) : state.dialog.dismiss()));
+    // Leave on "Leave site?": the answer is the page the navigation leads to, once it is there.
+    const leaving = accept && state.dialog.type() === 'beforeunload';
+    const expectNavigation = leaving ? (state.dialog instanceof HeldLeave ? state.dialog.request : true) : undefined;
+    await tab.runAction(() => (accept ? state.dialog.accept(promptText) : state.dialog.dismiss()), { expectNavigation });
     response.addResult(`${accept ? 'Accepted' : 'Dismissed'} the ${state.dialog.type()} dialog`);
     response.setIncludeSnapshot();
   },
