@@ -43,6 +43,7 @@ export const SCENARIO_FLAGS = [
   '--secrets', SECRETS,
   '--max-log-entries', '300',
   '--console-lines-in-answer', '5',
+  '--max-tab-memory', '256',
 ];
 
 export interface ModeRig {
@@ -395,6 +396,21 @@ export const scenarios: Scenario[] = [
       // The 300 kept (spam 100 to 399); the newest 200 listed, the rest counted.
       expect(listed).toContain('… 100 earlier messages not shown; pass "filename" to save them all\n[LOG] spam 200\n');
       expect(listed).toContain('[LOG] spam 399');
+    },
+  },
+  {
+    name: 'a page that keeps allocating after its call returned is closed past --max-tab-memory, and its agent told why',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      await call(c, 'browser_evaluate', { function: '() => { globalThis.hoard = []; setInterval(() => hoard.push(new Uint8Array(16 * 1024 * 1024).fill(1)), 100); }' });
+      let answer = '';
+      for (let i = 0; i < 40 && !answer.includes('was closed: its page held'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        answer = await call(c, 'browser_tabs', { action: 'list' });
+      }
+      expect(answer).toMatch(/The tab with http:\/\/[^ ]+\/index\.html was closed: its page held \d+ MB of memory, past this session's limit of 256 MB \(the gateway's --max-tab-memory\)/);
+      // Its only tab is gone from its list.
+      expect(answer).not.toContain('[Fixture home]');
     },
   },
   {
