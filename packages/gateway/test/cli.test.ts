@@ -23,7 +23,7 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--browser-arg', '--sandbox', '--no-sandbox', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--extension-id', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--trust-proxy', '--api-key-file', '--grace-period', '--pairing-file', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-sessions', '--max-sessions-per-key']) {
+    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--browser-arg', '--sandbox', '--no-sandbox', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--extension-id', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--trust-proxy', '--api-key-file', '--grace-period', '--pairing-file', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-tab-memory', '--max-sessions', '--max-sessions-per-key']) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -97,6 +97,7 @@ describe('browsermcp-gateway CLI', () => {
       [['--extension', '--user-agent', 'x'], '--extension drives your own browser, so --user-agent cannot apply'],
       [['--cdp-endpoint', 'http://127.0.0.1:9', '--ignore-https-errors'], 'with --cdp-endpoint, start your browser with them instead'],
       [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--device', 'Pixel 5'], '--daemon-url runs the browser on the daemon, so --device cannot apply here'],
+      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--max-tab-memory', '512'], '--daemon-url runs the browser on the daemon, so --max-tab-memory cannot apply here'],
       [['--storage-state', '/nonexistent/state.json'], '--storage-state /nonexistent/state.json: cannot read it as JSON (ENOENT)'],
       [['--storage-state', '/etc/hostname'], '--storage-state /etc/hostname: cannot read it as JSON'],
       [['--secrets', '/nonexistent/.env'], '--secrets /nonexistent/.env: cannot read the file (ENOENT)'],
@@ -112,6 +113,7 @@ describe('browsermcp-gateway CLI', () => {
       [['--extension-id', 'abcdefghijklmnopabcdefghijklmnop'], '--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.'],
       [['--extension', '--extension-id', 'not-an-id'], '--extension-id: "not-an-id" is not an extension id (32 letters a to p, as chrome://extensions shows it).'],
       [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],
+      [['--max-tab-memory', '10'], '--max-tab-memory must be a whole number from 64 to 1048576, got "10"'],
       [['--console-lines-in-answer', 'all'], '--console-lines-in-answer must be a whole number from 0 to 1000, got "all"'],
       [['--codegen', 'ruby'], '--codegen must be one of typescript, python, java, csharp, none, got "ruby"'],
       [['--cdp-header', 'X-Token: abc'], '--cdp-header applies to a browser reached with --cdp-endpoint'],
