@@ -347,12 +347,15 @@ export class ToolSession {
   private stopForMemory(tab: Tab, bytes: number): void {
     const url = tab.page.url();
     // Closed as the session closes its tabs: a tab the person shared goes back to them instead (their host says how).
+    // Told once it is gone: the answer that carries the note no longer lists the tab.
     void this.closePage(tab.page)
       .catch(() => undefined)
-      .then(() => this.forget(tab));
-    this.addNote(
-      `The tab with ${url} was closed: its page held ${Math.round(bytes / MB).toLocaleString('en')} MB of memory, past this session's limit of ${this.config.maxTabMemoryMb.toLocaleString('en')} MB (the gateway's --max-tab-memory).`,
-    );
+      .then(() => {
+        this.forget(tab);
+        this.addNote(
+          `The tab with ${url} was closed: its page held ${Math.round(bytes / MB).toLocaleString('en')} MB of memory, past this session's limit of ${this.config.maxTabMemoryMb.toLocaleString('en')} MB (the gateway's --max-tab-memory).`,
+        );
+      });
   }
 
   /** A tab's page closed: news for the model unless the session closed it itself. */
