@@ -1,3 +1,4 @@
+import { natsSettingsProblem } from './cluster/nats-connection.js';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
@@ -213,20 +214,17 @@ function readCluster(values: SettingValues): StartDaemonOptions['cluster'] {
   const readable = (key: string) => (file(key) === undefined ? undefined : values.str(key));
   const credentials = { nkeySeed: file('natsNkeySeedFile'), creds: file('natsCredsFile'), token: values.str('natsToken') };
   const given = Object.entries(credentials).filter(([, value]) => value !== undefined);
-  if (given.length > 1 || (given.length === 1 && urls.some((url) => /^[a-z]+:\/\/[^/]*@/i.test(url)))) {
-    throw new ConfigError('NATS credentials are given twice: keep one of --nats-nkey-seed-file, --nats-creds-file, --nats-token and a user in --nats');
-  }
   const tls = { caFile: readable('natsTlsCa'), certFile: readable('natsTlsCert'), keyFile: readable('natsTlsKey') };
-  if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
-    throw new ConfigError('a NATS client certificate needs both --nats-tls-cert and --nats-tls-key');
-  }
-  return {
+  const settings = {
     nats: urls.join(','),
     ...(instanceId !== undefined ? { instanceId } : {}),
     ...(given.length ? { credentials: Object.fromEntries(given) } : {}),
     ...(Object.values(tls).some((v) => v !== undefined) ? { tls } : {}),
     ...(values.bool('natsAllowAnonymous') ? { allowAnonymous: true } : {}),
   };
+  const problem = natsSettingsProblem({ ...settings, url: settings.nats });
+  if (problem !== undefined) throw new ConfigError(problem);
+  return settings;
 }
 
 function readSecret(path: string, flag: string): string {

@@ -63,21 +63,35 @@ function splitUrls(url: string): { servers: string[]; user?: string; pass?: stri
   return { servers, ...found };
 }
 
-/** What nats.js needs to connect as the settings say. Fails, naming the flag, when two kinds of credential are given. */
+/**
+ * What is wrong with the settings before any connection is tried, in words naming the flags (the CLI's and the
+ * library's one check): two kinds of credential, or half a client certificate.
+ */
+export function natsSettingsProblem(settings: NatsConnectSettings): string | undefined {
+  let urls: ReturnType<typeof splitUrls>;
+  try {
+    urls = splitUrls(settings.url);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const { servers: _servers, ...inUrl } = urls;
+  const given = { ...inUrl, ...settings.credentials };
+  const kinds = [given.user ?? given.pass, given.token, given.nkeySeed, given.creds].filter((value) => value !== undefined);
+  if (kinds.length > 1) {
+    return 'NATS credentials are given twice: keep one of --nats-nkey-seed-file, --nats-creds-file, --nats-token and a user in --nats';
+  }
+  const { tls } = settings;
+  if (tls && (tls.certFile === undefined) !== (tls.keyFile === undefined)) return 'a NATS client certificate needs both --nats-tls-cert and --nats-tls-key';
+  return undefined;
+}
+
+/** What nats.js needs to connect as the settings say; fails with natsSettingsProblem's words first. */
 export function natsConnectionOptions(settings: NatsConnectSettings, name: string, inboxPrefix: string): ConnectionOptions {
+  const problem = natsSettingsProblem(settings);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
   const { servers, ...inUrl } = splitUrls(settings.url);
   const given = { ...inUrl, ...settings.credentials };
-  const kinds = [
-    given.user !== undefined || given.pass !== undefined ? 'a user and password' : undefined,
-    given.token !== undefined ? 'a token' : undefined,
-    given.nkeySeed !== undefined ? 'an nkey seed' : undefined,
-    given.creds !== undefined ? 'a creds file' : undefined,
-  ].filter((kind) => kind !== undefined);
-  if (kinds.length > 1) throw new InvalidArgumentError(`NATS credentials: ${kinds.join(' and ')} were given; give one`);
   const { tls } = settings;
-  if (tls && (tls.certFile === undefined) !== (tls.keyFile === undefined)) {
-    throw new InvalidArgumentError('a NATS client certificate needs both --nats-tls-cert and --nats-tls-key');
-  }
   const encoder = new TextEncoder();
   return {
     servers,
