@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { runTempDir } from '@browsermcp/testkit';
 
 export default defineConfig({
   test: {
+    // Everything the run writes to the temporary directory goes under one that is removed when it ends.
+    env: { TMPDIR: runTempDir() },
     include: ['test/**/*.test.ts'],
     // One Chromium with the extension per file; two cores cannot run several at once without flakiness.
     fileParallelism: false,

@@ -49,6 +49,8 @@ export interface GatewayConfig extends SharedSettings {
   /** The keys came from the user (--api-key, its variable, --api-key-file): the banner does not print them. */
   apiKeysGiven: boolean;
   sessionIdleMs: number;
+  /** --progress-interval, ms: how often a call that waits tells a client that asked for progress. */
+  progressIntervalMs: number;
   /** --keep-browser-state, in ms: sessions of one key share a browser state that outlives each of them this long. */
   keepBrowserStateMs: number | undefined;
   snapshotMaxChars: number;
@@ -136,6 +138,7 @@ function options(): Option[] {
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),
     s.gracePeriod,
     opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long').default('1800'),
+    opt('--progress-interval <seconds>', 'how often a call that waits (a slow page, the person\'s approval, a starting browser) sends a progress notification, to clients that ask for them').default('10'),
     opt('--keep-browser-state <minutes>', "sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)"),
     s.commandTimeout,
     opt('--snapshot-max-chars <n>', 'cut snapshots longer than this at a node boundary').default('40000'),
@@ -320,6 +323,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     noAuth,
     rateLimit: int('rateLimit', 1, 1_000_000) ?? (loopback ? undefined : 100),
     sessionIdleMs: int('sessionIdleTimeout', 0, 604_800)! * 1000,
+    progressIntervalMs: int('progressInterval', 1, 3600)! * 1000,
     keepBrowserStateMs,
     snapshotMaxChars: int('snapshotMaxChars', 1000, 10_000_000)!,
     snapshotMode: v.oneOf('snapshotMode', ['full', 'none'] as const)!,

@@ -121,6 +121,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     eventStoreSize: 1000,
     logLevel: config.logLevel,
     clientRoots: isLoopbackHost(config.host),
+    progressIntervalMs: config.progressIntervalMs,
     trustProxy: config.trustProxy,
     logStream: extra.logStream,
   });
@@ -164,6 +165,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
     version: VERSION,
     log: (e) => log(`tool ${e.tool} ${Math.round(e.ms)} ms ${e.ok ? 'ok' : `error${e.error ? `: ${e.error}` : ''}`}`),
     roots: 'client-or-cwd',
+    progressIntervalMs: config.progressIntervalMs,
     // One client per stdio gateway: it is the only owner.
     onSessionReady: (clientName, roots) => backend.openSession(sessionId, clientName, roots, 'stdio'),
   });

@@ -50,6 +50,8 @@ export function createMcpServer(options: {
   /** Whose folders input files may come from (see RootsPolicy). */
   roots: RootsPolicy;
   log: ToolCallLog;
+  /** --progress-interval, ms: how often a call that waits says so to a client that asked for progress. */
+  progressIntervalMs?: number;
 }): Server {
   const names = new Set(options.tools.map((t) => t.name));
   const server = new Server(
@@ -87,6 +89,7 @@ export function createMcpServer(options: {
         return `${name} is still running (${Math.round((performance.now() - started) / 1000)} s)${waiting ? `: ${waiting}` : ''}`;
       },
       (notification) => extra.sendNotification(notification),
+      options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
     );
     try {
       await ensureReady();
@@ -121,25 +124,26 @@ class ProtocolError extends Error {
   }
 }
 
-/** How often a call that is still running says so, when its client asked for progress (a progressToken). */
+/** How often a call that is still running says so, when its client asked for progress (--progress-interval's default). */
 export const PROGRESS_INTERVAL_MS = 10_000;
 
 /**
  * Progress notifications for a call that waits (a page that loads slowly, browser_wait_for, a browser that is
- * starting): every PROGRESS_INTERVAL_MS, how long it has run, so the client (and the person watching it) knows it is
+ * starting): every `intervalMs`, how long it has run, so the client (and the person watching it) knows it is
  * alive and may keep its request open. Nothing without a progressToken.
  */
 function progressTicker(
   token: string | number | undefined,
   describe: () => string,
   send: (notification: ServerNotification) => Promise<void>,
+  intervalMs: number,
 ): { stop(): void } {
   if (token === undefined) return { stop: () => undefined };
   let ticks = 0;
   const timer = setInterval(() => {
     ticks += 1;
     void send({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: describe() } }).catch(() => undefined);
-  }, PROGRESS_INTERVAL_MS);
+  }, intervalMs);
   timer.unref?.();
   return { stop: () => clearInterval(timer) };
 }

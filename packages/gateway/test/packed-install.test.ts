@@ -39,20 +39,21 @@ beforeAll(async () => {
   const work = mkdtempSync(join(tmpdir(), 'bmcp-packed-'));
   const tarballs = join(work, 'tarballs');
   mkdirSync(tarballs);
-  for (const name of PUBLIC) {
-    // dist/ is built already (the test command builds first); pnpm writes out workspace: and catalog: versions.
-    execFileSync('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', tarballs, '--config.ignore-scripts=true'], {
-      cwd: join(ROOT, 'packages', name),
-      stdio: 'ignore',
-    });
-  }
+  // dist/ is built already (the test command builds first); pnpm writes out workspace: and catalog: versions. One
+  // pnpm for the five packages (a start of npx each costs a second).
+  const filters = PUBLIC.flatMap((name) => ['--filter', `@browsermcp/${name}`]);
+  execFileSync('npx', ['-y', 'pnpm@12.4.2', '-r', ...filters, 'pack', '--pack-destination', tarballs, '--config.ignore-scripts=true'], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
+  expect(readdirSync(tarballs)).toHaveLength(PUBLIC.length);
   app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'packed-install-app', private: true, type: 'module' }));
   writeFileSync(join(app, 'client.mjs'), CLIENT);
   const files = readdirSync(tarballs).map((f) => join(tarballs, f));
   // TypeScript too, for a consumer that type-checks against the published types.
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel', 'error', ...files, 'typescript@5.9.3', '@types/node@20'], { cwd: app, stdio: 'ignore', timeout: 240_000 });
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...files, 'typescript@5.9.3', '@types/node@20'], { cwd: app, stdio: 'ignore', timeout: 240_000 });
   server = await startFixtureServer();
 }, 300_000);
 afterAll(async () => {
@@ -73,8 +74,9 @@ async function runClient(nodeVersion: string | undefined): Promise<{ node: strin
 }
 
 describe('installed from the packed tarballs, outside the repository', () => {
+  // The three Node versions at once: each waits mostly on its own process and browser.
   for (const version of [undefined, '22', '24']) {
-    it(`runs the gateway over stdio for the SDK client (navigate, snapshot) under Node ${version ?? process.versions.node.split('.')[0]}`, async () => {
+    it.concurrent(`runs the gateway over stdio for the SDK client (navigate, snapshot) under Node ${version ?? process.versions.node.split('.')[0]}`, async () => {
       const result = await runClient(version);
       expect(result.node).toMatch(new RegExp(`^v${version ?? process.versions.node.split('.')[0]}\\.`));
       expect(result.navigated).toContain('- Page Title: Fixture home');
@@ -82,27 +84,29 @@ describe('installed from the packed tarballs, outside the repository', () => {
     }, 300_000);
   }
 
-  it('type-checks an ES module and a CommonJS consumer of every package against the published types', () => {
+  it('type-checks an ES module and a CommonJS consumer of every package against the published types', async () => {
     const names = ['protocol', 'tools', 'daemon', 'gateway', 'client'];
     const esm = [...names.map((n, i) => `import * as p${i} from '@browsermcp/${n}';\nvoid p${i};`), "import '@browsermcp/client/iife';", 'void globalThis.BrowserMCP.MCPClient;'];
     const cjs = (list: string[]) => list.map((n, i) => `import p${i} = require('@browsermcp/${n}');\nvoid p${i};`).join('\n');
     writeFileSync(join(app, 'consumer.mts'), esm.join('\n'));
     writeFileSync(join(app, 'consumer.cts'), cjs(names.filter((n) => n !== 'gateway')));
     writeFileSync(join(app, 'gateway-consumer.cts'), cjs(['gateway']));
-    const tsc = (file: string, skipLibCheck: boolean) => {
+    const tsc = async (file: string, skipLibCheck: boolean) => {
       const flags = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2022,dom', '--types', 'node', '--skipLibCheck', String(skipLibCheck)];
       try {
-        execFileSync(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), ...flags, file], { cwd: app, encoding: 'utf8' });
+        await promisify(execFile)(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), ...flags, file], { cwd: app, encoding: 'utf8' });
       } catch (err) {
         throw new Error(`tsc found problems in the published types (${file}):\n${(err as { stdout?: string }).stdout ?? String(err)}`);
       }
     };
-    // Library types are checked too (a type a package needs at run time must be its dependency, e.g. @types/ws).
-    tsc('consumer.mts', false);
-    tsc('consumer.cts', false);
-    // The gateway's CommonJS types reach the MCP SDK's, whose own CommonJS declarations fail a library check
-    // (TS1541 in @modelcontextprotocol/sdk/dist/cjs/validation/types.d.ts): checked with skipLibCheck, as its users do.
-    tsc('gateway-consumer.cts', true);
+    await Promise.all([
+      // Library types are checked too (a type a package needs at run time must be its dependency, e.g. @types/ws).
+      tsc('consumer.mts', false),
+      tsc('consumer.cts', false),
+      // The gateway's CommonJS types reach the MCP SDK's, whose own CommonJS declarations fail a library check
+      // (TS1541 in @modelcontextprotocol/sdk/dist/cjs/validation/types.d.ts): checked with skipLibCheck, as its users do.
+      tsc('gateway-consumer.cts', true),
+    ]);
   }, 120_000);
 
   it("installs the daemon's CLI with its --help", () => {

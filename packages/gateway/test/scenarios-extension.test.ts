@@ -383,8 +383,8 @@ describe('a new agent must be allowed by the person', () => {
         onprogress: (p) => progress.push(p.message ?? ''),
         timeout: 60_000,
       });
-      // The client hears, every 10 s, that the call waits for the person, and what for.
-      await expect.poll(() => progress.length, { timeout: 25_000, interval: 500 }).toBeGreaterThan(0);
+      // The client hears, every --progress-interval (2 s here), that the call waits for the person, and what for.
+      await expect.poll(() => progress.length, { timeout: 15_000, interval: 200 }).toBeGreaterThan(0);
       expect(progress[0]).toMatch(/^browser_navigate is still running \(\d+ s\): Waiting for the person to allow "Newcomer" in the browsermcp popup/);
       // The person sees it without pinning the extension (a system notification), and in the popup: who it is by the
       // key its gateway checked, and what its call wants. The badge counts it.

@@ -58,15 +58,33 @@ describe('Streamable HTTP with the official SDK client', () => {
     await client.close();
   });
 
-  it('sends progress notifications while a call waits, when the client asks for them', async () => {
-    const client = await connectClient(gw);
-    const progress: Array<{ progress: number; message?: string }> = [];
-    const waited = await client.callTool({ name: 'browser_wait_for', arguments: { time: 11 } }, undefined, {
-      onprogress: (p) => progress.push(p),
-    });
-    expect(waited.isError).toBeFalsy();
-    expect(progress[0]).toMatchObject({ progress: 1, message: expect.stringMatching(/^browser_wait_for is still running \(1\d s\)$/) });
-    await client.close();
+  it('sends progress notifications while a call waits, when the client asks for them (every --progress-interval)', async () => {
+    const quick = await startGateway(['--progress-interval', '1']);
+    try {
+      const client = await connectClient(quick);
+      const progress: Array<{ progress: number; message?: string }> = [];
+      const waited = await client.callTool({ name: 'browser_wait_for', arguments: { time: 2.5 } }, undefined, {
+        onprogress: (p) => progress.push(p),
+      });
+      expect(waited.isError).toBeFalsy();
+      // The gateway's first call starts its browser, and says so.
+      expect(progress.slice(0, 2)).toEqual([
+        { progress: 1, message: expect.stringMatching(/^browser_wait_for is still running \([12] s\)(: The browser started)?$/) },
+        { progress: 2, message: expect.stringMatching(/^browser_wait_for is still running \([23] s\)(: The browser started)?$/) },
+      ]);
+      // None without a progressToken.
+      const silent: unknown[] = [];
+      client.fallbackNotificationHandler = async (n) => void silent.push(n);
+      await client.callTool({ name: 'browser_wait_for', arguments: { time: 1.5 } });
+      expect(silent).toEqual([]);
+      await client.close();
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('refuses a --progress-interval out of range, naming it', async () => {
+    await expect(startGateway(['--progress-interval', '0'])).rejects.toThrow(/--progress-interval/);
   });
 
   it('answers bad tool arguments with an isError result and unknown tools with a protocol error', async () => {

@@ -11,3 +11,4 @@ export type { CdpFront } from './cdp-front.js';
 export { freePort, NatsServer, NATS_SERVER } from './nats.js';
 export { launchPersonBrowser } from './person-browser.js';
 export type { PageConnection, PersonBrowser, PersonBrowserOptions, TargetInfo } from './person-browser.js';
+export { runTempDir } from './run-temp-dir.js';

@@ -33,6 +33,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
    * paths name nothing on this machine).
    */
   clientRoots: boolean;
+  /** --progress-interval, ms (default 10 s). */
+  progressIntervalMs?: number | undefined;
   /** --trust-proxy: which proxies' X-Forwarded-For to believe (true: any; a number: that many hops; addresses). */
   trustProxy?: boolean | number | string[] | undefined;
   /** pino destination; stderr by default so stdout stays clean. */
@@ -79,6 +81,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
       version: VERSION,
       log: toolLog,
       roots: opts.clientRoots ? 'client-or-cwd' : 'none',
+      ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}),
       onSessionReady: async (clientName, roots) => {
         const id = sessionId();
         // Sessions of one key share a kept browser state (--keep-browser-state); without auth, all are one owner.

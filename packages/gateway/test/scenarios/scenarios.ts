@@ -44,6 +44,8 @@ export const SCENARIO_FLAGS = [
   '--max-log-entries', '300',
   '--console-lines-in-answer', '5',
   '--max-tab-memory', '256',
+  // A call that waits for the person says so every 2 s (10 s by default), so the test need not wait long to hear it.
+  '--progress-interval', '2',
 ];
 
 export interface ModeRig {
