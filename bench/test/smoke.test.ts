@@ -1,4 +1,4 @@
-// Keeps the benchmark from rotting: the whole harness at tiny sizes (20 rows, 1 run, 2 s of load), ours only by
+// Keeps the benchmark from rotting: the whole harness at tiny sizes (20 rows, 1 run, 1 s of load per level), ours only by
 // default. BENCH_SMOKE_PEERS=1 adds @playwright/mcp and chrome-devtools-mcp (slower). The real run is `npm run bench`.
 import { expect, it } from 'vitest';
 import { clusterBench, renderMarkdown, runBench, spliceSection, type BenchOptions } from '../src/index.js';
@@ -14,7 +14,7 @@ it('runs the scripted session, memory, load and router parts at tiny sizes and r
     iterations: 2,
     memorySessions: 2,
     memoryServers: ['ours-http'],
-    throughputSeconds: 2,
+    throughputSeconds: 1,
     concurrency: [1, 2],
     throughputServers: ['ours-http'],
     router: { seconds: 0.5, levels: [1, 4] },
