@@ -136,6 +136,35 @@ describe('abuse soak', () => {
       });
     });
 
+    it(`400 console lines of 512 KB, a 40 MB value: every answer stays under 100,000 characters and the gateway keeps none of it${r}`, async () => {
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
+      const before = process.memoryUsage().heapUsed;
+      await withClient(async (client) => {
+        await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+        const spam = "() => { const line = 'x'.repeat(512 * 1024); for (let i = 0; i < 400; i++) console.log(i + ' ' + line); }";
+        const spammed = text(await client.callTool({ name: 'browser_evaluate', arguments: { function: spam } }));
+        const listed = text(await client.callTool({ name: 'browser_console_messages', arguments: {} }));
+        const navigated = text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?again') } }));
+        const big = await client.callTool({ name: 'browser_evaluate', arguments: { function: "() => 'y'.repeat(40 * 1024 * 1024)" } });
+        figures.bigLinesAnswerChars = Math.max(spammed.length, listed.length, navigated.length, text(big).length);
+        // Each line is cut (with how long it was), the tab keeps a bounded number of characters, the value is cut
+        // with where to get the whole.
+        expect(spammed).toMatch(/cut at 4,096 of 524,29\d characters/);
+        expect(text(big)).toMatch(/cut at 100,000 of 41,943,04\d characters; .*filename/);
+        for (const answer of [spammed, listed, navigated, text(big)]) expect(answer.length).toBeLessThan(110_000);
+        // While the session is open, its tab keeps a bounded console: not the 512 KB lines its 4 KB pieces came from
+        // (a slice of a string keeps the whole string in memory: this held 120 MB before the pieces were copied).
+        gc?.();
+        figures.bigLinesHeldOpenMb = Math.round((process.memoryUsage().heapUsed - before) / 2 ** 20);
+        expect(figures.bigLinesHeldOpenMb).toBeLessThan(40);
+      });
+      gc?.();
+      figures.bigLinesHeldMb = Math.round((process.memoryUsage().heapUsed - before) / 2 ** 20);
+      // Nothing of the 200 MB the page logged, or of the 40 MB value, stays in the gateway once its session ended.
+      expect(figures.bigLinesHeldMb).toBeLessThan(40);
+    });
+
     it(`500 slow sockets from one address: past its limit refused (503), the rest cut (408), other clients served${r}`, async () => {
       const { port } = new URL(gw.url);
       const slow: Array<{ socket: Socket; closed: Promise<void>; answer: string }> = [];

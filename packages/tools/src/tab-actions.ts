@@ -22,6 +22,8 @@ export interface ActionOptions {
    * may start a moment after the action itself is done — or the held request itself, already under way.
    */
   expectNavigation?: true | HTTPRequest | undefined;
+  /** The action moves the pointer (hover, drag): in a tab Chrome paints only now and then, each move waits for a frame. */
+  pointerMoves?: true | undefined;
 }
 const SETTLE_CAP_MS = 1000;
 const NAVIGATION_CAP_MS = 10_000;

@@ -74,7 +74,7 @@ const hover = defineTabTool({
     const locator = await tab.withElement(target, async (el, frame) => {
       const locator = await locatorForCode(session, el, frame);
       const point = await tab.actionPoint(el, frame, label(target, element), false, session.config.actionTimeoutMs);
-      await tab.runAction(() => tab.page.mouse.move(point.x, point.y), { input: { frame, what: 'hover', kind: 'move' } });
+      await tab.runAction(() => tab.page.mouse.move(point.x, point.y), { input: { frame, what: 'hover', kind: 'move' }, pointerMoves: true });
       return locator;
     });
     response.addResult(`Hovered over ${label(target, element)}`);
@@ -112,7 +112,7 @@ const drag = defineTabTool({
           await mouse.down();
           await mouse.move(to.x, to.y, { steps: 8 });
           await mouse.up();
-        }, { input: { frame: startFrame, what: 'drag', kind: 'press' } });
+        }, { input: { frame: startFrame, what: 'drag', kind: 'press' }, pointerMoves: true });
       }),
     );
     response.addResult(`Dragged ${label(startTarget, startElement)} to ${label(endTarget, endElement)}`);

@@ -40,7 +40,7 @@ const moveXY = defineTabTool({
     type: 'readOnly',
   },
   async handle(tab, { x, y }, response) {
-    await tab.runAction(() => tab.page.mouse.move(x, y));
+    await tab.runAction(() => tab.page.mouse.move(x, y), { pointerMoves: true });
     response.addResult(`Moved the mouse to (${x}, ${y})`);
   },
 });
@@ -67,7 +67,7 @@ const dragXY = defineTabTool({
       await mouse.down();
       await mouse.move(endX, endY, { steps: 8 });
       await mouse.up();
-    });
+    }, { pointerMoves: true });
     response.addResult(`Dragged from (${startX}, ${startY}) to (${endX}, ${endY})`);
     response.setIncludeSnapshot();
   },
