@@ -1,6 +1,7 @@
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { BrowserLaunchError } from '../errors.js';
 import { findChrome, NO_CHROME_FIX, QUIET_ARGS } from './chrome.js';
+import { HELD_ARGS, heldProfile } from './held-profile.js';
 
 export interface LocalBrowserOptions {
   /** Chrome/Chromium to launch; found automatically when omitted. */
@@ -25,6 +26,11 @@ export interface LocalBrowserOptions {
   acceptInsecureCerts?: boolean | undefined;
   /** Send the browser's traffic through this proxy (--proxy-server), except to the hosts in `bypass`. */
   proxy?: { server: string; bypass?: string | undefined } | undefined;
+  /**
+   * Its pages are held to origin lists: a launched browser then has no speculative loading and no SharedWorker, whose
+   * requests no page's interception sees (held-profile.ts).
+   */
+  originLists?: boolean | undefined;
 }
 
 /** The browser's WebSocket URL from its http endpoint's /json/version, asked with the endpoint's headers. */
@@ -158,8 +164,11 @@ export class LocalBrowser {
     const sandbox = this.options.sandbox ?? process.getuid?.() !== 0;
     if (!sandbox && !args.includes('--no-sandbox')) args.push('--no-sandbox');
     const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
+    const held = this.options.originLists ? heldProfile(this.options.userDataDir) : undefined;
+    if (held) args.push(...HELD_ARGS);
+    const userDataDir = held?.dir ?? this.options.userDataDir;
     try {
-      return await puppeteer.launch({
+      const browser = await puppeteer.launch({
         executablePath,
         headless,
         // CDP over the DevTools pipe, not a TCP port: no other local process can reach the sessions' pages (there is
@@ -169,12 +178,16 @@ export class LocalBrowser {
         args,
         defaultViewport: viewport,
         ...(this.options.acceptInsecureCerts ? { acceptInsecureCerts: true } : {}),
-        ...(this.options.userDataDir ? { userDataDir: this.options.userDataDir } : {}),
+        ...(userDataDir ? { userDataDir } : {}),
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
       });
+      // The profile made for this launch goes with the browser (closed, or crashed).
+      if (held) browser.process()?.once('exit', () => held.remove());
+      return browser;
     } catch (err) {
+      held?.remove();
       throw new BrowserLaunchError(`cannot launch ${executablePath}: ${(err as Error).message.split('\n')[0]}`);
     }
   }

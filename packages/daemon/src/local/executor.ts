@@ -70,7 +70,8 @@ export class LocalExecutor implements Executor {
     this.id = options.id ?? 'local';
     this.router = router;
     this.options = options;
-    this.browser = new LocalBrowser(options);
+    // Origin lists in the tools' settings: the browser is launched so that no request gets around them (held-profile.ts).
+    this.browser = new LocalBrowser({ ...options, originLists: options.originLists ?? options.toolConfig?.checkUrl !== undefined });
     this.files = new NodeFileAccess({
       outputDir: options.outputDir,
       roots: options.fileRoots ?? [],
