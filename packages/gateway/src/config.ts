@@ -284,9 +284,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       }
     }
     if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
-    // Files and secrets are the daemon's to hold: this gateway's paths and values mean nothing there. A tab's memory
-    // bound is the daemon's too (its own default holds there).
-    const browserFlags = [...BROWSER_FLAGS, 'secrets', 'fileRoots', 'allowUnrestrictedFileAccess', 'maxTabMemory'].filter(given);
+    // Files and secrets are the daemon's to hold: this gateway's paths and values mean nothing there. The tool flags
+    // travel with each session, applied by the daemon within its own settings.
+    const browserFlags = [...BROWSER_FLAGS, 'secrets', 'fileRoots', 'allowUnrestrictedFileAccess'].filter(given);
     if (browserFlags.length) {
       throw new ConfigError(`--daemon-url runs the browser on the daemon, so ${browserFlags.map((k) => v.flag(k)).join(', ')} cannot apply here. Drop ${browserFlags.length > 1 ? 'them' : 'it'}.`);
     }

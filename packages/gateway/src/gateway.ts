@@ -20,6 +20,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       browser: config.daemonBrowser,
       timeoutMs: config.commandTimeoutMs,
       keepStateMs: config.keepBrowserStateMs,
+      sessionSettings: { ...toolSettings(config), caps: config.caps },
     });
   }
   if (config.extension) {

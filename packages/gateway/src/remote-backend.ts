@@ -9,6 +9,7 @@ import {
   type ProxyParams,
   type ProxyRequestMethod,
   type ProxyResult,
+  type SessionSettings,
 } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
 import WebSocket from 'ws';
@@ -29,6 +30,8 @@ export interface RemoteBackendOptions {
   timeoutMs?: number;
   /** --keep-browser-state: sessions of one owner drive one kept browser state on the daemon, for this long (ms). */
   keepStateMs?: number | undefined;
+  /** The tool-behaviour flags (and --caps): each session opens with them, applied by the daemon within its own. */
+  sessionSettings?: SessionSettings | undefined;
 }
 
 /** A daemon-side failure, kept with its JSON-RPC code so it reaches the model as the daemon worded it. */
@@ -241,7 +244,12 @@ export class RemoteBackend implements Backend {
         if (!choice) {
           throw new RemoteDaemonError('The remote daemon has no browser connected: start one there (or connect its extension), then call the tool again.', ErrorCodes.BrowserDisconnected);
         }
-        const linked = await conn.proxy(ProxyMethods.connect, { extension_id: choice, ...(keep ? { keep_state: keep } : { resumable: true }) });
+        const settings = this.options.sessionSettings;
+        const linked = await conn.proxy(ProxyMethods.connect, {
+          extension_id: choice,
+          ...(keep ? { keep_state: keep } : { resumable: true }),
+          ...(settings ? { settings } : {}),
+        });
         session.daemonSession = linked.session_id !== undefined ? { sessionId: linked.session_id, browser: linked.extension_id } : undefined;
       }
       return conn;

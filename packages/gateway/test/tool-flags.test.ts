@@ -1,42 +1,62 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
 import { connectClient, startGateway, text } from './helpers.js';
 
-// The @playwright/mcp flags that shape answers and waits, each observed through the gateway with the SDK client
-// (--secrets is a scenario: it runs in the person's browser too).
+// The @playwright/mcp flags that shape answers and waits, each observed through the gateway with the SDK client, the
+// same with the embedded daemon and through a remote one (--daemon-url): the settings travel with each session.
+// (--secrets is a scenario: it runs in the person's browser too.)
 
-let gw: RunningHttpGateway;
+const FLAGS = [
+  '--snapshot-mode', 'none',
+  '--snapshot-boxes',
+  '--image-responses', 'omit',
+  '--console-level', 'error',
+  '--timeout-action', '300',
+  '--timeout-navigation', '1500',
+  '--test-id-attribute', 'data-zone',
+  '--caps', 'testing',
+  '--codegen', 'python',
+  '--snapshot-max-chars', '3000',
+  '--blocked-origins', 'blocked.localhost',
+];
+const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
+
 let server: FixtureServer;
-let client: Client;
-
+let daemon: RunningDaemon;
 beforeAll(async () => {
-  [gw, server] = await Promise.all([
-    startGateway([
-      '--snapshot-mode', 'none',
-      '--snapshot-boxes',
-      '--image-responses', 'omit',
-      '--console-level', 'error',
-      '--timeout-action', '300',
-      '--timeout-navigation', '1500',
-      '--test-id-attribute', 'data-zone',
-      '--caps', 'testing',
-      '--codegen', 'python',
-    ]),
+  [server, daemon] = await Promise.all([
     startFixtureServer(),
+    startDaemon({ host: '127.0.0.1', port: 0, local: { outputDir: join(tmpdir(), 'bmcp-flags-daemon'), headless: true }, verifier: hs256Verifier(SECRET) }),
   ]);
-  client = await connectClient(gw, 'flags');
 });
 afterAll(async () => {
-  await client?.close();
-  await gw?.close();
+  await daemon?.close();
   await server?.close();
 });
 
-const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
+const MODES: Array<[string, () => Promise<string[]>]> = [
+  ['embedded', async () => []],
+  ['through --daemon-url', async () => ['--daemon-url', `${daemon.address.replace(/^http/, 'ws')}/mcp`, '--daemon-token', await signToken({ userId: 'flags', secret: SECRET })]],
+];
 
-describe('tool flags', () => {
+for (const [mode, modeFlags] of MODES) describe(`tool flags (${mode})`, () => {
+  let gw: RunningHttpGateway;
+  let client: Client;
+  beforeAll(async () => {
+    gw = await startGateway([...FLAGS, ...(await modeFlags())]);
+    client = await connectClient(gw, 'flags');
+  });
+  afterAll(async () => {
+    await client?.close();
+    await gw?.close();
+  });
+  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
+
   it('--snapshot-mode none: actions answer without a snapshot; browser_snapshot still gives one, with boxes', async () => {
     const nav = text(await call('browser_navigate', { url: server.url('/index.html') }));
     expect(nav).not.toContain('### Snapshot');
@@ -78,5 +98,23 @@ describe('tool flags', () => {
     await call('browser_navigate', { url: server.url('/drop.html') });
     await call('browser_evaluate', { function: "() => document.querySelector('#zone').setAttribute('data-zone', 'dropper')" });
     expect(text(await call('browser_generate_locator', { target: '#zone' }))).toContain('page.get_by_test_id("dropper")');
+  });
+
+  it("--snapshot-max-chars 3000: a big page's snapshot is cut", async () => {
+    await call('browser_navigate', { url: server.url('/table?rows=400') });
+    const snap = text(await call('browser_snapshot'));
+    expect(snap).toMatch(/cut|truncated|more/i);
+    expect(snap.length).toBeLessThan(6000);
+  });
+
+  it('--blocked-origins: a navigation to a blocked host is refused, naming the flag', async () => {
+    const refused = await call('browser_navigate', { url: server.blockedOrigin + '/index.html' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain('--blocked-origins');
+  });
+
+  it('--caps testing: its tools are there, and others are not', async () => {
+    expect(text(await call('browser_generate_locator', { target: 'body' }))).not.toMatch(/unknown tool/i);
+    await expect(call('browser_pdf_save')).rejects.toThrow(/Unknown tool/);
   });
 });

@@ -2,6 +2,7 @@
 // during a rolling upgrade, so this contract changes as the others do: new fields optional.
 import { z } from 'zod';
 import { commandEnvelopeSchema, eventEnvelopeSchema, responseEnvelopeSchema } from './envelope';
+import { sessionSettingsSchema } from './extension';
 import { validate, type Validated } from './validate';
 
 const id = z.string().min(1);
@@ -22,6 +23,7 @@ const sessionRecordSchema = z.object({
   userId: id.optional(),
   currentTabId: id.optional(),
   servedBy: id.optional(),
+  settings: sessionSettingsSchema.optional(),
 });
 
 /** What one instance asks the instance that holds a browser (request/reply on that instance's subject). */

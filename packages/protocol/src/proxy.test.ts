@@ -1,6 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { jsonRpcNotification, jsonRpcRequest, parseMessage } from './jsonrpc';
 import { proxyControlId } from './ids';
+import type { SessionSettings } from './extension';
 import {
   PROXY_CONNECTION_STATES,
   ProxyMethods,
@@ -47,7 +48,7 @@ describe('ProxyMethods', () => {
       'authenticate' | 'mcp_handshake' | 'list_extensions' | 'connect' | 'disconnect'
     >();
     expectTypeOf<ProxyNotificationMethod>().toEqualTypeOf<'authenticated' | 'status' | 'disconnected' | 'notifications/cancelled'>();
-    expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number } | undefined }>();
+    expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number } | undefined; settings?: SessionSettings | undefined }>();
     expectTypeOf<ProxyResult<'connect'>>().toEqualTypeOf<ConnectResult>();
   });
 });
@@ -128,7 +129,7 @@ describe('parseProxyParams', () => {
   it('returns typed, stripped params', () => {
     const result = parseProxyParams(ProxyMethods.connect, { extension_id: 'e1', extra: 1 });
     if (!result.ok) throw new Error(result.error.message);
-    expectTypeOf(result.value).toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number } | undefined }>();
+    expectTypeOf(result.value).toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number } | undefined; settings?: SessionSettings | undefined }>();
     expect(result.value).toStrictEqual({ extension_id: 'e1' });
   });
 

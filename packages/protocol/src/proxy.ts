@@ -3,6 +3,7 @@
 // (accessToken): these names are the existing contract, not a style choice.
 import { z } from 'zod';
 import { ErrorCodes, type ErrorObject } from './errors';
+import { sessionSettingsSchema } from './extension';
 import { validate } from './validate';
 
 export const ProxyMethods = {
@@ -101,6 +102,11 @@ export const connectParamsSchema = z.object({
    * connection of that owner finds its pages, cookies and storage (`--keep-browser-state`).
    */
   keep_state: z.object({ owner: nonEmptyString.max(200), ms: z.number().int().min(1).max(7 * 24 * 3_600_000) }).optional(),
+  /**
+   * How the session's tools behave: its gateway's flags (--snapshot-max-chars, --caps, origin lists…), applied by the
+   * daemon within its own settings, in its browser and in an extension alike. A taken-up session keeps its own.
+   */
+  settings: sessionSettingsSchema.optional(),
 });
 export type ConnectParams = z.infer<typeof connectParamsSchema>;
 export const connectResultSchema = z.object({

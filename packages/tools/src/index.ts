@@ -21,7 +21,7 @@ export { TabLogs } from './tab-logs.js';
 export type { ConsoleEntry, NetworkEntry } from './tab-logs.js';
 export { defineTabTool, defineTool } from './tool.js';
 export type { Capability, Tool, ToolSchema } from './tool.js';
-export { sessionConfigFrom } from './settings.js';
+export { sessionConfigFrom, settingsWithin, SettingsConflictError } from './settings.js';
 export { originPolicy, parseOriginPattern } from './origins.js';
 export { canonicalHost } from './hosts.js';
 export type { UrlCheck } from './origins.js';

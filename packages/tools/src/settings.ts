@@ -1,40 +1,52 @@
-import type { CodegenLanguage } from './codegen.js';
+import type { SessionSettings } from '@browsermcp/protocol';
 import { originPolicy } from './origins.js';
 import type { ConsoleLevel, SessionConfig } from './session.js';
 
-/** The gateway's flags that shape how tools behave, in the form they travel to any host (the extension too). */
-export interface ToolSettings {
-  snapshotMaxChars?: number | undefined;
-  allowedOrigins?: string[] | undefined;
-  blockedOrigins?: string[] | undefined;
-  /** --timeout-action, ms. */
-  actionTimeoutMs?: number | undefined;
-  /** --timeout-navigation, ms. */
-  navigationTimeoutMs?: number | undefined;
-  /** --test-id-attribute. */
-  testIdAttribute?: string | undefined;
-  /** --snapshot-mode: "none" answers actions without a snapshot. */
-  snapshotMode?: 'full' | 'none' | undefined;
-  /** --snapshot-boxes. */
-  snapshotBoxes?: boolean | undefined;
-  /** --console-level: the console messages answers carry. */
-  consoleLevel?: ConsoleLevel | undefined;
-  /** --image-responses. */
-  imageResponses?: 'allow' | 'omit' | 'only' | undefined;
-  /** --secrets: name → value. */
-  secrets?: Record<string, string> | undefined;
-  /** --allow-unrestricted-file-access: pages may open file: URLs. */
-  allowFileUrls?: boolean | undefined;
-  /** --codegen: the language of the code each action's answer carries, or none. */
-  codegen?: CodegenLanguage | 'none' | undefined;
-  /** --max-tabs: most tabs a session may hold. */
-  maxTabs?: number | undefined;
-  /** --max-log-entries: console messages and requests kept per tab, each. */
-  maxLogEntries?: number | undefined;
-  /** --console-lines-in-answer: console messages an action's answer carries. */
-  consoleLinesInAnswer?: number | undefined;
-  /** --max-tab-memory: MB a tab's page may hold before it is closed. */
-  maxTabMemoryMb?: number | undefined;
+/**
+ * The gateway's flags that shape how tools behave, in the form they travel to any host (the extension, a remote
+ * daemon): declared once, by the protocol's session settings.
+ */
+export type ToolSettings = Omit<SessionSettings, 'caps' | 'outputDir'>;
+
+/** Settings a daemon cannot take from a client, with why and what to do. */
+export class SettingsConflictError extends Error {}
+
+const LIMITS = ['snapshotMaxChars', 'maxTabs', 'maxLogEntries', 'consoleLinesInAnswer', 'maxTabMemoryMb'] as const;
+
+/**
+ * What a client asks (its gateway's flags) within what the daemon's operator set: the operator's limits are upper
+ * bounds, its blocked origins add to the client's, its `caps` are the tool groups on offer. Where the two cannot both
+ * hold (two allowed lists, a tool group the daemon does not offer), the client is refused with why: never silently
+ * one of them.
+ */
+export function settingsWithin(own: SessionSettings | undefined, asked: SessionSettings | undefined): SessionSettings {
+  if (!own) return asked ?? {};
+  if (!asked) return own;
+  const merged: SessionSettings = { ...own, ...asked };
+  for (const key of LIMITS) {
+    const [a, b] = [own[key], asked[key]];
+    if (a !== undefined && b !== undefined) merged[key] = Math.min(a, b);
+  }
+  const blocked = [...new Set([...(own.blockedOrigins ?? []), ...(asked.blockedOrigins ?? [])])];
+  if (blocked.length) merged.blockedOrigins = blocked;
+  const [ownAllowed, askedAllowed] = [own.allowedOrigins ?? [], asked.allowedOrigins ?? []];
+  if (ownAllowed.length && askedAllowed.length && [...ownAllowed].sort().join() !== [...askedAllowed].sort().join()) {
+    throw new SettingsConflictError(
+      `this daemon holds its pages to its own --allowed-origins (${ownAllowed.join(', ')}), which a client's list cannot be combined with: leave --allowed-origins off the gateway (or use --blocked-origins), or ask the daemon's operator`,
+    );
+  }
+  if (ownAllowed.length) merged.allowedOrigins = ownAllowed;
+  if (own.caps !== undefined && asked.caps !== undefined) {
+    const missing = asked.caps.filter((c) => !own.caps!.includes(c));
+    if (missing.length) {
+      throw new SettingsConflictError(
+        `this daemon does not offer the ${missing.map((c) => `"${c}"`).join(', ')} tools (its --caps: ${own.caps.join(', ') || 'none'}): leave them out of the gateway's --caps, or ask the daemon's operator`,
+      );
+    }
+  }
+  if (own.allowFileUrls === false) merged.allowFileUrls = false;
+  if (own.secrets || asked.secrets) merged.secrets = { ...own.secrets, ...asked.secrets };
+  return merged;
 }
 
 /** The session config these settings ask for; the same in a launched browser and in the extension. */

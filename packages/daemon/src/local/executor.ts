@@ -1,6 +1,8 @@
 import { ErrorCodes, errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
 import {
   errorResult,
+  optionalCapabilities,
+  sessionConfigFrom,
   ToolCalls,
   toolsFor,
   ToolSession,
@@ -54,6 +56,8 @@ export class LocalExecutor implements Executor {
   private readonly options: LocalExecutorOptions;
   private readonly files: NodeFileAccess;
   private readonly tools: Tool[];
+  /** The tools of sessions whose client chose its own --caps (SessionRecord.settings). */
+  private readonly sessionTools = new Map<string, Tool[]>();
   private readonly calls = new ToolCalls();
   private readonly sessions = new Map<string, SessionContexts>();
   private readonly creating = new Map<string, Promise<SessionContexts>>();
@@ -109,7 +113,7 @@ export class LocalExecutor implements Executor {
         session.addNote(`Since your last call ${lost}; a new browser started, and this session's tabs and pages are gone. Navigate again.`);
       }
       if (command.tabId !== undefined) this.selectTab(session, command.tabId);
-      const result = await this.calls.run(command.wireId, session, command.name, command.payload, this.tools);
+      const result = await this.calls.run(command.wireId, session, command.name, command.payload, this.sessionTools.get(command.sessionId) ?? this.tools);
       if (!this.browser.connected) return this.answerCrashed(command);
       // The session's current tab after the command (a new tab, a popup, a relaunched browser): the router makes it
       // the session's own and its current tab, so naming it is allowed.
@@ -214,13 +218,16 @@ export class LocalExecutor implements Executor {
       if (!shared) await context.close().catch(() => undefined);
       throw err;
     }
+    // The session's own settings (its gateway's flags, within this daemon's), over the executor's defaults.
+    const settings = (await this.router.getSession(sessionId))?.settings;
+    if (settings?.caps) this.sessionTools.set(sessionId, toolsFor(settings.caps.filter(isCapability)));
     const contexts = new SessionContexts({
       pageSetup,
       browser,
       defaultContext: context,
       ownsDefaultContext: !shared,
       files: this.files.forSession(sessionId),
-      toolConfig: this.options.toolConfig ?? {},
+      toolConfig: settings ? withinConfig(this.options.toolConfig ?? {}, sessionConfigFrom(settings)) : (this.options.toolConfig ?? {}),
       ...(this.personCanSee ? { person: this.personFor(sessionId) } : {}),
     });
     this.sessions.set(sessionId, contexts);
@@ -244,6 +251,7 @@ export class LocalExecutor implements Executor {
 
   async closeSession(sessionId: string): Promise<void> {
     this.lostPages.delete(sessionId);
+    this.sessionTools.delete(sessionId);
     await this.creating.get(sessionId)?.catch(() => undefined);
     const contexts = this.sessions.get(sessionId);
     this.sessions.delete(sessionId);
@@ -277,4 +285,14 @@ export class LocalExecutor implements Executor {
 
 function isLaunchError(error: unknown): boolean {
   return isDaemonError(error) && error.code === 'BMCP_ERR_BROWSER_LAUNCH';
+}
+
+/** A session's config over the executor's: both origin checks hold (the first refusal answers), the rest is the session's. */
+function withinConfig(own: Partial<SessionConfig>, session: Partial<SessionConfig>): Partial<SessionConfig> {
+  const [a, b] = [own.checkUrl, session.checkUrl];
+  return { ...own, ...session, ...(a && b ? { checkUrl: (url: string) => a(url) ?? b(url) } : {}) };
+}
+
+function isCapability(cap: string): cap is Capability {
+  return (optionalCapabilities as readonly string[]).includes(cap);
 }

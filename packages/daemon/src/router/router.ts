@@ -156,6 +156,7 @@ export class SessionRouter {
       ...(agent !== undefined ? { agent } : {}),
       ...(userId !== undefined ? { userId } : {}),
       ...(servedBy !== undefined ? { servedBy } : {}),
+      ...(options.settings !== undefined ? { settings: options.settings } : {}),
     };
     // One user cannot take the daemon's sessions (and browser contexts) for everyone else.
     if (userId !== undefined) {

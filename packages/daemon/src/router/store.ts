@@ -14,6 +14,8 @@
 //
 // Which executors are connected is not here: it is whether this process holds the socket, which is local by nature.
 
+import type { SessionSettings } from '@browsermcp/protocol';
+
 /** One open session, as the store keeps it. */
 export interface SessionRecord {
   readonly sessionId: string;
@@ -35,6 +37,11 @@ export interface SessionRecord {
    * that no other instance takes up within the grace period is closed.
    */
   readonly servedBy?: string;
+  /**
+   * How its tools behave, when its client said (a gateway's flags through `connect`, within the daemon's own): the
+   * browser that runs it applies them, whichever instance that is.
+   */
+  readonly settings?: SessionSettings;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { CommandEnvelope, EventEnvelope } from '@browsermcp/protocol';
+import type { CommandEnvelope, EventEnvelope, SessionSettings } from '@browsermcp/protocol';
 import type { SessionCloseReason } from './listeners';
 import type { RouterStore, SessionRecord } from './store';
 
@@ -84,6 +84,8 @@ export interface OpenSessionOptions {
   readonly executorId?: string;
   /** In a cluster: the instance that serves the session's client (SessionRecord.servedBy). */
   readonly servedBy?: string;
+  /** How its tools behave (SessionRecord.settings). */
+  readonly settings?: SessionSettings;
 }
 
 /** A pino/Fastify logger fits. */

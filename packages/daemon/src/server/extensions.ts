@@ -209,8 +209,9 @@ export class ExtensionConnection implements Executor {
       clientName: session.clientName ?? null,
       // An identity the agent cannot choose: its gateway's, or else the daemon user its token names.
       ...(session.agent !== undefined ? { agent: session.agent } : session.userId !== undefined ? { agent: `user ${session.userId}` } : {}),
-      ...(this.o.sessionSettings || this.o.files
-        ? { settings: { ...this.o.sessionSettings, ...(outputDir !== undefined ? { outputDir } : {}) } }
+      // The session's own settings (a remote client's, within the daemon's), else the daemon's.
+      ...(session.settings || this.o.sessionSettings || this.o.files
+        ? { settings: { ...(session.settings ?? this.o.sessionSettings), ...(outputDir !== undefined ? { outputDir } : {}) } }
         : {}),
     };
     this.notify(session.sessionId, ExtensionEvents.sessionOpened, payload);

@@ -13,7 +13,9 @@ import {
   type JsonRpcId,
   type JsonRpcRequest,
   type ProxyConnectionState,
+  type SessionSettings,
 } from '@browsermcp/protocol';
+import { settingsWithin, SettingsConflictError } from '@browsermcp/tools';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
@@ -153,6 +155,14 @@ class ProxyClient {
     const user = this.userId !== null ? { userId: this.userId } : {};
     const connectionId = shortId();
     const { resume_session: resume, keep_state: keep } = checked.value;
+    // The client's settings within this daemon's own, or a refusal that says which cannot hold together.
+    let settings: SessionSettings | undefined;
+    try {
+      settings = checked.value.settings ? settingsWithin(this.daemon.options.sessionSettings, checked.value.settings) : undefined;
+    } catch (err) {
+      if (err instanceof SettingsConflictError) throw new BadRequestError(err.message);
+      throw err;
+    }
     // This connection, as a holder of a kept state (with its instance: a cluster drops the holders of a dead one).
     const holder = { id: `${this.clientId}-${connectionId}`, ...(servedBy !== undefined ? { instance: servedBy } : {}) };
     if (resume !== undefined && keep !== undefined) {
@@ -192,6 +202,7 @@ class ProxyClient {
         clientName: `remote ${this.clientId}`,
         ...user,
         ...(servedBy !== undefined ? { servedBy } : {}),
+        ...(settings !== undefined ? { settings } : {}),
       });
       if (keep !== undefined) {
         const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.owner);

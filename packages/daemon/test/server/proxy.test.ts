@@ -226,3 +226,37 @@ it('closes a dropped connection’s session at once unless it asked to be resuma
   await handshake(again, 'alice');
   expect((await call(again, 'connect', { extension_id: 'alice-chrome', resume_session: sessionId })).error.message).toContain(`session ${sessionId} is not open`);
 });
+
+it("opens a session with its client's settings within the daemon's own, and refuses settings that cannot hold together", async () => {
+  await app.close();
+  app = await buildDaemonApp({
+    router,
+    verifier: hs256Verifier(SECRET),
+    helloTimeoutMs: 2_000,
+    sessionSettings: { blockedOrigins: ['a.example'], caps: ['testing'], snapshotMaxChars: 5000, allowedOrigins: ['https://ok.example'] },
+  });
+  base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws');
+  const ext = await extension('alice', 'alice-chrome');
+  const c = await client();
+  await handshake(c, 'alice');
+  // A tool group the daemon does not offer, or an allowed list of the client's own: refused, saying why.
+  const caps = await call(c, 'connect', { extension_id: 'alice-chrome', settings: { caps: ['devtools'] } });
+  expect(caps.error.message).toContain('this daemon does not offer the "devtools" tools (its --caps: testing)');
+  const allowed = await call(c, 'connect', { extension_id: 'alice-chrome', settings: { allowedOrigins: ['https://mine.example'] } });
+  expect(allowed.error.message).toContain('its own --allowed-origins (https://ok.example)');
+  // Within: the lower limit, both blocked lists, the daemon's allowed list, the client's choices.
+  const connected = await call(c, 'connect', {
+    extension_id: 'alice-chrome',
+    settings: { caps: ['testing'], snapshotMaxChars: 3000, blockedOrigins: ['b.example'], allowedOrigins: [], codegen: 'python' },
+  });
+  expect(connected.error).toBeUndefined();
+  const opened = await ext.next((m) => m.name === 'session_opened');
+  expect(opened.payload.settings).toEqual({
+    caps: ['testing'],
+    snapshotMaxChars: 3000,
+    blockedOrigins: ['a.example', 'b.example'],
+    allowedOrigins: ['https://ok.example'],
+    codegen: 'python',
+  });
+  expect((await router.getSession(connected.result.session_id))?.settings).toEqual(opened.payload.settings);
+});
