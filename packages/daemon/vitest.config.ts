@@ -15,6 +15,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Browser tests will share one Chromium per file; two cores cannot run several at once without flakiness.
     fileParallelism: false,
+    // One after the other in one worker that keeps its imports: each file importing the packages again cost ~12 s in all.
+    isolate: false,
     // Real Chromium launches (some tests launch two) take seconds on a loaded 2-core machine; 5 s is too tight.
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -15,6 +15,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Each file runs its own gateway and Chromium; two cores cannot run several at once without flakiness.
     fileParallelism: false,
+    // One after the other in one worker that keeps its imports: each file importing the packages again cost ~12 s in all.
+    isolate: false,
     testTimeout: 30_000,
     // The load test checks the gateway's memory after a forced collection.
     execArgv: ['--expose-gc'],

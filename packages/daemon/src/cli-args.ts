@@ -318,6 +318,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       connectionLimits: shared.connectionLimits,
       ...(extensionIds.length ? { extensionIds } : {}),
       ...(cluster ? { cluster } : {}),
+      // --caps given: the tool groups on offer to every session, a remote client's and an extension's (settingsWithin).
+      ...(values.given('caps') ? { sessionSettings: { caps: shared.caps } } : {}),
       local,
     },
   };

@@ -178,3 +178,13 @@ it('refuses cluster flags that cannot apply or are malformed, and says what to d
     await plain.close();
   }
 });
+
+it('--caps, when given, is what the daemon offers every session (a remote client asks within it); without it, the client chooses', () => {
+  const serve = (args: string[]) => {
+    const parsed = parseCli(args);
+    if (parsed.kind !== 'serve') throw new Error(`not serve: ${parsed.kind}`);
+    return parsed.options;
+  };
+  expect(serve(['--caps', 'testing,pdf']).sessionSettings).toEqual({ caps: ['testing', 'pdf'] });
+  expect(serve([]).sessionSettings).toBeUndefined();
+});
