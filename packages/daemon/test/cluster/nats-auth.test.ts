@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { NatsServer } from '@browsermcp/testkit';
 import { afterAll, expect, it } from 'vitest';
 import { runCli, startCli, type RunningCli } from '../helpers/cli';
+import { operatorSetup } from '../helpers/nats-jwt';
 import { tempDir } from '../helpers/local';
 
 // How a daemon proves itself to NATS, as the CLI takes it: each kind of credential, TLS, and the refusals, with no
@@ -60,6 +61,23 @@ it('joins with a token from the environment, and refuses two kinds of credential
   const stray = await runCli(['--no-local', '--nats-token', 'x']);
   expect(stray.code).toBe(2);
   expect(stray.stderr).toContain('--nats-token is for a daemon in a cluster: it needs --nats <url> too');
+});
+
+it('joins a NATS in operator mode with a .creds file (a user JWT its account signed), and is refused with a stranger\'s', async () => {
+  const setup = operatorSetup();
+  const server = await nats(setup.config);
+  const dir = tempDir('nats-creds');
+  writeFileSync(join(dir, 'daemon.creds'), setup.creds, { mode: 0o600 });
+  const cli = await joins(['--nats', server.url, '--nats-creds-file', join(dir, 'daemon.creds')]);
+  expect(cli.lines.find((line) => line.msg === 'browsermcp daemon listening')).toMatchObject({ nats: server.url });
+  const seed = /SEED-----\n(\S+)/.exec(setup.creds)![1]!;
+  expect(everything(cli)).not.toContain(seed);
+  // A user of an account this server's operator never signed.
+  writeFileSync(join(dir, 'stranger.creds'), operatorSetup().creds, { mode: 0o600 });
+  const refused = await runCli(['--no-local', '--port', '0', '--nats', server.url, '--nats-creds-file', join(dir, 'stranger.creds')]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(`NATS at ${server.url} refused this daemon's credentials`);
+  expect(refused.stderr).toContain('--nats-creds-file');
 });
 
 it('refuses a NATS that lets anyone in unless told to accept it', async () => {
