@@ -17,7 +17,8 @@ import {
   type SharedSettings,
 } from '@browsermcp/daemon';
 import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
-import { CODEGEN_LANGUAGES, CONSOLE_LEVELS, type CodegenLanguage, type ConsoleLevel } from '@browsermcp/tools';
+import { CODEGEN_LANGUAGES, CONSOLE_LEVELS, IMAGE_RESPONSES, SNAPSHOT_MODES } from '@browsermcp/protocol';
+import type { CodegenLanguage, ConsoleLevel } from '@browsermcp/tools';
 import { VERSION } from './version.js';
 
 export { ConfigError };
@@ -326,12 +327,12 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     progressIntervalMs: int('progressInterval', 1, 3600)! * 1000,
     keepBrowserStateMs,
     snapshotMaxChars: int('snapshotMaxChars', 1000, 10_000_000)!,
-    snapshotMode: v.oneOf('snapshotMode', ['full', 'none'] as const)!,
+    snapshotMode: v.oneOf('snapshotMode', SNAPSHOT_MODES)!,
     snapshotBoxes: bool('snapshotBoxes'),
     actionTimeoutMs: int('timeoutAction', 1, 600_000)!,
     navigationTimeoutMs: navigationMs,
     consoleLevel: v.oneOf('consoleLevel', CONSOLE_LEVELS)!,
-    imageResponses: v.oneOf('imageResponses', ['allow', 'omit', 'only'] as const)!,
+    imageResponses: v.oneOf('imageResponses', IMAGE_RESPONSES)!,
     testIdAttribute: testIdAttribute(str('testIdAttribute')!),
     maxTabs: int('maxTabs', 1, 1000)!,
     maxLogEntries: int('maxLogEntries', 10, 100_000)!,

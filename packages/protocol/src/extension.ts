@@ -47,6 +47,12 @@ export const ExtensionEvents = {
   cancel: 'cancel',
 } as const;
 
+/** The values of the tool flags that take one of a few words: declared here once, for the CLIs, tools and the wire. */
+export const SNAPSHOT_MODES = ['full', 'none'] as const;
+export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
+export const IMAGE_RESPONSES = ['allow', 'omit', 'only'] as const;
+export const CODEGEN_LANGUAGES = ['typescript', 'python', 'java', 'csharp'] as const;
+
 /**
  * What the gateway was told about how tools behave (its flags), applied by the extension to a session's tools
  * exactly as the launched browser's executor applies them.
@@ -67,13 +73,13 @@ export const sessionSettingsSchema = z.object({
   /** The attribute generated locators read as a test id (--test-id-attribute). */
   testIdAttribute: z.string().min(1).optional(),
   /** "none": actions answer without a snapshot (--snapshot-mode). */
-  snapshotMode: z.enum(['full', 'none']).optional(),
+  snapshotMode: z.enum(SNAPSHOT_MODES).optional(),
   /** Snapshots carry each element's box (--snapshot-boxes). */
   snapshotBoxes: z.boolean().optional(),
   /** The console messages answers carry (--console-level). */
-  consoleLevel: z.enum(['error', 'warning', 'info', 'debug']).optional(),
+  consoleLevel: z.enum(CONSOLE_LEVELS).optional(),
   /** Images in answers: sent, left out, or alone (--image-responses). */
-  imageResponses: z.enum(['allow', 'omit', 'only']).optional(),
+  imageResponses: z.enum(IMAGE_RESPONSES).optional(),
   /**
    * Secrets by name (--secrets): a name typed or filled becomes its value in the page, and a value never appears in
    * an answer. Kept in the worker's memory for the session only.
@@ -82,7 +88,7 @@ export const sessionSettingsSchema = z.object({
   /** Pages may open file: URLs (--allow-unrestricted-file-access). */
   allowFileUrls: z.boolean().optional(),
   /** The language of the Playwright code in action answers, or none (--codegen). */
-  codegen: z.enum(['typescript', 'python', 'java', 'csharp', 'none']).optional(),
+  codegen: z.enum([...CODEGEN_LANGUAGES, 'none']).optional(),
   /** Most tabs a session may hold; popups past it are closed (--max-tabs). */
   maxTabs: z.number().int().min(1).optional(),
   /** Console messages and requests kept per tab, each (--max-log-entries). */

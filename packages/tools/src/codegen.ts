@@ -1,3 +1,4 @@
+import { CODEGEN_LANGUAGES } from '@browsermcp/protocol';
 import type { LocatorSpec } from './injected/locator.js';
 
 /**
@@ -6,7 +7,7 @@ import type { LocatorSpec } from './injected/locator.js';
  * targets: TypeScript (the library, async), Python (sync API), Java and C#.
  */
 
-export const CODEGEN_LANGUAGES = ['typescript', 'python', 'java', 'csharp'] as const;
+export { CODEGEN_LANGUAGES };
 export type CodegenLanguage = (typeof CODEGEN_LANGUAGES)[number];
 export type { LocatorSpec };
 

@@ -1,3 +1,4 @@
+import { CONSOLE_LEVELS } from '@browsermcp/protocol';
 import { watchMemory } from './tab-memory.js';
 import type { Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
@@ -118,7 +119,7 @@ export interface SessionConfig {
   maxTabMemoryMb: number;
 }
 
-export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
+export { CONSOLE_LEVELS };
 export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
 
 /** Memory one tab's page may hold unless the session says otherwise (--max-tab-memory): far above any page a person uses. */
