@@ -6,6 +6,9 @@ import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from
 import type { StartDaemonOptions } from './daemon.js';
 import { DEFAULT_MAX_SESSIONS_PER_USER } from './router/index.js';
 import { INSTANCE_ID_PATTERN } from './cluster/names.js';
+import type { SessionSettings } from '@browsermcp/protocol';
+import { sessionConfigFrom } from '@browsermcp/tools';
+import { readToolFlags, toolOptions } from './tool-options.js';
 import {
   applyConfigFile,
   ConfigError,
@@ -81,6 +84,8 @@ export function buildDaemonProgram(): Command {
     s.outputDir,
     s.fileRoots,
     s.caps,
+    // The tool flags: the daemon's own browser runs with them, and a remote client's sessions ask within them.
+    ...toolOptions(),
     s.config,
     s.logLevel,
     new Option('-V, --version', 'print the version'),
@@ -253,6 +258,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const { notes, headed } = applyOldSpellings(program, values);
   applyConfigFile(program);
   const shared = readSharedSettings(values, env);
+  const tools = readToolFlags(values, shared.commandTimeoutMs);
+  // What the operator set (and --caps when given): every session's settings are taken within them (settingsWithin).
+  const own: SessionSettings = { ...tools.given, ...(values.given('caps') ? { caps: shared.caps } : {}) };
 
   const host = shared.host;
   const secretFile = values.str('authSecretFile');
@@ -297,6 +305,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         sharedBrowserContext: shared.sharedBrowserContext,
         fileRoots: shared.fileRoots,
         caps: shared.caps,
+        toolConfig: sessionConfigFrom(tools.settings),
       };
   return {
     kind: 'serve',
@@ -310,7 +319,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       host,
       port: shared.port ?? DEFAULT_PORT,
       graceMs: shared.gracePeriodMs,
-      commandTimeoutMs: shared.commandTimeoutMs,
+      commandTimeoutMs: tools.commandTimeoutMs,
       heartbeatMs: seconds(values, 'heartbeat', DEFAULT_HEARTBEAT_MS),
       maxSessionsPerUser: values.int('maxSessionsPerUser', 1, 100_000) ?? DEFAULT_MAX_SESSIONS_PER_USER,
       allowedHosts: shared.allowedHosts,
@@ -318,8 +327,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       connectionLimits: shared.connectionLimits,
       ...(extensionIds.length ? { extensionIds } : {}),
       ...(cluster ? { cluster } : {}),
-      // --caps given: the tool groups on offer to every session, a remote client's and an extension's (settingsWithin).
-      ...(values.given('caps') ? { sessionSettings: { caps: shared.caps } } : {}),
+      ...(Object.keys(own).length ? { sessionSettings: own } : {}),
       local,
     },
   };

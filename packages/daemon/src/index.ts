@@ -49,3 +49,5 @@ export {
   sharedOptions,
 } from './command-line.js';
 export type { LogLevel, SharedOptionOverrides, SharedSettingKey, SharedSettings } from './command-line.js';
+export { readToolFlags, toolOptions } from './tool-options.js';
+export type { ToolFlagValues } from './tool-options.js';

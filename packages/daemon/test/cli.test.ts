@@ -188,3 +188,15 @@ it('--caps, when given, is what the daemon offers every session (a remote client
   expect(serve(['--caps', 'testing,pdf']).sessionSettings).toEqual({ caps: ['testing', 'pdf'] });
   expect(serve([]).sessionSettings).toBeUndefined();
 });
+
+it("takes the gateway's tool flags: its own browser runs with them, and they are what a remote client's sessions ask within", () => {
+  const parsed = parseCli(['--snapshot-max-chars', '3000', '--blocked-origins', 'ads.example;tracker.example', '--codegen', 'python', '--timeout-navigation', '120000']);
+  if (parsed.kind !== 'serve') throw new Error(`not serve: ${parsed.kind}`);
+  const { sessionSettings, local, commandTimeoutMs } = parsed.options;
+  expect(sessionSettings).toEqual({ snapshotMaxChars: 3000, blockedOrigins: ['ads.example', 'tracker.example'], codegen: 'python', navigationTimeoutMs: 120_000 });
+  expect(local?.toolConfig).toMatchObject({ snapshotMaxChars: 3000, codegen: 'python', navigationTimeoutMs: 120_000, checkUrl: expect.any(Function) });
+  expect(local?.toolConfig?.checkUrl?.('https://tracker.example/x')).toContain('--blocked-origins');
+  // The navigation set longer than the default command timeout moves the command timeout, as in the gateway.
+  expect(commandTimeoutMs).toBe(134_000);
+  expect(() => parseCli(['--snapshot-mode', 'tiny'])).toThrow(/--snapshot-mode/);
+});

@@ -9,15 +9,16 @@ import {
   deviceNames,
   isLoopbackHost,
   readSharedSettings,
+  readToolFlags,
   repeatableOption,
   settingOption,
   SettingValues,
   sharedOptions,
+  toolOptions,
   type PageSetupOptions,
   type SharedSettings,
 } from '@browsermcp/daemon';
 import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
-import { CODEGEN_LANGUAGES, CONSOLE_LEVELS, IMAGE_RESPONSES, SNAPSHOT_MODES } from '@browsermcp/protocol';
 import type { CodegenLanguage, ConsoleLevel } from '@browsermcp/tools';
 import { VERSION } from './version.js';
 
@@ -114,8 +115,7 @@ function options(): Option[] {
     s.caps,
     s.sharedBrowserContext,
     s.allowedHosts,
-    opt('--allowed-origins <list>', 'only these origins may be reached by pages (every request, not only navigations): origins, http://host:*, host names, data:, blob:; comma- or semicolon-separated (default: all)'),
-    opt('--blocked-origins <list>', 'these origins may not be reached by pages (every request, not only navigations), read before --allowed-origins; same entries (default: none)'),
+    ...toolOptions(),
     s.config,
     s.outputDir,
     s.fileRoots,
@@ -142,13 +142,6 @@ function options(): Option[] {
     opt('--progress-interval <seconds>', 'how often a call that waits (a slow page, the person\'s approval, a starting browser) sends a progress notification, to clients that ask for them').default('10'),
     opt('--keep-browser-state <minutes>', "sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)"),
     s.commandTimeout,
-    opt('--snapshot-max-chars <n>', 'cut snapshots longer than this at a node boundary').default('40000'),
-    opt('--snapshot-mode <mode>', 'snapshots in action answers: full, or none').default('full'),
-    opt('--snapshot-boxes', "write each element's bounding box as [box=x,y,width,height] in snapshots (default: off)"),
-    opt('--timeout-action <ms>', 'how long an action waits for its element to be ready').default('5000'),
-    opt('--timeout-navigation <ms>', 'how long a navigation may take').default('60000'),
-    opt('--console-level <level>', `console messages in answers, this level and more severe: ${CONSOLE_LEVELS.join(', ')}`).default('info'),
-    opt('--image-responses <mode>', 'images in answers: allow, omit (for clients that take no images), or only (without the text)').default('allow'),
     opt('--user-agent <ua>', "the user agent pages see (default: the browser's own)"),
     opt('--device <name>', 'emulate a device from puppeteer\'s list, e.g. "iPhone 15" or "Pixel 5": its viewport, touch and user agent (default: none)'),
     opt('--mobile', 'emulate a generic phone (Pixel 5); not with --device (default: off)'),
@@ -162,12 +155,6 @@ function options(): Option[] {
     opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost (default: none)'),
     opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close').default('200'),
     opt('--max-sessions-per-key <n>', 'most MCP sessions one API key may have open; more are refused (429)').default('50'),
-    opt('--max-tabs <n>', 'most tabs one session may hold; popups a page opens past it are closed and reported').default('50'),
-    opt('--max-log-entries <n>', 'console messages and requests kept per tab, each in a ring: older ones are dropped (and counted)').default('1000'),
-    opt('--console-lines-in-answer <n>', "console messages an action's answer carries, the newest; the rest are counted (browser_console_messages lists them)").default('20'),
-    opt('--max-tab-memory <MB>', "memory a tab's page may hold (its JavaScript heap and buffers): past it the tab is closed and its agent told why (a tab the person shared goes back to them)").default('2048'),
-    opt('--codegen <lang>', `the Playwright code each action's answer carries, to replay it in a test: ${CODEGEN_LANGUAGES.join(', ')} or none ("playwright" means typescript)`).default('typescript'),
-    opt('--test-id-attribute <name>', 'the attribute generated locators read as a test id').default('data-testid'),
     s.logLevel,
   ];
 }
@@ -238,18 +225,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       );
     }
   }
-  // A navigation must end before its call does. A value the user set wins over a default it conflicts with (the
-  // default moves: a navigation's down to 90 % of the call, a call's up so that the navigation fits in 90 % of it);
-  // only two values the user set that conflict are refused.
-  let commandMs = shared.commandTimeoutMs;
-  let navigationMs = int('timeoutNavigation', 1, 600_000)!;
-  if (navigationMs >= commandMs && !given('timeoutNavigation')) navigationMs = Math.max(1, Math.floor(commandMs * 0.9));
-  if (navigationMs >= commandMs && !given('commandTimeout')) commandMs = Math.ceil(navigationMs / 0.9 / 1000) * 1000;
-  if (navigationMs >= commandMs) {
-    throw new ConfigError(
-      `--timeout-navigation (${navigationMs} ms) must be shorter than --command-timeout (${commandMs / 1000} s), or a slow page would end the whole call first. Raise --command-timeout or lower --timeout-navigation.`,
-    );
-  }
+  const tools = readToolFlags(v, shared.commandTimeoutMs);
   // The browser's own settings: they shape the browser we launch, so a browser already running cannot take some.
   const proxyServer = str('proxyServer');
   if (proxyServer && !/^(https?|socks[45]?):\/\/[^/\s]+\/?$/i.test(proxyServer)) {
@@ -306,7 +282,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   }
   return {
     ...shared,
-    commandTimeoutMs: commandMs,
+    commandTimeoutMs: tools.commandTimeoutMs,
     extension,
     daemonUrls,
     daemonToken: str('daemonToken') ?? '',
@@ -315,8 +291,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     extensionIds: extensionIdsFrom(list('extensionId'), extension),
     cdpHeaders,
     cdpTimeoutMs: int('cdpTimeout', 0, 3_600_000)!,
-    allowedOrigins: v.originPatterns('allowedOrigins'),
-    blockedOrigins: v.originPatterns('blockedOrigins'),
+    ...tools.settings,
     allowUnrestrictedFileAccess: bool('allowUnrestrictedFileAccess'),
     apiKeys,
     apiKeysGiven: apiKeys.length > 0,
@@ -326,21 +301,8 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     sessionIdleMs: int('sessionIdleTimeout', 0, 604_800)! * 1000,
     progressIntervalMs: int('progressInterval', 1, 3600)! * 1000,
     keepBrowserStateMs,
-    snapshotMaxChars: int('snapshotMaxChars', 1000, 10_000_000)!,
-    snapshotMode: v.oneOf('snapshotMode', SNAPSHOT_MODES)!,
-    snapshotBoxes: bool('snapshotBoxes'),
-    actionTimeoutMs: int('timeoutAction', 1, 600_000)!,
-    navigationTimeoutMs: navigationMs,
-    consoleLevel: v.oneOf('consoleLevel', CONSOLE_LEVELS)!,
-    imageResponses: v.oneOf('imageResponses', IMAGE_RESPONSES)!,
-    testIdAttribute: testIdAttribute(str('testIdAttribute')!),
-    maxTabs: int('maxTabs', 1, 1000)!,
-    maxLogEntries: int('maxLogEntries', 10, 100_000)!,
-    consoleLinesInAnswer: int('consoleLinesInAnswer', 0, 1000)!,
-    maxTabMemoryMb: int('maxTabMemory', 64, 1_048_576)!,
     maxSessions: int('maxSessions', 1, 100_000)!,
     maxSessionsPerKey: int('maxSessionsPerKey', 1, 100_000)!,
-    codegen: str('codegen') === 'playwright' ? 'typescript' : v.oneOf('codegen', [...CODEGEN_LANGUAGES, 'none'] as const)!,
     secrets: secretsFrom(str('secrets')),
     pageSetup,
     acceptInsecureCerts: bool('ignoreHttpsErrors'),
@@ -398,11 +360,6 @@ function storageStateFrom(file: string | undefined): Pick<PageSetupOptions, 'sto
     throw new ConfigError(`--storage-state ${file}: must be Playwright's storage state, an object {cookies: [...], origins: [...]}.`);
   }
   return { storageState: parsed as NonNullable<PageSetupOptions['storageState']> };
-}
-
-function testIdAttribute(name: string): string {
-  if (!/^[A-Za-z_:][-A-Za-z0-9_:.]*$/.test(name)) throw new ConfigError(`--test-id-attribute must be an attribute name such as data-testid, got "${name}".`);
-  return name;
 }
 
 /** --api-key-file: one key per line (or comma-separated), blank lines and "#" comments skipped. */
