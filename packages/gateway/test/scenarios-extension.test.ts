@@ -11,7 +11,8 @@ import { runScenarios } from './scenarios/scenarios.js';
 
 // The shared scenarios in the person's own browser, as the person has it: the built extension in a headed Chromium
 // (under Xvfb), their own tab in front of the focused window, the agents' tabs in the background where the extension
-// puts them, and no browser-wide DevTools client attached (scenarios-extension-headless.test.ts runs them headless).
+// puts them, and no browser-wide DevTools client attached. A headless Chromium with the extension runs the tool flags
+// (tool-flags.test.ts).
 
 let rig: PersonRig;
 

@@ -6,9 +6,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
 import { connectClient, startGateway, text } from './helpers.js';
+import { startPersonRig } from './scenarios/person-rig.js';
 
 // The @playwright/mcp flags that shape answers and waits, each observed through the gateway with the SDK client, the
-// same with the embedded daemon and through a remote one (--daemon-url): the settings travel with each session.
+// same in every browser: the embedded daemon's, the person's through the extension, and a remote daemon's
+// (--daemon-url): the settings travel with each session.
 // (--secrets is a scenario: it runs in the person's browser too.)
 
 const FLAGS = [
@@ -39,21 +41,33 @@ afterAll(async () => {
   await server?.close();
 });
 
-const MODES: Array<[string, () => Promise<string[]>]> = [
-  ['embedded', async () => []],
-  ['through --daemon-url', async () => ['--daemon-url', `${daemon.address.replace(/^http/, 'ws')}/mcp`, '--daemon-token', await signToken({ userId: 'flags', secret: SECRET })]],
+/** A gateway with FLAGS in each mode: its own browser, the person's (the extension, headless here), a remote daemon's. */
+const MODES: Array<[string, () => Promise<{ gw: RunningHttpGateway; close(): Promise<void> }>]> = [
+  ['embedded', async () => {
+    const gw = await startGateway(FLAGS);
+    return { gw, close: () => gw.close() };
+  }],
+  ['through --extension', async () => {
+    const rig = await startPersonRig({ headless: true, flags: FLAGS });
+    return { gw: rig.gw, close: () => rig.close() };
+  }],
+  ['through --daemon-url', async () => {
+    const gw = await startGateway([...FLAGS, '--daemon-url', `${daemon.address.replace(/^http/, 'ws')}/mcp`, '--daemon-token', await signToken({ userId: 'flags', secret: SECRET })]);
+    return { gw, close: () => gw.close() };
+  }],
 ];
 
-for (const [mode, modeFlags] of MODES) describe(`tool flags (${mode})`, () => {
+for (const [mode, start] of MODES) describe(`tool flags (${mode})`, () => {
   let gw: RunningHttpGateway;
+  let close: () => Promise<void>;
   let client: Client;
   beforeAll(async () => {
-    gw = await startGateway([...FLAGS, ...(await modeFlags())]);
+    ({ gw, close } = await start());
     client = await connectClient(gw, 'flags');
   });
   afterAll(async () => {
     await client?.close();
-    await gw?.close();
+    await close?.();
   });
   const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
 

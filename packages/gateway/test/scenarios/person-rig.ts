@@ -51,11 +51,12 @@ export interface PersonRig {
 export type ChromeTabs = { chrome: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string; active: boolean; groupId?: number }>> } } };
 export type StorageWindow = { chrome: { storage: { local: { set(v: object): Promise<void> } } } };
 
-export async function startPersonRig(options: { headless?: boolean } = {}): Promise<PersonRig> {
+/** The person's browser with the extension, paired with a gateway run with `flags` (the scenarios' by default). */
+export async function startPersonRig(options: { headless?: boolean; flags?: readonly string[] } = {}): Promise<PersonRig> {
   const logs: Array<Record<string, unknown>> = [];
   // Two API keys: an agent's identity in the person's browser is the key its gateway checked.
   const [gw, server] = await Promise.all([
-    startGateway(['--extension', '--daemon-port', '0', '--api-key-file', keyFile(), ...SCENARIO_FLAGS], { logs }),
+    startGateway(['--extension', '--daemon-port', '0', '--api-key-file', keyFile(), ...(options.flags ?? SCENARIO_FLAGS)], { logs }),
     startFixtureServer(),
   ]);
   const personUrl = server.url('/links.html?person=reading');
