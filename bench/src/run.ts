@@ -29,6 +29,11 @@ export interface BenchOptions {
   chromePath: string;
   /** Extra Node flags for our gateway, e.g. ['--cpu-prof', '--cpu-prof-dir', dir]. */
   oursNodeArgs?: string[];
+  /**
+   * Wait for the browser to go quiet before each load window (default true). The smoke test turns it off: it checks
+   * that the parts run, not what they measure.
+   */
+  settle?: boolean;
   log?: (line: string) => void;
 }
 
@@ -226,11 +231,11 @@ async function quietTree(roots: readonly number[]): Promise<void> {
 }
 
 /** `sessions` clients, each looping navigate → snapshot → click for `seconds`. */
-async function throughput(server: LaunchedServer, fx: FixtureServer, sessions: number, seconds: number): Promise<Omit<ThroughputRow, 'id' | 'label'>> {
+async function throughput(server: LaunchedServer, fx: FixtureServer, sessions: number, seconds: number, settle: boolean): Promise<Omit<ThroughputRow, 'id' | 'label'>> {
   const opened = await Promise.all(Array.from({ length: sessions }, (_, i) => openDriver(server, `bench-load-${i}`)));
   try {
     await Promise.all(opened.map(([, d]) => d.navigate(fx.url('/index.html')))); // browser and contexts up: not timed
-    await quietTree(server.rootPids());
+    if (settle) await quietTree(server.rootPids());
     const latencies: number[] = [];
     let errors = 0;
     let firstError: string | undefined;
@@ -355,7 +360,7 @@ export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise
           for (const sessions of options.concurrency) {
             log?.(`throughput: ${SERVERS[id].label}, ${sessions} sessions, ${options.throughputSeconds} s`);
             try {
-              const row = await throughput(server, fx, sessions, options.throughputSeconds);
+              const row = await throughput(server, fx, sessions, options.throughputSeconds, options.settle !== false);
               result.throughput.push({ id, label: SERVERS[id].label, ...row });
               log?.(`  ${row.callsPerSec.toFixed(1)} calls/s, p95 ${row.p95.toFixed(0)} ms, ${row.errors} errors`);
             } catch (error) {

@@ -15,6 +15,7 @@ it('runs the scripted session, memory, load and router parts at tiny sizes and r
     memorySessions: 2,
     memoryServers: ['ours-http'],
     throughputSeconds: 1,
+    settle: false,
     concurrency: [1, 2],
     throughputServers: ['ours-http'],
     router: { seconds: 0.5, levels: [1, 4] },

@@ -8,5 +8,6 @@ export { buildHttpGateway } from './http/app.js';
 export type { HttpGateway, HttpGatewayOptions } from './http/app.js';
 export { createMcpServer, describeTools, SERVER_NAME } from './mcp-server.js';
 export { VERSION } from './version.js';
-export { RemoteBackend, RemoteDaemonError } from './remote-backend.js';
+export { RemoteBackend } from './remote-backend.js';
+export { RemoteDaemonError } from './errors.js';
 export type { RemoteBackendOptions } from './remote-backend.js';

@@ -7,11 +7,11 @@ import {
   type ServerNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isDaemonError } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
 import { errorResult, type Tool } from '@browsermcp/tools';
 import { z } from 'zod';
 import type { Backend } from './backend.js';
+import { backendErrorCode, ProtocolError } from './errors.js';
 import { ClientRoots, type RootsPolicy } from './roots.js';
 
 export const SERVER_NAME = 'browsermcp';
@@ -101,7 +101,8 @@ export function createMcpServer(options: {
       options.log({ sessionId, tool: name, ms: performance.now() - started, ok: false, error: extra.signal.aborted ? 'cancelled' : message });
       // Daemon failures (timeout, browser gone, none connected) are tool results the model can act on, not
       // protocol errors.
-      if (isDaemonError(err) && err.rpcCode === ErrorCodes.MethodNotFound) throw new ProtocolError(ErrorCode.InvalidParams, message);
+      // A tool the browser does not know is a protocol error, embedded and through a remote daemon alike.
+      if (backendErrorCode(err) === ErrorCodes.MethodNotFound) throw new ProtocolError(ErrorCode.InvalidParams, message);
       if (!(err instanceof ProtocolError)) return errorResult(message) as CallToolResult;
       throw err;
     } finally {
@@ -109,19 +110,6 @@ export function createMcpServer(options: {
     }
   });
   return server;
-}
-
-/**
- * A JSON-RPC error answer with its message as written. The SDK's McpError puts "MCP error -32602: " into the message
- * itself, and the client adds it again when it reads the answer: "MCP error -32602: MCP error -32602: …".
- */
-class ProtocolError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** How often a call that is still running says so, when its client asked for progress (--progress-interval's default). */

@@ -13,6 +13,7 @@ import {
 } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
 import WebSocket from 'ws';
+import { RemoteDaemonError } from './errors.js';
 import type { Backend } from './backend.js';
 
 export interface RemoteBackendOptions {
@@ -32,19 +33,6 @@ export interface RemoteBackendOptions {
   keepStateMs?: number | undefined;
   /** The tool-behaviour flags (and --caps): each session opens with them, applied by the daemon within its own. */
   sessionSettings?: SessionSettings | undefined;
-}
-
-/** A daemon-side failure, kept with its JSON-RPC code so it reaches the model as the daemon worded it. */
-export class RemoteDaemonError extends Error {
-  override readonly name = 'RemoteDaemonError';
-  constructor(
-    message: string,
-    readonly code: number,
-    /** The daemon could not be reached at all (another daemon of the cluster may be). */
-    readonly unreachable = false,
-  ) {
-    super(message);
-  }
 }
 
 interface Pending {

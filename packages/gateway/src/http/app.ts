@@ -13,6 +13,9 @@ import { legacySse } from './sse.js';
 import { streamableHttp } from './streamable.js';
 import { describeNotice } from '../notices.js';
 
+/** Fastify's codes for a body that is not JSON: answered as JSON-RPC parse errors (by code, not by their words). */
+const JSON_BODY_ERRORS = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
+
 export interface HttpGatewayOptions extends SecurityOptions {
   backend: Backend;
   tools: McpTool[];
@@ -94,7 +97,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendError(reply, 413, ErrorCodes.InvalidRequest, `Request body too large (limit ${opts.bodyLimit} bytes).`);
     }
-    if (err.statusCode === 400 && (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError || /JSON/i.test(err.message))) {
+    if (err.statusCode === 400 && (JSON_BODY_ERRORS.has(err.code ?? '') || err instanceof SyntaxError)) {
       return sendError(reply, 400, ErrorCodes.ParseError, `Parse error: the body is not valid JSON (${err.message}).`);
     }
     if (err.statusCode && err.statusCode < 500) return sendError(reply, err.statusCode, ErrorCodes.InvalidRequest, err.message);
