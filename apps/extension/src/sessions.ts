@@ -11,7 +11,7 @@ import {
 } from '@browsermcp/protocol';
 import {
   errorResult,
-  optionalCapabilities,
+  isOptionalCapability,
   sessionConfigFrom,
   ToolCalls,
   ToolError,
@@ -115,7 +115,7 @@ const UNSTICK_TIMEOUT_MS = 5000;
 /** The tools a session may call: the core ones and the optional groups the gateway enabled (--caps). */
 function toolsOf(settings: SessionSettings): Tool[] {
   // Context tools need a browser browsermcp owns: here they answer with the engine's clear error.
-  return toolsFor((settings.caps ?? []).filter((c): c is Capability => (optionalCapabilities as readonly string[]).includes(c)));
+  return toolsFor((settings.caps ?? []).filter(isOptionalCapability));
 }
 
 

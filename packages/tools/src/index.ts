@@ -5,7 +5,7 @@ export { leavePage, rescueTab } from './rescue.js';
 export type { Rescue } from './rescue.js';
 export { ToolError } from './errors.js';
 export { holdLeavePrompts } from './leave-prompt.js';
-export { allTools, defaultCapabilities, findTool, inputPathsOf, optionalCapabilities, toolsFor } from './registry.js';
+export { allTools, defaultCapabilities, findTool, inputPathsOf, isOptionalCapability, optionalCapabilities, toolsFor } from './registry.js';
 export { outputNameProblem, toBase64, WireFileAccess } from './files.js';
 export type { WireFile } from './files.js';
 export { errorResult, Response } from './response.js';

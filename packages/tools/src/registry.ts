@@ -50,6 +50,11 @@ export function toolsFor(caps: readonly Capability[] = []): Tool[] {
   return allTools.filter((t) => on.has(t.capability));
 }
 
+/** Whether a name from the wire (a session's settings) is an opt-in capability. */
+export function isOptionalCapability(name: string): name is Capability {
+  return (optionalCapabilities as readonly string[]).includes(name);
+}
+
 export function findTool(name: string): Tool | undefined {
   return allTools.find((t) => t.schema.name === name);
 }

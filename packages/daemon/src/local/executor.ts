@@ -1,7 +1,7 @@
 import { ErrorCodes, errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
 import {
   errorResult,
-  optionalCapabilities,
+  isOptionalCapability,
   sessionConfigFrom,
   ToolCalls,
   toolsFor,
@@ -220,7 +220,7 @@ export class LocalExecutor implements Executor {
     }
     // The session's own settings (its gateway's flags, within this daemon's), over the executor's defaults.
     const settings = (await this.router.getSession(sessionId))?.settings;
-    if (settings?.caps) this.sessionTools.set(sessionId, toolsFor(settings.caps.filter(isCapability)));
+    if (settings?.caps) this.sessionTools.set(sessionId, toolsFor(settings.caps.filter(isOptionalCapability)));
     const contexts = new SessionContexts({
       pageSetup,
       browser,
@@ -291,8 +291,4 @@ function isLaunchError(error: unknown): boolean {
 function withinConfig(own: Partial<SessionConfig>, session: Partial<SessionConfig>): Partial<SessionConfig> {
   const [a, b] = [own.checkUrl, session.checkUrl];
   return { ...own, ...session, ...(a && b ? { checkUrl: (url: string) => a(url) ?? b(url) } : {}) };
-}
-
-function isCapability(cap: string): cap is Capability {
-  return (optionalCapabilities as readonly string[]).includes(cap);
 }
