@@ -131,14 +131,13 @@ export class Tab {
    */
   private async framesWhile<T>(work: () => Promise<T>): Promise<T> {
     let done = false;
-    const asking = (async () => {
+    void (async () => {
       while (!done && !this.closed) await Promise.race([this.askForFrame(), delay(FRAME_ASK_MS)]);
     })();
     try {
       return await work();
     } finally {
       done = true;
-      void asking;
     }
   }
 
