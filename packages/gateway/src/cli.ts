@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import { isLoopbackHost } from '@browsermcp/daemon';
 import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config.js';
-import { ExtensionBackend } from './backend.js';
+import { ExtensionBackend } from './backends/extension.js';
 import { describeBrowser, pairingLines, runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
 import { VERSION } from './version.js';
 

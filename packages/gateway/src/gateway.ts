@@ -2,10 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { hostname, networkInterfaces } from 'node:os';
 import { allowedHostNames, chromeToLaunch, isLoopbackHost, loadPairingSecret } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
-import { EmbeddedBackend, ExtensionBackend, type Backend } from './backend.js';
+import type { Backend } from './backend.js';
+import { EmbeddedBackend } from './backends/embedded.js';
+import { ExtensionBackend } from './backends/extension.js';
 import { RemoteBackend } from './remote-backend.js';
 import type { GatewayConfig } from './config.js';
 import { buildHttpGateway, type HttpGateway } from './http/app.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { SessionCalls } from './calls/session-calls.js';
+import { StatelessCalls } from './calls/stateless-calls.js';
 import { createMcpServer, describeTools } from './mcp-server.js';
 import { newSessionId } from './sessions.js';
 import { LineStdioTransport } from './stdio-transport.js';
@@ -59,6 +64,14 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     proxy: config.proxy,
     keepStateMs: config.keepBrowserStateMs,
   });
+}
+
+/** How long a key's browser state outlives its last 2026-07-28 request when --keep-browser-state does not say. */
+export const STATE_IDLE_MS = 30 * 60_000;
+
+/** How long a browser state outlives its last stateless request: --keep-browser-state, else STATE_IDLE_MS. */
+export function stateKeepMs(config: GatewayConfig): number {
+  return config.keepBrowserStateMs ?? STATE_IDLE_MS;
 }
 
 /** The flags that shape how tools behave, in the one form both backends apply (the extension gets them per session). */
@@ -122,6 +135,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     eventStoreSize: 1000,
     logLevel: config.logLevel,
     clientRoots: isLoopbackHost(config.host),
+    stateKeepMs: stateKeepMs(config),
     progressIntervalMs: config.progressIntervalMs,
     trustProxy: config.trustProxy,
     logStream: extra.logStream,
@@ -156,27 +170,38 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   const backend = await createBackend(config);
   const sessionId = newSessionId();
   const transport = new LineStdioTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-  });
-  const server = createMcpServer({
-    sessionId: () => sessionId,
-    backend,
-    tools: describeTools(toolsFor(config.caps)),
-    version: VERSION,
-    log: (e) => log(`tool ${e.tool} ${Math.round(e.ms)} ms ${e.ok ? 'ok' : `error${e.error ? `: ${e.error}` : ''}`}`),
-    roots: 'client-or-cwd',
-    progressIntervalMs: config.progressIntervalMs,
-    // One client per stdio gateway: it is the only owner.
-    onSessionReady: (clientName, roots) => backend.openSession(sessionId, clientName, roots, 'stdio'),
-  });
-  await server.connect(transport);
+  const tools = describeTools(toolsFor(config.caps));
+  let opened = false;
+  // The SDK picks the era from the client's first message: a 2025 initialize pins one session for the connection;
+  // 2026-07-28 requests each take up the client's browser state. One client per stdio gateway: it is the only owner.
+  const stdio = serveStdio(
+    ({ era }) =>
+      createMcpServer({
+        tools,
+        version: VERSION,
+        log: (e) => log(`tool ${e.tool} ${Math.round(e.ms)} ms ${e.ok ? 'ok' : `error${e.error ? `: ${e.error}` : ''}`}`),
+        progressIntervalMs: config.progressIntervalMs,
+        route: (server) =>
+          era === 'modern'
+            ? new StatelessCalls(server, { backend, owner: 'stdio', keepMs: stateKeepMs(config), roots: 'client-or-cwd' })
+            : new SessionCalls(server, {
+                sessionId: () => sessionId,
+                backend,
+                roots: 'client-or-cwd',
+                open: async (clientName, roots) => {
+                  await backend.openSession(sessionId, { clientName, roots, owner: 'stdio' });
+                  opened = true;
+                },
+              }),
+      }),
+    { transport, onerror: (error) => log(`stdio: ${error.message}`) },
+  );
   backend.onNotice?.((notice) => log(describeNotice(notice).message));
   log(`browsermcp-gateway ${VERSION} on stdio; browser: ${describeBrowser(config)}`);
   if (backend instanceof ExtensionBackend) for (const line of pairingLines(config, backend.pairingCode)) log(line);
-  await closed;
-  await server.close().catch(() => undefined);
-  await backend.closeSession(sessionId).catch(() => undefined);
+  await transport.done;
+  await stdio.close().catch(() => undefined);
+  if (opened) await backend.closeSession(sessionId).catch(() => undefined);
   await backend.close();
 }
 

@@ -1,5 +1,8 @@
-export { EmbeddedBackend, ExtensionBackend } from './backend.js';
-export type { Backend, EmbeddedBackendOptions, ExtensionBackendOptions } from './backend.js';
+export { EmbeddedBackend } from './backends/embedded.js';
+export { ExtensionBackend } from './backends/extension.js';
+export type { EmbeddedBackendOptions } from './backends/embedded.js';
+export type { ExtensionBackendOptions } from './backends/extension.js';
+export type { Backend, OpenSessionOptions } from './backend.js';
 export { buildProgram, ConfigError, resolveConfig } from './config.js';
 export type { GatewayConfig } from './config.js';
 export { createBackend, describeBrowser, runStdioGateway, startHttpGateway } from './gateway.js';

@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 
 /**
  * The 2024-11-05 HTTP+SSE transport, server side: results go down one SSE stream, requests come in by POST.

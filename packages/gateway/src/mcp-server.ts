@@ -1,20 +1,14 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type ServerNotification,
-  type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, Server, type CallToolResult, type ServerContext, type Tool as McpTool } from '@modelcontextprotocol/server';
 import { ErrorCodes } from '@browsermcp/protocol';
-import { errorResult, type Tool } from '@browsermcp/tools';
+import { errorResult, type Tool, type ToolResult } from '@browsermcp/tools';
 import { z } from 'zod';
-import type { Backend } from './backend.js';
 import { backendErrorCode, ProtocolError } from './errors.js';
-import { ClientRoots, type RootsPolicy } from './roots.js';
 
 export const SERVER_NAME = 'browsermcp';
+
+const INSTRUCTIONS =
+  'Drive a real browser. Start with browser_navigate; use browser_snapshot refs (e12) as targets for actions. ' +
+  'Use browser_find on pages too big to snapshot.';
 
 /** The MCP tool list for a set of catalog tools, with JSON schemas and hints derived once. */
 export function describeTools(tools: readonly Tool[]): McpTool[] {
@@ -37,18 +31,30 @@ export interface ToolCallLog {
 }
 
 /**
- * One MCP server per MCP session. Arguments go to the daemon as they came: the tool engine checks them and answers
- * bad ones with an `isError` result that says what to fix, the same for every transport and executor.
+ * Where one MCP server's tool calls go: a 2025 session's own daemon session (see SessionCalls), or, in the stateless
+ * 2026-07-28 era, the browser state the request names (see StatelessCalls).
+ */
+export interface CallRoute {
+  /** The 2025 handshake completed (never called in the stateless era). */
+  initialized?(server: Server): void;
+  /** Runs one call; `ctx` is the request's, for its signal and for asking the client on its stream. */
+  run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult>;
+  /** What a running call waits for (the person, the browser starting), for progress notifications. */
+  waitingFor(): string | undefined;
+  /** Who the call is for, in logs: a session id or a state label. */
+  readonly label: string;
+}
+
+/**
+ * One MCP server: per 2025 session, or per 2026-07-28 request. Arguments go to the daemon as they came: the tool
+ * engine checks them and answers bad ones with an `isError` result that says what to fix, the same for every
+ * transport and executor.
  */
 export function createMcpServer(options: {
-  sessionId: () => string | undefined;
-  backend: Backend;
+  /** Where its calls go, made once the server exists (a route may listen to the server's notifications). */
+  route: (server: Server) => CallRoute;
   tools: McpTool[];
   version: string;
-  /** The session is initialized: open it, with the client's roots for the file policy. */
-  onSessionReady: (clientName: string | undefined, roots: () => Promise<string[]>) => Promise<void>;
-  /** Whose folders input files may come from (see RootsPolicy). */
-  roots: RootsPolicy;
   log: ToolCallLog;
   /** --progress-interval, ms: how often a call that waits says so to a client that asked for progress. */
   progressIntervalMs?: number;
@@ -58,51 +64,41 @@ export function createMcpServer(options: {
     { name: SERVER_NAME, version: options.version, title: 'browsermcp' },
     {
       capabilities: { tools: {} },
-      instructions:
-        'Drive a real browser. Start with browser_navigate; use browser_snapshot refs (e12) as targets for actions. ' +
-        'Use browser_find on pages too big to snapshot.',
+      instructions: INSTRUCTIONS,
+      // The list changes only with the gateway's flags: a client may keep it for a while (2026-07-28 cache hints).
+      cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
     },
   );
-  const roots = new ClientRoots(server, options.roots);
-  let ready: Promise<void> | undefined;
-  // A failed open (no browser connected yet) is tried again by the next tool call.
-  const ensureReady = () =>
-    (ready ??= options.onSessionReady(server.getClientVersion()?.name, () => roots.get()).catch((err: unknown) => {
-      ready = undefined;
-      throw err;
-    }));
-  server.oninitialized = () => void ensureReady().catch(() => undefined);
+  const route = options.route(server);
+  server.oninitialized = () => route.initialized?.(server);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/list', async () => ({ tools: options.tools }));
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     if (!names.has(name)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
     }
-    const sessionId = options.sessionId();
-    if (!sessionId) throw new ProtocolError(ErrorCode.InternalError, 'This MCP session has no id yet.');
     const started = performance.now();
     const progress = progressTicker(
-      request.params._meta?.progressToken,
+      ctx.mcpReq._meta?.progressToken,
       () => {
-        const waiting = options.backend.waitingFor?.(sessionId);
+        const waiting = route.waitingFor();
         return `${name} is still running (${Math.round((performance.now() - started) / 1000)} s)${waiting ? `: ${waiting}` : ''}`;
       },
-      (notification) => extra.sendNotification(notification),
+      (notification) => ctx.mcpReq.notify(notification),
       options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
     );
     try {
-      await ensureReady();
-      const result = await roots.during(extra, () => options.backend.callTool(sessionId, name, args ?? {}, extra.signal));
-      options.log({ sessionId, tool: name, ms: performance.now() - started, ok: !result.isError });
+      const result = await route.run(name, args ?? {}, ctx);
+      options.log({ sessionId: route.label, tool: name, ms: performance.now() - started, ok: !result.isError });
       return result as CallToolResult;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      options.log({ sessionId, tool: name, ms: performance.now() - started, ok: false, error: extra.signal.aborted ? 'cancelled' : message });
+      options.log({ sessionId: route.label, tool: name, ms: performance.now() - started, ok: false, error: ctx.mcpReq.signal.aborted ? 'cancelled' : message });
+      // A tool the browser does not know is a protocol error, embedded and through a remote daemon alike.
+      if (backendErrorCode(err) === ErrorCodes.MethodNotFound) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
       // Daemon failures (timeout, browser gone, none connected) are tool results the model can act on, not
       // protocol errors.
-      // A tool the browser does not know is a protocol error, embedded and through a remote daemon alike.
-      if (backendErrorCode(err) === ErrorCodes.MethodNotFound) throw new ProtocolError(ErrorCode.InvalidParams, message);
       if (!(err instanceof ProtocolError)) return errorResult(message) as CallToolResult;
       throw err;
     } finally {
@@ -115,6 +111,11 @@ export function createMcpServer(options: {
 /** How often a call that is still running says so, when its client asked for progress (--progress-interval's default). */
 export const PROGRESS_INTERVAL_MS = 10_000;
 
+interface ProgressNotification {
+  method: 'notifications/progress';
+  params: { progressToken: string | number; progress: number; message: string };
+}
+
 /**
  * Progress notifications for a call that waits (a page that loads slowly, browser_wait_for, a browser that is
  * starting): every `intervalMs`, how long it has run, so the client (and the person watching it) knows it is
@@ -123,7 +124,7 @@ export const PROGRESS_INTERVAL_MS = 10_000;
 function progressTicker(
   token: string | number | undefined,
   describe: () => string,
-  send: (notification: ServerNotification) => Promise<void>,
+  send: (notification: ProgressNotification) => Promise<void>,
   intervalMs: number,
 ): { stop(): void } {
   if (token === undefined) return { stop: () => undefined };

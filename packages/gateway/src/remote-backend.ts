@@ -14,7 +14,7 @@ import {
 import type { ToolResult } from '@browsermcp/tools';
 import WebSocket from 'ws';
 import { RemoteDaemonError } from './errors.js';
-import type { Backend } from './backend.js';
+import type { Backend, OpenSessionOptions } from './backend.js';
 
 export interface RemoteBackendOptions {
   /**
@@ -174,8 +174,10 @@ interface RemoteSession {
   attaching: Promise<ProxyConnection> | undefined;
   /** The daemon session, once connected: taken up again (resume_session) on the next connection. */
   daemonSession: { sessionId: string; browser: string } | undefined;
-  /** Who opened it (a hash of its key): with keepStateMs, its owner's kept state is taken up instead. */
+  /** Who opened it (a hash of its key): with keepMs, its owner's kept state is taken up instead. */
   owner: string | undefined;
+  /** How long its owner's kept state outlives its last user (ms); undefined: the session is its own. */
+  keepMs: number | undefined;
   closed: boolean;
 }
 
@@ -222,8 +224,7 @@ export class RemoteBackend implements Backend {
     const conn = await ProxyConnection.open(url, timeoutMs);
     try {
       await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
-      const keep =
-        this.options.keepStateMs !== undefined && session.owner !== undefined ? { owner: keptStateLabel(session.owner), ms: this.options.keepStateMs } : undefined;
+      const keep = session.keepMs !== undefined && session.owner !== undefined ? { owner: keptStateLabel(session.owner), ms: session.keepMs } : undefined;
       // A kept state is taken up by its owner on every connection; another session by its id after a drop.
       const resumed = !keep && session.daemonSession && (await this.resume(conn, session.daemonSession));
       if (!resumed) {
@@ -280,8 +281,8 @@ export class RemoteBackend implements Backend {
     return session.attaching;
   }
 
-  async openSession(sessionId: string, _clientName?: string, _roots?: () => Promise<string[]>, owner?: string): Promise<void> {
-    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, closed: false };
+  async openSession(sessionId: string, { owner, keepMs = this.options.keepStateMs }: OpenSessionOptions = {}): Promise<void> {
+    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, keepMs, closed: false };
     this.sessions.set(sessionId, session);
     try {
       await this.live(session);

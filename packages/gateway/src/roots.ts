@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListRootsResultSchema, RootsListChangedNotificationSchema, type ListRootsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
 
 /**
  * Which folders count as a session's own, where the model may name input files (uploads, storage states):
@@ -13,10 +12,8 @@ export type RootsPolicy = 'client-or-cwd' | 'none';
 /** How long the client may take to answer roots/list before its roots count as none for this call. */
 const ROOTS_TIMEOUT_MS = 5_000;
 
-/** A call's way to ask its client something on the call's own stream (the MCP SDK's request handler extra). */
-interface CallExtra {
-  sendRequest(request: { method: 'roots/list' }, schema: typeof ListRootsResultSchema, options: { timeout: number }): Promise<ListRootsResult>;
-}
+/** A call's way to ask its client something on the call's own stream (the MCP SDK's request context). */
+type CallExtra = Pick<ServerContext['mcpReq'], 'send'>;
 
 /**
  * A session's roots for the daemon's file policy: asked from the client the first time a file is needed, kept until
@@ -32,7 +29,7 @@ export class ClientRoots {
     private readonly policy: RootsPolicy,
     private readonly cwd: string = process.cwd(),
   ) {
-    server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    server.setNotificationHandler('notifications/roots/list_changed', async () => {
       this.cached = undefined;
     });
   }
@@ -65,7 +62,7 @@ export class ClientRoots {
   private async ask(): Promise<string[]> {
     const [call] = [...this.calls].slice(-1);
     const result = call
-      ? await call.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, { timeout: ROOTS_TIMEOUT_MS })
+      ? await call.send({ method: 'roots/list' }, { timeout: ROOTS_TIMEOUT_MS })
       : await this.server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
     return result.roots.flatMap((root) => (root.uri.startsWith('file:') ? [fileURLToPath(root.uri)] : []));
   }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Server, Transport } from '@modelcontextprotocol/server';
 import type { Backend } from './backend.js';
 
 /** 192 random bits, URL-safe: session ids are bearer-like secrets and must not be guessable. */

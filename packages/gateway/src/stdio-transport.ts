@@ -1,6 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { jsonRpcError, parseMessage } from '@browsermcp/protocol';
 
 /**
@@ -13,6 +12,11 @@ export class LineStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   private buffer = '';
   private closed = false;
+  private ended!: () => void;
+  /** Resolves once the transport closed (stdin ended), whoever listens to onclose. */
+  readonly done = new Promise<void>((resolve) => {
+    this.ended = resolve;
+  });
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -55,5 +59,6 @@ export class LineStdioTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.onclose?.();
+    this.ended();
   }
 }

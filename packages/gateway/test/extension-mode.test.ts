@@ -113,7 +113,7 @@ describe('--extension without a connected browser', () => {
   it('says how to connect one instead of hanging', async () => {
     const backend = await ExtensionBackend.start({ daemonPort: 0, connectWaitMs: 300, pairingSecret: newPairingSecret() });
     try {
-      await expect(backend.openSession('lonely', 'agent')).rejects.toThrow(
+      await expect(backend.openSession('lonely', { clientName: 'agent' })).rejects.toThrow(
         /No browser is connected\. Install the browsermcp extension .* and pair it: paste the pairing code browsermcp-gateway printed at start into its popup \(it connects to ws:\/\/127\.0\.0\.1:\d+\/extension\)/,
       );
       expect(backend.browserConnected()).toBe(false);

@@ -16,18 +16,20 @@ const PUBLIC = ['protocol', 'tools', 'daemon', 'gateway', 'client'];
 let app: string;
 let server: FixtureServer;
 
-// Run by the installed copy, in the app directory: the SDK client starts the installed gateway over stdio.
+// Run by the installed copy, in the app directory: the official v2 client starts the installed gateway over stdio and
+// speaks 2026-07-28 to it (2025 sessions over stdio are the transports test's).
 const CLIENT = `
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 const [url, chrome] = process.argv.slice(2);
 const transport = new StdioClientTransport({
   command: process.execPath,
   args: ['node_modules/@browsermcp/gateway/dist/cli.js', '--headless', '--executable-path', chrome],
   stderr: 'ignore',
 });
-const client = new Client({ name: 'packed-install', version: '1' });
+const client = new Client({ name: 'packed-install', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
 await client.connect(transport);
+if (client.getNegotiatedProtocolVersion() !== '2026-07-28') throw new Error('spoke ' + client.getNegotiatedProtocolVersion());
 const text = (r) => r.content.map((c) => c.text ?? '').join('');
 const navigated = text(await client.callTool({ name: 'browser_navigate', arguments: { url } }));
 const snapshot = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
@@ -53,7 +55,7 @@ beforeAll(async () => {
   writeFileSync(join(app, 'client.mjs'), CLIENT);
   const files = readdirSync(tarballs).map((f) => join(tarballs, f));
   // TypeScript too, for a consumer that type-checks against the published types.
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...files, 'typescript@5.9.3', '@types/node@20'], { cwd: app, stdio: 'ignore', timeout: 240_000 });
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...files, 'typescript@5.9.3', '@types/node@20', '@modelcontextprotocol/client@2.4.0'], { cwd: app, stdio: 'ignore', timeout: 240_000 });
   server = await startFixtureServer();
 }, 300_000);
 afterAll(async () => {
@@ -103,9 +105,8 @@ describe('installed from the packed tarballs, outside the repository', () => {
       // Library types are checked too (a type a package needs at run time must be its dependency, e.g. @types/ws).
       tsc('consumer.mts', false),
       tsc('consumer.cts', false),
-      // The gateway's CommonJS types reach the MCP SDK's, whose own CommonJS declarations fail a library check
-      // (TS1541 in @modelcontextprotocol/sdk/dist/cjs/validation/types.d.ts): checked with skipLibCheck, as its users do.
-      tsc('gateway-consumer.cts', true),
+      // The gateway's CommonJS types reach the MCP SDK's (v2 passes a library check; v1's did not).
+      tsc('gateway-consumer.cts', false),
     ]);
   }, 120_000);
 

@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, type Tool as McpTool } from '@modelcontextprotocol/server';
 import { DEFAULT_CONNECTION_LIMITS, limitConnectionsPerAddress, requestTimeouts, type ConnectionLimits } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
 import type { Backend } from '../backend.js';
@@ -10,7 +10,9 @@ import { humanLogStream } from '../log-format.js';
 import { VERSION } from '../version.js';
 import { security, sendError, type SecurityOptions } from './security.js';
 import { legacySse } from './sse.js';
-import { streamableHttp } from './streamable.js';
+import { NO_KEY, streamableHttp } from './streamable.js';
+import { SessionCalls } from '../calls/session-calls.js';
+import { StatelessCalls } from '../calls/stateless-calls.js';
 import { describeNotice } from '../notices.js';
 
 /** Fastify's codes for a body that is not JSON: answered as JSON-RPC parse errors (by code, not by their words). */
@@ -36,6 +38,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
    * paths name nothing on this machine).
    */
   clientRoots: boolean;
+  /** How long a key's browser state outlives its last 2026-07-28 request (ms). */
+  stateKeepMs: number;
   /** --progress-interval, ms (default 10 s). */
   progressIntervalMs?: number | undefined;
   /** --trust-proxy: which proxies' X-Forwarded-For to believe (true: any; a number: that many hops; addresses). */
@@ -76,21 +80,32 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     const { fields, message } = describeNotice(notice);
     app.log.info(fields, message);
   });
+  const roots = opts.clientRoots ? 'client-or-cwd' : 'none';
+  const serverOptions = { tools: opts.tools, version: VERSION, log: toolLog, ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}) };
   const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>
     createMcpServer({
-      sessionId,
-      backend: opts.backend,
-      tools: opts.tools,
-      version: VERSION,
-      log: toolLog,
-      roots: opts.clientRoots ? 'client-or-cwd' : 'none',
-      ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}),
-      onSessionReady: async (clientName, roots) => {
-        const id = sessionId();
-        // Sessions of one key share a kept browser state (--keep-browser-state); without auth, all are one owner.
-        if (id) await opts.backend.openSession(id, clientName, roots, keyHash ?? 'no-key');
-      },
+      ...serverOptions,
+      route: (server) =>
+        new SessionCalls(server, {
+          sessionId,
+          backend: opts.backend,
+          roots,
+          open: async (clientName, clientRoots) => {
+            const id = sessionId();
+            // Sessions of one key share a kept browser state (--keep-browser-state); without auth, all are one owner.
+            if (id) await opts.backend.openSession(id, { clientName, roots: clientRoots, owner: keyHash ?? NO_KEY });
+          },
+        }),
     });
+  // 2026-07-28: one server per request, its calls on the caller's browser state (its key's).
+  const modern = createMcpHandler(
+    ({ authInfo }) =>
+      createMcpServer({
+        ...serverOptions,
+        route: (server) => new StatelessCalls(server, { backend: opts.backend, owner: authInfo?.clientId ?? NO_KEY, keepMs: opts.stateKeepMs, roots }),
+      }),
+    { legacy: 'reject', onerror: (error) => app.log.debug({ error: error.message }, 'stateless request refused') },
+  );
 
   // Bad JSON and oversized bodies get JSON-RPC shaped errors like everything else.
   app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
@@ -108,7 +123,8 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   await app.register(cors, {
     origin: [...opts.corsOrigins],
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'accept'],
+    // mcp-method and mcp-name: the 2026-07-28 headers mirroring the body, which a browser client must be let send.
+    allowedHeaders: ['content-type', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id', 'accept'],
     exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'Retry-After'],
     maxAge: 600,
   });
@@ -119,7 +135,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     rateLimit: opts.rateLimit,
     authFailuresPerMinute: opts.authFailuresPerMinute,
   });
-  await app.register(streamableHttp, { registry, createServer, eventStoreSize: opts.eventStoreSize });
+  await app.register(streamableHttp, { registry, createServer, modern, eventStoreSize: opts.eventStoreSize });
   await app.register(legacySse, { registry, createServer, pingMs: opts.ssePingMs, graceMs: opts.sseGraceMs });
 
   app.get('/health', async () => ({
@@ -135,6 +151,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     registry,
     async close() {
       await registry.closeAll('gateway shutting down');
+      await modern.close();
       await app.close();
     },
   };

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { ErrorCodes, parseMessage } from '@browsermcp/protocol';
 import { LegacySseTransport } from '../legacy-sse-transport.js';
 import { newSessionId, type GatewaySession, type SessionRegistry } from '../sessions.js';

@@ -1,19 +1,35 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import {
+  isInitializeRequest,
+  isLegacyRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type McpHttpHandler,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { ErrorCodes } from '@browsermcp/protocol';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { BoundedEventStore } from '../event-store.js';
 import { newSessionId, type GatewaySession, type SessionRegistry } from '../sessions.js';
 import { sendError } from './security.js';
 
 export interface StreamableOptions {
   registry: SessionRegistry;
-  /** Makes the MCP server for a new session; `sessionId` returns its id once the transport has one. */
+  /** Makes the MCP server for a new 2025 session; `sessionId` returns its id once the transport has one. */
   createServer(sessionId: () => string | undefined, keyHash: string | undefined): Server;
+  /** Serves 2026-07-28 requests, statelessly; the caller's key hash travels as its authInfo's clientId. */
+  modern: McpHttpHandler;
   eventStoreSize: number;
 }
+
+/** What the modern handler's server factory learns of a request's caller: its key (a hash), as authInfo. */
+export function callerAuth(keyHash: string | undefined): { token: string; clientId: string; scopes: string[] } {
+  return { token: '', clientId: keyHash ?? NO_KEY, scopes: [] };
+}
+
+/** The owner of every state when the gateway runs without keys (--no-auth). */
+export const NO_KEY = 'no-key';
 
 // Batches were removed from the protocol in 2025-06-18; older sessions may still send them.
 const BATCH_LAST_VERSION = '2025-03-26';
@@ -44,7 +60,10 @@ export function handOver(reply: FastifyReply): void {
   reply.hijack();
 }
 
-/** Streamable HTTP (spec 2025-11-25, back to 2025-03-26) at /mcp: POST, GET and DELETE. */
+/**
+ * Streamable HTTP at /mcp: 2025-11-25 (back to 2025-03-26) in sessions (POST, GET and DELETE with Mcp-Session-Id),
+ * and 2026-07-28 statelessly (POST only), told apart per request by the SDK's own classification.
+ */
 export const streamableHttp = fp(
   async function streamableHttp(app: FastifyInstance, opts: StreamableOptions) {
     const { registry } = opts;
@@ -75,8 +94,19 @@ export const streamableHttp = fp(
       });
     };
 
+    // Node (req, res) face of the stateless handler; the caller's key rides along as its authInfo.
+    const serveModern = (keyHash: string | undefined) =>
+      toNodeHandler({ fetch: (request, options) => opts.modern.fetch(request, { ...options, authInfo: callerAuth(keyHash) }) });
+
     app.post('/mcp', async (req, reply) => {
       const body = req.body;
+      // A request that carries the 2026-07-28 envelope (or claims it in its headers) is the stateless handler's,
+      // errors included (a header that does not match the body, a version we do not speak).
+      if (req.headers['mcp-session-id'] === undefined && !(await isLegacyRequest(await toWebRequest(req.raw, body), body))) {
+        handOver(reply);
+        await serveModern(req.keyHash)(req.raw, reply.raw, body);
+        return reply;
+      }
       if (req.headers['mcp-session-id'] === undefined) {
         if (!isInitializeRequest(body)) {
           return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required for anything but initialize.');
@@ -84,7 +114,7 @@ export const streamableHttp = fp(
         const place = reserveSession(registry, req, reply);
         if (!place) return reply;
         let session: GatewaySession | undefined;
-        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
           sessionIdGenerator: newSessionId,
           eventStore: new BoundedEventStore(opts.eventStoreSize),
           onsessioninitialized: (id) => {
@@ -121,16 +151,21 @@ export const streamableHttp = fp(
       // A session answering a long call (a 60 s browser_wait_for) is busy, not idle.
       holdOpen(session, reply);
       handOver(reply);
-      await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw, body);
+      await (session.transport as NodeStreamableHTTPServerTransport).handleRequest(req.raw, reply.raw, body);
       return reply;
     });
 
     app.get('/mcp', async (req, reply) => {
+      // Without a session there is no stream to open (2026-07-28 is POST only): 405, which clients read as "none".
+      if (req.headers['mcp-session-id'] === undefined) {
+        reply.header('Allow', 'POST');
+        return sendError(reply, 405, ErrorCodes.InvalidRequest, 'Method not allowed: GET /mcp opens the stream of a 2025 session (send its Mcp-Session-Id); without a session, send requests by POST.');
+      }
       const session = sessionFor(req, reply);
       if (!session) return reply;
       holdOpen(session, reply);
       handOver(reply);
-      await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw);
+      await (session.transport as NodeStreamableHTTPServerTransport).handleRequest(req.raw, reply.raw);
       return reply;
     });
 
@@ -145,10 +180,14 @@ export const streamableHttp = fp(
     });
 
     app.delete('/mcp', async (req, reply) => {
+      if (req.headers['mcp-session-id'] === undefined) {
+        reply.header('Allow', 'POST');
+        return sendError(reply, 405, ErrorCodes.InvalidRequest, 'Method not allowed: DELETE /mcp ends a 2025 session (send its Mcp-Session-Id); 2026-07-28 requests have no session to end.');
+      }
       const session = sessionFor(req, reply);
       if (!session) return reply;
       handOver(reply);
-      await (session.transport as StreamableHTTPServerTransport).handleRequest(req.raw, reply.raw);
+      await (session.transport as NodeStreamableHTTPServerTransport).handleRequest(req.raw, reply.raw);
       return reply;
     });
   },

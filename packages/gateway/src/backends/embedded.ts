@@ -1,0 +1,57 @@
+import { chromeToLaunch, LocalExecutor, SessionRouter, type LocalExecutorOptions } from '@browsermcp/daemon';
+import type { OpenSessionOptions } from '../backend.js';
+import { RouterBackend } from './router-backend.js';
+
+export interface EmbeddedBackendOptions extends LocalExecutorOptions {
+  commandTimeoutMs?: number | undefined;
+  graceMs?: number | undefined;
+  /** --keep-browser-state: how long an owner's browser state outlives its last session, in ms. */
+  keepStateMs?: number | undefined;
+}
+
+/** The daemon in-process: a router with the local executor (a launched browser, or one reached over CDP). */
+export class EmbeddedBackend extends RouterBackend {
+  readonly mode: 'launch' | 'cdp';
+  readonly router: SessionRouter;
+  readonly executor: LocalExecutor;
+  private readonly ready: Promise<unknown>;
+  /** The browser a launch would use, or why none: looked up once (the disk is not scanned on every /health). */
+  private readonly launchable: ReturnType<typeof chromeToLaunch> | undefined;
+
+  constructor(options: EmbeddedBackendOptions) {
+    super(options.keepStateMs);
+    this.router = new SessionRouter({
+      defaultExecutorId: 'local',
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
+      ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+    });
+    this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.files.lookup, sessionOwner: this.files.owner });
+    this.mode = options.cdpEndpoint ? 'cdp' : 'launch';
+    this.launchable = options.cdpEndpoint ? undefined : chromeToLaunch(options.executablePath);
+    this.ready = this.router.executorConnected(this.executor);
+  }
+
+  protected override async beforeOpen(): Promise<undefined> {
+    await this.ready;
+    return undefined;
+  }
+
+  protected async openDaemonSession(id: string, { clientName }: OpenSessionOptions): Promise<void> {
+    await this.router.openSession(id, clientName ? { clientName } : {});
+  }
+
+  browserConnected(): boolean {
+    return this.executor.browser.connected;
+  }
+
+  browserProblem(): string | undefined {
+    // A browser that runs has no problem, whatever was found at start (a Chrome installed since).
+    if (!this.launchable || !('problem' in this.launchable) || this.browserConnected()) return undefined;
+    return this.launchable.problem;
+  }
+
+  async close(): Promise<void> {
+    await this.executor.close();
+    await this.router.close();
+  }
+}

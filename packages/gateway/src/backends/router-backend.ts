@@ -1,0 +1,75 @@
+import type { SessionRouter } from '@browsermcp/daemon';
+import type { ToolResult } from '@browsermcp/tools';
+import type { Backend, OpenSessionOptions } from '../backend.js';
+import { CallWaits } from './call-waits.js';
+import { SessionFilesRegistry } from './session-files.js';
+import { SessionStates } from './session-states.js';
+
+/**
+ * A daemon in this process (its router), for the launched browser and the person's: MCP sessions open daemon sessions
+ * (or take up a kept state), calls dispatch through the router, and what a call waits for is heard from its events.
+ * Subclasses say how a daemon session opens on their browser.
+ */
+export abstract class RouterBackend implements Backend {
+  abstract readonly mode: Backend['mode'];
+  private readonly waiting = new CallWaits();
+  private readonly states: SessionStates;
+  /** What each MCP session listens to on its daemon session, stopped when it closes. */
+  private readonly listening = new Map<string, Array<() => void>>();
+
+  protected constructor(
+    keepStateMs: number | undefined,
+    protected readonly files = new SessionFilesRegistry(),
+  ) {
+    this.states = new SessionStates(() => this.router, keepStateMs);
+  }
+
+  protected abstract get router(): SessionRouter;
+
+  /** Opens the daemon session `id` for a client on this backend's browser (`browser`: what beforeOpen found). */
+  protected abstract openDaemonSession(id: string, options: OpenSessionOptions, browser: string | undefined): Promise<void>;
+
+  /** Listeners an MCP session adds to its daemon session (beyond what it waits for); stopped when it closes. */
+  protected listen(_sessionId: string, _daemonSessionId: string): Array<() => void> {
+    return [];
+  }
+
+  /** Resolves when the backend can open sessions, with the browser to open them on when it has a choice. */
+  protected async beforeOpen(): Promise<string | undefined> {
+    return undefined;
+  }
+
+  async openSession(sessionId: string, options: OpenSessionOptions = {}): Promise<void> {
+    const browser = await this.beforeOpen();
+    const { roots, owner } = options;
+    await this.states.open(sessionId, owner, (id) => this.files.opening(id, roots, owner, () => this.openDaemonSession(id, options, browser)), options.keepMs);
+    const daemonSessionId = this.states.daemonSession(sessionId);
+    this.listening.set(sessionId, [this.waiting.watch(this.router, daemonSessionId), ...this.listen(sessionId, daemonSessionId)]);
+  }
+
+  async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
+    const id = this.states.daemonSession(sessionId);
+    try {
+      return (await this.router.dispatch(id, { name, payload: args, ...(signal ? { signal } : {}) })) as ToolResult;
+    } finally {
+      this.waiting.done(id);
+    }
+  }
+
+  waitingFor(sessionId: string): string | undefined {
+    return this.waiting.of(this.states.daemonSession(sessionId));
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    for (const stop of this.listening.get(sessionId) ?? []) stop();
+    this.listening.delete(sessionId);
+    this.waiting.done(this.states.daemonSession(sessionId));
+    await this.states.close(sessionId, (id) => {
+      this.files.delete(id);
+      return this.router.closeSession(id);
+    });
+  }
+
+  abstract browserConnected(): boolean;
+  abstract close(): Promise<void>;
+}

@@ -1,0 +1,28 @@
+/**
+ * What the daemon's file policy asks of each open session when a file is first needed: its client's roots, and whose
+ * files its are (its API key: each key saves into, and uploads from, a directory of its own).
+ */
+export class SessionFilesRegistry {
+  private readonly providers = new Map<string, () => Promise<string[]>>();
+  private readonly owners = new Map<string, string>();
+  readonly lookup = async (sessionId: string): Promise<string[]> => (await this.providers.get(sessionId)?.()) ?? [];
+  readonly owner = async (sessionId: string): Promise<string | undefined> => this.owners.get(sessionId);
+
+  /** Opens a session with `open`, its roots and owner known from the start; forgotten again if the open fails. */
+  async opening(sessionId: string, roots: (() => Promise<string[]>) | undefined, owner: string | undefined, open: () => Promise<unknown>): Promise<void> {
+    if (roots) this.providers.set(sessionId, roots);
+    // Without keys (--no-auth, stdio) one owner has every file: the output directory itself.
+    if (owner !== undefined && owner !== 'no-key' && owner !== 'stdio') this.owners.set(sessionId, `key:${owner}`);
+    try {
+      await open();
+    } catch (err) {
+      this.delete(sessionId);
+      throw err;
+    }
+  }
+
+  delete(sessionId: string): void {
+    this.providers.delete(sessionId);
+    this.owners.delete(sessionId);
+  }
+}

@@ -1,0 +1,58 @@
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { ToolResult } from '@browsermcp/tools';
+import type { Backend } from '../backend.js';
+import { ProtocolError } from '../errors.js';
+import type { CallRoute } from '../mcp-server.js';
+import { ClientRoots, type RootsPolicy } from '../roots.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+
+/**
+ * A 2025 session's calls (Streamable HTTP with Mcp-Session-Id, legacy SSE, stdio after initialize): all go to the
+ * session's own daemon session, opened once the handshake completes (or by the first call, when that open failed).
+ */
+export class SessionCalls implements CallRoute {
+  private ready: Promise<void> | undefined;
+  private readonly roots: ClientRoots;
+
+  constructor(
+    private readonly server: Server,
+    private readonly options: {
+      /** The session's id, once the transport has one. */
+      sessionId: () => string | undefined;
+      backend: Backend;
+      roots: RootsPolicy;
+      /** Opens the session's daemon session, with the client's name and roots. */
+      open: (clientName: string | undefined, roots: () => Promise<string[]>) => Promise<void>;
+    },
+  ) {
+    this.roots = new ClientRoots(server, options.roots);
+  }
+
+  get label(): string {
+    return this.options.sessionId() ?? 'opening';
+  }
+
+  initialized(): void {
+    void this.ensureReady().catch(() => undefined);
+  }
+
+  // A failed open (no browser connected yet) is tried again by the next tool call.
+  private ensureReady(): Promise<void> {
+    return (this.ready ??= this.options.open(this.server.getClientVersion()?.name, () => this.roots.get()).catch((err: unknown) => {
+      this.ready = undefined;
+      throw err;
+    }));
+  }
+
+  async run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult> {
+    const sessionId = this.options.sessionId();
+    if (!sessionId) throw new ProtocolError(ProtocolErrorCode.InternalError, 'This MCP session has no id yet.');
+    await this.ensureReady();
+    return this.roots.during(ctx.mcpReq, () => this.options.backend.callTool(sessionId, name, args, ctx.mcpReq.signal));
+  }
+
+  waitingFor(): string | undefined {
+    const sessionId = this.options.sessionId();
+    return sessionId ? this.options.backend.waitingFor?.(sessionId) : undefined;
+  }
+}

@@ -1,0 +1,165 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
+import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningHttpGateway } from '../src/index.js';
+import { connectClient, refIn, startGateway, text } from './helpers.js';
+
+// MCP 2026-07-28 on the same /mcp as the 2025 sessions: stateless requests, each taking up its key's browser state,
+// so gateways behind a plain round-robin balancer serve one client between them.
+const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
+const KEYS = ['modern-key-of-alice-0123456789', 'modern-key-of-bob-0123456789ab'];
+const MODERN = '2026-07-28';
+
+let daemon: RunningDaemon;
+let server: FixtureServer;
+let gateways: RunningHttpGateway[];
+let balancer: RoundRobin;
+
+/** A plain round-robin HTTP balancer: each request goes to the next gateway, with no stickiness of any kind. */
+class RoundRobin {
+  private next = 0;
+  readonly served: number[];
+  private constructor(
+    private readonly http: Server,
+    readonly url: string,
+  ) {
+    this.served = [];
+  }
+
+  static async start(targets: string[]): Promise<RoundRobin> {
+    let balancer: RoundRobin | undefined;
+    const http = createServer((req, res) => {
+      const index = balancer!.next++ % targets.length;
+      balancer!.served.push(index);
+      const target = new URL(targets[index]!);
+      const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const address = http.address();
+    balancer = new RoundRobin(http, `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+    return balancer;
+  }
+
+  close(): Promise<void> {
+    this.http.closeAllConnections();
+    return new Promise((resolve) => this.http.close(() => resolve()));
+  }
+}
+
+async function modernClient(url: string, key: string): Promise<Client> {
+  const client = new Client({ name: 'modern-client', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  return client;
+}
+
+/** One raw POST to /mcp, for what the SDK client would never send. */
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } } }> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${KEYS[0]}`, ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, json: (await res.json()) as never };
+}
+
+const envelope = (version = MODERN) => ({
+  'io.modelcontextprotocol/protocolVersion': version,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+
+beforeAll(async () => {
+  [daemon, server] = await Promise.all([
+    startDaemon({ host: '127.0.0.1', port: 0, local: { outputDir: join(tmpdir(), 'bmcp-modern'), headless: true }, verifier: hs256Verifier(SECRET) }),
+    startFixtureServer(),
+  ]);
+  const token = await signToken({ userId: 'team', secret: SECRET });
+  const daemonUrl = `${daemon.address.replace(/^http/, 'ws')}/mcp`;
+  gateways = await Promise.all([0, 1].map(() => startGateway(['--daemon-url', daemonUrl, '--daemon-token', token, '--api-key', KEYS.join(',')])));
+  balancer = await RoundRobin.start(gateways.map((g) => g.url));
+});
+
+afterAll(async () => {
+  await balancer?.close();
+  await Promise.all((gateways ?? []).map((g) => g.close()));
+  await daemon?.close();
+  await server?.close();
+});
+
+describe('MCP 2026-07-28', () => {
+  it('serves the official client pinned to 2026-07-28 through two gateways taking requests in turn: navigate, snapshot and click land', async () => {
+    const client = await modernClient(balancer.url, KEYS[0]!);
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    const before = balancer.served.length;
+    const nav = text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }));
+    expect(nav).toContain('- Page Title: Fixture home');
+    const snap = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
+    const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snap, 'button "Click me"') } }));
+    expect(clicked).toContain('button "Clicked 1 times"');
+    // The three calls went to both gateways, alternately: neither held anything the other needed.
+    expect(new Set(balancer.served.slice(before))).toEqual(new Set([0, 1]));
+    await client.close();
+  });
+
+  it('keeps two keys apart: another key finds a fresh browser state of its own', async () => {
+    const alice = await modernClient(balancer.url, KEYS[0]!);
+    const bob = await modernClient(balancer.url, KEYS[1]!);
+    await alice.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } });
+    const bobTabs = text(await bob.callTool({ name: 'browser_tabs', arguments: { action: 'list' } }));
+    expect(bobTabs).not.toContain('form.html');
+    const aliceTabs = text(await alice.callTool({ name: 'browser_tabs', arguments: { action: 'list' } }));
+    expect(aliceTabs).toContain('form.html');
+    await Promise.all([alice.close(), bob.close()]);
+  });
+
+  it('answers server/discover, lists tools with a cache hint, and hands out no session id', async () => {
+    const discover = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
+    expect(discover.status).toBe(200);
+    expect(discover.json.result?.supportedVersions).toContain(MODERN);
+    expect(discover.headers.get('mcp-session-id')).toBeNull();
+    const list = await post(gateways[1]!.url, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' });
+    expect(list.json.result).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number) });
+    expect((list.json.result?.tools as Array<{ name: string }>).map((t) => t.name)).toContain('browser_navigate');
+  });
+
+  it('refuses a header that does not match the body (-32020) and a version it does not speak (-32022, listing ours)', async () => {
+    const mismatch = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call' });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.json.error?.code).toBe(-32020);
+    const future = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: envelope('2099-01-01') } }, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' });
+    expect(future.json.error?.code).toBe(-32022);
+    expect(JSON.stringify(future.json.error?.data)).toContain(MODERN);
+  });
+
+  it('answers GET and DELETE without a session with 405: there is no session to stream or end', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${gateways[0]!.url}/mcp`, { method, headers: { authorization: `Bearer ${KEYS[0]}`, accept: 'text/event-stream' } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
+
+  it('still serves 2025 sessions on the same endpoint', async () => {
+    const legacy = await connectClient(gateways[0]!, 'legacy-client', { key: KEYS[0]! });
+    expect(text(await legacy.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }))).toContain('Fixture home');
+    await legacy.close();
+  });
+
+  it('needs the key like any request', async () => {
+    const headers = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' };
+    const wrong = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: envelope() } }, { ...headers, authorization: 'Bearer wrong-key-0123456789abcdef' });
+    expect(wrong.status).toBe(403);
+    const none = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: envelope() } }, { ...headers, authorization: '' });
+    expect(none.status).toBe(401);
+    await expect(modernClient(balancer.url, 'wrong-key-0123456789abcdef')).rejects.toThrow();
+  });
+});
