@@ -75,6 +75,12 @@ export const SessionNotFoundError = defineError<'BMCP_ERR_SESSION_NOT_FOUND', [s
   ErrorCodes.SessionNotFound,
 );
 
+export const StateNotFoundError = defineError<'BMCP_ERR_STATE_NOT_FOUND', []>(
+  'BMCP_ERR_STATE_NOT_FOUND',
+  'no kept browser state of this owner (never made, closed, or expired)',
+  ErrorCodes.StateNotFound,
+);
+
 export const SessionClosedError = defineError<'BMCP_ERR_SESSION_CLOSED', [sessionId: string]>(
   'BMCP_ERR_SESSION_CLOSED',
   'session %s was closed before this command ran',

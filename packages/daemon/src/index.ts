@@ -1,4 +1,5 @@
 export * from './router/index';
+export { formatDuration } from './router/duration.js';
 export * from './errors';
 export { LocalExecutor } from './local/executor.js';
 export type { LocalExecutorOptions } from './local/executor.js';

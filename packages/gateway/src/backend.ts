@@ -12,6 +12,24 @@ export interface OpenSessionOptions {
    * backend's --keep-browser-state (none: the session's tabs close with it).
    */
   keepMs?: number | undefined;
+  /** How the kept state is found and listed (with keepMs). */
+  state?: KeptStateOptions | undefined;
+}
+
+export interface KeptStateOptions {
+  /** Only take up a state that exists; a StateNotFound error otherwise (an unknown or expired handle). */
+  existing?: boolean | undefined;
+  /** Whose states it is among (the caller's key), and what the listing calls it (its handle). */
+  principal?: string | undefined;
+  name?: string | undefined;
+}
+
+/** A kept state as browser_state_list shows it. */
+export interface KeptStateInfo {
+  name: string;
+  inUse: boolean;
+  /** Unused: ms until it closes. */
+  closesInMs?: number | undefined;
 }
 
 /** Where tool calls go: the embedded daemon by default, a remote daemon later. The gateway runs no browser code. */
@@ -21,6 +39,10 @@ export interface Backend {
   /** `signal`: the MCP request was cancelled (or its client went away): the call stops, the session goes on. */
   callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult>;
   closeSession(sessionId: string): Promise<void>;
+  /** The kept states of a principal that were given a name (browser_state_open's). */
+  listStates(principal: string): Promise<KeptStateInfo[]>;
+  /** Closes an owner's kept state now; false when it had none. */
+  closeState(owner: string): Promise<boolean>;
   browserConnected(): boolean;
   /** Why no browser can run, with the fix (none found to launch), or undefined: for /health and the banner. */
   browserProblem?(): string | undefined;

@@ -11,6 +11,7 @@ import { buildHttpGateway, type HttpGateway } from './http/app.js';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { SessionCalls } from './calls/session-calls.js';
 import { StatelessCalls } from './calls/stateless-calls.js';
+import { BrowserStates } from './calls/browser-states.js';
 import { createMcpServer, describeTools } from './mcp-server.js';
 import { newSessionId } from './sessions.js';
 import { LineStdioTransport } from './stdio-transport.js';
@@ -120,7 +121,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   const allowedHosts = allowedHostNames([...config.allowedHosts, hostForUrl, ...own]);
   const gateway = await buildHttpGateway({
     backend,
-    tools: describeTools(toolsFor(config.caps)),
+    tools: describeTools(toolsFor(config.caps), stateKeepMs(config)),
     apiKeys,
     allowedHosts,
     corsOrigins: new Set(config.corsOrigins.map((o) => o.toLowerCase())),
@@ -170,7 +171,8 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   const backend = await createBackend(config);
   const sessionId = newSessionId();
   const transport = new LineStdioTransport();
-  const tools = describeTools(toolsFor(config.caps));
+  const tools = describeTools(toolsFor(config.caps), stateKeepMs(config));
+  const states = new BrowserStates({ backend, keyOwner: 'stdio', keepMs: stateKeepMs(config) });
   let opened = false;
   // The SDK picks the era from the client's first message: a 2025 initialize pins one session for the connection;
   // 2026-07-28 requests each take up the client's browser state. One client per stdio gateway: it is the only owner.
@@ -183,10 +185,11 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
         progressIntervalMs: config.progressIntervalMs,
         route: (server) =>
           era === 'modern'
-            ? new StatelessCalls(server, { backend, owner: 'stdio', keepMs: stateKeepMs(config), roots: 'client-or-cwd' })
+            ? new StatelessCalls(server, { states, waitingFor: (id) => backend.waitingFor?.(id), roots: 'client-or-cwd' })
             : new SessionCalls(server, {
                 sessionId: () => sessionId,
                 backend,
+                states,
                 roots: 'client-or-cwd',
                 open: async (clientName, roots) => {
                   await backend.openSession(sessionId, { clientName, roots, owner: 'stdio' });

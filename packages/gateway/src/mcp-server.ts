@@ -1,6 +1,7 @@
 import { ProtocolErrorCode, Server, type CallToolResult, type ServerContext, type Tool as McpTool } from '@modelcontextprotocol/server';
+import { formatDuration } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
-import { errorResult, type Tool, type ToolResult } from '@browsermcp/tools';
+import { browserArgumentSchema, browserStateTools, errorResult, type Tool, type ToolResult, type ToolSchema } from '@browsermcp/tools';
 import { z } from 'zod';
 import { backendErrorCode, ProtocolError } from './errors.js';
 
@@ -10,20 +11,34 @@ const INSTRUCTIONS =
   'Drive a real browser. Start with browser_navigate; use browser_snapshot refs (e12) as targets for actions. ' +
   'Use browser_find on pages too big to snapshot.';
 
-/** The MCP tool list for a set of catalog tools, with JSON schemas and hints derived once. */
-export function describeTools(tools: readonly Tool[]): McpTool[] {
-  return tools.map((t) => ({
-    name: t.schema.name,
-    title: t.schema.title,
-    description: t.schema.description,
-    inputSchema: z.toJSONSchema(t.schema.inputSchema, { io: 'input', unrepresentable: 'any' }) as McpTool['inputSchema'],
+/**
+ * The MCP tool list for a set of catalog tools, with JSON schemas and hints derived once: each takes the optional
+ * `browser` handle, and the browser state tools come last. One list for both protocol eras.
+ */
+export function describeTools(tools: readonly Tool[], stateIdleMs: number): McpTool[] {
+  const idle = formatDuration(stateIdleMs);
+  const browser = z.toJSONSchema(browserArgumentSchema(idle), { io: 'input' }) as NonNullable<McpTool['inputSchema']['properties']>[string];
+  const described = tools.map((t) => {
+    const schema = describe(t.schema);
+    const properties = { ...(schema.inputSchema.properties ?? {}), browser };
+    return { ...schema, inputSchema: { ...schema.inputSchema, properties } };
+  });
+  return [...described, ...[browserStateTools.open(idle), browserStateTools.list(), browserStateTools.close()].map(describe)];
+}
+
+function describe(schema: ToolSchema<z.ZodType>): McpTool {
+  return {
+    name: schema.name,
+    title: schema.title,
+    description: schema.description,
+    inputSchema: z.toJSONSchema(schema.inputSchema, { io: 'input', unrepresentable: 'any' }) as McpTool['inputSchema'],
     annotations: {
-      title: t.schema.title,
-      readOnlyHint: t.schema.type === 'readOnly',
-      destructiveHint: t.schema.type === 'action',
+      title: schema.title,
+      readOnlyHint: schema.type === 'readOnly',
+      destructiveHint: schema.type === 'action',
       openWorldHint: true,
     },
-  }));
+  };
 }
 
 export interface ToolCallLog {

@@ -14,7 +14,7 @@ import {
 import type { ToolResult } from '@browsermcp/tools';
 import WebSocket from 'ws';
 import { RemoteDaemonError } from './errors.js';
-import type { Backend, OpenSessionOptions } from './backend.js';
+import type { Backend, KeptStateInfo, KeptStateOptions, OpenSessionOptions } from './backend.js';
 
 export interface RemoteBackendOptions {
   /**
@@ -168,6 +168,17 @@ export function keptStateLabel(owner: string): string {
   return createHmac('sha256', owner).update('browsermcp kept browser state').digest('base64url');
 }
 
+/** The proxy `connect`'s keep_state for a session's owner: labels, never the key hashes themselves. */
+function keepStateParams(owner: string, ms: number, state: KeptStateOptions | undefined): NonNullable<ProxyParams<'connect'>['keep_state']> {
+  return {
+    owner: keptStateLabel(owner),
+    ms,
+    ...(state?.existing ? { existing: true } : {}),
+    ...(state?.principal !== undefined ? { principal: keptStateLabel(state.principal) } : {}),
+    ...(state?.name !== undefined ? { name: state.name } : {}),
+  };
+}
+
 interface RemoteSession {
   conn: ProxyConnection | undefined;
   /** A connection being made (first, or after a drop); calls wait for it. */
@@ -178,6 +189,8 @@ interface RemoteSession {
   owner: string | undefined;
   /** How long its owner's kept state outlives its last user (ms); undefined: the session is its own. */
   keepMs: number | undefined;
+  /** How its kept state is found and listed. */
+  state: KeptStateOptions | undefined;
   closed: boolean;
 }
 
@@ -224,7 +237,7 @@ export class RemoteBackend implements Backend {
     const conn = await ProxyConnection.open(url, timeoutMs);
     try {
       await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
-      const keep = session.keepMs !== undefined && session.owner !== undefined ? { owner: keptStateLabel(session.owner), ms: session.keepMs } : undefined;
+      const keep = session.keepMs !== undefined && session.owner !== undefined ? keepStateParams(session.owner, session.keepMs, session.state) : undefined;
       // A kept state is taken up by its owner on every connection; another session by its id after a drop.
       const resumed = !keep && session.daemonSession && (await this.resume(conn, session.daemonSession));
       if (!resumed) {
@@ -281,8 +294,8 @@ export class RemoteBackend implements Backend {
     return session.attaching;
   }
 
-  async openSession(sessionId: string, { owner, keepMs = this.options.keepStateMs }: OpenSessionOptions = {}): Promise<void> {
-    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, keepMs, closed: false };
+  async openSession(sessionId: string, { owner, keepMs = this.options.keepStateMs, state }: OpenSessionOptions = {}): Promise<void> {
+    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, keepMs, state, closed: false };
     this.sessions.set(sessionId, session);
     try {
       await this.live(session);
@@ -309,6 +322,35 @@ export class RemoteBackend implements Backend {
     if (!conn || conn.closed) return;
     await conn.proxy(ProxyMethods.disconnect).catch(() => undefined);
     conn.close();
+  }
+
+  /** A connection of its own for one request that needs no browser session (listing or closing kept states). */
+  private async oneOff<T>(run: (conn: ProxyConnection) => Promise<T>): Promise<T> {
+    let lastError: unknown;
+    for (let i = 0; i < this.urls.length; i++) {
+      const index = (this.current + i) % this.urls.length;
+      let conn: ProxyConnection | undefined;
+      try {
+        conn = await ProxyConnection.open(this.urls[index]!, this.options.timeoutMs ?? 90_000);
+        await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
+        return await run(conn);
+      } catch (error) {
+        if (!(error instanceof RemoteDaemonError && error.unreachable)) throw error;
+        lastError = error;
+      } finally {
+        conn?.close();
+      }
+    }
+    throw lastError;
+  }
+
+  async listStates(principal: string): Promise<KeptStateInfo[]> {
+    const { states } = await this.oneOff((conn) => conn.proxy(ProxyMethods.listStates, { principal: keptStateLabel(principal) }));
+    return states.map((s) => ({ name: s.name, inUse: s.in_use, ...(s.closes_in_ms !== undefined ? { closesInMs: s.closes_in_ms } : {}) }));
+  }
+
+  async closeState(owner: string): Promise<boolean> {
+    return (await this.oneOff((conn) => conn.proxy(ProxyMethods.closeState, { owner: keptStateLabel(owner) }))).closed;
   }
 
   /** Whether the daemon says a browser is connected for an open session: the last status it sent, not a guess. */

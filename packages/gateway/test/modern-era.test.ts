@@ -121,6 +121,59 @@ describe('MCP 2026-07-28', () => {
     await Promise.all([alice.close(), bob.close()]);
   });
 
+  it('opens browser states as handles: one serves calls on either gateway, apart from the default state and from other keys, until closed', async () => {
+    const alice = await modernClient(balancer.url, KEYS[0]!);
+    const opened = text(await alice.callTool({ name: 'browser_state_open', arguments: {} }));
+    const handle = /bs_[A-Za-z0-9_-]{32}/.exec(opened)?.[0];
+    expect(handle, opened).toBeDefined();
+    // 192 random bits: two handles never repeat.
+    expect(text(await alice.callTool({ name: 'browser_state_open', arguments: {} }))).not.toContain(handle!);
+    await alice.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html'), browser: handle } });
+    await alice.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    // The handle's state has its page, whichever gateway takes the call; the default state has its own.
+    for (let i = 0; i < 2; i++) expect(text(await alice.callTool({ name: 'browser_tabs', arguments: { action: 'list', browser: handle } }))).toContain('form.html');
+    expect(text(await alice.callTool({ name: 'browser_tabs', arguments: { action: 'list' } }))).not.toContain('form.html');
+    expect(text(await alice.callTool({ name: 'browser_state_list', arguments: {} }))).toContain(handle!);
+
+    // Another key naming the handle finds nothing: the handle is checked against the caller's key on every call.
+    const bob = await modernClient(balancer.url, KEYS[1]!);
+    const stolen = await bob.callTool({ name: 'browser_snapshot', arguments: { browser: handle } });
+    expect(stolen.isError).toBe(true);
+    expect(text(stolen)).toContain('browser_state_open');
+    expect(text(await bob.callTool({ name: 'browser_state_list', arguments: {} }))).not.toContain(handle!);
+    expect((await bob.callTool({ name: 'browser_state_close', arguments: { browser: handle } })).isError).toBe(true);
+
+    expect(text(await alice.callTool({ name: 'browser_state_close', arguments: { browser: handle } }))).toContain('Closed');
+    const closed = await alice.callTool({ name: 'browser_snapshot', arguments: { browser: handle } });
+    expect(closed.isError).toBe(true);
+    expect(text(closed)).toMatch(/unknown or has closed.*browser_state_open/);
+    // Not a handle at all: said so, with what one looks like.
+    const bad = await alice.callTool({ name: 'browser_snapshot', arguments: { browser: 'my-browser' } });
+    expect(text(bad)).toContain('browser state handle from browser_state_open');
+    await Promise.all([alice.close(), bob.close()]);
+  });
+
+  it('closes a state unused for its idle time: its handle then answers that it has closed (a launched browser, 2025 session)', async () => {
+    // 0.02 minutes: 1.2 s.
+    const gw = await startGateway(['--keep-browser-state', '0.02', '--api-key', KEYS[0]!]);
+    try {
+      const client = await connectClient(gw, 'legacy-client', { key: KEYS[0]! });
+      const tools = await client.listTools();
+      expect(tools.tools.find((t) => t.name === 'browser_state_open')?.description).toContain('unused for 2 s closes');
+      expect(tools.tools.find((t) => t.name === 'browser_snapshot')?.inputSchema.properties).toHaveProperty('browser');
+      const handle = /bs_[A-Za-z0-9_-]{32}/.exec(text(await client.callTool({ name: 'browser_state_open', arguments: {} })))![0];
+      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html'), browser: handle } });
+      expect(text(await client.callTool({ name: 'browser_state_list', arguments: {} }))).toMatch(new RegExp(`${handle}: unused, closes in ([0-9]+ ms|[12] s)`));
+      await expect.poll(async () => text(await client.callTool({ name: 'browser_state_list', arguments: {} })), { timeout: 10_000 }).not.toContain(handle);
+      const expired = await client.callTool({ name: 'browser_snapshot', arguments: { browser: handle } });
+      expect(expired.isError).toBe(true);
+      expect(text(expired)).toContain(`The browser state "${handle}" is unknown or has closed`);
+      await client.close();
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('answers server/discover, lists tools with a cache hint, and hands out no session id', async () => {
     const discover = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
     expect(discover.status).toBe(200);

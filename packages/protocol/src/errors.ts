@@ -33,6 +33,8 @@ export const ErrorCodes = {
   ExtensionNotFound: -32020,
   /** The caller cancelled the command (MCP `notifications/cancelled`, or it went away) before it ended. */
   Cancelled: -32021,
+  /** A browser state handle names no state of the caller's: never made, closed, or expired after its idle time. */
+  StateNotFound: -32022,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -79,6 +81,7 @@ const HTTP_STATUS: ReadonlyMap<number, number> = new Map<ErrorCode, number>([
   [ErrorCodes.SessionNotFound, 404],
   [ErrorCodes.TabNotFound, 404],
   [ErrorCodes.ExtensionNotFound, 404],
+  [ErrorCodes.StateNotFound, 404],
   [ErrorCodes.TabOwnedByOtherSession, 409],
   [ErrorCodes.Unauthorized, 401],
   [ErrorCodes.Forbidden, 403],

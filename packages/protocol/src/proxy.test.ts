@@ -32,6 +32,8 @@ describe('ProxyMethods', () => {
       status: 'status',
       disconnected: 'disconnected',
       cancelled: 'notifications/cancelled',
+      listStates: 'list_states',
+      closeState: 'close_state',
     });
   });
 
@@ -45,10 +47,10 @@ describe('ProxyMethods', () => {
 
   it('splits methods into requests and notifications at the type level', () => {
     expectTypeOf<ProxyRequestMethod>().toEqualTypeOf<
-      'authenticate' | 'mcp_handshake' | 'list_extensions' | 'connect' | 'disconnect'
+      'authenticate' | 'mcp_handshake' | 'list_extensions' | 'connect' | 'disconnect' | 'list_states' | 'close_state'
     >();
     expectTypeOf<ProxyNotificationMethod>().toEqualTypeOf<'authenticated' | 'status' | 'disconnected' | 'notifications/cancelled'>();
-    expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number } | undefined; settings?: SessionSettings | undefined }>();
+    expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined; settings?: SessionSettings | undefined }>();
     expectTypeOf<ProxyResult<'connect'>>().toEqualTypeOf<ConnectResult>();
   });
 });
@@ -83,6 +85,8 @@ describe('parseProxyParams', () => {
     ],
     disconnected: [{ reason: 'extension closed' }, { reason: '', connection_id: 'c1', extension_id: 'e' }],
     'notifications/cancelled': [{ requestId: 7 }, { requestId: 'call-1', reason: 'the user pressed stop' }],
+    list_states: [{ principal: 'p1' }],
+    close_state: [{ owner: 'o1' }],
   };
 
   const invalid: { [M in ProxyMethod]: [unknown, string][] } = {
@@ -105,6 +109,8 @@ describe('parseProxyParams', () => {
       [{}, '"params.state"'],
     ],
     disconnected: [[{ connection_id: 'c1' }, '"params.reason" is required']],
+    list_states: [[{}, '"params.principal" is required']],
+    close_state: [[{ owner: '' }, '"params.owner" must not be empty']],
   };
 
   for (const method of Object.values(ProxyMethods)) {
@@ -129,7 +135,7 @@ describe('parseProxyParams', () => {
   it('returns typed, stripped params', () => {
     const result = parseProxyParams(ProxyMethods.connect, { extension_id: 'e1', extra: 1 });
     if (!result.ok) throw new Error(result.error.message);
-    expectTypeOf(result.value).toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number } | undefined; settings?: SessionSettings | undefined }>();
+    expectTypeOf(result.value).toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined; settings?: SessionSettings | undefined }>();
     expect(result.value).toStrictEqual({ extension_id: 'e1' });
   });
 
@@ -150,6 +156,8 @@ describe('parseProxyResult', () => {
       list_extensions: { extensions: [{ id: 'e1', name: 'Chrome', connected: true }] },
       connect: { connection_id: 'c1', extension_id: 'e1', extension_name: 'Chrome' },
       disconnect: { disconnected: false },
+      list_states: { states: [{ name: 'bs_1', in_use: false, closes_in_ms: 1000 }, { name: 'bs_2', in_use: true }] },
+      close_state: { closed: true },
     };
     for (const method of Object.keys(valid) as ProxyRequestMethod[]) {
       expect(parseProxyResult(method, valid[method]).ok, method).toBe(true);

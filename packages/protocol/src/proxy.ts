@@ -25,6 +25,10 @@ export const ProxyMethods = {
    * once, the browser stops its work, and the session's next call goes on.
    */
   cancelled: 'notifications/cancelled',
+  /** client → daemon request: the kept browser states of one principal (a gateway's key), by name. */
+  listStates: 'list_states',
+  /** client → daemon request: close a kept browser state now (its tabs and browser context with it). */
+  closeState: 'close_state',
 } as const;
 
 export type ProxyMethod = (typeof ProxyMethods)[keyof typeof ProxyMethods];
@@ -101,7 +105,18 @@ export const connectParamsSchema = z.object({
    * made if there is none: a session that outlives this connection by `ms` after its last user leaves, so the next
    * connection of that owner finds its pages, cookies and storage (`--keep-browser-state`).
    */
-  keep_state: z.object({ owner: nonEmptyString.max(200), ms: z.number().int().min(1).max(7 * 24 * 3_600_000) }).optional(),
+  keep_state: z
+    .object({
+      owner: nonEmptyString.max(200),
+      ms: z.number().int().min(1).max(7 * 24 * 3_600_000),
+      /** Only take up a state that exists: none is answered StateNotFound instead of making one. */
+      existing: z.boolean().optional(),
+      /** Whose states it is among (a label of the gateway's key), for `list_states`. */
+      principal: nonEmptyString.max(200).optional(),
+      /** What `list_states` calls it (the handle the gateway gave its client). */
+      name: nonEmptyString.max(200).optional(),
+    })
+    .optional(),
   /**
    * How the session's tools behave: its gateway's flags (--snapshot-max-chars, --caps, origin lists…), applied by the
    * daemon within its own settings, in its browser and in an extension alike. A taken-up session keeps its own.
@@ -132,6 +147,26 @@ export const disconnectResultSchema = z.object({
   disconnected: z.boolean(),
 });
 export type DisconnectResult = z.infer<typeof disconnectResultSchema>;
+
+export const listStatesParamsSchema = z.object({ principal: nonEmptyString.max(200) });
+export type ListStatesParams = z.infer<typeof listStatesParamsSchema>;
+export const keptStateInfoSchema = z.object({
+  name: nonEmptyString,
+  /** Calls are using it now. */
+  in_use: z.boolean(),
+  /** Unused: how long until it closes, in ms. */
+  closes_in_ms: z.number().int().min(0).optional(),
+});
+export type KeptStateInfo = z.infer<typeof keptStateInfoSchema>;
+export const listStatesResultSchema = z.object({ states: z.array(keptStateInfoSchema) });
+export type ListStatesResult = z.infer<typeof listStatesResultSchema>;
+export const closeStateParamsSchema = z.object({ owner: nonEmptyString.max(200) });
+export type CloseStateParams = z.infer<typeof closeStateParamsSchema>;
+export const closeStateResultSchema = z.object({
+  /** false when the owner had no state (never made, closed already, or expired). */
+  closed: z.boolean(),
+});
+export type CloseStateResult = z.infer<typeof closeStateResultSchema>;
 
 /**
  * The client's link to its extension: `connecting` after connect, `connected` once commands can flow,
@@ -186,6 +221,8 @@ export const proxyMethodSchemas = {
   [ProxyMethods.status]: { kind: 'notification', params: statusParamsSchema },
   [ProxyMethods.disconnected]: { kind: 'notification', params: disconnectedParamsSchema },
   [ProxyMethods.cancelled]: { kind: 'notification', params: cancelledParamsSchema },
+  [ProxyMethods.listStates]: { kind: 'request', params: listStatesParamsSchema, result: listStatesResultSchema },
+  [ProxyMethods.closeState]: { kind: 'request', params: closeStateParamsSchema, result: closeStateResultSchema },
 } as const satisfies Record<
   ProxyMethod,
   { kind: 'request'; params: z.ZodType; result: z.ZodType } | { kind: 'notification'; params: z.ZodType }

@@ -29,3 +29,5 @@ export type { ToolSettings } from './settings.js';
 export { CODEGEN_LANGUAGES, renderLocator, renderStep } from './codegen.js';
 export type { CodeArg, CodeStep, CodegenLanguage, LocatorChain, LocatorSpec } from './codegen.js';
 export { cutText, MAX_ANSWER_CHARS, MAX_CONSOLE_ENTRY_CHARS, MAX_CONSOLE_RING_CHARS } from './sizes.js';
+export { BROWSER_HANDLE_PATTERN, BROWSER_STATE_TOOL_NAMES, browserArgumentSchema, browserStateTools } from './browser-states.js';
+export type { BrowserStateToolName } from './browser-states.js';

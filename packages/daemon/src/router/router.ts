@@ -620,13 +620,46 @@ export class SessionRouter {
    * Keeps the open session `sessionId` as `owner`'s browser state, held by `holder`, for `keepMs` after its last
    * holder leaves. Undefined if the owner has a state already (another of its sessions kept one first).
    */
-  async keepState(owner: string, sessionId: string, keepMs: number, holder: StateHolder): Promise<StateRecord | undefined> {
+  async keepState(
+    owner: string,
+    sessionId: string,
+    keepMs: number,
+    holder: StateHolder,
+    listed: { principal?: string | undefined; name?: string | undefined } = {},
+  ): Promise<StateRecord | undefined> {
     this.#assertOpen();
     checkId(owner, 'owner');
     checkId(sessionId, 'sessionId');
     checkId(holder?.id, 'holder.id');
-    const state: StateRecord = { handle: generateWireId(), owner, sessionId, keepMs: checkDelay(keepMs, 'keepMs', 0, 1), holders: [holder] };
+    const state: StateRecord = {
+      handle: generateWireId(),
+      owner,
+      sessionId,
+      keepMs: checkDelay(keepMs, 'keepMs', 0, 1),
+      holders: [holder],
+      ...(listed.principal !== undefined ? { principal: listed.principal } : {}),
+      ...(listed.name !== undefined ? { name: listed.name } : {}),
+    };
     return (await this.#store.createState(state)) ? state : undefined;
+  }
+
+  /** The kept states of one principal (those kept with it), for its client to list. */
+  async statesOf(principal: string): Promise<StateRecord[]> {
+    this.#assertOpen();
+    checkId(principal, 'principal');
+    return (await this.#store.listStates()).filter((s) => s.principal === principal);
+  }
+
+  /** Closes `owner`'s kept state now, whoever holds it: its session closes with its tabs. False when it had none. */
+  async closeState(owner: string): Promise<boolean> {
+    this.#assertOpen();
+    checkId(owner, 'owner');
+    const state = await this.#store.getState(owner);
+    if (state === undefined) return false;
+    this.#clearStateTimer(owner);
+    await this.#store.updateState(owner, state.handle, () => undefined);
+    await this.closeSession(state.sessionId).catch(() => undefined);
+    return true;
   }
 
   /** A holder of a kept state left; with none left it waits its keepMs for the next, then its session closes. */
@@ -877,7 +910,7 @@ function checkDelay(value: number | undefined, what: string, fallback: number, m
 }
 
 /** Ms until an unused kept state is due to close (≤ 0: due now); Infinity while it has holders. */
-function stateDue(state: StateRecord): number {
+export function stateDue(state: StateRecord): number {
   if (state.holders.length > 0 || state.idleSince === undefined) return Infinity;
   return state.idleSince + state.keepMs - Date.now();
 }

@@ -63,6 +63,10 @@ export interface StateRecord {
   readonly holders: readonly StateHolder[];
   /** When its last holder left (epoch ms); unset while it has holders. */
   readonly idleSince?: number;
+  /** Whose states it is among (a gateway's key, as the daemon derives it), for listing them. */
+  readonly principal?: string;
+  /** What the listing calls it: the handle its client was given. */
+  readonly name?: string;
 }
 
 export interface StateHolder {

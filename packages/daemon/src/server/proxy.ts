@@ -19,8 +19,8 @@ import { settingsWithin, SettingsConflictError } from '@browsermcp/tools';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
-import { BadRequestError, ExtensionNotFoundError, UnauthorizedError, toWireError } from '../errors.js';
-import type { Unsubscribe } from '../router/index.js';
+import { BadRequestError, ExtensionNotFoundError, StateNotFoundError, UnauthorizedError, toWireError } from '../errors.js';
+import { stateDue, type Unsubscribe } from '../router/index.js';
 import { browsersFor, findBrowser, sessionOf } from './caller.js';
 import { keptStateOwner } from './state-owners.js';
 import { runLogged, type DaemonState } from './core.js';
@@ -119,6 +119,10 @@ class ProxyClient {
         return this.connect(request.params);
       case ProxyMethods.disconnect:
         return this.disconnect(request.params);
+      case ProxyMethods.listStates:
+        return this.listStates(request.params);
+      case ProxyMethods.closeState:
+        return this.closeState(request.params);
       default:
         return this.forward(request);
     }
@@ -183,6 +187,7 @@ class ProxyClient {
       // An owner within this user: another user's states are out of reach whatever owner its client names.
       const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.owner);
       const kept = await router.takeState(owner, holder);
+      if (kept === undefined && keep.existing === true) throw new StateNotFoundError();
       if (kept !== undefined) {
         const session = await router.getSession(kept.sessionId);
         if (session?.executorId !== extensionId) {
@@ -206,7 +211,8 @@ class ProxyClient {
       });
       if (keep !== undefined) {
         const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.owner);
-        const made = await router.keepState(owner, sessionId, keep.ms, holder);
+        const principal = keep.principal !== undefined ? keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.principal) : undefined;
+        const made = await router.keepState(owner, sessionId, keep.ms, holder, { principal, name: keep.name });
         if (made) state = { owner, handle: made.handle, holder: holder.id };
       }
     }
@@ -245,6 +251,28 @@ class ProxyClient {
       session_id: sessionId,
       ...(resumed ? { resumed: true } : {}),
     };
+  }
+
+  /** The kept states of a principal within this user (another user's are out of reach whatever it names). */
+  private async listStates(params: unknown): Promise<unknown> {
+    const checked = parseProxyParams(ProxyMethods.listStates, params);
+    if (!checked.ok) throw new BadRequestError(checked.error.message);
+    const principal = keptStateOwner(this.daemon.options.stateSecret, this.userId, checked.value.principal);
+    const states = await this.daemon.options.router.statesOf(principal);
+    return {
+      states: states.flatMap((s) => {
+        if (s.name === undefined) return [];
+        const closesIn = stateDue(s);
+        return [{ name: s.name, in_use: s.holders.length > 0, ...(Number.isFinite(closesIn) ? { closes_in_ms: Math.max(0, Math.round(closesIn)) } : {}) }];
+      }),
+    };
+  }
+
+  private async closeState(params: unknown): Promise<unknown> {
+    const checked = parseProxyParams(ProxyMethods.closeState, params);
+    if (!checked.ok) throw new BadRequestError(checked.error.message);
+    const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, checked.value.owner);
+    return { closed: await this.daemon.options.router.closeState(owner) };
   }
 
   private async disconnect(params: unknown): Promise<unknown> {

@@ -59,3 +59,20 @@ it('drops the holders of an instance that died, so the state can wait and close 
     vi.useRealTimers();
   }
 });
+
+it('lists the named states of one principal, and closes one at once with its session, whoever holds it', async () => {
+  await router.openSession('h1');
+  await router.openSession('h2');
+  await router.openSession('other');
+  await router.keepState('erin/bs_1', 'h1', 60_000, { id: 'e1' }, { principal: 'erin', name: 'bs_1' });
+  await router.keepState('erin/bs_2', 'h2', 60_000, { id: 'e2' }, { principal: 'erin', name: 'bs_2' });
+  await router.keepState('frank/bs_3', 'other', 60_000, { id: 'f1' }, { principal: 'frank', name: 'bs_3' });
+  expect((await router.statesOf('erin')).map((s) => s.name).sort()).toEqual(['bs_1', 'bs_2']);
+  expect(await router.closeState('erin/bs_1')).toBe(true);
+  expect(await router.hasSession('h1')).toBe(false);
+  expect(await router.takeState('erin/bs_1', { id: 'e3' })).toBeUndefined();
+  expect((await router.statesOf('erin')).map((s) => s.name)).toEqual(['bs_2']);
+  // Nothing to close: said, not thrown.
+  expect(await router.closeState('erin/bs_1')).toBe(false);
+  expect(await router.hasSession('other')).toBe(true);
+});

@@ -1,6 +1,7 @@
 import type { SessionRouter } from '@browsermcp/daemon';
 import type { ToolResult } from '@browsermcp/tools';
-import type { Backend, OpenSessionOptions } from '../backend.js';
+import { stateDue } from '@browsermcp/daemon';
+import type { Backend, KeptStateInfo, OpenSessionOptions } from '../backend.js';
 import { CallWaits } from './call-waits.js';
 import { SessionFilesRegistry } from './session-files.js';
 import { SessionStates } from './session-states.js';
@@ -42,7 +43,7 @@ export abstract class RouterBackend implements Backend {
   async openSession(sessionId: string, options: OpenSessionOptions = {}): Promise<void> {
     const browser = await this.beforeOpen();
     const { roots, owner } = options;
-    await this.states.open(sessionId, owner, (id) => this.files.opening(id, roots, owner, () => this.openDaemonSession(id, options, browser)), options.keepMs);
+    await this.states.open(sessionId, owner, (id) => this.files.opening(id, roots, owner, () => this.openDaemonSession(id, options, browser)), options.keepMs, options.state);
     const daemonSessionId = this.states.daemonSession(sessionId);
     this.listening.set(sessionId, [this.waiting.watch(this.router, daemonSessionId), ...this.listen(sessionId, daemonSessionId)]);
   }
@@ -68,6 +69,18 @@ export abstract class RouterBackend implements Backend {
       this.files.delete(id);
       return this.router.closeSession(id);
     });
+  }
+
+  async listStates(principal: string): Promise<KeptStateInfo[]> {
+    return (await this.router.statesOf(principal)).flatMap((s) => {
+      if (s.name === undefined) return [];
+      const closesIn = stateDue(s);
+      return [{ name: s.name, inUse: s.holders.length > 0, ...(Number.isFinite(closesIn) ? { closesInMs: Math.max(0, Math.round(closesIn)) } : {}) }];
+    });
+  }
+
+  closeState(owner: string): Promise<boolean> {
+    return this.router.closeState(owner);
   }
 
   abstract browserConnected(): boolean;

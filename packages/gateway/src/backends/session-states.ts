@@ -1,4 +1,5 @@
-import type { SessionRouter } from '@browsermcp/daemon';
+import { StateNotFoundError, type SessionRouter } from '@browsermcp/daemon';
+import type { KeptStateOptions } from '../backend.js';
 
 /**
  * Which daemon session each MCP session drives. Without a kept state, its own. With one (--keep-browser-state, and
@@ -22,12 +23,19 @@ export class SessionStates {
    * Opens the MCP session: on its owner's kept state if there is one, else on a new daemon session (`open`) kept as
    * the owner's state for `keepMs` (default: --keep-browser-state; none: the session is its own).
    */
-  async open(sessionId: string, owner: string | undefined, open: (daemonSessionId: string) => Promise<void>, keepMs = this.keepMs): Promise<void> {
+  async open(
+    sessionId: string,
+    owner: string | undefined,
+    open: (daemonSessionId: string) => Promise<void>,
+    keepMs = this.keepMs,
+    kept: KeptStateOptions = {},
+  ): Promise<void> {
     if (keepMs === undefined || owner === undefined) return open(sessionId);
     const router = this.router();
     if (await this.take(owner, sessionId)) return;
+    if (kept.existing) throw new StateNotFoundError();
     await open(sessionId);
-    const state = await router.keepState(owner, sessionId, keepMs, { id: sessionId });
+    const state = await router.keepState(owner, sessionId, keepMs, { id: sessionId }, { principal: kept.principal, name: kept.name });
     if (state) {
       this.held.set(sessionId, { owner, handle: state.handle, daemonSessionId: sessionId });
       return;

@@ -1,13 +1,14 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ToolResult } from '@browsermcp/tools';
-import type { Backend } from '../backend.js';
 import type { CallRoute } from '../mcp-server.js';
 import type { RootsPolicy } from '../roots.js';
 import { newSessionId } from '../sessions.js';
+import { isStateTool, type BrowserStates } from './browser-states.js';
 
 /**
- * A 2026-07-28 request's call: no session, so the call takes up its caller's browser state (the kept state of its
- * key) for the length of the call and leaves it for the next request, on this gateway or another.
+ * A 2026-07-28 request's call: no session, so the call takes up a browser state of its caller (the one its `browser`
+ * handle names, or its key's default) for the length of the call and leaves it for the next request, on this gateway
+ * or another.
  */
 export class StatelessCalls implements CallRoute {
   /** The session this request opened for its call, while it runs. */
@@ -17,11 +18,10 @@ export class StatelessCalls implements CallRoute {
   constructor(
     private readonly server: Server,
     private readonly options: {
-      backend: Backend;
-      /** Whose state it is: a hash of the caller's key ("no-key" without auth, "stdio" over stdio). */
-      owner: string;
-      /** How long the state outlives its last request (ms). */
-      keepMs: number;
+      /** The caller's states. */
+      states: BrowserStates;
+      /** What a running call waits for, by the session it runs in. */
+      waitingFor: (sessionId: string) => string | undefined;
       roots: RootsPolicy;
       cwd?: string;
     },
@@ -30,21 +30,22 @@ export class StatelessCalls implements CallRoute {
   }
 
   async run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult> {
-    const { backend, owner, keepMs } = this.options;
-    const id = newSessionId();
-    this.sessionId = id;
     // The client's roots arrive with the input-required round trip (not yet asked): the policy's own folders meanwhile.
     const roots = this.options.roots === 'client-or-cwd' ? [this.options.cwd ?? process.cwd()] : [];
-    await backend.openSession(id, { clientName: this.server.getClientVersion()?.name, roots: async () => roots, owner, keepMs });
-    try {
-      return await backend.callTool(id, name, args, ctx.mcpReq.signal);
-    } finally {
-      this.sessionId = undefined;
-      await backend.closeSession(id).catch(() => undefined);
-    }
+    const call = {
+      clientName: this.server.getClientVersion()?.name,
+      roots: async () => roots,
+      signal: ctx.mcpReq.signal,
+      running: (id: string | undefined) => {
+        this.sessionId = id;
+      },
+    };
+    if (isStateTool(name)) return this.options.states.runStateTool(name, args, call);
+    const { browser, ...rest } = args;
+    return this.options.states.run(browser === undefined ? undefined : String(browser), name, rest, call);
   }
 
   waitingFor(): string | undefined {
-    return this.sessionId ? this.options.backend.waitingFor?.(this.sessionId) : undefined;
+    return this.sessionId ? this.options.waitingFor(this.sessionId) : undefined;
   }
 }

@@ -13,6 +13,7 @@ import { legacySse } from './sse.js';
 import { NO_KEY, streamableHttp } from './streamable.js';
 import { SessionCalls } from '../calls/session-calls.js';
 import { StatelessCalls } from '../calls/stateless-calls.js';
+import { BrowserStates } from '../calls/browser-states.js';
 import { describeNotice } from '../notices.js';
 
 /** Fastify's codes for a body that is not JSON: answered as JSON-RPC parse errors (by code, not by their words). */
@@ -82,6 +83,8 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   });
   const roots = opts.clientRoots ? 'client-or-cwd' : 'none';
   const serverOptions = { tools: opts.tools, version: VERSION, log: toolLog, ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}) };
+  const statesOf = (keyOwner: string) => new BrowserStates({ backend: opts.backend, keyOwner, keepMs: opts.stateKeepMs });
+  const waitingFor = (sessionId: string) => opts.backend.waitingFor?.(sessionId);
   const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>
     createMcpServer({
       ...serverOptions,
@@ -89,6 +92,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
         new SessionCalls(server, {
           sessionId,
           backend: opts.backend,
+          states: statesOf(keyHash ?? NO_KEY),
           roots,
           open: async (clientName, clientRoots) => {
             const id = sessionId();
@@ -102,7 +106,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     ({ authInfo }) =>
       createMcpServer({
         ...serverOptions,
-        route: (server) => new StatelessCalls(server, { backend: opts.backend, owner: authInfo?.clientId ?? NO_KEY, keepMs: opts.stateKeepMs, roots }),
+        route: (server) => new StatelessCalls(server, { states: statesOf(authInfo?.clientId ?? NO_KEY), waitingFor, roots }),
       }),
     { legacy: 'reject', onerror: (error) => app.log.debug({ error: error.message }, 'stateless request refused') },
   );
