@@ -15,7 +15,9 @@ import type {
 declare const __VERSION__: string;
 
 /** Newest first: the first is offered, the others are accepted when the server answers with them. */
-export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+export const PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
+/** The stateless revision: no initialize and no session; every request carries its version and client in `_meta`. */
+const MODERN = '2026-07-28';
 
 interface Pending {
   resolve(result: unknown): void;
@@ -26,8 +28,9 @@ interface Pending {
 const within = (ms: number): AbortSignal => (ms > 0 ? AbortSignal.timeout(ms) : new AbortController().signal);
 
 /**
- * An MCP client over Streamable HTTP (spec 2025-11-25, back to 2025-03-26) with nothing but `fetch`.
- * Requests initialize the session on first use; a session the server forgot (404) is replaced once, transparently.
+ * An MCP client over Streamable HTTP with nothing but `fetch`: 2026-07-28 statelessly when the server offers it
+ * (`server/discover`), else a 2025 session (back to 2025-03-26), initialized on first use; a session the server forgot
+ * (404) is replaced once, transparently.
  */
 export class MCPClient {
   readonly url: string;
@@ -164,14 +167,19 @@ export class MCPClient {
 
   async #init(): Promise<InitializeResult> {
     this.#transport.forget();
-    const first = this.#options.protocolVersion ?? PROTOCOL_VERSIONS[0]!;
-    const offers = [first, ...PROTOCOL_VERSIONS.filter((v) => v < first)];
+    const first = this.#options.protocolVersion ?? MODERN;
+    if (first === MODERN) {
+      const discovered = await this.#discover();
+      if (discovered) return discovered;
+    }
+    // A 2025 session: initialize, offering the newest 2025 version first.
+    const offers = PROTOCOL_VERSIONS.filter((v) => v <= first && v < MODERN);
     for (let i = 0; ; i++) {
       try {
         const result = (await this.#send('initialize', {
           protocolVersion: offers[i],
           capabilities: {},
-          clientInfo: this.#options.clientInfo ?? { name: 'browsermcp-client', version: __VERSION__ },
+          clientInfo: this.#clientInfo(),
         })) as InitializeResult;
         if (!PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
           throw new MCPError('PROTOCOL', `The server speaks MCP ${result.protocolVersion}; this client speaks ${PROTOCOL_VERSIONS.join(', ')}`);
@@ -185,6 +193,24 @@ export class MCPClient {
         if (!refused || i + 1 >= offers.length) throw e;
       }
     }
+  }
+
+  /** 2026-07-28 when the server offers it; undefined (fall back to initialize) when it answers anything else. */
+  async #discover(): Promise<InitializeResult | undefined> {
+    this.#transport.protocolVersion = MODERN;
+    try {
+      const found = (await this.#send('server/discover', {})) as Message;
+      if (Array.isArray(found.supportedVersions) && found.supportedVersions.includes(MODERN)) {
+        // The server names itself in the result's _meta in this revision.
+        const serverInfo = found.serverInfo ?? (isObject(found._meta) ? found._meta['io.modelcontextprotocol/serverInfo'] : undefined);
+        return { protocolVersion: MODERN, capabilities: found.capabilities, serverInfo, instructions: found.instructions } as InitializeResult;
+      }
+    } catch (e) {
+      // No answer at all is an outage, not a legacy server.
+      if (e instanceof MCPError && e.isNetworkError()) throw e;
+    }
+    this.#transport.protocolVersion = undefined;
+    return undefined;
   }
 
   /** One request: its answer arrives in the POST response (JSON or SSE), a resumed stream, or the GET stream. */
@@ -226,10 +252,22 @@ export class MCPClient {
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort);
       arm();
-      const body = onProgress ? { ...params, _meta: { ...(params?._meta as Message), progressToken: id } } : params;
+      const meta: Message = { ...(params?._meta as Message) };
+      if (onProgress) meta.progressToken = id;
+      // 2026-07-28: who asks, and in which version, travels with every request.
+      if (this.#transport.protocolVersion === MODERN) {
+        meta['io.modelcontextprotocol/protocolVersion'] = MODERN;
+        meta['io.modelcontextprotocol/clientInfo'] = this.#clientInfo();
+        meta['io.modelcontextprotocol/clientCapabilities'] = {};
+      }
+      const body = Object.keys(meta).length ? { ...params, _meta: meta } : params;
       // Settling aborts ctl: that tells the transport to stop waiting for the answer.
       this.#transport.send({ jsonrpc: '2.0', id, method, params: body }, ctl.signal).catch((e: unknown) => this.#pending.get(id)?.reject(asError(e)));
     });
+  }
+
+  #clientInfo(): Message {
+    return { ...(this.#options.clientInfo ?? { name: 'browsermcp-client', version: __VERSION__ }) };
   }
 
   #receive(message: unknown): void {

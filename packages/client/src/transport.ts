@@ -134,6 +134,12 @@ export class HTTPTransport implements Transport {
     if (body) headers['content-type'] = 'application/json';
     if (sid) headers['mcp-session-id'] = sid;
     if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+    // 2026-07-28 mirrors the method (and a tool's name) in headers, for balancers that route on them.
+    if (body && this.protocolVersion === '2026-07-28' && typeof body.method === 'string') {
+      headers['mcp-method'] = body.method;
+      const name = isObject(body.params) ? body.params.name : undefined;
+      if (typeof name === 'string' && body.method === 'tools/call') headers['mcp-name'] = name;
+    }
     if (lastEventId) headers['last-event-id'] = lastEventId;
     let res: Response;
     const send = () => this.#fetch(this.#url, { method, headers, body: body && JSON.stringify(body), signal });

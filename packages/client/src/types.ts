@@ -13,7 +13,10 @@ export interface MCPClientOptions {
   /** Milliseconds a request may take; a progress notification restarts the clock. 0 = none. Default 30000. */
   timeout?: number;
   fetch?: FetchLike;
-  /** The version to offer first (default: the newest supported, 2025-11-25). */
+  /**
+   * The version to speak. Default: 2026-07-28 when the server offers it (asked with `server/discover`), else the newest
+   * 2025 one it accepts. A 2025 version skips the probe and offers that one first.
+   */
   protocolVersion?: string;
   clientInfo?: Implementation;
 }

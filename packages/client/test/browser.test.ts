@@ -46,29 +46,38 @@ describe('the IIFE build in a real browser', () => {
       async (mcpUrl, key, target) => {
         const { MCPClient, MCPUtils } = window.BrowserMCP;
         const client = new MCPClient(mcpUrl, { headers: { Authorization: `Bearer ${key}` } });
+        // A 2025 session from the page too: its Mcp-Session-Id must reach the page.
+        const legacy = new MCPClient(mcpUrl, { headers: { Authorization: `Bearer ${key}` }, protocolVersion: '2025-11-25' });
         try {
+          const spoken = (await client.connect()).protocolVersion;
           const tools = await client.listTools();
           const nav = await client.call('browser_navigate', { url: target });
           const snapshot = await client.call('browser_snapshot');
+          await legacy.connect();
           return {
             version: MCPUtils.getProtocolVersion(),
+            spoken,
             tools: tools.length,
             session: client.getSessionId() ?? null,
+            legacySession: legacy.getSessionId() ?? null,
             nav: nav.isError,
             snapshot: snapshot.text,
           };
         } finally {
-          await client.close();
+          await Promise.all([client.close(), legacy.close()]);
         }
       },
       `${gw.url}/mcp`,
       gw.apiKey!,
       fixtures.url('/form.html'),
     );
-    expect(outcome.version).toBe('2025-11-25');
+    expect(outcome.version).toBe('2026-07-28');
+    // 2026-07-28 from a page: CORS lets its Mcp-Method and Mcp-Name headers through, and there is no session.
+    expect(outcome.spoken).toBe('2026-07-28');
+    expect(outcome.session).toBeNull();
     expect(outcome.tools).toBeGreaterThan(10);
     // The gateway exposes Mcp-Session-Id to the page through CORS.
-    expect(outcome.session).toMatch(/.{16,}/);
+    expect(outcome.legacySession).toMatch(/.{16,}/);
     expect(outcome.nav).toBe(false);
     expect(outcome.snapshot).toContain('### Snapshot');
     expect(gw.registry.size).toBe(0);

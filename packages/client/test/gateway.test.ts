@@ -15,7 +15,8 @@ afterAll(async () => {
   await fixtures?.close();
 });
 
-const connect = () => new MCPClient(`${gw.url}/mcp`, { headers: { Authorization: `Bearer ${gw.apiKey}` } });
+// The session tests: a 2025 session (the client speaks 2026-07-28 statelessly unless told otherwise).
+const connect = () => new MCPClient(`${gw.url}/mcp`, { headers: { Authorization: `Bearer ${gw.apiKey}` }, protocolVersion: '2025-11-25' });
 
 describe('@browsermcp/client against the gateway', () => {
   it('navigates, snapshots and clicks a fixture page', async () => {

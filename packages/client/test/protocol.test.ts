@@ -11,11 +11,58 @@ afterEach(async () => {
   client = server = undefined;
 });
 
+// The fake server is a 2025 session server: these tests speak 2025 (the 2026-07-28 tests below ask for it).
 async function setup(handle?: Handler, version?: string, options: ConstructorParameters<typeof MCPClient>[1] = {}) {
   server = await startFakeServer(handle, version);
-  client = new MCPClient(server.url, options);
+  client = new MCPClient(server.url, { protocolVersion: '2025-11-25', ...options });
   return { server, client };
 }
+
+describe('2026-07-28', () => {
+  const MODERN = '2026-07-28';
+  const discover: Handler = (req, res) => {
+    if (req.body.method !== 'server/discover') return false;
+    return json(res, result(req.body.id, { supportedVersions: [MODERN], capabilities: { tools: {} }, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern', version: '2.0.0' } } }), 200, { 'mcp-session-id': '' });
+  };
+
+  it('asks server/discover first and then speaks statelessly: every request carries the envelope and the mirrored headers, no session', async () => {
+    server = await startFakeServer((req, res) => {
+      if (discover(req, res)) return true;
+      if (req.body.method === 'tools/call') return json(res, result(req.body.id, { content: [{ type: 'text', text: 'ok' }] }), 200, { 'mcp-session-id': '' });
+      return false;
+    });
+    client = new MCPClient(server.url, { clientInfo: { name: 'page', version: '3' } });
+    const connected = await client.connect();
+    expect(connected).toMatchObject({ protocolVersion: MODERN, serverInfo: { name: 'modern' } });
+    expect((await client.call('browser_snapshot')).text).toBe('ok');
+    const call = server.seen.find((s) => s.body.method === 'tools/call')!;
+    expect(call.headers).toMatchObject({ 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'browser_snapshot' });
+    expect(call.headers['mcp-session-id']).toBeUndefined();
+    expect(call.body.params?._meta).toMatchObject({
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientInfo': { name: 'page', version: '3' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    });
+    await client.close();
+    // Nothing to initialize, nothing to end.
+    expect(server.seen.map((s) => s.body.method ?? s.method)).toEqual(['server/discover', 'tools/call']);
+  });
+
+  it('falls back to initialize when the server does not answer server/discover (a 2025 server)', async () => {
+    server = await startFakeServer();
+    client = new MCPClient(server.url);
+    expect((await client.connect()).protocolVersion).toBe('2025-11-25');
+    expect(server.seen.map((s) => s.body.method)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
+    expect(server.seen[1]!.body.params?.protocolVersion).toBe('2025-11-25');
+  });
+
+  it('does not take an unreachable server for a 2025 one: the failure is a network error', async () => {
+    client = new MCPClient('http://127.0.0.1:9/mcp', { timeout: 5_000 });
+    const error = await client.connect().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MCPError);
+    expect((error as MCPError).isNetworkError()).toBe(true);
+  });
+});
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;
@@ -47,7 +94,7 @@ describe('connecting', () => {
       expect(later.headers['mcp-protocol-version']).toBe('2025-11-25');
     }
     expect(client.getSessionId()).toBe(SESSION);
-    expect(MCPUtils.getProtocolVersion()).toBe('2025-11-25');
+    expect(MCPUtils.getProtocolVersion()).toBe('2026-07-28');
   });
 
   it('initializes once for concurrent first requests', async () => {

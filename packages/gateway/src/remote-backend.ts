@@ -14,6 +14,7 @@ import {
 import type { ToolResult } from '@browsermcp/tools';
 import WebSocket from 'ws';
 import { RemoteDaemonError } from './errors.js';
+import { IdlePool } from './idle-pool.js';
 import type { Backend, KeptStateInfo, KeptStateOptions, OpenSessionOptions } from './backend.js';
 
 export interface RemoteBackendOptions {
@@ -179,6 +180,15 @@ function keepStateParams(owner: string, ms: number, state: KeptStateOptions | un
   };
 }
 
+/** How long a connection holding a kept state waits for its owner's next request before it lets the state go. */
+const KEPT_LINK_IDLE_MS = 30_000;
+
+/** Which kept state a session holds, as connections are pooled by it; undefined for a session of its own. */
+function keptKey(session: RemoteSession): string | undefined {
+  if (session.keepMs === undefined || session.owner === undefined) return undefined;
+  return keptStateLabel(session.owner);
+}
+
 interface RemoteSession {
   conn: ProxyConnection | undefined;
   /** A connection being made (first, or after a drop); calls wait for it. */
@@ -206,6 +216,16 @@ export class RemoteBackend implements Backend {
   /** The daemon that answered last: new connections start there. */
   private current = 0;
   private readonly sessions = new Map<string, RemoteSession>();
+  /**
+   * Connections holding a kept browser state, between the sessions that use it: a 2026-07-28 request opens and closes
+   * a session per call, and would otherwise pay a connection, a handshake and a connect on every one.
+   */
+  private readonly kept = new IdlePool<{ conn: ProxyConnection; daemonSession: RemoteSession['daemonSession'] }>({
+    idleMs: KEPT_LINK_IDLE_MS,
+    perKey: 4,
+    usable: ({ conn }) => !conn.closed && conn.connected,
+    end: ({ conn }) => void this.disconnect(conn),
+  });
 
   constructor(private readonly options: RemoteBackendOptions) {
     this.urls = typeof options.daemonUrl === 'string' ? [options.daemonUrl] : [...options.daemonUrl];
@@ -297,6 +317,15 @@ export class RemoteBackend implements Backend {
   async openSession(sessionId: string, { owner, keepMs = this.options.keepStateMs, state }: OpenSessionOptions = {}): Promise<void> {
     const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, keepMs, state, closed: false };
     this.sessions.set(sessionId, session);
+    const link = keptKey(session) !== undefined ? this.kept.take(keptKey(session)!) : undefined;
+    if (link) {
+      session.conn = link.conn;
+      session.daemonSession = link.daemonSession;
+      link.conn.onDrop = () => {
+        if (session.conn === link.conn && !session.closed) void this.live(session).catch(() => undefined);
+      };
+      return;
+    }
     try {
       await this.live(session);
     } catch (err) {
@@ -320,6 +349,18 @@ export class RemoteBackend implements Backend {
     session.closed = true;
     const conn = session.conn ?? (await session.attaching?.catch(() => undefined));
     if (!conn || conn.closed) return;
+    const key = keptKey(session);
+    if (key !== undefined) {
+      // Still holding the state: kept for the owner's next request, which takes it up without a round trip.
+      conn.onDrop = undefined;
+      this.kept.put(key, { conn, daemonSession: session.daemonSession });
+      return;
+    }
+    await this.disconnect(conn);
+  }
+
+  private async disconnect(conn: ProxyConnection): Promise<void> {
+    if (conn.closed) return;
     await conn.proxy(ProxyMethods.disconnect).catch(() => undefined);
     conn.close();
   }
@@ -360,5 +401,6 @@ export class RemoteBackend implements Backend {
 
   async close(): Promise<void> {
     await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)));
+    this.kept.clear();
   }
 }
