@@ -8,7 +8,7 @@ import { hs256Verifier, signToken, startDaemon, writeNatsClusterFiles, type Nats
 import { NatsServer, startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { keptStateLabel } from '../src/remote-backend.js';
-import { connectClient, refIn, startGateway, text } from './helpers.js';
+import { connectClient, modernClient, refIn, RoundRobin, startGateway, text } from './helpers.js';
 
 // A gateway with two daemons of a cluster in --daemon-url. Its entry daemon runs as its own process and dies by
 // SIGKILL; the browser is held by a third daemon. The MCP session and its page must survive the move.
@@ -134,5 +134,32 @@ it('keeps a key’s browser state in the cluster: a session through another daem
     await second.close();
   } finally {
     await viaHolder.close();
+  }
+});
+
+it('serves MCP 2026-07-28 with a gateway on each instance behind a round-robin balancer: states and handles live in the cluster', async () => {
+  const token = await signToken({ userId: 'bob', secret: SECRET });
+  const ws = (d: RunningDaemon) => `${d.address.replace('http', 'ws')}/mcp`;
+  const key = 'modern-key-of-bob-0123456789abcdef';
+  const flags = ['--daemon-token', token, '--daemon-browser', 'local-holder', '--api-key', key];
+  const gateways = [await startGateway(['--daemon-url', ws(spare), ...flags]), await startGateway(['--daemon-url', ws(holder), ...flags])];
+  const balancer = await RoundRobin.start(gateways.map((g) => g.url));
+  try {
+    const client = await modernClient(balancer.url, key);
+    const handle = /bs_[A-Za-z0-9_-]{32}/.exec(text(await client.callTool({ name: 'browser_state_open', arguments: {} })))![0];
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html'), browser: handle } });
+    const snapshot = text(await client.callTool({ name: 'browser_snapshot', arguments: { browser: handle } }));
+    const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snapshot, 'button "Click me"'), browser: handle } }));
+    expect(clicked).toContain('button "Clicked 1 times"');
+    expect(new Set(balancer.served)).toEqual(new Set([0, 1]));
+    // The handle's state is a record in NATS, found by either instance.
+    expect((await holder.cluster!.store.listStates()).some((s) => s.name === handle)).toBe(true);
+    expect(text(await client.callTool({ name: 'browser_state_list', arguments: {} }))).toContain(handle);
+    expect(text(await client.callTool({ name: 'browser_state_close', arguments: { browser: handle } }))).toContain('Closed');
+    expect((await holder.cluster!.store.listStates()).some((s) => s.name === handle)).toBe(false);
+    await client.close();
+  } finally {
+    await balancer.close();
+    await Promise.all(gateways.map((g) => g.close()));
   }
 });

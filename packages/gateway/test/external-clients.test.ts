@@ -41,4 +41,16 @@ describe('third-party MCP clients', () => {
     ) as { content: Array<{ text: string }> };
     expect(call.content[0]!.text).toContain('### Result\n42');
   }, 300_000);
+
+  it('speaks 2026-07-28 with the Inspector CLI (--protocol-era modern): two processes, one browser state, no session', async () => {
+    const inspector = ['-p', '@modelcontextprotocol/inspector@2.12.0', 'mcp-inspector', '--cli', `${gw.url}/mcp`, '--transport', 'http', '--protocol-era', 'modern'];
+    const sessionsBefore = gw.registry.size;
+    await npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', "function=() => { document.title = 'set by the first process'; }"]);
+    // Another process, another request: the same (default) browser state, whichever request holds it.
+    const call = JSON.parse((await npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', 'function=() => document.title'])).stdout) as {
+      content: Array<{ text: string }>;
+    };
+    expect(call.content[0]!.text).toContain('set by the first process');
+    expect(gw.registry.size).toBe(sessionsBefore);
+  }, 300_000);
 });

@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -112,3 +114,47 @@ export function useGatewayAndFixtures(ready: (pair: { gw: RunningHttpGateway; se
     await pair?.server.close();
   });
 }
+
+/** A plain round-robin HTTP balancer: each request goes to the next gateway, with no stickiness of any kind. */
+export class RoundRobin {
+  private next = 0;
+  readonly served: number[];
+  private constructor(
+    private readonly http: Server,
+    readonly url: string,
+  ) {
+    this.served = [];
+  }
+
+  static async start(targets: string[]): Promise<RoundRobin> {
+    let balancer: RoundRobin | undefined;
+    const http = createServer((req, res) => {
+      const index = balancer!.next++ % targets.length;
+      balancer!.served.push(index);
+      const target = new URL(targets[index]!);
+      const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const address = http.address();
+    balancer = new RoundRobin(http, `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+    return balancer;
+  }
+
+  close(): Promise<void> {
+    this.http.closeAllConnections();
+    return new Promise((resolve) => this.http.close(() => resolve()));
+  }
+}
+
+/** The official v2 client pinned to MCP 2026-07-28 (stateless: no initialize, no session). */
+export async function modernClient(url: string, key: string): Promise<ModernClient> {
+  const client = new ModernClient({ name: 'modern-client', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new ModernTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  return client;
+}
+

@@ -1,12 +1,10 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { hs256Verifier, signToken, startDaemon, type RunningDaemon } from '@browsermcp/daemon';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
-import { connectClient, refIn, startGateway, text } from './helpers.js';
+import { connectClient, modernClient, refIn, RoundRobin, startGateway, text } from './helpers.js';
 
 // MCP 2026-07-28 on the same /mcp as the 2025 sessions: stateless requests, each taking up its key's browser state,
 // so gateways behind a plain round-robin balancer serve one client between them.
@@ -18,48 +16,6 @@ let daemon: RunningDaemon;
 let server: FixtureServer;
 let gateways: RunningHttpGateway[];
 let balancer: RoundRobin;
-
-/** A plain round-robin HTTP balancer: each request goes to the next gateway, with no stickiness of any kind. */
-class RoundRobin {
-  private next = 0;
-  readonly served: number[];
-  private constructor(
-    private readonly http: Server,
-    readonly url: string,
-  ) {
-    this.served = [];
-  }
-
-  static async start(targets: string[]): Promise<RoundRobin> {
-    let balancer: RoundRobin | undefined;
-    const http = createServer((req, res) => {
-      const index = balancer!.next++ % targets.length;
-      balancer!.served.push(index);
-      const target = new URL(targets[index]!);
-      const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on('error', () => res.destroy());
-      req.pipe(upstream);
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const address = http.address();
-    balancer = new RoundRobin(http, `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
-    return balancer;
-  }
-
-  close(): Promise<void> {
-    this.http.closeAllConnections();
-    return new Promise((resolve) => this.http.close(() => resolve()));
-  }
-}
-
-async function modernClient(url: string, key: string): Promise<Client> {
-  const client = new Client({ name: 'modern-client', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
-  return client;
-}
 
 /** One raw POST to /mcp, for what the SDK client would never send. */
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } } }> {
