@@ -7,6 +7,8 @@ export interface OpenSessionOptions {
   roots?: (() => Promise<string[]>) | undefined;
   /** Who opened it (a hash of its key): with a kept state, sessions of one owner share it. */
   owner?: string | undefined;
+  /** Whose files its calls save and upload (a hash of its key), when not `owner` (a handle's state is its key's). */
+  caller?: string | undefined;
   /**
    * Take up (or start) the owner's kept browser state, which outlives its last session this long (ms). Default: the
    * backend's --keep-browser-state (none: the session's tabs close with it).

@@ -1,4 +1,12 @@
-import { ProtocolErrorCode, Server, type CallToolResult, type ServerContext, type Tool as McpTool } from '@modelcontextprotocol/server';
+import {
+  isInputRequiredResult,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type InputRequiredResult,
+  type ServerContext,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/server';
 import { formatDuration } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
 import { browserArgumentSchema, browserStateTools, errorResult, type Tool, type ToolResult, type ToolSchema } from '@browsermcp/tools';
@@ -52,8 +60,11 @@ export interface ToolCallLog {
 export interface CallRoute {
   /** The 2025 handshake completed (never called in the stateless era). */
   initialized?(server: Server): void;
-  /** Runs one call; `ctx` is the request's, for its signal and for asking the client on its stream. */
-  run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult>;
+  /**
+   * Runs one call; `ctx` is the request's, for its signal and for asking the client on its stream. A 2026-07-28 call
+   * may answer that it needs input first (the client's roots), and is sent again with it.
+   */
+  run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult | InputRequiredResult>;
   /** What a running call waits for (the person, the browser starting), for progress notifications. */
   waitingFor(): string | undefined;
   /** Who the call is for, in logs: a session id or a state label. */
@@ -88,7 +99,7 @@ export function createMcpServer(options: {
   server.oninitialized = () => route.initialized?.(server);
 
   server.setRequestHandler('tools/list', async () => ({ tools: options.tools }));
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const { name, arguments: args } = request.params;
     if (!names.has(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
@@ -105,6 +116,7 @@ export function createMcpServer(options: {
     );
     try {
       const result = await route.run(name, args ?? {}, ctx);
+      if (isInputRequiredResult(result)) return result;
       options.log({ sessionId: route.label, tool: name, ms: performance.now() - started, ok: !result.isError });
       return result as CallToolResult;
     } catch (err) {

@@ -1,4 +1,4 @@
-import { chownSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -225,6 +225,51 @@ describe('saved files per API key', () => {
       expect(readdirSync(out)).toEqual([]);
     } finally {
       await client.close();
+      await gw.close();
+    }
+  });
+});
+
+describe('MCP 2026-07-28: the client roots through the input-required round trip', () => {
+  it('asks a client that declares roots for them when a call reads files, and reads from them; one without roots gets the working directory', async () => {
+    const gw = await startGateway();
+    try {
+      const { Client: ModernClient, StreamableHTTPClientTransport: ModernTransport } = await import('@modelcontextprotocol/client');
+      const headers = { Authorization: `Bearer ${gw.apiKey}` };
+      const connect = async (roots: string[] | undefined) => {
+        const client = new ModernClient({ name: 'modern-roots', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...(roots ? { capabilities: { roots: {} } } : {}) });
+        let asked = 0;
+        if (roots) {
+          client.setRequestHandler('roots/list', async () => {
+            asked += 1;
+            return { roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })) };
+          });
+        }
+        await client.connect(new ModernTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers } }));
+        return { client: client as unknown as Client, asked: () => asked };
+      };
+      const withRoots = await connect([ROOT_A]);
+      const inRoot = await upload(withRoots.client, join(ROOT_A, 'a.txt'));
+      expect(inRoot.seen, inRoot.text).toContain('a.txt|from root A');
+      // Asked once, for the upload: the calls that read no file went straight through.
+      expect(withRoots.asked()).toBe(1);
+      const outside = await upload(withRoots.client, join(ROOT_B, 'b.txt'));
+      expect(outside.isError).toBe(true);
+      expect(outside.text).toContain('is outside the allowed file roots');
+      await withRoots.client.close();
+
+      // Bound to loopback, a client that declares no roots gets the gateway's working directory, as over stdio.
+      const cwdFile = join(process.cwd(), `bmcp-roots-${process.pid}.txt`);
+      writeFileSync(cwdFile, 'from the gateway working directory');
+      try {
+        const without = await connect(undefined);
+        const fromCwd = await upload(without.client, cwdFile);
+        expect(fromCwd.seen).toContain('from the gateway working directory');
+        await without.client.close();
+      } finally {
+        rmSync(cwdFile, { force: true });
+      }
+    } finally {
       await gw.close();
     }
   });

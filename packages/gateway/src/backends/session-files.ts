@@ -21,6 +21,14 @@ export class SessionFilesRegistry {
     }
   }
 
+  /**
+   * A client took up the daemon session (a kept state): its roots count from now on, not those of whoever opened it
+   * (the state outlives that client; the latest to take it up is the one calling).
+   */
+  provide(sessionId: string, roots: () => Promise<string[]>): void {
+    this.providers.set(sessionId, roots);
+  }
+
   delete(sessionId: string): void {
     this.providers.delete(sessionId);
     this.owners.delete(sessionId);

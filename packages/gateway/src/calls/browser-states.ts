@@ -57,7 +57,7 @@ export class BrowserStates {
     const id = newSessionId();
     const owner = handle === undefined ? keyOwner : handleOwner(keyOwner, handle);
     try {
-      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, owner, keepMs, ...(handle !== undefined ? { state: { existing: true } } : {}) });
+      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, owner, caller: keyOwner, keepMs, ...(handle !== undefined ? { state: { existing: true } } : {}) });
     } catch (err) {
       if (handle !== undefined && backendErrorCode(err) === ErrorCodes.StateNotFound) return errorResult(this.unknown(handle));
       throw err;
@@ -81,7 +81,7 @@ export class BrowserStates {
     if (name === 'browser_state_open') {
       const handle = newHandle();
       const id = newSessionId();
-      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, owner: handleOwner(keyOwner, handle), keepMs, state: { principal: keyOwner, name: handle } });
+      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, owner: handleOwner(keyOwner, handle), caller: keyOwner, keepMs, state: { principal: keyOwner, name: handle } });
       await backend.closeSession(id);
       return text(`Opened browser state ${handle}. Pass "browser": "${handle}" to any tool to work in it. Unused for ${this.idle} it closes; browser_state_close closes it now.`);
     }

@@ -1,5 +1,6 @@
-import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import type { ToolResult } from '@browsermcp/tools';
+import { fileURLToPath } from 'node:url';
+import { inputRequired, inputResponse, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { inputPathsOf, type ToolResult } from '@browsermcp/tools';
 import type { CallRoute } from '../mcp-server.js';
 import type { RootsPolicy } from '../roots.js';
 import { newSessionId } from '../sessions.js';
@@ -29,9 +30,9 @@ export class StatelessCalls implements CallRoute {
     this.label = `req:${newSessionId().slice(0, 8)}`;
   }
 
-  async run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult> {
-    // The client's roots arrive with the input-required round trip (not yet asked): the policy's own folders meanwhile.
-    const roots = this.options.roots === 'client-or-cwd' ? [this.options.cwd ?? process.cwd()] : [];
+  async run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult | InputRequiredResult> {
+    const roots = this.roots(name, args, ctx);
+    if (!Array.isArray(roots)) return roots;
     const call = {
       clientName: this.server.getClientVersion()?.name,
       roots: async () => roots,
@@ -43,6 +44,21 @@ export class StatelessCalls implements CallRoute {
     if (isStateTool(name)) return this.options.states.runStateTool(name, args, call);
     const { browser, ...rest } = args;
     return this.options.states.run(browser === undefined ? undefined : String(browser), name, rest, call);
+  }
+
+  /**
+   * Where the call's input files may come from: a client that declares roots is asked for them (the input-required
+   * round trip) when the call reads files (an upload), as a 2025 session asks with roots/list; a client without roots
+   * gets the working directory, and a gateway reachable from elsewhere none of the client's (RootsPolicy).
+   */
+  private roots(name: string, args: Record<string, unknown>, ctx: ServerContext): string[] | InputRequiredResult {
+    if (this.options.roots === 'none') return [];
+    const cwd = [this.options.cwd ?? process.cwd()];
+    if (!this.server.getClientCapabilities()?.roots || inputPathsOf(name, args).length === 0) return cwd;
+    const answer = inputResponse(ctx.mcpReq.inputResponses, 'roots');
+    if (answer.kind !== 'roots') return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
+    const local = answer.roots.flatMap((root) => (root.uri.startsWith('file:') ? [fileURLToPath(root.uri)] : []));
+    return local.length ? local : cwd;
   }
 
   waitingFor(): string | undefined {
