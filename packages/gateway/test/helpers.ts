@@ -137,6 +137,10 @@ export class RoundRobin {
         answer.pipe(res);
       });
       upstream.on('error', () => res.destroy());
+      // A client that goes away takes its upstream request with it, as balancers do (2026-07-28 cancels that way).
+      res.on('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+      });
       req.pipe(upstream);
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -40,7 +40,7 @@ beforeAll(async () => {
   ]);
   const token = await signToken({ userId: 'team', secret: SECRET });
   const daemonUrl = `${daemon.address.replace(/^http/, 'ws')}/mcp`;
-  gateways = await Promise.all([0, 1].map(() => startGateway(['--daemon-url', daemonUrl, '--daemon-token', token, '--api-key', KEYS.join(',')])));
+  gateways = await Promise.all([0, 1].map(() => startGateway(['--daemon-url', daemonUrl, '--daemon-token', token, '--api-key', KEYS.join(','), '--progress-interval', '1'])));
   balancer = await RoundRobin.start(gateways.map((g) => g.url));
 });
 
@@ -128,6 +128,23 @@ describe('MCP 2026-07-28', () => {
     } finally {
       await gw.close();
     }
+  });
+
+  it('sends progress while a call waits and stops the call in the browser when the client cancels it, per request', async () => {
+    const client = await modernClient(balancer.url, KEYS[0]!);
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    const progress: string[] = [];
+    const waited = await client.callTool({ name: 'browser_wait_for', arguments: { time: 2.5 } }, { onprogress: (p) => void progress.push(p.message ?? '') });
+    expect(waited.isError).toBeFalsy();
+    expect(progress[0]).toMatch(/^browser_wait_for is still running \(\d+ s\)/);
+
+    const stop = new AbortController();
+    const long = client.callTool({ name: 'browser_wait_for', arguments: { time: 60 } }, { signal: stop.signal, onprogress: () => stop.abort() });
+    await expect(long).rejects.toThrow();
+    // The daemon heard it: nothing runs there any more, and the state takes the next call at once.
+    await expect.poll(async () => (await daemon.router.stats()).pending, { timeout: 10_000 }).toBe(0);
+    expect(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('Fixture home');
+    await client.close();
   });
 
   it('answers server/discover, lists tools with a cache hint, and hands out no session id', async () => {
