@@ -9,7 +9,7 @@ import { launchExtensionBrowser, openExtensionPage, startFixtureServer, stopExte
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionBackend, type RunningHttpGateway } from '../src/index.js';
-import { connectClient, refIn, startGateway, text } from './helpers.js';
+import { connectClient, modernClient, refIn, startGateway, text } from './helpers.js';
 
 const EXTENSION_DIR = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/extension/package.json')), 'dist');
 
@@ -106,6 +106,23 @@ describe('--extension: the user\'s own browser', () => {
     const pages = await browser.pages();
     expect(pages.some((p) => p.url() === server.url('/index.html'))).toBe(true);
     await Promise.all([a.close(), b.close()]);
+  });
+});
+
+describe('--extension with MCP 2026-07-28', () => {
+  it('runs stateless requests in the person\'s browser: one tab group for the key, the page kept between requests, no session left behind', async () => {
+    const daemon = (gw.backend as ExtensionBackend).daemonForTests;
+    const [mcpSessions, daemonSessions] = [gw.registry.size, (await daemon.router.stats()).sessions];
+    const client = await modernClient(gw.url, gw.apiKey!);
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    const snapshot = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
+    expect(text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snapshot, 'button "Click me"') } }))).toContain('button "Clicked 1 times"');
+    // Each request opened and closed a session of its own; the key's state (its tab, in one group) stayed.
+    expect(gw.registry.size).toBe(mcpSessions);
+    const groups = await control.evaluate(() => (globalThis as unknown as { chrome: { tabGroups: { query(q: object): Promise<Array<{ title?: string }>> } } }).chrome.tabGroups.query({}));
+    expect(groups.filter((g) => g.title === 'modern-client')).toHaveLength(1);
+    expect((await daemon.router.stats()).sessions).toBe(daemonSessions + 1);
+    await client.close();
   });
 });
 
