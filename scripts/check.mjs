@@ -30,6 +30,7 @@ function report() {
 
 // Two at a time: type checks use no browser, and tsc keeps one core busy.
 step('typecheck (every package)', 'npx', [...PNPM, '-r', '--workspace-concurrency=2', 'typecheck']);
+step('import cycles', 'node', ['scripts/import-cycles.mjs']);
 step('package check', 'node', ['scripts/check-packages.mjs']);
 // The workspace's packages in pnpm's (dependency) order.
 const dirs = execFileSync('npx', [...PNPM, '-r', '--workspace-concurrency=1', 'exec', 'pwd'], { cwd: root, encoding: 'utf8' })

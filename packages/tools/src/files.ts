@@ -1,5 +1,21 @@
 import { ToolError } from './errors.js';
-import type { FileAccess, UploadFile } from './session.js';
+
+/**
+ * A file to upload: a path the browser can read itself (a browser next to the host's disk), or the contents (a
+ * browser elsewhere, e.g. the person's through the extension), set in the page as a File.
+ */
+export type UploadFile = { path: string } | { name: string; mimeType: string; /** base64 */ data: string };
+
+/** How a host lets tools touch files: each host allows, maps or refuses paths (no Node built-ins here). */
+export interface FileAccess {
+  /**
+   * Maps a path the model named for upload to a file the browser can get; throws a ToolError when not allowed.
+   * `contents`: the tool needs the bytes themselves (a drop sets them in the page), not a path.
+   */
+  resolveUpload(path: string, options?: { contents?: boolean }): Promise<UploadFile>;
+  /** Saves an output (screenshot, PDF, GIF) under a file name; returns where it went; throws when not allowed. */
+  writeOutput(name: string, data: Uint8Array): Promise<string>;
+}
 
 /**
  * Why `name` cannot name a file inside an output directory, or undefined when it can: relative, no `..` part, not

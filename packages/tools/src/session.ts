@@ -1,4 +1,3 @@
-import { CONSOLE_LEVELS } from '@browsermcp/protocol';
 import { watchMemory } from './tab-memory.js';
 import type { Page } from 'puppeteer-core';
 import { ToolError } from './errors.js';
@@ -9,22 +8,8 @@ import type { Refusal } from './request-guard.js';
 import { Tab } from './tab.js';
 import { withTimeout } from './timing.js';
 
-/**
- * A file to upload: a path the browser can read itself (a browser next to the host's disk), or the contents (a
- * browser elsewhere, e.g. the person's through the extension), set in the page as a File.
- */
-export type UploadFile = { path: string } | { name: string; mimeType: string; /** base64 */ data: string };
-
-/** How a host lets tools touch files: each host allows, maps or refuses paths (no Node built-ins here). */
-export interface FileAccess {
-  /**
-   * Maps a path the model named for upload to a file the browser can get; throws a ToolError when not allowed.
-   * `contents`: the tool needs the bytes themselves (a drop sets them in the page), not a path.
-   */
-  resolveUpload(path: string, options?: { contents?: boolean }): Promise<UploadFile>;
-  /** Saves an output (screenshot, PDF, GIF) under a file name; returns where it went; throws when not allowed. */
-  writeOutput(name: string, data: Uint8Array): Promise<string>;
-}
+export type { FileAccess, UploadFile } from './files.js';
+import type { FileAccess } from './files.js';
 
 export interface ProxySettings {
   server: string;
@@ -119,15 +104,13 @@ export interface SessionConfig {
   maxTabMemoryMb: number;
 }
 
-export { CONSOLE_LEVELS };
-export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
+import { DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './tab-logs.js';
+export { CONSOLE_LEVELS, DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './tab-logs.js';
 
 /** Memory one tab's page may hold unless the session says otherwise (--max-tab-memory): far above any page a person uses. */
 export const DEFAULT_MAX_TAB_MEMORY_MB = 2048;
 const MB = 1024 * 1024;
 
-/** Entries each tab's console and network rings keep unless the session says otherwise (--max-log-entries). */
-export const DEFAULT_LOG_ENTRIES = 1000;
 
 export const defaultSessionConfig: SessionConfig = {
   snapshotMaxChars: 40_000,

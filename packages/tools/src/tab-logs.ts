@@ -1,7 +1,13 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { newestLines } from './lists.js';
 import { cutText, MAX_CONSOLE_ENTRY_CHARS, MAX_CONSOLE_RING_CHARS } from './sizes.js';
-import { CONSOLE_LEVELS, DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './session.js';
+import { CONSOLE_LEVELS } from '@browsermcp/protocol';
+
+export { CONSOLE_LEVELS };
+export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
+
+/** Entries each tab's console and network rings keep unless the session says otherwise (--max-log-entries). */
+export const DEFAULT_LOG_ENTRIES = 1000;
 
 export interface ConsoleEntry {
   level: string;

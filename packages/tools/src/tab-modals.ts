@@ -3,7 +3,7 @@ import { cdp } from './cdp.js';
 import { ToolError } from './errors.js';
 import { setInputFiles } from './injected/files.js';
 import { HeldLeave, LEAVE_PROMPT_BINDING, type DialogLike } from './leave-prompt.js';
-import type { UploadFile } from './session.js';
+import type { UploadFile } from './files.js';
 
 export type ModalState =
   | { kind: 'dialog'; dialog: DialogLike; description: string }

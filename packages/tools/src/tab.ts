@@ -5,7 +5,7 @@ import { FrameRefs } from './frames.js';
 import { inPage } from './in-page.js';
 import { OwnNavigation } from './own-navigation.js';
 import { RequestGuard } from './request-guard.js';
-import type { UploadFile } from './session.js';
+import type { UploadFile } from './files.js';
 import { TabActions, type ActionOptions } from './tab-actions.js';
 import { TabLogs } from './tab-logs.js';
 import { TabModals, type ModalState } from './tab-modals.js';

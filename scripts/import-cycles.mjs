@@ -1,0 +1,53 @@
+// Fails when a package's source imports itself in a circle (type-only imports count: a cycle of types is still a
+// cycle of rooms). Part of `npm test`. Run alone: `node scripts/import-cycles.mjs`.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const SOURCES = ['packages/protocol/src', 'packages/tools/src', 'packages/daemon/src', 'packages/gateway/src', 'packages/client/src', 'apps/extension/src'];
+// `import … from './x.js'` and `export … from './x.js'`, over several lines too; bare package names are not ours.
+const IMPORT = /^(?:import|export)\s[^;]*?\sfrom\s+['"](\.[^'"]+)['"]/gm;
+
+function sourceFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** Every cycle's path, as file names relative to the repository (one per back edge a depth-first walk meets). */
+function cyclesIn(dir) {
+  const graph = new Map(
+    sourceFiles(dir).map((file) => [
+      file,
+      [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => resolve(dirname(file), m[1]).replace(/\.js$/, '.ts')).map((to) => (to.endsWith('.ts') ? to : `${to}.ts`)),
+    ]),
+  );
+  const cycles = [];
+  const stack = [];
+  const onStack = new Set();
+  const done = new Set();
+  const walk = (file) => {
+    stack.push(file);
+    onStack.add(file);
+    for (const to of graph.get(file) ?? []) {
+      if (!graph.has(to)) continue;
+      if (onStack.has(to)) cycles.push([...stack.slice(stack.indexOf(to)), to].map((f) => relative(root, f)).join(' → '));
+      else if (!done.has(to)) walk(to);
+    }
+    stack.pop();
+    onStack.delete(file);
+    done.add(file);
+  };
+  for (const file of graph.keys()) if (!done.has(file)) walk(file);
+  return cycles;
+}
+
+const found = SOURCES.flatMap((dir) => cyclesIn(join(root, dir)));
+if (found.length) {
+  console.error(`Import cycles (move what both sides need to a module of its own):\n${found.map((c) => `  ${c}`).join('\n')}`);
+  process.exit(1);
+}
+console.log(`No import cycles in ${SOURCES.length} packages' sources.`);
