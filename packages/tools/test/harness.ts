@@ -1,6 +1,6 @@
-import { launchTestBrowser, refIn, startFixtureServer, textOf, type FixtureServer } from '@browsermcp/testkit';
-import type { Browser, BrowserContext } from 'puppeteer-core';
-import { afterAll, beforeAll } from 'vitest';
+import { refIn, startFixtureServer, textOf, type FixtureServer } from '@browsermcp/testkit';
+import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { callTool, ToolSession, type SessionConfig, type SessionHost } from '../src/index.js';
 
 export interface Harness {
@@ -10,12 +10,17 @@ export interface Harness {
   session(config?: Partial<SessionConfig>, host?: Partial<SessionHost>): Promise<ToolSession>;
 }
 
-/** One Chromium and one fixture server per test file; each session gets its own browser context. */
+/** The run's Chromium (test/global-browser.ts), with the viewport launchTestBrowser gives. */
+function connectSharedBrowser(): Promise<Browser> {
+  return puppeteer.connect({ browserWSEndpoint: inject('chromiumEndpoint'), defaultViewport: { width: 1280, height: 720 } });
+}
+
+/** A connection to the run's Chromium and one fixture server per test file; each session gets its own browser context. */
 export function useHarness(): Harness {
   const contexts: BrowserContext[] = [];
   const h = {} as Harness;
   beforeAll(async () => {
-    const [browser, server] = await Promise.all([launchTestBrowser(), startFixtureServer()]);
+    const [browser, server] = await Promise.all([connectSharedBrowser(), startFixtureServer()]);
     h.browser = browser;
     h.server = server;
     h.session = async (config = {}, host = {}) => {
@@ -26,7 +31,8 @@ export function useHarness(): Harness {
   });
   afterAll(async () => {
     await Promise.all(contexts.map((c) => c.close().catch(() => undefined)));
-    await h.browser?.close();
+    // Other files use the browser after this one: only this file's connection ends.
+    await h.browser?.disconnect();
     await h.server?.close();
   });
   return h;

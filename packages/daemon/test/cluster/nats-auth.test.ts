@@ -8,7 +8,8 @@ import { operatorSetup } from '../helpers/nats-jwt';
 import { tempDir } from '../helpers/local';
 
 // How a daemon proves itself to NATS, as the CLI takes it: each kind of credential, TLS, and the refusals, with no
-// secret ever in what it prints.
+// secret ever in what it prints. The daemons a test starts do not depend on each other: they start side by side,
+// since a Node start is most of what each one takes.
 const servers: NatsServer[] = [];
 const running: RunningCli[] = [];
 
@@ -38,27 +39,32 @@ const USERS = 'accounts: { C: { jetstream: enabled, users: [ { user: "daemon", p
 it('joins with a user and password in the URL, prints the URL without the password, and names the fix when they are wrong or missing', async () => {
   const server = await nats(USERS);
   const url = `nats://daemon:pass-w0rd-secret@127.0.0.1:${server.port}`;
-  const cli = await joins(['--nats', url]);
+  const [cli, wrong, none] = await Promise.all([
+    joins(['--nats', url]),
+    runCli(['--no-local', '--port', '0', '--nats', `nats://daemon:wrong-secret-9@127.0.0.1:${server.port}`]),
+    runCli(['--no-local', '--port', '0', '--nats', server.url]),
+  ]);
   expect(cli.lines.find((line) => line.msg === 'browsermcp daemon listening')).toMatchObject({ nats: `nats://daemon:***@127.0.0.1:${server.port}` });
   expect(everything(cli)).not.toContain('pass-w0rd-secret');
 
-  const wrong = await runCli(['--no-local', '--port', '0', '--nats', `nats://daemon:wrong-secret-9@127.0.0.1:${server.port}`]);
   expect(wrong.code).toBe(1);
   expect(wrong.stderr).toContain(`NATS at nats://daemon:***@127.0.0.1:${server.port} refused this daemon's credentials`);
   expect(wrong.stderr + wrong.stdout).not.toContain('wrong-secret-9');
-  const none = await runCli(['--no-local', '--port', '0', '--nats', server.url]);
   expect(none.code).toBe(1);
   expect(none.stderr).toContain(`NATS at ${server.url} needs credentials: give --nats-nkey-seed-file`);
 });
 
 it('joins with a token from the environment, and refuses two kinds of credential at once', async () => {
   const server = await nats('authorization { token: "tok-0123456789" }');
+  // The token is in this process's environment only while that daemon starts: the others start after it.
   const cli = await startCliWithEnv(['--nats', server.url], { BROWSERMCP_NATS_TOKEN: 'tok-0123456789' });
   expect(everything(cli)).not.toContain('tok-0123456789');
-  const both = await runCli(['--no-local', '--nats', `nats://u:p@127.0.0.1:${server.port}`, '--nats-token', 'x']);
+  const [both, stray] = await Promise.all([
+    runCli(['--no-local', '--nats', `nats://u:p@127.0.0.1:${server.port}`, '--nats-token', 'x']),
+    runCli(['--no-local', '--nats-token', 'x']),
+  ]);
   expect(both.code).toBe(2);
   expect(both.stderr).toContain('NATS credentials are given twice');
-  const stray = await runCli(['--no-local', '--nats-token', 'x']);
   expect(stray.code).toBe(2);
   expect(stray.stderr).toContain('--nats-token is for a daemon in a cluster: it needs --nats <url> too');
 });
@@ -68,13 +74,15 @@ it('joins a NATS in operator mode with a .creds file (a user JWT its account sig
   const server = await nats(setup.config);
   const dir = tempDir('nats-creds');
   writeFileSync(join(dir, 'daemon.creds'), setup.creds, { mode: 0o600 });
-  const cli = await joins(['--nats', server.url, '--nats-creds-file', join(dir, 'daemon.creds')]);
+  // A user of an account this server's operator never signed.
+  writeFileSync(join(dir, 'stranger.creds'), operatorSetup().creds, { mode: 0o600 });
+  const [cli, refused] = await Promise.all([
+    joins(['--nats', server.url, '--nats-creds-file', join(dir, 'daemon.creds')]),
+    runCli(['--no-local', '--port', '0', '--nats', server.url, '--nats-creds-file', join(dir, 'stranger.creds')]),
+  ]);
   expect(cli.lines.find((line) => line.msg === 'browsermcp daemon listening')).toMatchObject({ nats: server.url });
   const seed = /SEED-----\n(\S+)/.exec(setup.creds)![1]!;
   expect(everything(cli)).not.toContain(seed);
-  // A user of an account this server's operator never signed.
-  writeFileSync(join(dir, 'stranger.creds'), operatorSetup().creds, { mode: 0o600 });
-  const refused = await runCli(['--no-local', '--port', '0', '--nats', server.url, '--nats-creds-file', join(dir, 'stranger.creds')]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(`NATS at ${server.url} refused this daemon's credentials`);
   expect(refused.stderr).toContain('--nats-creds-file');
@@ -82,11 +90,13 @@ it('joins a NATS in operator mode with a .creds file (a user JWT its account sig
 
 it('refuses a NATS that lets anyone in unless told to accept it', async () => {
   const server = await nats('');
-  const refused = await runCli(['--no-local', '--port', '0', '--nats', server.url]);
+  const [refused] = await Promise.all([
+    runCli(['--no-local', '--port', '0', '--nats', server.url]),
+    joins(['--nats', server.url, '--nats-allow-anonymous']),
+  ]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(`NATS at ${server.url} lets anyone connect without credentials`);
   expect(refused.stderr).toContain('--nats-allow-anonymous');
-  await joins(['--nats', server.url, '--nats-allow-anonymous']);
 });
 
 it('joins over TLS with the CA and a client certificate, and says which TLS flag to check when one is missing', async () => {
@@ -104,12 +114,13 @@ it('joins over TLS with the CA and a client certificate, and says which TLS flag
       'authorization { token: "tls-token-secret" }',
   );
   const base = ['--nats', `tls://127.0.0.1:${server.port}`, '--nats-token', 'tls-token-secret'];
-  await joins([...base, '--nats-tls-ca', file('ca.pem'), '--nats-tls-cert', file('client.pem'), '--nats-tls-key', file('client.key')]);
-
-  const noCa = await runCli(['--no-local', '--port', '0', ...base, '--nats-tls-cert', file('client.pem'), '--nats-tls-key', file('client.key')]);
+  const [, noCa, half] = await Promise.all([
+    joins([...base, '--nats-tls-ca', file('ca.pem'), '--nats-tls-cert', file('client.pem'), '--nats-tls-key', file('client.key')]),
+    runCli(['--no-local', '--port', '0', ...base, '--nats-tls-cert', file('client.pem'), '--nats-tls-key', file('client.key')]),
+    runCli(['--no-local', ...base, '--nats-tls-cert', file('client.pem')]),
+  ]);
   expect(noCa.code).toBe(1);
   expect(noCa.stderr).toContain('check --nats-tls-ca, --nats-tls-cert and --nats-tls-key');
-  const half = await runCli(['--no-local', ...base, '--nats-tls-cert', file('client.pem')]);
   expect(half.code).toBe(2);
   expect(half.stderr).toContain('needs both --nats-tls-cert and --nats-tls-key');
 });
@@ -126,10 +137,12 @@ it('nats-config writes the server config and one private seed per daemon, and ne
   expect(config).toContain('"browsermcp.instance.west-1"');
   expect(config).not.toContain(readFileSync(join(dir, 'west-1.nk'), 'utf8').trim());
 
-  const again = await runCli(['nats-config', '--instances', 'west-1', '--dir', dir]);
+  const [again, bad] = await Promise.all([
+    runCli(['nats-config', '--instances', 'west-1', '--dir', dir]),
+    runCli(['nats-config', '--instances', 'a b', '--dir', dir]),
+  ]);
   expect(again.code).toBe(2);
   expect(again.stderr).toContain(`${join(dir, 'nats.conf')} exists already: give an empty --dir`);
-  const bad = await runCli(['nats-config', '--instances', 'a b', '--dir', dir]);
   expect(bad.stderr).toContain('--instances: "a b" must be 1-64 letters, digits, - or _');
 });
 

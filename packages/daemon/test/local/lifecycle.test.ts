@@ -159,7 +159,9 @@ it('answers a command cut off by a browser crash clearly and relaunches on the n
   }
 });
 
-it('relaunches after a crash between commands', async () => {
+// The last three each launch a browser of their own and close it, a close that waits for the browser's processes to
+// be reaped (about 2 s where init reaps late): side by side, the waits overlap.
+it.concurrent('relaunches after a crash between commands', async ({ expect }) => {
   const rig = await startLocal();
   try {
     await rig.router.openSession('idle-crash');
@@ -179,7 +181,7 @@ it('relaunches after a crash between commands', async () => {
   }
 });
 
-it('leaves no Chromium process behind when it shuts down', async () => {
+it.concurrent('leaves no Chromium process behind when it shuts down', async ({ expect }) => {
   const rig = await startLocal();
   await rig.router.openSession('shut-a');
   await rig.router.openSession('shut-b');
@@ -198,7 +200,7 @@ it('leaves no Chromium process behind when it shuts down', async () => {
   expect(rig.executor.browser.pid).toBeUndefined();
 });
 
-it('does not launch a browser again once shut down', async () => {
+it.concurrent('does not launch a browser again once shut down', async ({ expect }) => {
   const rig = await startLocal();
   await rig.router.openSession('late');
   await rig.text('late', 'browser_navigate', { url: server.url('/item/1') });
