@@ -1,10 +1,9 @@
-import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolResult } from '@browsermcp/tools';
 import type { Backend } from '../backend.js';
 import { ProtocolError } from '../errors.js';
 import type { CallRoute } from '../mcp-server.js';
 import { ClientRoots, type RootsPolicy } from '../roots.js';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isStateTool, type BrowserStates } from './browser-states.js';
 
 /**
