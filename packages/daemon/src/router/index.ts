@@ -1,4 +1,4 @@
-export { SessionRouter, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_SESSIONS_PER_USER, stateDue } from './router';
+export { SessionRouter, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_SESSIONS_PER_USER, listedState } from './router';
 export { InMemoryRouterStore } from './memory-store';
 export { withCurrentTab, type RouterStore, type SessionRecord, type StateHolder, type StateRecord } from './store';
 export type {

@@ -910,6 +910,13 @@ function checkDelay(value: number | undefined, what: string, fallback: number, m
 }
 
 /** Ms until an unused kept state is due to close (≤ 0: due now); Infinity while it has holders. */
+/** A named kept state as its client lists it: its name, whether it is in use, and, unused, ms until it closes. */
+export function listedState(state: StateRecord): { name: string; inUse: boolean; closesInMs?: number } | undefined {
+  if (state.name === undefined) return undefined;
+  const due = stateDue(state);
+  return { name: state.name, inUse: state.holders.length > 0, ...(Number.isFinite(due) ? { closesInMs: Math.max(0, Math.round(due)) } : {}) };
+}
+
 export function stateDue(state: StateRecord): number {
   if (state.holders.length > 0 || state.idleSince === undefined) return Infinity;
   return state.idleSince + state.keepMs - Date.now();

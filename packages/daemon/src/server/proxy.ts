@@ -20,7 +20,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { WebSocket } from 'ws';
 import { BadRequestError, ExtensionNotFoundError, StateNotFoundError, UnauthorizedError, toWireError } from '../errors.js';
-import { stateDue, type Unsubscribe } from '../router/index.js';
+import { listedState, type Unsubscribe } from '../router/index.js';
 import { browsersFor, findBrowser, sessionOf } from './caller.js';
 import { keptStateOwner } from './state-owners.js';
 import { runLogged, type DaemonState } from './core.js';
@@ -261,9 +261,8 @@ class ProxyClient {
     const states = await this.daemon.options.router.statesOf(principal);
     return {
       states: states.flatMap((s) => {
-        if (s.name === undefined) return [];
-        const closesIn = stateDue(s);
-        return [{ name: s.name, in_use: s.holders.length > 0, ...(Number.isFinite(closesIn) ? { closes_in_ms: Math.max(0, Math.round(closesIn)) } : {}) }];
+        const listed = listedState(s);
+        return listed ? [{ name: listed.name, in_use: listed.inUse, ...(listed.closesInMs !== undefined ? { closes_in_ms: listed.closesInMs } : {}) }] : [];
       }),
     };
   }

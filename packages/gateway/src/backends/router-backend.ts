@@ -1,6 +1,6 @@
 import type { SessionRouter } from '@browsermcp/daemon';
 import type { ToolResult } from '@browsermcp/tools';
-import { stateDue } from '@browsermcp/daemon';
+import { listedState } from '@browsermcp/daemon';
 import type { Backend, KeptStateInfo, OpenSessionOptions } from '../backend.js';
 import { CallWaits } from './call-waits.js';
 import { SessionFilesRegistry } from './session-files.js';
@@ -79,11 +79,7 @@ export abstract class RouterBackend implements Backend {
   }
 
   async listStates(principal: string): Promise<KeptStateInfo[]> {
-    return (await this.router.statesOf(principal)).flatMap((s) => {
-      if (s.name === undefined) return [];
-      const closesIn = stateDue(s);
-      return [{ name: s.name, inUse: s.holders.length > 0, ...(Number.isFinite(closesIn) ? { closesInMs: Math.max(0, Math.round(closesIn)) } : {}) }];
-    });
+    return (await this.router.statesOf(principal)).flatMap((s) => listedState(s) ?? []);
   }
 
   closeState(owner: string): Promise<boolean> {
