@@ -2,6 +2,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { BrowserLaunchError } from '../errors.js';
 import { findChrome, NO_CHROME_FIX, QUIET_ARGS } from './chrome.js';
 import { HELD_ARGS, heldProfile } from './held-profile.js';
+import { killProcessGroup } from './process-group.js';
 
 export interface LocalBrowserOptions {
   /** Chrome/Chromium to launch; found automatically when omitted. */
@@ -220,21 +221,3 @@ export function refusedBrowserArg(args: readonly string[]): string | undefined {
   return `the browser flag ${bad} is refused: the launched browser is driven over a private pipe so that no other process can reach its pages; to share a browser you started yourself, use --cdp-endpoint`;
 }
 
-/**
- * Kills what is left of a launched browser's process group (puppeteer starts Chromium detached, so the group id is
- * its pid) and waits, briefly, until the group is empty. POSIX only: on Windows puppeteer kills the tree itself.
- */
-async function killProcessGroup(pid: number, waitMs = 2000): Promise<void> {
-  if (process.platform === 'win32') return;
-  const signal = (sig: NodeJS.Signals | 0): boolean => {
-    try {
-      process.kill(-pid, sig);
-      return true;
-    } catch {
-      return false; // ESRCH: the group is empty
-    }
-  };
-  if (!signal('SIGKILL')) return;
-  const deadline = Date.now() + waitMs;
-  while (signal(0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-}

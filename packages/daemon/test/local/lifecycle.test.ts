@@ -159,8 +159,7 @@ it('answers a command cut off by a browser crash clearly and relaunches on the n
   }
 });
 
-// The last three each launch a browser of their own and close it, a close that waits for the browser's processes to
-// be reaped (about 2 s where init reaps late): side by side, the waits overlap.
+// The last three each launch a browser of their own and close it: side by side, their launches overlap.
 it.concurrent('relaunches after a crash between commands', async ({ expect }) => {
   const rig = await startLocal();
   try {
