@@ -47,6 +47,22 @@ function httpClient(gw: RunningHttpGateway, client: Client): Promise<void> {
   return client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.apiKey}` } } }));
 }
 
+/** A 2026-07-28 client (the official v2 one, pinned), declaring `roots` when given; counts how often it is asked. */
+async function modernClient(gw: RunningHttpGateway, roots: string[] | undefined): Promise<{ client: Client; asked: () => number }> {
+  const { Client: ModernClient, StreamableHTTPClientTransport: ModernTransport } = await import('@modelcontextprotocol/client');
+  const client = new ModernClient({ name: 'modern-roots', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...(roots ? { capabilities: { roots: {} } } : {}) });
+  let asked = 0;
+  if (roots) {
+    client.setRequestHandler('roots/list', async () => {
+      asked += 1;
+      return { roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })) };
+    });
+  }
+  await client.connect(new ModernTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${gw.apiKey}` } } }));
+  // The tests drive both clients through the same small surface (callTool, close).
+  return { client: client as unknown as Client, asked: () => asked };
+}
+
 /** Opens the form's file chooser and uploads `path`; the answer, and what the page got when it worked. */
 async function upload(client: Client, path: string): Promise<{ isError: boolean; text: string; seen?: string }> {
   await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } });
@@ -138,18 +154,38 @@ describe('HTTP on loopback: each client its own roots', () => {
   });
 });
 
-describe('HTTP reachable from other machines', () => {
-  it("does not count a client's roots: its paths name nothing on this machine", async () => {
-    const gw = await startGateway(['--host', '0.0.0.0']);
+describe('HTTP reachable from other machines, with --file-roots', () => {
+  let gw: RunningHttpGateway;
+  beforeAll(async () => {
+    gw = await startGateway(['--host', '0.0.0.0', '--file-roots', ROOT_B]);
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("does not count a client's roots: its paths name nothing on this machine; --file-roots does", async () => {
     const client = clientWithRoots('remote', { current: [ROOT_A] });
     try {
       await httpClient(gw, client);
       const refused = await upload(client, join(ROOT_A, 'a.txt'));
       expect(refused.isError).toBe(true);
-      expect(refused.text).not.toContain(ROOT_A + ',');
+      expect(refused.text).toMatch(new RegExp(`is outside the allowed file roots \\([^()]*, ${ROOT_B}\\)`));
+      expect((await upload(client, join(ROOT_B, 'b.txt'))).seen).toContain('b.txt|from root B');
     } finally {
       await client.close();
-      await gw.close();
+    }
+  });
+
+  it('MCP 2026-07-28: the client is not asked for roots, and reads from --file-roots only', async () => {
+    const { client, asked } = await modernClient(gw, [ROOT_A]);
+    try {
+      expect((await upload(client, join(ROOT_B, 'b.txt'))).seen).toContain('b.txt|from root B');
+      const refused = await upload(client, join(ROOT_A, 'a.txt'));
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toMatch(new RegExp(`is outside the allowed file roots \\([^()]*, ${ROOT_B}\\)`));
+      expect(asked()).toBe(0);
+    } finally {
+      await client.close();
     }
   });
 });
@@ -234,20 +270,7 @@ describe('MCP 2026-07-28: the client roots through the input-required round trip
   it('asks a client that declares roots for them when a call reads files, and reads from them; one without roots gets the working directory', async () => {
     const gw = await startGateway();
     try {
-      const { Client: ModernClient, StreamableHTTPClientTransport: ModernTransport } = await import('@modelcontextprotocol/client');
-      const headers = { Authorization: `Bearer ${gw.apiKey}` };
-      const connect = async (roots: string[] | undefined) => {
-        const client = new ModernClient({ name: 'modern-roots', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...(roots ? { capabilities: { roots: {} } } : {}) });
-        let asked = 0;
-        if (roots) {
-          client.setRequestHandler('roots/list', async () => {
-            asked += 1;
-            return { roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })) };
-          });
-        }
-        await client.connect(new ModernTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers } }));
-        return { client: client as unknown as Client, asked: () => asked };
-      };
+      const connect = (roots: string[] | undefined) => modernClient(gw, roots);
       const withRoots = await connect([ROOT_A]);
       const inRoot = await upload(withRoots.client, join(ROOT_A, 'a.txt'));
       expect(inRoot.seen, inRoot.text).toContain('a.txt|from root A');

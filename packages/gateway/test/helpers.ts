@@ -156,8 +156,8 @@ export class RoundRobin {
 }
 
 /** The official v2 client pinned to MCP 2026-07-28 (stateless: no initialize, no session). */
-export async function modernClient(url: string, key: string): Promise<ModernClient> {
-  const client = new ModernClient({ name: 'modern-client', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+export async function modernClient(url: string, key: string, name = 'modern-client'): Promise<ModernClient> {
+  const client = new ModernClient({ name, version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new ModernTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return client;
 }

@@ -5,7 +5,7 @@ import { freePort } from '@browsermcp/testkit';
 import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend } from '../src/index.js';
-import { connectClient, text } from './helpers.js';
+import { connectClient, modernClient, text } from './helpers.js';
 import { PERSON_RIG_KEYS, personModeRig, startPersonRig, type ChromeTabs, type PersonRig } from './scenarios/person-rig.js';
 import { runScenarios } from './scenarios/scenarios.js';
 
@@ -442,6 +442,33 @@ describe('a new agent must be allowed by the person', () => {
       await answer('Trusted agent', 'once');
       expect((await askedAgain).isError).toBeFalsy();
       await (revoked.transport as StreamableHTTPClientTransport).terminateSession();
+    } finally {
+      await setAsk(false);
+    }
+  });
+
+  it('asks for a 2026-07-28 agent too: its stateless request waits (with progress) for Allow, which holds for its next requests; Deny refuses', async () => {
+    const { server } = rig;
+    await setAsk(true);
+    try {
+      const modern = await modernClient(rig.gw.url, PERSON_RIG_KEYS[0], 'Stateless newcomer');
+      const progress: string[] = [];
+      const call = modern.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=modern') } }, { onprogress: (p) => void progress.push(p.message ?? ''), timeout: 60_000 });
+      await expect.poll(() => progress.length, { timeout: 15_000, interval: 200 }).toBeGreaterThan(0);
+      expect(progress[0]).toMatch(/^browser_navigate is still running \(\d+ s\): Waiting for the person to allow "Stateless newcomer" in the browsermcp popup/);
+      await answer('Stateless newcomer', 'once');
+      expect(text(await call)).toContain('- Page Title: Fixture home');
+      // The next request (a new HTTP request, no session) lands in the same allowed state: not asked again.
+      expect(text(await modern.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('Fixture home');
+      expect(await rig.control.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText(d: object): Promise<string> } } }).chrome.action.getBadgeText({}))).toBe('');
+      await modern.close();
+
+      // Another key's stateless agent, denied: its request answers that the person said no.
+      const pushy = await modernClient(rig.gw.url, PERSON_RIG_KEYS[1], 'Stateless pushy');
+      const refused = pushy.callTool({ name: 'browser_snapshot', arguments: {} });
+      await answer('Stateless pushy', 'deny');
+      expect(text(await refused)).toContain('The person denied "Stateless pushy" the use of their browser');
+      await pushy.close();
     } finally {
       await setAsk(false);
     }
