@@ -14,6 +14,8 @@ import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/conne
 import { DEFAULT_HOST } from './server/constants.js';
 import { defaultPairingFile } from './server/pairing-secret.js';
 import { refusedBrowserArg } from './local/browser.js';
+import { BROWSER_CHANNELS, findChannel } from './local/chrome.js';
+import { FILE_PATH_MODES, type FilePathMode } from './local/files.js';
 
 export const ENV_PREFIX = 'BROWSERMCP_';
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
@@ -24,6 +26,8 @@ export const DEFAULT_GRACE_PERIOD_SECONDS = DEFAULT_GRACE_MS / 1000;
  */
 export const DEFAULT_OUTPUT_DIR = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'browsermcp', 'output');
 export const DEFAULT_VIEWPORT_SIZE = '1280x720';
+/** --idle-timeout's default for a headless browser (a headed one stays): an hour, as @playwright/mcp. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 3_600_000;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -54,6 +58,9 @@ export type SharedSettingKey =
   | 'host'
   | 'headless'
   | 'executablePath'
+  | 'browser'
+  | 'idleTimeout'
+  | 'profileDirName'
   | 'browserArg'
   | 'sandbox'
   | 'noSandbox'
@@ -66,6 +73,8 @@ export type SharedSettingKey =
   | 'corsOrigins'
   | 'config'
   | 'outputDir'
+  | 'outputMaxSize'
+  | 'filePaths'
   | 'fileRoots'
   | 'gracePeriod'
   | 'commandTimeout'
@@ -93,6 +102,18 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     host: settingOption('--host <host>', describe('host', 'address to bind')).default(DEFAULT_HOST),
     headless: settingOption('--headless', describe('headless', 'run the browser headless (default: headed when a display exists, else headless)')),
     executablePath: settingOption('--executable-path <path>', describe('executablePath', 'Chrome/Chromium to launch (default: CHROME_PATH, then auto-detected)')),
+    browser: settingOption(
+      '--browser <name>',
+      describe('browser', `the Chrome-family browser to launch, found where it installs: ${BROWSER_CHANNELS.join(', ')}; firefox and webkit are refused (default: the first Chrome or Chromium found)`),
+    ),
+    idleTimeout: settingOption(
+      '--idle-timeout <ms>',
+      describe('idleTimeout', "close the launched browser after this long without a tool call, its sessions' pages with it (they are told); the next call starts it again; 0 never (default: an hour when headless, never when headed)"),
+    ),
+    profileDirName: settingOption(
+      '--profile-dir-name <name>',
+      describe('profileDirName', 'with --user-data-dir: the profile directory in it to use, e.g. "Profile 1" (default: Chrome\'s own, "Default")'),
+    ),
     browserArg: repeatableOption('--browser-arg <flag>', describe('browserArg', 'extra Chromium flag for the launched browser, e.g. --browser-arg=--lang=de; repeat for more (default: none)')),
     sandbox: settingOption('--sandbox', describe('sandbox', "run the launched browser in Chromium's sandbox, even as root (default: on, off when running as root)")),
     noSandbox: settingOption('--no-sandbox', describe('noSandbox', "run the launched browser without Chromium's sandbox (default: on, off when running as root)")),
@@ -117,6 +138,14 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     ),
     config: settingOption('--config <file>', describe('config', 'JSON file with any of these options (camelCase keys); flags and env override it (default: none)')),
     outputDir: settingOption('--output-dir <dir>', describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)')).default(DEFAULT_OUTPUT_DIR),
+    outputMaxSize: settingOption(
+      '--output-max-size <bytes>',
+      describe('outputMaxSize', "most bytes of saved files each caller's output directory keeps: past it the oldest files are deleted (default: no limit)"),
+    ),
+    filePaths: settingOption(
+      '--file-paths <mode>',
+      describe('filePaths', "how answers show where a file was saved: relative (to the client's workspace root, its first MCP root or the working directory, when the file is inside it) or absolute"),
+    ).default('relative'),
     fileRoots: settingOption('--file-roots <list>', describe('fileRoots', 'more directories uploads and storage states may be read from, comma-separated (default: none)')),
     gracePeriod: settingOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection')).default(String(DEFAULT_GRACE_PERIOD_SECONDS)),
     commandTimeout: settingOption('--command-timeout <seconds>', describe('commandTimeout', "longest a single tool call may take (a browser starting for it does not count)")).default(String(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
@@ -288,8 +317,13 @@ export interface SharedSettings {
   headless: boolean;
   /** Why headless was chosen, for a startup banner. */
   headlessReason: string;
+  /** --executable-path, or the browser --browser named, found. */
   executablePath: string | undefined;
-  /** Extra flags for a launched browser (--browser-arg), already checked. */
+  /** --browser, as given (the banner names it). */
+  browserChannel: string | undefined;
+  /** --idle-timeout, ms: undefined never closes the browser for want of calls. */
+  idleTimeoutMs: number | undefined;
+  /** Extra flags for a launched browser (--browser-arg, --profile-dir-name's), already checked. */
   browserArgs: string[];
   /** --sandbox (true) / --no-sandbox (false); undefined: Chromium's sandbox unless running as root. */
   sandbox: boolean | undefined;
@@ -305,6 +339,10 @@ export interface SharedSettings {
   corsOrigins: string[];
   /** Absolute. */
   outputDir: string;
+  /** --output-max-size: bytes each caller's output directory keeps (oldest files deleted past it). */
+  outputMaxBytes: number | undefined;
+  /** --file-paths: how answers show saved files. */
+  filePaths: FilePathMode;
   fileRoots: string[];
   gracePeriodMs: number;
   commandTimeoutMs: number;
@@ -343,6 +381,15 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
   const browserArgs = values.many('browserArg');
   const refusedArg = refusedBrowserArg(browserArgs);
   if (refusedArg) throw new ConfigError(`--browser-arg: ${refusedArg}`);
+  const userDataDir = values.str('userDataDir');
+  const profileDirName = values.str('profileDirName');
+  if (profileDirName !== undefined) {
+    if (!userDataDir) throw new ConfigError('--profile-dir-name picks a profile inside --user-data-dir: add --user-data-dir <dir> (a fresh temporary profile has only its own).');
+    if (/[\\/]/.test(profileDirName) || profileDirName === '.' || profileDirName === '..') {
+      throw new ConfigError(`--profile-dir-name must be a directory name inside --user-data-dir, such as "Profile 1", got "${profileDirName}".`);
+    }
+    browserArgs.push(`--profile-directory=${profileDirName}`);
+  }
   // --sandbox and --no-sandbox set one attribute (commander's pair): true, false, or undefined when neither is given.
   const sandbox = values.given('sandbox') ? values.bool('sandbox') : undefined;
 
@@ -351,6 +398,22 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
 
   const hasDisplay = process.platform !== 'linux' || Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
   const headless = values.bool('headless') || !hasDisplay;
+
+  const browserChannel = values.str('browser');
+  let executablePath = values.str('executablePath');
+  if (browserChannel !== undefined) {
+    if (executablePath !== undefined) throw new ConfigError('--browser finds a browser and --executable-path names one: pass one of them.');
+    if (cdpEndpoint) throw new ConfigError('--browser chooses the browser browsermcp launches; with --cdp-endpoint your browser is already running. Drop --browser.');
+    const found = findChannel(browserChannel, { env });
+    if ('problem' in found) throw new ConfigError(found.problem);
+    executablePath = found.path;
+  }
+  // @playwright/mcp's default: a headless browser nobody uses goes after an hour, a visible one stays.
+  const idleGiven = values.int('idleTimeout', 0, 7 * 86_400_000);
+  if (idleGiven !== undefined && cdpEndpoint) {
+    throw new ConfigError('--idle-timeout closes a browser browsermcp launched; a browser reached with --cdp-endpoint is yours and stays open. Drop --idle-timeout.');
+  }
+  const idleTimeoutMs = idleGiven !== undefined ? idleGiven || undefined : headless && !cdpEndpoint ? DEFAULT_IDLE_TIMEOUT_MS : undefined;
   const headlessReason = values.bool('headless') ? 'headless (--headless)' : hasDisplay ? 'headed (a display is available; --headless to hide it)' : 'headless (no display found)';
 
   return {
@@ -358,17 +421,21 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     host,
     headless,
     headlessReason,
-    executablePath: values.str('executablePath'),
+    executablePath,
+    browserChannel,
+    idleTimeoutMs,
     browserArgs,
     sandbox,
     cdpEndpoint,
-    userDataDir: values.str('userDataDir'),
+    userDataDir,
     viewport,
     caps: caps as Capability[],
     sharedBrowserContext: values.bool('sharedBrowserContext'),
     allowedHosts: values.list('allowedHosts').map((h) => h.toLowerCase()),
     corsOrigins: values.origins('corsOrigins'),
     outputDir: resolve(values.str('outputDir') ?? DEFAULT_OUTPUT_DIR),
+    outputMaxBytes: values.int('outputMaxSize', 1, Number.MAX_SAFE_INTEGER),
+    filePaths: values.oneOf('filePaths', FILE_PATH_MODES) ?? 'relative',
     pairingFile: resolve(values.str('pairingFile') ?? defaultPairingFile()),
     fileRoots: values.list('fileRoots'),
     gracePeriodMs: (values.int('gracePeriod', 0, 86_400) ?? DEFAULT_GRACE_PERIOD_SECONDS) * 1000,

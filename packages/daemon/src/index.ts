@@ -5,9 +5,9 @@ export { LocalExecutor } from './local/executor.js';
 export type { LocalExecutorOptions } from './local/executor.js';
 export { LocalBrowser } from './local/browser.js';
 export type { LocalBrowserOptions } from './local/browser.js';
-export { chromeToLaunch, findChrome, NO_CHROME_FIX, QUIET_ARGS } from './local/chrome.js';
+export { BROWSER_CHANNELS, chromeToLaunch, findChannel, findChrome, NO_CHROME_FIX, QUIET_ARGS } from './local/chrome.js';
 export type { ChromeSearch } from './local/chrome.js';
-export { NodeFileAccess, ownerDirName, sessionFilesOwner, type NodeFileAccessOptions, type SessionOwner, type SessionRoots } from './local/files.js';
+export { FILE_PATH_MODES, NodeFileAccess, ownerDirName, sessionFilesOwner, type FilePathMode, type NodeFileAccessOptions, type SessionOwner, type SessionRoots } from './local/files.js';
 export { deviceNames } from './local/page-setup.js';
 export type { PageSetupOptions } from './local/page-setup.js';
 export { buildDaemonApp } from './server/app.js';
@@ -50,5 +50,6 @@ export {
   sharedOptions,
 } from './command-line.js';
 export type { LogLevel, SharedOptionOverrides, SharedSettingKey, SharedSettings } from './command-line.js';
+export { playwrightEnvAliases } from './playwright-env.js';
 export { readToolFlags, toolOptions } from './tool-options.js';
 export type { ToolFlagValues } from './tool-options.js';

@@ -18,6 +18,7 @@ export function toolOptions(): Option[] {
     opt('--snapshot-boxes', "write each element's bounding box as [box=x,y,width,height] in snapshots (default: off)"),
     opt('--timeout-action <ms>', 'how long an action waits for its element to be ready').default('5000'),
     opt('--timeout-navigation <ms>', 'how long a navigation may take').default('60000'),
+    opt('--timeout-settle <ms>', 'the longest an action then waits for the page to go quiet (no DOM change for 50 ms, its navigation and requests done); 0 does not wait').default('1000'),
     opt('--console-level <level>', `console messages in answers, this level and more severe: ${CONSOLE_LEVELS.join(', ')}`).default('info'),
     opt('--image-responses <mode>', 'images in answers: allow, omit (for clients that take no images), or only (without the text)').default('allow'),
     opt('--max-tabs <n>', 'most tabs one session may hold; popups a page opens past it are closed and reported').default('50'),
@@ -31,7 +32,7 @@ export function toolOptions(): Option[] {
 
 /** The tool settings the flags give, every one (defaults included), and the command timeout they fit in. */
 export interface ToolFlagValues {
-  settings: Required<Pick<SessionSettings, 'allowedOrigins' | 'blockedOrigins' | 'snapshotMaxChars' | 'snapshotMode' | 'snapshotBoxes' | 'actionTimeoutMs' | 'navigationTimeoutMs' | 'consoleLevel' | 'imageResponses' | 'testIdAttribute' | 'maxTabs' | 'maxLogEntries' | 'consoleLinesInAnswer' | 'maxTabMemoryMb' | 'codegen'>>;
+  settings: Required<Pick<SessionSettings, 'allowedOrigins' | 'blockedOrigins' | 'snapshotMaxChars' | 'snapshotMode' | 'snapshotBoxes' | 'actionTimeoutMs' | 'settleTimeoutMs' | 'navigationTimeoutMs' | 'consoleLevel' | 'imageResponses' | 'testIdAttribute' | 'maxTabs' | 'maxLogEntries' | 'consoleLinesInAnswer' | 'maxTabMemoryMb' | 'codegen'>>;
   /** Only those the user set (flag, variable or config file): what a daemon holds its clients' sessions to. */
   given: SessionSettings;
   /** --command-timeout, raised when only --timeout-navigation was set and did not fit in it. */
@@ -60,6 +61,7 @@ export function readToolFlags(v: SettingValues, commandTimeoutMs: number): ToolF
     snapshotMode: v.oneOf('snapshotMode', SNAPSHOT_MODES)!,
     snapshotBoxes: v.bool('snapshotBoxes'),
     actionTimeoutMs: int('timeoutAction', 1, 600_000),
+    settleTimeoutMs: int('timeoutSettle', 0, 60_000),
     navigationTimeoutMs: navigationMs,
     consoleLevel: v.oneOf('consoleLevel', CONSOLE_LEVELS)!,
     imageResponses: v.oneOf('imageResponses', IMAGE_RESPONSES)!,
@@ -77,6 +79,7 @@ export function readToolFlags(v: SettingValues, commandTimeoutMs: number): ToolF
     snapshotMode: 'snapshotMode',
     snapshotBoxes: 'snapshotBoxes',
     actionTimeoutMs: 'timeoutAction',
+    settleTimeoutMs: 'timeoutSettle',
     navigationTimeoutMs: 'timeoutNavigation',
     consoleLevel: 'consoleLevel',
     imageResponses: 'imageResponses',

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { isLoopbackHost } from '@browsermcp/daemon';
+import { isLoopbackHost, playwrightEnvAliases } from '@browsermcp/daemon';
 import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config.js';
 import { ExtensionBackend } from './backends/extension.js';
 import { describeBrowser, pairingLines, runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
@@ -44,6 +44,8 @@ function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
 
 async function main(): Promise<void> {
   const program = buildProgram().exitOverride();
+  // A configuration written for @playwright/mcp sets its variables: they count as ours.
+  Object.assign(process.env, playwrightEnvAliases(program, process.env));
   try {
     program.parse(process.argv);
   } catch (err) {

@@ -51,6 +51,8 @@ export interface GatewayConfig extends SharedSettings {
   /** The keys came from the user (--api-key, its variable, --api-key-file): the banner does not print them. */
   apiKeysGiven: boolean;
   sessionIdleMs: number;
+  /** --save-session: each session's tool calls and answers recorded under the output directory. */
+  saveSession: boolean;
   /** --progress-interval, ms: how often a call that waits tells a client that asked for progress. */
   progressIntervalMs: number;
   /** --keep-browser-state, in ms: sessions of one key share a browser state that outlives each of them this long. */
@@ -59,6 +61,7 @@ export interface GatewayConfig extends SharedSettings {
   snapshotMode: 'full' | 'none';
   snapshotBoxes: boolean;
   actionTimeoutMs: number;
+  settleTimeoutMs: number;
   navigationTimeoutMs: number;
   consoleLevel: ConsoleLevel;
   imageResponses: 'allow' | 'omit' | 'only';
@@ -103,6 +106,8 @@ function options(): Option[] {
     s.host,
     s.headless,
     s.executablePath,
+    s.browser,
+    s.idleTimeout,
     s.browserArg,
     s.sandbox,
     s.noSandbox,
@@ -110,6 +115,7 @@ function options(): Option[] {
     repeatableOption('--cdp-header <header>', 'with --cdp-endpoint: a header sent with every request to it, "Name: value"; repeat for more (default: none)'),
     opt('--cdp-timeout <ms>', 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes').default('30000'),
     s.userDataDir,
+    s.profileDirName,
     opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)'),
     s.viewportSize,
     s.caps,
@@ -118,6 +124,8 @@ function options(): Option[] {
     ...toolOptions(),
     s.config,
     s.outputDir,
+    s.outputMaxSize,
+    s.filePaths,
     s.fileRoots,
     opt('--allow-unrestricted-file-access', 'input files may come from anywhere on this machine, and pages may open file:// URLs (default: only the roots above, file:// blocked)'),
     opt('--extension', 'drive your own browser through the browsermcp extension instead of launching one (default: launch one)'),
@@ -140,6 +148,7 @@ function options(): Option[] {
     s.gracePeriod,
     opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long').default('1800'),
     opt('--progress-interval <seconds>', 'how often a call that waits (a slow page, the person\'s approval, a starting browser) sends a progress notification, to clients that ask for them').default('10'),
+    opt('--save-session', "record each session's tool calls and answers (Markdown) in session-<time>-<session>/session.md under the caller's output directory, written by the gateway (default: off)"),
     opt('--keep-browser-state <minutes>', "sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)"),
     s.commandTimeout,
     opt('--user-agent <ua>', "the user agent pages see (default: the browser's own)"),
@@ -156,8 +165,18 @@ function options(): Option[] {
     opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close').default('200'),
     opt('--max-sessions-per-key <n>', 'most MCP sessions one API key may have open; more are refused (429)').default('50'),
     s.logLevel,
+    opt('--no-webmcp', "do not collect or expose the tools pages register through WebMCP (browsermcp does not collect them yet, so this is what happens anyway) (default: on)"),
+    // @playwright/mcp's flags that name Playwright objects: refused with what to use instead (PLAYWRIGHT_FLAGS_REFUSED).
+    opt('--endpoint <url>', 'refused: a Playwright browser server; use --cdp-endpoint with a Chrome started with --remote-debugging-port (default: none)'),
+    opt('--init-page <files>', 'refused: TypeScript run on a Playwright page object; use --init-script (JavaScript run in every page) (default: none)'),
   ];
 }
+
+/** @playwright/mcp's flags that have no meaning here, with why and what to use instead. */
+const PLAYWRIGHT_FLAGS_REFUSED: Record<string, string> = {
+  endpoint: "--endpoint connects to a Playwright browser server, which browsermcp does not drive (it speaks the Chrome DevTools Protocol). Start Chrome with --remote-debugging-port=9222 and pass --cdp-endpoint http://127.0.0.1:9222 instead.",
+  initPage: '--init-page runs TypeScript against a Playwright page object, which browsermcp does not have. Put the page setup in a JavaScript file and pass it with --init-script: it runs in every page before its own scripts.',
+};
 
 export function buildProgram(): Command {
   const program = new Command('browsermcp-gateway')
@@ -181,7 +200,7 @@ function readFlagFile(flag: string, path: string): string {
 
 /** Flags that shape the browser itself (its pages and contexts): they apply only to a browser browsermcp drives locally. */
 const BROWSER_FLAGS = [
-  'browserArg', 'sandbox', 'userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'proxyBypass',
+  'browser', 'idleTimeout', 'profileDirName', 'browserArg', 'sandbox', 'userAgent', 'device', 'mobile', 'initScript', 'grantPermissions', 'blockServiceWorkers', 'ignoreHttpsErrors', 'proxyServer', 'proxyBypass',
   'storageState',
 ];
 
@@ -195,6 +214,26 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const int = (k: string, min: number, max: number) => v.int(k, min, max);
   const given = (k: string) => v.given(k);
 
+  const refused = Object.keys(PLAYWRIGHT_FLAGS_REFUSED).find(given);
+  if (refused !== undefined) throw new ConfigError(PLAYWRIGHT_FLAGS_REFUSED[refused]!);
+  // Flags of a mode that does not apply are refused before any of them is read (--browser would look for a browser).
+  const extension = bool('extension');
+  if (extension) {
+    const launchOnly = ['cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext', ...BROWSER_FLAGS].filter(given);
+    if (launchOnly.length) {
+      throw new ConfigError(
+        `--extension drives your own browser, so ${launchOnly.map((k) => v.flag(k)).join(', ')} cannot apply (they shape a browser browsermcp launches). Drop ${launchOnly.length > 1 ? 'them' : 'it'}, or drop --extension.`,
+      );
+    }
+  }
+  if (str('daemonUrl') !== undefined) {
+    // Files and secrets are the daemon's to hold: this gateway's paths and values mean nothing there. The tool flags
+    // travel with each session, applied by the daemon within its own settings.
+    const browserFlags = [...BROWSER_FLAGS, 'secrets', 'fileRoots', 'allowUnrestrictedFileAccess', 'outputMaxSize', 'filePaths'].filter(given);
+    if (browserFlags.length) {
+      throw new ConfigError(`--daemon-url runs the browser on the daemon, so ${browserFlags.map((k) => v.flag(k)).join(', ')} cannot apply here. Drop ${browserFlags.length > 1 ? 'them' : 'it'}.`);
+    }
+  }
   const shared = readSharedSettings(v, env);
   const { host, cdpEndpoint, userDataDir } = shared;
   const loopback = isLoopbackHost(host);
@@ -216,15 +255,6 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const apiKeys = [...list('apiKey'), ...keysFrom(str('apiKeyFile'))];
   if (noAuth && apiKeys.length) throw new ConfigError('--no-auth and an API key contradict each other: keep one.');
 
-  const extension = bool('extension');
-  if (extension) {
-    const launchOnly = ['cdpEndpoint', 'userDataDir', 'executablePath', 'headless', 'isolated', 'viewportSize', 'sharedBrowserContext', ...BROWSER_FLAGS].filter(given);
-    if (launchOnly.length) {
-      throw new ConfigError(
-        `--extension drives your own browser, so ${launchOnly.map((k) => v.flag(k)).join(', ')} cannot apply (they shape a browser browsermcp launches). Drop ${launchOnly.length > 1 ? 'them' : 'it'}, or drop --extension.`,
-      );
-    }
-  }
   const tools = readToolFlags(v, shared.commandTimeoutMs);
   // The browser's own settings: they shape the browser we launch, so a browser already running cannot take some.
   const proxyServer = str('proxyServer');
@@ -261,12 +291,6 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       }
     }
     if (extension || cdpEndpoint || userDataDir) throw new ConfigError('--daemon-url runs the browser on the daemon: drop --extension, --cdp-endpoint and --user-data-dir.');
-    // Files and secrets are the daemon's to hold: this gateway's paths and values mean nothing there. The tool flags
-    // travel with each session, applied by the daemon within its own settings.
-    const browserFlags = [...BROWSER_FLAGS, 'secrets', 'fileRoots', 'allowUnrestrictedFileAccess'].filter(given);
-    if (browserFlags.length) {
-      throw new ConfigError(`--daemon-url runs the browser on the daemon, so ${browserFlags.map((k) => v.flag(k)).join(', ')} cannot apply here. Drop ${browserFlags.length > 1 ? 'them' : 'it'}.`);
-    }
   }
   const keepText = str('keepBrowserState');
   let keepBrowserStateMs: number | undefined;
@@ -280,8 +304,17 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     }
     keepBrowserStateMs = Math.round(minutes * 60_000);
   }
+  // A kept state lives in the browser: an idle browser may not close before the states it holds would.
+  let idleTimeoutMs = extension || daemonUrls.length ? undefined : shared.idleTimeoutMs;
+  if (idleTimeoutMs !== undefined && keepBrowserStateMs !== undefined && idleTimeoutMs < keepBrowserStateMs) {
+    if (given('idleTimeout')) {
+      throw new ConfigError(`--idle-timeout (${idleTimeoutMs} ms) would close the browser, and the states it keeps, before --keep-browser-state (${keepText} minutes) is up. Raise --idle-timeout, or pass 0 to keep the browser open.`);
+    }
+    idleTimeoutMs = keepBrowserStateMs;
+  }
   return {
     ...shared,
+    idleTimeoutMs,
     commandTimeoutMs: tools.commandTimeoutMs,
     extension,
     daemonUrls,
@@ -300,6 +333,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     rateLimit: int('rateLimit', 1, 1_000_000) ?? (loopback ? undefined : 100),
     sessionIdleMs: int('sessionIdleTimeout', 0, 604_800)! * 1000,
     progressIntervalMs: int('progressInterval', 1, 3600)! * 1000,
+    saveSession: bool('saveSession'),
     keepBrowserStateMs,
     maxSessions: int('maxSessions', 1, 100_000)!,
     maxSessionsPerKey: int('maxSessionsPerKey', 1, 100_000)!,

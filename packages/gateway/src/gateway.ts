@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname, networkInterfaces } from 'node:os';
-import { allowedHostNames, chromeToLaunch, isLoopbackHost, loadPairingSecret } from '@browsermcp/daemon';
+import { allowedHostNames, chromeToLaunch, formatDuration, isLoopbackHost, loadPairingSecret } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
 import type { Backend } from './backend.js';
 import { EmbeddedBackend } from './backends/embedded.js';
@@ -15,6 +15,7 @@ import { BrowserStates } from './calls/browser-states.js';
 import { createMcpServer, describeTools } from './mcp-server.js';
 import { newSessionId } from './sessions.js';
 import { LineStdioTransport } from './stdio-transport.js';
+import { SessionRecords } from './session-records.js';
 import { VERSION } from './version.js';
 import { describeNotice } from './notices.js';
 
@@ -39,7 +40,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       graceMs: config.gracePeriodMs,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
       // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.
-      files: { outputDir: config.outputDir, roots: config.fileRoots, unrestricted: config.allowUnrestrictedFileAccess },
+      files: { outputDir: config.outputDir, roots: config.fileRoots, unrestricted: config.allowUnrestrictedFileAccess, maxOutputBytes: config.outputMaxBytes, filePaths: config.filePaths },
       keepStateMs: config.keepBrowserStateMs,
     });
   }
@@ -56,6 +57,9 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     sharedBrowserContext: config.sharedBrowserContext,
     outputDir: config.outputDir,
     fileRoots: config.fileRoots,
+    maxOutputBytes: config.outputMaxBytes,
+    filePaths: config.filePaths,
+    idleTimeoutMs: config.idleTimeoutMs,
     unrestrictedFileAccess: config.allowUnrestrictedFileAccess,
     caps: config.caps,
     commandTimeoutMs: config.commandTimeoutMs,
@@ -82,6 +86,7 @@ function toolSettings(config: GatewayConfig): ToolSettings {
     allowedOrigins: config.allowedOrigins,
     blockedOrigins: config.blockedOrigins,
     actionTimeoutMs: config.actionTimeoutMs,
+    settleTimeoutMs: config.settleTimeoutMs,
     navigationTimeoutMs: config.navigationTimeoutMs,
     testIdAttribute: config.testIdAttribute,
     snapshotMode: config.snapshotMode,
@@ -138,6 +143,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     clientRoots: isLoopbackHost(config.host),
     stateKeepMs: stateKeepMs(config),
     progressIntervalMs: config.progressIntervalMs,
+    sessionRecords: config.saveSession ? new SessionRecords(config.outputDir, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`)) : undefined,
     trustProxy: config.trustProxy,
     logStream: extra.logStream,
   });
@@ -173,6 +179,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   const transport = new LineStdioTransport();
   const tools = describeTools(toolsFor(config.caps), stateKeepMs(config));
   const states = new BrowserStates({ backend, keyOwner: 'stdio', keepMs: stateKeepMs(config) });
+  const records = config.saveSession ? new SessionRecords(config.outputDir, write) : undefined;
   let opened = false;
   // The SDK picks the era from the client's first message: a 2025 initialize pins one session for the connection;
   // 2026-07-28 requests each take up the client's browser state. One client per stdio gateway: it is the only owner.
@@ -183,6 +190,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
         version: VERSION,
         log: (e) => log(`tool ${e.tool} ${Math.round(e.ms)} ms ${e.ok ? 'ok' : `error${e.error ? `: ${e.error}` : ''}`}`),
         progressIntervalMs: config.progressIntervalMs,
+        record: records?.for(undefined),
         route: (server) =>
           era === 'modern'
             ? new StatelessCalls(server, { states, waitingFor: (id) => backend.waitingFor?.(id), roots: 'client-or-cwd' })
@@ -228,7 +236,8 @@ export function describeBrowser(config: GatewayConfig): string {
   if (config.cdpEndpoint) return `connects to ${config.cdpEndpoint}`;
   const chrome = chromeToLaunch(config.executablePath);
   if ('problem' in chrome) return `NONE: ${chrome.problem}`;
-  return `${chrome.path}, launched on first use, ${config.headlessReason}`;
+  const idle = config.idleTimeoutMs ? `, closed after ${formatDuration(config.idleTimeoutMs)} without a call (--idle-timeout)` : '';
+  return `${chrome.path}${config.browserChannel ? ` (--browser ${config.browserChannel})` : ''}, launched on first use, ${config.headlessReason}${idle}`;
 }
 
 /** This machine's host name and non-loopback addresses, when `host` binds every interface; else none. */

@@ -12,6 +12,7 @@ import { ErrorCodes } from '@browsermcp/protocol';
 import { browserArgumentSchema, browserStateTools, errorResult, type Tool, type ToolResult, type ToolSchema } from '@browsermcp/tools';
 import { z } from 'zod';
 import { backendErrorCode, ProtocolError } from './errors.js';
+import type { RecordCall } from './session-records.js';
 
 export const SERVER_NAME = 'browsermcp';
 
@@ -69,6 +70,8 @@ export interface CallRoute {
   waitingFor(): string | undefined;
   /** Who the call is for, in logs: a session id or a state label. */
   readonly label: string;
+  /** Whose record (--save-session) a call goes into, when not `label`'s: a stateless call's browser state. */
+  recordLabel?(args: Record<string, unknown>): string;
 }
 
 /**
@@ -84,6 +87,8 @@ export function createMcpServer(options: {
   log: ToolCallLog;
   /** --progress-interval, ms: how often a call that waits says so to a client that asked for progress. */
   progressIntervalMs?: number;
+  /** --save-session: each call and its answer, in the session's record. */
+  record?: RecordCall | undefined;
 }): Server {
   const names = new Set(options.tools.map((t) => t.name));
   const server = new Server(
@@ -118,10 +123,12 @@ export function createMcpServer(options: {
       const result = await route.run(name, args ?? {}, ctx);
       if (isInputRequiredResult(result)) return result;
       options.log({ sessionId: route.label, tool: name, ms: performance.now() - started, ok: !result.isError });
+      options.record?.(route.recordLabel?.(args ?? {}) ?? route.label, name, args ?? {}, result);
       return result as CallToolResult;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       options.log({ sessionId: route.label, tool: name, ms: performance.now() - started, ok: false, error: ctx.mcpReq.signal.aborted ? 'cancelled' : message });
+      options.record?.(route.recordLabel?.(args ?? {}) ?? route.label, name, args ?? {}, { error: message });
       // A tool the browser does not know is a protocol error, embedded and through a remote daemon alike.
       if (backendErrorCode(err) === ErrorCodes.MethodNotFound) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
       // Daemon failures (timeout, browser gone, none connected) are tool results the model can act on, not

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -81,6 +81,17 @@ describe('browser flags', () => {
         expect(await evaluate(client, "() => navigator.languages.join(',')")).toMatch(/^"de-DE,de\b/);
       },
     );
+  });
+
+  it('--browser chromium finds Chromium; --profile-dir-name uses that profile inside --user-data-dir', async () => {
+    const profiles = mkdtempSync(join(tmpdir(), 'bmcp-profiles-'));
+    await withGateway(['--browser', 'chromium', '--user-data-dir', profiles, '--profile-dir-name', 'Work'], async (client) => {
+      expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }))).toContain('Fixture home');
+      expect(await evaluate(client, "() => localStorage.setItem('seen', 'yes') ?? 'stored'")).toBe('"stored"');
+    });
+    // Chrome made the named profile, and no "Default" beside it.
+    expect(existsSync(join(profiles, 'Work', 'Local Storage'))).toBe(true);
+    expect(existsSync(join(profiles, 'Default'))).toBe(false);
   });
 
   it('--ignore-https-errors opens a page with a self-signed certificate; --storage-state starts sessions logged in', async () => {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { alive, devToolsExposure, freePort, startFixtureServer } from '@browsermcp/testkit';
 import { describe, expect, it } from 'vitest';
-import { sharedOptions } from '@browsermcp/daemon';
+import { playwrightEnvAliases, sharedOptions } from '@browsermcp/daemon';
 import { parsePairingCode } from '@browsermcp/protocol';
 import { buildProgram, resolveConfig } from '../src/index.js';
 import { spawnGatewayCli, text } from './helpers.js';
@@ -51,6 +51,10 @@ describe('browsermcp-gateway CLI', () => {
     const env = await run([], { BROWSERMCP_VIEWPORT_SIZE: 'huge' });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain('--viewport-size must look like 1280x720, got "huge"');
+    // A configuration written for @playwright/mcp: its variable is read as ours.
+    const theirs = await run([], { PLAYWRIGHT_MCP_VIEWPORT_SIZE: 'tiny' });
+    expect(theirs.code).toBe(2);
+    expect(theirs.stderr).toContain('--viewport-size must look like 1280x720, got "tiny"');
     const noAuth = await run(['--port', '3999', '--host', '0.0.0.0', '--no-auth']);
     expect(noAuth.code).toBe(2);
     expect(noAuth.stderr).toContain('--no-auth is only allowed on a loopback host');
@@ -113,6 +117,20 @@ describe('browsermcp-gateway CLI', () => {
       [['--extension', '--extension-id', 'not-an-id'], '--extension-id: "not-an-id" is not an extension id (32 letters a to p, as chrome://extensions shows it).'],
       [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],
       [['--max-tab-memory', '10'], '--max-tab-memory must be a whole number from 64 to 1048576, got "10"'],
+      [['--browser', 'firefox'], 'browsermcp drives Chrome-family browsers (Chrome, Edge, Chromium) over the Chrome DevTools Protocol, so Firefox cannot be used'],
+      [['--browser', 'webkit'], 'so WebKit cannot be used. Pass --browser chrome, msedge or chromium, or --executable-path.'],
+      [['--browser', 'chromium', '--executable-path', '/usr/bin/chromium'], '--browser finds a browser and --executable-path names one: pass one of them.'],
+      [['--extension', '--browser', 'chrome'], '--extension drives your own browser, so --browser cannot apply'],
+      [['--cdp-endpoint', 'http://127.0.0.1:9', '--idle-timeout', '1000'], 'a browser reached with --cdp-endpoint is yours and stays open'],
+      [['--idle-timeout', 'soon'], '--idle-timeout must be a whole number from 0 to 604800000, got "soon"'],
+      [['--idle-timeout', '60000', '--keep-browser-state', '5'], '--idle-timeout (60000 ms) would close the browser, and the states it keeps, before --keep-browser-state (5 minutes) is up'],
+      [['--profile-dir-name', 'Work'], '--profile-dir-name picks a profile inside --user-data-dir: add --user-data-dir <dir>'],
+      [['--user-data-dir', '/tmp/x', '--profile-dir-name', '../Work'], '--profile-dir-name must be a directory name inside --user-data-dir'],
+      [['--timeout-settle', '-1'], '--timeout-settle must be a whole number from 0 to 60000, got "-1"'],
+      [['--file-paths', 'pretty'], '--file-paths must be one of relative, absolute, got "pretty"'],
+      [['--output-max-size', '0'], '--output-max-size must be a whole number from 1 to'],
+      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--output-max-size', '1000'], '--daemon-url runs the browser on the daemon, so --output-max-size cannot apply here'],
+      [['--endpoint', 'ws://127.0.0.1:9/x'], 'pass --cdp-endpoint http://127.0.0.1:9222 instead'],
       [['--console-lines-in-answer', 'all'], '--console-lines-in-answer must be a whole number from 0 to 1000, got "all"'],
       [['--codegen', 'ruby'], '--codegen must be one of typescript, python, java, csharp, none, got "ruby"'],
       [['--cdp-header', 'X-Token: abc'], '--cdp-header applies to a browser reached with --cdp-endpoint'],
@@ -127,6 +145,34 @@ describe('browsermcp-gateway CLI', () => {
       const program = buildProgram().exitOverride();
       expect(() => resolveConfig(program.parse(args, { from: 'user' }), {}), args.join(' ')).toThrow(message);
     }
+  });
+
+  it("takes @playwright/mcp's --browser, --idle-timeout, --profile-dir-name and its PLAYWRIGHT_MCP_ variables", () => {
+    const config = (args: string[], env: Record<string, string> = {}) => resolveConfig(buildProgram().exitOverride().parse(args, { from: 'user' }), env);
+    expect(config(['--browser', 'chromium']).executablePath).toBe('/usr/bin/chromium');
+    expect(() => config(['--browser', 'msedge'])).toThrow(/--browser msedge: Microsoft Edge is not installed here \(looked at \/opt\/microsoft\/msedge\/msedge, .*Install it, or pass --executable-path <path>\./);
+    // Closed after an hour unused when headless, as @playwright/mcp; never when headed, with 0, or with --extension.
+    expect(config(['--headless']).idleTimeoutMs).toBe(3_600_000);
+    expect(config([], { DISPLAY: ':99' }).idleTimeoutMs).toBeUndefined();
+    expect(config(['--headless', '--idle-timeout', '0']).idleTimeoutMs).toBeUndefined();
+    expect(config(['--extension']).idleTimeoutMs).toBeUndefined();
+    // A kept state outlives the default: the browser stays at least as long.
+    expect(config(['--headless', '--keep-browser-state', '120']).idleTimeoutMs).toBe(120 * 60_000);
+    expect(config(['--user-data-dir', '/tmp/p', '--profile-dir-name', 'Profile 1']).browserArgs).toContain('--profile-directory=Profile 1');
+    expect(config(['--timeout-settle', '0']).settleTimeoutMs).toBe(0);
+    expect(config([]).filePaths).toBe('relative');
+  });
+
+  it("reads @playwright/mcp's environment variables as ours; ours win, and its false means off", () => {
+    const aliases = (env: Record<string, string>) => playwrightEnvAliases(buildProgram(), env);
+    expect(aliases({ PLAYWRIGHT_MCP_VIEWPORT_SIZE: '800x600', PLAYWRIGHT_MCP_CDP_HEADERS: 'X-Key: k', PLAYWRIGHT_MCP_SECRETS_FILE: '/s.env', PLAYWRIGHT_MCP_HEADLESS: 'true' })).toEqual({
+      BROWSERMCP_VIEWPORT_SIZE: '800x600',
+      BROWSERMCP_CDP_HEADER: 'X-Key: k',
+      BROWSERMCP_SECRETS: '/s.env',
+      BROWSERMCP_HEADLESS: '1',
+    });
+    expect(aliases({ PLAYWRIGHT_MCP_HEADLESS: 'false', PLAYWRIGHT_MCP_SANDBOX: '0' })).toEqual({ BROWSERMCP_NO_SANDBOX: '1' });
+    expect(aliases({ PLAYWRIGHT_MCP_PORT: '1', BROWSERMCP_PORT: '2', PLAYWRIGHT_MCP_NOT_A_FLAG: 'x' })).toEqual({});
   });
 
   it('lets a value the user set move the default it conflicts with; only two set values that conflict are refused', () => {

@@ -297,3 +297,39 @@ describe('MCP 2026-07-28: the client roots through the input-required round trip
     }
   });
 });
+
+describe('--output-max-size, --file-paths and --save-session', () => {
+  it("keeps the caller's saved files under the size (oldest go first), shows them relative to the client's workspace, and records the session", async () => {
+    const workspace = project('workspace', 'notes.txt', 'a project');
+    const out = join(workspace, 'out');
+    const gw = await startGateway(['--output-dir', out, '--output-max-size', '2500', '--save-session']);
+    const client = clientWithRoots('saver', { current: [workspace] });
+    try {
+      await httpClient(gw, client);
+      const saved: string[] = [];
+      for (const name of ['a.txt', 'b.txt', 'c.txt']) {
+        const result = await client.callTool({ name: 'browser_evaluate', arguments: { function: "() => 'x'.repeat(1000)", filename: name } });
+        saved.push(text(result).match(/Saved the result to (\S+)/)?.[1] ?? text(result));
+      }
+      // Relative to the workspace root the client declared, as @playwright/mcp shows them: the key's own directory.
+      expect(saved[2]).toMatch(/^out\/caller-[0-9a-f]{16}\/c\.txt$/);
+      const own = join(workspace, saved[2]!, '..');
+      const left = readdirSync(own);
+      expect(left).toContain('c.txt');
+      expect(left).not.toContain('a.txt');
+      // The record of the session, in the same directory, in call order.
+      const record = left.find((name) => name.startsWith('session-'));
+      expect(record).toBeDefined();
+      // Written as each call ends: the last one may still be on its way.
+      const read = () => readFileSync(join(own, record!, 'session.md'), 'utf8');
+      await expect.poll(() => read().match(/### Tool call: browser_evaluate/g)?.length).toBe(3);
+      const md = read();
+      expect(md).toContain('"filename": "a.txt"');
+      expect(md.indexOf('a.txt')).toBeLessThan(md.indexOf('c.txt'));
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+});
+

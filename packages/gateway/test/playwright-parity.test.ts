@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,5 +57,32 @@ describe('a superset of @playwright/mcp', () => {
     expect(missing).toEqual([]);
     // What is left out is still theirs: an entry for a tool they dropped is stale.
     for (const name of Object.keys(LEFT_OUT)) expect(theirs.has(name), `${name} is no longer in @playwright/mcp`).toBe(true);
+  });
+});
+
+/** The long flags a --help lists. */
+function flagsOf(command: string, args: string[]): Set<string> {
+  const help = execFileSync(command, [...args, '--help'], { encoding: 'utf8' });
+  return new Set([...help.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!));
+}
+
+/** @playwright/mcp's flags refused here, with the words the refusal must name (what to use instead). */
+const REFUSED_FLAGS: Record<string, { value: string; names: RegExp }> = {
+  '--endpoint': { value: 'ws://127.0.0.1:1/x', names: /--cdp-endpoint/ },
+  '--init-page': { value: 'setup.ts', names: /--init-script/ },
+};
+
+describe("@playwright/mcp's command line", () => {
+  it('has every flag of the installed @playwright/mcp: accepted, or refused with the reason and what to use instead', () => {
+    const [theirs, ours] = [flagsOf(process.execPath, [PLAYWRIGHT_MCP]), flagsOf(process.execPath, [CLI])];
+    expect(theirs.size).toBeGreaterThan(50);
+    // A flag of a new release that is not handled here fails until it is accepted or refused.
+    expect([...theirs].filter((f) => !ours.has(f))).toEqual([]);
+    for (const [flag, { value, names }] of Object.entries(REFUSED_FLAGS)) {
+      expect(theirs.has(flag), `${flag} is no longer in @playwright/mcp`).toBe(true);
+      const run = spawnSync(process.execPath, [CLI, flag, value], { encoding: 'utf8', timeout: 20_000 });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(names);
+    }
   });
 });

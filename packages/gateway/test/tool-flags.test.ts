@@ -20,6 +20,7 @@ const FLAGS = [
   '--console-level', 'error',
   '--timeout-action', '300',
   '--timeout-navigation', '1500',
+  '--timeout-settle', '0',
   '--test-id-attribute', 'data-zone',
   '--caps', 'testing',
   '--codegen', 'python',
@@ -100,6 +101,15 @@ for (const [mode, start] of MODES) describe(`tool flags (${mode})`, () => {
     expect(clicked.isError).toBe(true);
     expect(text(clicked)).toContain('another element would receive the click');
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('--timeout-settle 0: an action answers without waiting for the page to go quiet', async () => {
+    await call('browser_navigate', { url: server.url('/busy-after-click.html') });
+    expect((await call('browser_click', { target: '#start' })).isError).toBeFalsy();
+    // The page changes every 2 ms for 3 s from the click on: with the default, the click would answer only after its whole
+    // 1000 ms settle cap.
+    const since = Number(text(await call('browser_evaluate', { function: "() => 'since=' + Math.round(performance.now() - window.clickedAt)" })).match(/since=(\d+)/)?.[1]);
+    expect(since).toBeLessThan(1000);
   });
 
   it('--timeout-navigation 1500: a page that does not answer fails the navigation with the reason', async () => {

@@ -68,6 +68,8 @@ export const sessionSettingsSchema = z.object({
   caps: z.array(z.string().min(1)).optional(),
   /** How long an action waits for its element (--timeout-action), ms. */
   actionTimeoutMs: z.number().int().min(1).optional(),
+  /** The longest an action waits for the page to settle after it (--timeout-settle), ms; 0 does not wait. */
+  settleTimeoutMs: z.number().int().min(0).optional(),
   /** How long a navigation may take (--timeout-navigation), ms. */
   navigationTimeoutMs: z.number().int().min(1).optional(),
   /** The attribute generated locators read as a test id (--test-id-attribute). */

@@ -70,6 +70,8 @@ export interface SessionConfig {
   includeSnapshot: boolean;
   /** How long an action waits for its element to become actionable. */
   actionTimeoutMs: number;
+  /** The longest an action then waits for the page to go quiet (--timeout-settle); 0 does not wait. */
+  settleTimeoutMs: number;
   /** Lets `browser_navigate` open file: URLs (off by default: pages could read local files). */
   allowFileUrls?: boolean;
   /**
@@ -105,6 +107,7 @@ export interface SessionConfig {
 }
 
 import { DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './tab-logs.js';
+import { DEFAULT_SETTLE_TIMEOUT_MS } from './tab-actions.js';
 export { CONSOLE_LEVELS, DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './tab-logs.js';
 
 /** Memory one tab's page may hold unless the session says otherwise (--max-tab-memory): far above any page a person uses. */
@@ -116,6 +119,7 @@ export const defaultSessionConfig: SessionConfig = {
   snapshotMaxChars: 40_000,
   includeSnapshot: true,
   actionTimeoutMs: 5_000,
+  settleTimeoutMs: DEFAULT_SETTLE_TIMEOUT_MS,
   testIdAttribute: 'data-testid',
   navigationTimeoutMs: 60_000,
   snapshotBoxes: false,
@@ -202,7 +206,7 @@ export class ToolSession {
       if (makeCurrent) this.setCurrent(existing);
       return existing;
     }
-    const tab = new Tab(page, { refContext: this.host.refContext, background: this.host.background });
+    const tab = new Tab(page, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs });
     this.tabList.push(tab);
     if (makeCurrent || !this.current) this.setCurrent(tab);
     this.watch(tab);
@@ -293,7 +297,7 @@ export class ToolSession {
     const i = this.tabList.findIndex((t) => t.page === oldPage);
     if (i < 0) return this.adoptPage(newPage);
     const wasCurrent = this.current === this.tabList[i];
-    const tab = new Tab(newPage, { refContext: this.host.refContext, background: this.host.background });
+    const tab = new Tab(newPage, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs });
     this.tabList[i] = tab;
     this.watch(tab);
     if (wasCurrent) this.current = tab;

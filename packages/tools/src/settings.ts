@@ -57,6 +57,7 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('snapshotMaxChars', settings.snapshotMaxChars),
     ...(checkUrl ? { checkUrl } : {}),
     ...defined('actionTimeoutMs', settings.actionTimeoutMs),
+    ...defined('settleTimeoutMs', settings.settleTimeoutMs),
     ...defined('navigationTimeoutMs', settings.navigationTimeoutMs),
     ...defined('testIdAttribute', settings.testIdAttribute),
     ...(settings.snapshotMode === 'none' ? { includeSnapshot: false } : {}),

@@ -25,7 +25,8 @@ export interface ActionOptions {
   /** The action moves the pointer (hover, drag): in a tab Chrome paints only now and then, each move waits for a frame. */
   pointerMoves?: true | undefined;
 }
-const SETTLE_CAP_MS = 1000;
+/** How long an action waits for the DOM to settle unless the session says (--timeout-settle). */
+export const DEFAULT_SETTLE_TIMEOUT_MS = 1000;
 const NAVIGATION_CAP_MS = 10_000;
 const REQUESTS_CAP_MS = 5_000;
 // How long an action's first input event may take to reach the page (moves and keys can wait for the next frame).
@@ -52,6 +53,8 @@ export class TabActions {
     private readonly page: Page,
     private readonly modals: TabModals,
     private readonly logs: TabLogs,
+    /** --timeout-settle: the longest an action waits for the page to go quiet after it; 0 does not wait. */
+    private readonly settleCapMs = DEFAULT_SETTLE_TIMEOUT_MS,
   ) {}
 
   /**
@@ -167,11 +170,13 @@ export class TabActions {
 
   private async settle(urlBefore: string, navigation: () => HTTPRequest | undefined, started: HTTPRequest[]): Promise<void> {
     const page = this.page;
-    try {
-      // Background tabs throttle timers to about one a second: the cap is kept from here too.
-      await withTimeout(inPage(page.mainFrame(), 'settleDom', urlBefore, SETTLE_QUIET_MS, SETTLE_CAP_MS), SETTLE_CAP_MS + 100);
-    } catch {
-      // The document went away: a navigation is under way.
+    if (this.settleCapMs > 0) {
+      try {
+        // Background tabs throttle timers to about one a second: the cap is kept from here too.
+        await withTimeout(inPage(page.mainFrame(), 'settleDom', urlBefore, SETTLE_QUIET_MS, this.settleCapMs), this.settleCapMs + 100);
+      } catch {
+        // The document went away: a navigation is under way.
+      }
     }
     const nav = navigation();
     if (nav) await waitForNavigationDone(page, nav, NAVIGATION_CAP_MS);

@@ -41,7 +41,7 @@ export class Tab {
   /** CSS media emulated in this tab (browser_emulate_media): Chromium takes the whole set on every change. */
   readonly media: { features: Record<string, string>; type: 'screen' | 'print' | null } = { features: {}, type: null };
 
-  constructor(page: Page, options: { refContext?: string | undefined; background?: boolean | undefined } = {}) {
+  constructor(page: Page, options: { refContext?: string | undefined; background?: boolean | undefined; settleTimeoutMs?: number | undefined } = {}) {
     this.page = page;
     this.background = options.background === true;
     this.logs = new TabLogs(page);
@@ -55,7 +55,7 @@ export class Tab {
     };
     this.refs = new FrameRefs(page, options.refContext);
     this.snapshots = new TabSnapshots(page, this.refs);
-    this.actions = new TabActions(page, this.modals, this.logs);
+    this.actions = new TabActions(page, this.modals, this.logs, options.settleTimeoutMs);
     page.on('close', () => {
       this.closed = true;
     });

@@ -193,6 +193,22 @@ export class LocalBrowser {
     }
   }
 
+  /**
+   * Closes a launched browser nobody has used for a while (--idle-timeout): its sessions are told `reason`, and the
+   * next use launches it again. A browser reached over CDP is the user's and stays.
+   */
+  async closeIdle(reason: string): Promise<void> {
+    const browser = this.browser;
+    if (!browser || this.options.cdpEndpoint || this.starting || this.closing) return;
+    // Taken first, and its users told before it goes: a call arriving meanwhile starts a new browser rather than
+    // reaching for a context of the closing one, and the disconnect is not reported as a crash.
+    this.browser = undefined;
+    for (const l of this.goneListeners) l(reason);
+    const pid = browser.process()?.pid;
+    await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+    if (pid !== undefined) await killProcessGroup(pid);
+  }
+
   /** Closes a launched browser (or disconnects from a CDP one). Safe to call twice. */
   async close(): Promise<void> {
     this.closing = true;

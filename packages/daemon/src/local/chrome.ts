@@ -131,3 +131,78 @@ export function chromeToLaunch(executablePath?: string): { path: string } | { pr
     ? { path: executablePath }
     : { problem: `--executable-path ${executablePath} is not an executable file: pass the path of the Chrome or Chromium binary.` };
 }
+
+/** The Chrome-family browsers `--browser` names (Playwright's channel names), and where each installs itself. */
+export const BROWSER_CHANNELS = ['chrome', 'chrome-beta', 'chrome-dev', 'chrome-canary', 'msedge', 'msedge-beta', 'msedge-dev', 'msedge-canary', 'chromium'] as const;
+export type BrowserChannel = (typeof BROWSER_CHANNELS)[number];
+
+const CHANNEL_NAMES: Record<BrowserChannel, string> = {
+  chrome: 'Google Chrome',
+  'chrome-beta': 'Google Chrome Beta',
+  'chrome-dev': 'Google Chrome Dev',
+  'chrome-canary': 'Google Chrome Canary',
+  msedge: 'Microsoft Edge',
+  'msedge-beta': 'Microsoft Edge Beta',
+  'msedge-dev': 'Microsoft Edge Dev',
+  'msedge-canary': 'Microsoft Edge Canary',
+  chromium: 'Chromium',
+};
+
+/** Where one channel installs itself on this OS, then the names it has on the PATH. */
+function channelPlaces(channel: BrowserChannel, platform: NodeJS.Platform, env: NodeJS.ProcessEnv): { paths: string[]; names: string[] } {
+  const name = CHANNEL_NAMES[channel];
+  if (platform === 'darwin') return { paths: [`/Applications/${name}.app/Contents/MacOS/${name}`], names: [] };
+  if (platform === 'win32') {
+    const roots = [env.PROGRAMFILES ?? 'C:\\Program Files', env['PROGRAMFILES(X86)'] ?? 'C:\\Program Files (x86)', env.LOCALAPPDATA].filter((r): r is string => !!r);
+    const folder: Record<BrowserChannel, string> = {
+      chrome: 'Google\\Chrome',
+      'chrome-beta': 'Google\\Chrome Beta',
+      'chrome-dev': 'Google\\Chrome Dev',
+      'chrome-canary': 'Google\\Chrome SxS',
+      msedge: 'Microsoft\\Edge',
+      'msedge-beta': 'Microsoft\\Edge Beta',
+      'msedge-dev': 'Microsoft\\Edge Dev',
+      'msedge-canary': 'Microsoft\\Edge SxS',
+      chromium: 'Chromium',
+    };
+    const exe = channel.startsWith('msedge') ? 'msedge.exe' : 'chrome.exe';
+    return { paths: roots.map((root) => `${root}\\${folder[channel]}\\Application\\${exe}`), names: [] };
+  }
+  const linux: Record<BrowserChannel, { paths: string[]; names: string[] }> = {
+    chrome: { paths: ['/opt/google/chrome/chrome'], names: ['google-chrome', 'google-chrome-stable'] },
+    'chrome-beta': { paths: ['/opt/google/chrome-beta/chrome'], names: ['google-chrome-beta'] },
+    'chrome-dev': { paths: ['/opt/google/chrome-unstable/chrome'], names: ['google-chrome-unstable'] },
+    'chrome-canary': { paths: ['/opt/google/chrome-canary/chrome'], names: ['google-chrome-canary'] },
+    msedge: { paths: ['/opt/microsoft/msedge/msedge'], names: ['microsoft-edge', 'microsoft-edge-stable'] },
+    'msedge-beta': { paths: ['/opt/microsoft/msedge-beta/msedge'], names: ['microsoft-edge-beta'] },
+    'msedge-dev': { paths: ['/opt/microsoft/msedge-dev/msedge'], names: ['microsoft-edge-dev'] },
+    'msedge-canary': { paths: ['/opt/microsoft/msedge-canary/msedge'], names: ['microsoft-edge-canary'] },
+    chromium: { paths: ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/snap/bin/chromium'], names: ['chromium', 'chromium-browser'] },
+  };
+  // Elsewhere (the BSDs…) only the PATH names are known.
+  return platform === 'linux' ? linux[channel] : { paths: [], names: linux[channel].names };
+}
+
+/**
+ * The executable of the browser `--browser` names (@playwright/mcp's channels), or why there is none, with the fix.
+ * Firefox and WebKit are refused: browsermcp drives Chrome-family browsers over CDP.
+ */
+export function findChannel(channel: string, search: ChromeSearch = {}): { path: string } | { problem: string } {
+  if (channel === 'firefox' || channel === 'webkit') {
+    return {
+      problem: `--browser ${channel}: browsermcp drives Chrome-family browsers (Chrome, Edge, Chromium) over the Chrome DevTools Protocol, so ${channel === 'firefox' ? 'Firefox' : 'WebKit'} cannot be used. Pass --browser chrome, msedge or chromium, or --executable-path.`,
+    };
+  }
+  if (!(BROWSER_CHANNELS as readonly string[]).includes(channel)) {
+    return { problem: `--browser must be one of ${BROWSER_CHANNELS.join(', ')}, got "${channel}".` };
+  }
+  const env = search.env ?? process.env;
+  const platform = search.platform ?? process.platform;
+  const { paths, names } = channelPlaces(channel as BrowserChannel, platform, env);
+  const onPath = (env.PATH ?? '').split(delimiter).filter(Boolean).flatMap((dir) => names.map((name) => join(dir, name)));
+  const cached = channel === 'chromium' ? cachedBrowsers(platform, env, search.home ?? homedir()) : [];
+  const found = [...paths, ...onPath, ...cached].find(executable);
+  if (found) return { path: found };
+  const looked = [...paths, ...names.map((n) => `${n} on the PATH`)].join(', ');
+  return { problem: `--browser ${channel}: ${CHANNEL_NAMES[channel as BrowserChannel]} is not installed here (looked at ${looked}). Install it, or pass --executable-path <path>.` };
+}

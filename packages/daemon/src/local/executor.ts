@@ -15,10 +15,11 @@ import {
 } from '@browsermcp/tools';
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { isDaemonError, toWireError } from '../errors.js';
+import { formatDuration } from '../router/duration.js';
 import type { Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
 import { SessionContexts } from './contexts.js';
-import { NodeFileAccess, sessionFilesOwner, type SessionOwner, type SessionRoots } from './files.js';
+import { NodeFileAccess, sessionFilesOwner, type FilePathMode, type SessionOwner, type SessionRoots } from './files.js';
 import { setupContext, type PageSetupOptions } from './page-setup.js';
 
 export interface LocalExecutorOptions extends LocalBrowserOptions {
@@ -30,6 +31,10 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   outputDir: string;
   /** More directories uploads and storage states may be read from. */
   fileRoots?: string[] | undefined;
+  /** --output-max-size: bytes each caller's output directory keeps. */
+  maxOutputBytes?: number | undefined;
+  /** --file-paths: how answers show saved files. */
+  filePaths?: FilePathMode | undefined;
   /** Each session's client roots (its MCP roots), asked when a file is first needed. */
   sessionRoots?: SessionRoots | undefined;
   /** Whose files each session's are; by default the user who opened it (see sessionFilesOwner). */
@@ -42,6 +47,8 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   toolConfig?: Partial<SessionConfig> | undefined;
   /** How each page and context is set up (user agent, device, init scripts, permissions). */
   pageSetup?: PageSetupOptions | undefined;
+  /** --idle-timeout, ms: a launched browser no command used for this long is closed (the next one starts it again). */
+  idleTimeoutMs?: number | undefined;
 }
 
 /**
@@ -69,6 +76,7 @@ export class LocalExecutor implements Executor {
   /** Commands running per session: a session with one learns of a crash from that command's answer. */
   private readonly running = new Map<string, number>();
   private nextTabId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(router: SessionRouter, options: LocalExecutorOptions) {
     this.id = options.id ?? 'local';
@@ -79,6 +87,8 @@ export class LocalExecutor implements Executor {
     this.files = new NodeFileAccess({
       outputDir: options.outputDir,
       roots: options.fileRoots ?? [],
+      maxOutputBytes: options.maxOutputBytes,
+      filePaths: options.filePaths,
       unrestricted: options.unrestrictedFileAccess,
       sessionRoots: options.sessionRoots,
       sessionOwner: options.sessionOwner ?? sessionFilesOwner(router),
@@ -102,6 +112,7 @@ export class LocalExecutor implements Executor {
   }
 
   private async run(command: CommandEnvelope, timeoutMs: number): Promise<void> {
+    clearTimeout(this.idleTimer);
     this.running.set(command.sessionId, (this.running.get(command.sessionId) ?? 0) + 1);
     try {
       const contexts = await this.startedFor(command.sessionId, timeoutMs);
@@ -135,7 +146,20 @@ export class LocalExecutor implements Executor {
       const left = (this.running.get(command.sessionId) ?? 1) - 1;
       if (left > 0) this.running.set(command.sessionId, left);
       else this.running.delete(command.sessionId);
+      if (this.running.size === 0) this.closeWhenIdle();
     }
+  }
+
+  /** --idle-timeout: the browser closes once no command has run for that long. */
+  private closeWhenIdle(): void {
+    const ms = this.options.idleTimeoutMs;
+    if (!ms) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.running.size > 0) return;
+      void this.browser.closeIdle(`the browser was closed after ${formatDuration(ms)} without a tool call (--idle-timeout)`);
+    }, ms);
+    this.idleTimer.unref();
   }
 
   /** Answers a command whose browser died under it; without a tab, so the router does not claim a dead one again. */
@@ -276,6 +300,7 @@ export class LocalExecutor implements Executor {
 
   /** Closes every session's contexts and the browser it launched. */
   async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((c) => c.closeAll().catch(() => undefined)));

@@ -3,6 +3,7 @@ import { chmod, lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:f
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import mime from 'mime-types';
 import { outputNameProblem, ToolError, type FileAccess, type UploadFile } from '@browsermcp/tools';
+import { evictOldest } from './output-eviction.js';
 
 /** What one call may read as contents (an upload to a browser elsewhere, a drop), all files together. */
 export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
@@ -66,8 +67,16 @@ async function ownDirectory(dir: string, mode?: number): Promise<void> {
   if (mode !== undefined && (info.mode & 0o777) !== mode) await chmod(dir, mode);
 }
 
+/** --file-paths: how an answer shows where a file was saved. */
+export const FILE_PATH_MODES = ['relative', 'absolute'] as const;
+export type FilePathMode = (typeof FILE_PATH_MODES)[number];
+
 export interface NodeFileAccessOptions {
   outputDir: string;
+  /** --output-max-size: bytes each owner's directory keeps; the oldest files go past it. */
+  maxOutputBytes?: number | undefined;
+  /** --file-paths: relative (to the session's first root, when inside it; the default) or absolute. */
+  filePaths?: FilePathMode | undefined;
   /** --file-roots: more directories input files may be read from. */
   roots?: string[] | undefined;
   /** --allow-unrestricted-file-access: any readable file may be an input. */
@@ -97,9 +106,20 @@ export class NodeFileAccess implements FileAccess {
     this.configured = (options.roots ?? []).map((r) => resolve(r));
   }
 
-  /** Where this session's owner saves (nothing made yet): for a browser elsewhere, to name the files it saves. */
+  /** Where this session's owner saves (nothing made yet), as answers show it: for a browser elsewhere, to name the files it saves. */
   async outputDirectory(): Promise<string> {
-    return this.ownerOutputDir();
+    return this.shown(await this.ownerOutputDir());
+  }
+
+  /**
+   * A path as an answer shows it: relative to the session's workspace root (its client's first root) when inside it,
+   * as @playwright/mcp shows them, unless --file-paths absolute. The same relative name is what an upload resolves.
+   */
+  private async shown(path: string): Promise<string> {
+    if (this.options.filePaths === 'absolute') return path;
+    const [root] = await this.clientRoots();
+    if (root === undefined || !inside(root, path) || path === root) return path;
+    return relative(root, path);
   }
 
   private async ownerOutputDir(): Promise<string> {
@@ -189,6 +209,7 @@ export class NodeFileAccess implements FileAccess {
       throw new ToolError(`"${name}" is a link in the output directory; pick another name.`);
     }
     await writeFile(full, data);
-    return full;
+    if (this.options.maxOutputBytes !== undefined) await evictOldest(output, this.options.maxOutputBytes, full);
+    return this.shown(full);
   }
 }

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findChrome } from '../../src/index.js';
+import { findChannel, findChrome } from '../../src/index.js';
 
 /** An executable file at `path` (made with its directories), as an installed browser would be. */
 function install(path: string): string {
@@ -43,3 +43,28 @@ describe('findChrome', () => {
     expect(findChrome({ env: { PATH: '' }, platform: 'linux', home: mkdtempSync(join(tmpdir(), 'bmcp-home-')) })).toBe('/usr/bin/chromium');
   });
 });
+
+describe('--browser (findChannel)', () => {
+  it("finds each channel where it installs, or names where it looked and the fix; refuses Firefox and WebKit", () => {
+    const home = mkdtempSync(join(tmpdir(), 'bmcp-home-'));
+    const bin = mkdtempSync(join(tmpdir(), 'bmcp-bin-'));
+    const search = { env: { PATH: bin }, platform: 'aix' as NodeJS.Platform, home };
+    expect(findChannel('msedge', search)).toEqual({ problem: expect.stringContaining('--browser msedge: Microsoft Edge is not installed here (looked at microsoft-edge on the PATH') });
+    const edge = install(join(bin, 'microsoft-edge'));
+    expect(findChannel('msedge', search)).toEqual({ path: edge });
+    // A channel is that browser only: Chrome on the PATH is not Edge Beta, nor Chromium.
+    install(join(bin, 'google-chrome'));
+    expect(findChannel('msedge-beta', search)).toHaveProperty('problem');
+    expect(findChannel('chromium', search)).toHaveProperty('problem');
+    expect(findChannel('chrome', search)).toEqual({ path: join(bin, 'google-chrome') });
+    // Chromium comes from the Puppeteer and Playwright caches too.
+    const cached = install(join(home, '.cache', 'ms-playwright', 'chromium-1187', 'chrome-linux', 'chrome'));
+    expect(findChannel('chromium', search)).toEqual({ path: cached });
+    expect(findChannel('chromium', { env: { PATH: '' }, platform: 'linux', home })).toEqual({ path: '/usr/bin/chromium' });
+    for (const other of ['firefox', 'webkit']) {
+      expect(findChannel(other, search)).toEqual({ problem: expect.stringMatching(/browsermcp drives Chrome-family browsers \(Chrome, Edge, Chromium\) .*Pass --browser chrome, msedge or chromium, or --executable-path/) });
+    }
+    expect(findChannel('opera', search)).toEqual({ problem: expect.stringMatching(/^--browser must be one of chrome, chrome-beta, .*chromium, got "opera"/) });
+  });
+});
+

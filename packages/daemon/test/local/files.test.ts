@@ -138,3 +138,33 @@ describe('files per caller', () => {
     }
   });
 });
+
+describe('--output-max-size and --file-paths', () => {
+  it("deletes the oldest saved files past the size, keeping the one just saved; shows paths relative to the session's first root, or absolute", async () => {
+    const project = await mkdtemp(join(tmpdir(), 'bmcp-project-'));
+    const out = join(project, 'out');
+    const policy = (filePaths?: 'absolute') => new NodeFileAccess({ outputDir: out, maxOutputBytes: 250, ...(filePaths ? { filePaths } : {}), sessionRoots: async () => [project] });
+    const session = policy().forSession('s');
+    const saved: string[] = [];
+    for (const name of ['a.txt', 'b.txt', 'sub/c.txt']) {
+      saved.push(await session.writeOutput(name, new Uint8Array(100)));
+      // Modification times a step apart, so "oldest" is the order of the saves.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Shown as the client names files: relative to its workspace, and an upload of that name finds it.
+    expect(saved).toEqual(['out/a.txt', 'out/b.txt', 'out/sub/c.txt']);
+    expect(await session.resolveUpload('out/b.txt')).toEqual({ path: join(out, 'b.txt') });
+    // 300 bytes past 250: the oldest went.
+    await expect(stat(join(out, 'a.txt'))).rejects.toThrow('ENOENT');
+    expect((await stat(join(out, 'sub', 'c.txt'))).size).toBe(100);
+    // One file larger than the limit stays (it is the one just saved); everything older goes.
+    await session.writeOutput('big.bin', new Uint8Array(400));
+    await expect(stat(join(out, 'b.txt'))).rejects.toThrow('ENOENT');
+    expect((await stat(join(out, 'big.bin'))).size).toBe(400);
+    // --file-paths absolute; and a file outside the workspace is shown absolute either way.
+    expect(await policy('absolute').forSession('s').writeOutput('d.txt', new Uint8Array(1))).toBe(join(out, 'd.txt'));
+    const elsewhere = new NodeFileAccess({ outputDir, sessionRoots: async () => [project] }).forSession('s');
+    expect(await elsewhere.writeOutput('e.txt', new Uint8Array(1))).toBe(join(outputDir, 'e.txt'));
+  });
+});
+

@@ -180,6 +180,22 @@ it.concurrent('relaunches after a crash between commands', async ({ expect }) =>
   }
 });
 
+it.concurrent('--idle-timeout: closes the browser nobody used for that long, tells the session, and starts it again on the next call', async ({ expect }) => {
+  const rig = await startLocal({ idleTimeoutMs: 400 });
+  try {
+    await rig.router.openSession('idle');
+    await rig.text('idle', 'browser_navigate', { url: server.url('/item/1') });
+    const tree = processTree(rig.executor.browser.pid!);
+    await expect.poll(() => tree.filter(alive), { timeout: 10_000, interval: 50 }).toEqual([]);
+    expect(rig.executor.browser.connected).toBe(false);
+    const after = await rig.text('idle', 'browser_snapshot');
+    expect(after).toContain('Since your last call the browser was closed after 400 ms without a tool call (--idle-timeout); a new browser started');
+    expect(rig.executor.browser.connected).toBe(true);
+  } finally {
+    await rig.close();
+  }
+});
+
 it.concurrent('leaves no Chromium process behind when it shuts down', async ({ expect }) => {
   const rig = await startLocal();
   await rig.router.openSession('shut-a');

@@ -1,4 +1,4 @@
-import { startDaemon, type RunningDaemon, type SessionRouter } from '@browsermcp/daemon';
+import { startDaemon, type NodeFileAccessOptions, type RunningDaemon, type SessionRouter } from '@browsermcp/daemon';
 import { formatPairingCode, type SessionSettings } from '@browsermcp/protocol';
 import { agentIdentity } from '../agent-identity.js';
 import type { BrowserNotice, OpenSessionOptions } from '../backend.js';
@@ -22,7 +22,7 @@ export interface ExtensionBackendOptions {
    * --output-dir, --file-roots and --allow-unrestricted-file-access: the extension's uploads are read under them
    * (and under each session's client roots), its saved files written to the output directory.
    */
-  files?: { outputDir: string; roots: string[]; unrestricted?: boolean | undefined };
+  files?: Pick<NodeFileAccessOptions, 'outputDir' | 'roots' | 'unrestricted' | 'maxOutputBytes' | 'filePaths'>;
   /** --keep-browser-state: how long an owner's tabs outlive its last session, in ms. */
   keepStateMs?: number | undefined;
 }

@@ -30,6 +30,11 @@ export class StatelessCalls implements CallRoute {
     this.label = `req:${newSessionId().slice(0, 8)}`;
   }
 
+  /** One record (--save-session) per browser state: the requests of one state read as one session. */
+  recordLabel(args: Record<string, unknown>): string {
+    return typeof args.browser === 'string' ? `state-${args.browser.slice(3, 11)}` : 'state-default';
+  }
+
   async run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult | InputRequiredResult> {
     const roots = this.roots(name, args, ctx);
     if (!Array.isArray(roots)) return roots;

@@ -4,6 +4,7 @@ import { createMcpHandler, type Tool as McpTool } from '@modelcontextprotocol/se
 import { DEFAULT_CONNECTION_LIMITS, limitConnectionsPerAddress, requestTimeouts, type ConnectionLimits } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
 import type { Backend } from '../backend.js';
+import type { SessionRecords } from '../session-records.js';
 import { createMcpServer, type ToolCallLog } from '../mcp-server.js';
 import { SessionRegistry, type SessionLimits, type SessionLog } from '../sessions.js';
 import { humanLogStream } from '../log-format.js';
@@ -43,6 +44,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
   stateKeepMs: number;
   /** --progress-interval, ms (default 10 s). */
   progressIntervalMs?: number | undefined;
+  /** --save-session: where each session's calls are recorded (none: not recorded). */
+  sessionRecords?: SessionRecords | undefined;
   /** --trust-proxy: which proxies' X-Forwarded-For to believe (true: any; a number: that many hops; addresses). */
   trustProxy?: boolean | number | string[] | undefined;
   /** pino destination; stderr by default so stdout stays clean. */
@@ -88,6 +91,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>
     createMcpServer({
       ...serverOptions,
+      record: opts.sessionRecords?.for(keyHash),
       route: (server) =>
         new SessionCalls(server, {
           sessionId,
@@ -106,6 +110,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     ({ authInfo }) =>
       createMcpServer({
         ...serverOptions,
+        record: opts.sessionRecords?.for(authInfo?.clientId),
         route: (server) => new StatelessCalls(server, { states: statesOf(authInfo?.clientId ?? NO_KEY), waitingFor, roots }),
       }),
     { legacy: 'reject', onerror: (error) => app.log.debug({ error: error.message }, 'stateless request refused') },

@@ -1,0 +1,73 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ownerDirName } from '@browsermcp/daemon';
+import type { ToolResult } from '@browsermcp/tools';
+
+/** Writes one call into its session's record. */
+export type RecordCall = (label: string, tool: string, args: Record<string, unknown>, result: ToolResult | { error: string }) => void;
+
+/** Records kept open at once; the oldest is let go past it (a later call of that session starts a new file). */
+const MAX_OPEN_RECORDS = 10_000;
+
+/**
+ * --save-session: every tool call of a session and its answer, in Markdown, in `session-<time>-<session>/session.md`
+ * under the caller's own output directory (the same one its screenshots go to), as @playwright/mcp writes it.
+ * Images are named, not written out.
+ */
+export class SessionRecords {
+  private readonly files = new Map<string, Promise<string | undefined>>();
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly outputDir: string,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** The recorder for one caller: its API key's hash, or undefined where one owner has every file (stdio, no auth). */
+  for(keyHash: string | undefined): RecordCall {
+    const dir = keyHash === undefined ? this.outputDir : join(this.outputDir, ownerDirName(`key:${keyHash}`));
+    return (label, tool, args, result) => {
+      const file = this.fileFor(dir, label);
+      const text = entry(tool, args, result);
+      // One append after another: the entries of a session stay in call order.
+      this.queue = this.queue.then(async () => {
+        const path = await file;
+        if (path) await appendFile(path, text, { mode: 0o600 }).catch((err: Error) => this.warn(`--save-session: cannot write ${path}: ${err.message}`));
+      });
+    };
+  }
+
+  /** Resolves when everything recorded so far is written. */
+  flushed(): Promise<void> {
+    return this.queue;
+  }
+
+  private fileFor(dir: string, label: string): Promise<string | undefined> {
+    const key = `${dir}\0${label}`;
+    let file = this.files.get(key);
+    if (!file) {
+      const folder = join(dir, `session-${new Date().toISOString().replace(/[:.]/g, '-')}-${label.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 12)}`);
+      file = mkdir(folder, { recursive: true, mode: 0o700 }).then(
+        () => join(folder, 'session.md'),
+        (err: Error) => {
+          this.warn(`--save-session: cannot make ${folder}: ${err.message}`);
+          return undefined;
+        },
+      );
+      this.files.set(key, file);
+      if (this.files.size > MAX_OPEN_RECORDS) this.files.delete(this.files.keys().next().value!);
+    }
+    return file;
+  }
+}
+
+function entry(tool: string, args: Record<string, unknown>, result: ToolResult | { error: string }): string {
+  const lines = ['', `### Tool call: ${tool}`, '- Args', '```json', JSON.stringify(args, null, 2), '```'];
+  if ('error' in result) {
+    lines.push('- Error', '```', result.error, '```');
+  } else {
+    const parts = result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}${'mimeType' in part ? ` ${String(part.mimeType)}` : ''}]`));
+    lines.push(result.isError ? '- Error' : '- Result', '```', parts.join('\n'), '```');
+  }
+  return `${lines.join('\n')}\n`;
+}
