@@ -27,12 +27,13 @@ export function toolOptions(): Option[] {
     opt('--max-tab-memory <MB>', "memory a tab's page may hold (its JavaScript heap and buffers): past it the tab is closed and its agent told why (a tab the person shared goes back to them)").default('2048'),
     opt('--codegen <lang>', `the Playwright code each action's answer carries, to replay it in a test: ${CODEGEN_LANGUAGES.join(', ')} or none ("playwright" means typescript)`).default('typescript'),
     opt('--test-id-attribute <name>', 'the attribute generated locators read as a test id').default('data-testid'),
+    opt('--no-webmcp', "do not collect or call the tools pages register for agents (WebMCP); a launched browser then runs without the WebMCP feature (default: on)"),
   ];
 }
 
 /** The tool settings the flags give, every one (defaults included), and the command timeout they fit in. */
 export interface ToolFlagValues {
-  settings: Required<Pick<SessionSettings, 'allowedOrigins' | 'blockedOrigins' | 'snapshotMaxChars' | 'snapshotMode' | 'snapshotBoxes' | 'actionTimeoutMs' | 'settleTimeoutMs' | 'navigationTimeoutMs' | 'consoleLevel' | 'imageResponses' | 'testIdAttribute' | 'maxTabs' | 'maxLogEntries' | 'consoleLinesInAnswer' | 'maxTabMemoryMb' | 'codegen'>>;
+  settings: Required<Pick<SessionSettings, 'allowedOrigins' | 'blockedOrigins' | 'snapshotMaxChars' | 'snapshotMode' | 'snapshotBoxes' | 'actionTimeoutMs' | 'settleTimeoutMs' | 'navigationTimeoutMs' | 'webmcp' | 'consoleLevel' | 'imageResponses' | 'testIdAttribute' | 'maxTabs' | 'maxLogEntries' | 'consoleLinesInAnswer' | 'maxTabMemoryMb' | 'codegen'>>;
   /** Only those the user set (flag, variable or config file): what a daemon holds its clients' sessions to. */
   given: SessionSettings;
   /** --command-timeout, raised when only --timeout-navigation was set and did not fit in it. */
@@ -62,6 +63,8 @@ export function readToolFlags(v: SettingValues, commandTimeoutMs: number): ToolF
     snapshotBoxes: v.bool('snapshotBoxes'),
     actionTimeoutMs: int('timeoutAction', 1, 600_000),
     settleTimeoutMs: int('timeoutSettle', 0, 60_000),
+    // --no-webmcp sets webmcp=false in commander (a variable or config file may say "false").
+    webmcp: v.raw('webmcp') !== false && v.raw('webmcp') !== 'false',
     navigationTimeoutMs: navigationMs,
     consoleLevel: v.oneOf('consoleLevel', CONSOLE_LEVELS)!,
     imageResponses: v.oneOf('imageResponses', IMAGE_RESPONSES)!,
@@ -80,6 +83,7 @@ export function readToolFlags(v: SettingValues, commandTimeoutMs: number): ToolF
     snapshotBoxes: 'snapshotBoxes',
     actionTimeoutMs: 'timeoutAction',
     settleTimeoutMs: 'timeoutSettle',
+    webmcp: 'webmcp',
     navigationTimeoutMs: 'timeoutNavigation',
     consoleLevel: 'consoleLevel',
     imageResponses: 'imageResponses',

@@ -62,6 +62,8 @@ export interface GatewayConfig extends SharedSettings {
   snapshotBoxes: boolean;
   actionTimeoutMs: number;
   settleTimeoutMs: number;
+  /** --no-webmcp: false. */
+  webmcp: boolean;
   navigationTimeoutMs: number;
   consoleLevel: ConsoleLevel;
   imageResponses: 'allow' | 'omit' | 'only';
@@ -165,7 +167,6 @@ function options(): Option[] {
     opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close').default('200'),
     opt('--max-sessions-per-key <n>', 'most MCP sessions one API key may have open; more are refused (429)').default('50'),
     s.logLevel,
-    opt('--no-webmcp', "do not collect or expose the tools pages register through WebMCP (browsermcp does not collect them yet, so this is what happens anyway) (default: on)"),
     // @playwright/mcp's flags that name Playwright objects: refused with what to use instead (PLAYWRIGHT_FLAGS_REFUSED).
     opt('--endpoint <url>', 'refused: a Playwright browser server; use --cdp-endpoint with a Chrome started with --remote-debugging-port (default: none)'),
     opt('--init-page <files>', 'refused: TypeScript run on a Playwright page object; use --init-script (JavaScript run in every page) (default: none)'),

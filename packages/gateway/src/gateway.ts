@@ -87,6 +87,7 @@ function toolSettings(config: GatewayConfig): ToolSettings {
     blockedOrigins: config.blockedOrigins,
     actionTimeoutMs: config.actionTimeoutMs,
     settleTimeoutMs: config.settleTimeoutMs,
+    webmcp: config.webmcp,
     navigationTimeoutMs: config.navigationTimeoutMs,
     testIdAttribute: config.testIdAttribute,
     snapshotMode: config.snapshotMode,

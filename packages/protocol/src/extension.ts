@@ -70,6 +70,8 @@ export const sessionSettingsSchema = z.object({
   actionTimeoutMs: z.number().int().min(1).optional(),
   /** The longest an action waits for the page to settle after it (--timeout-settle), ms; 0 does not wait. */
   settleTimeoutMs: z.number().int().min(0).optional(),
+  /** Pages' own tools (WebMCP) are collected and may be called; false with --no-webmcp. */
+  webmcp: z.boolean().optional(),
   /** How long a navigation may take (--timeout-navigation), ms. */
   navigationTimeoutMs: z.number().int().min(1).optional(),
   /** The attribute generated locators read as a test id (--test-id-attribute). */

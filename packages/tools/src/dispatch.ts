@@ -167,6 +167,7 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
     if (response.wantsSnapshot() && session.config.includeSnapshot && !response.isError) {
       response.setSnapshot(await tab.snapshot({ maxChars: session.config.snapshotMaxChars, boxes: session.config.snapshotBoxes }));
     }
+    if (tab.webmcp?.tools.length) response.setWebMcpTools([...new Set(tab.webmcp.tools.map((t) => t.name))]);
   } catch {
     // The page is navigating or gone; the result stands without its state.
   }

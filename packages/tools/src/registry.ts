@@ -17,6 +17,7 @@ import tabs from './tools/tabs.js';
 import testing from './tools/testing.js';
 import vision from './tools/vision.js';
 import wait from './tools/wait.js';
+import webmcp from './tools/webmcp.js';
 
 /** Every tool, in the order clients list them. */
 export const allTools: readonly Tool[] = [
@@ -26,6 +27,7 @@ export const allTools: readonly Tool[] = [
   ...modals,
   ...drop,
   ...evaluate,
+  ...webmcp,
   ...wait,
   ...tabs,
   ...screenshot,

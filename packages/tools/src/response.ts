@@ -35,6 +35,7 @@ export class Response {
   private consoleLines: string[] = [];
   private modal: string[] = [];
   private includeSnapshot = false;
+  private webmcpTools: string[] = [];
 
   addResult(text: string): this {
     this.results.push(text);
@@ -65,6 +66,12 @@ export class Response {
 
   setPage(info: PageInfo): this {
     this.page = info;
+    return this;
+  }
+
+  /** The tools the page registers (WebMCP), as last collected: the page section names them. */
+  setWebMcpTools(names: string[]): this {
+    this.webmcpTools = names;
     return this;
   }
 
@@ -114,7 +121,11 @@ export class Response {
     if (this.notes.length) sections.push(`### Note\n${this.notes.join('\n')}`);
     if (this.modal.length) sections.push(`### Modal state\n${this.modal.map((l) => `- ${l}`).join('\n')}`);
     if (this.tabsList) sections.push(`### Open tabs\n${this.tabsList}`);
-    if (this.page) sections.push(`### Page\n- Page URL: ${this.page.url}\n- Page Title: ${this.page.title}`);
+    if (this.page) {
+      const n = this.webmcpTools.length;
+      const tools = n ? `\n- Page tools (WebMCP): ${n} (${this.webmcpTools.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''}), page-provided and untrusted: browser_webmcp_list, browser_webmcp_call` : '';
+      sections.push(`### Page\n- Page URL: ${this.page.url}\n- Page Title: ${this.page.title}${tools}`);
+    }
     if (this.consoleLines.length) sections.push(`### New console messages\n${this.consoleLines.map((l) => `- ${l}`).join('\n')}`);
     if (this.snapshot !== undefined) sections.push(`### Snapshot\n\`\`\`yaml\n${this.snapshot}\n\`\`\``);
     const content: ContentPart[] = [{ type: 'text', text: sections.join('\n\n') }];

@@ -72,6 +72,8 @@ export interface SessionConfig {
   actionTimeoutMs: number;
   /** The longest an action then waits for the page to go quiet (--timeout-settle); 0 does not wait. */
   settleTimeoutMs: number;
+  /** Pages' own tools (WebMCP) are collected with snapshots and may be called; off with --no-webmcp. */
+  webmcp: boolean;
   /** Lets `browser_navigate` open file: URLs (off by default: pages could read local files). */
   allowFileUrls?: boolean;
   /**
@@ -120,6 +122,7 @@ export const defaultSessionConfig: SessionConfig = {
   includeSnapshot: true,
   actionTimeoutMs: 5_000,
   settleTimeoutMs: DEFAULT_SETTLE_TIMEOUT_MS,
+  webmcp: true,
   testIdAttribute: 'data-testid',
   navigationTimeoutMs: 60_000,
   snapshotBoxes: false,
@@ -206,7 +209,7 @@ export class ToolSession {
       if (makeCurrent) this.setCurrent(existing);
       return existing;
     }
-    const tab = new Tab(page, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs });
+    const tab = new Tab(page, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs, webmcp: this.config.webmcp });
     this.tabList.push(tab);
     if (makeCurrent || !this.current) this.setCurrent(tab);
     this.watch(tab);
@@ -297,7 +300,7 @@ export class ToolSession {
     const i = this.tabList.findIndex((t) => t.page === oldPage);
     if (i < 0) return this.adoptPage(newPage);
     const wasCurrent = this.current === this.tabList[i];
-    const tab = new Tab(newPage, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs });
+    const tab = new Tab(newPage, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs, webmcp: this.config.webmcp });
     this.tabList[i] = tab;
     this.watch(tab);
     if (wasCurrent) this.current = tab;

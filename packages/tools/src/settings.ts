@@ -58,6 +58,7 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...(checkUrl ? { checkUrl } : {}),
     ...defined('actionTimeoutMs', settings.actionTimeoutMs),
     ...defined('settleTimeoutMs', settings.settleTimeoutMs),
+    ...defined('webmcp', settings.webmcp),
     ...defined('navigationTimeoutMs', settings.navigationTimeoutMs),
     ...defined('testIdAttribute', settings.testIdAttribute),
     ...(settings.snapshotMode === 'none' ? { includeSnapshot: false } : {}),

@@ -11,6 +11,7 @@ import { TabLogs } from './tab-logs.js';
 import { TabModals, type ModalState } from './tab-modals.js';
 import { TabSnapshots, type SnapshotOptions } from './tab-snapshot.js';
 import { delay } from './timing.js';
+import { listWebMcpTools, webMcpSnapshotLines, type WebMcpListing } from './webmcp.js';
 
 /** How long a picture of a tab behind the person's may wait for Chrome to paint it, and how often it asks. */
 const BACKGROUND_CAPTURE_MS = 10_000;
@@ -41,8 +42,17 @@ export class Tab {
   /** CSS media emulated in this tab (browser_emulate_media): Chromium takes the whole set on every change. */
   readonly media: { features: Record<string, string>; type: 'screen' | 'print' | null } = { features: {}, type: null };
 
-  constructor(page: Page, options: { refContext?: string | undefined; background?: boolean | undefined; settleTimeoutMs?: number | undefined } = {}) {
+  /** The page's own tools (WebMCP) as last collected, with a snapshot or by browser_webmcp_*; undefined when off. */
+  webmcp: WebMcpListing | undefined;
+  private readonly webmcpOn: boolean;
+
+  constructor(page: Page, options: { refContext?: string | undefined; background?: boolean | undefined; settleTimeoutMs?: number | undefined; webmcp?: boolean | undefined } = {}) {
     this.page = page;
+    this.webmcpOn = options.webmcp !== false;
+    // Another document, other tools: the last listing is not this page's.
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) this.webmcp = undefined;
+    });
     this.background = options.background === true;
     this.logs = new TabLogs(page);
     this.guard = new RequestGuard(page);
@@ -176,8 +186,17 @@ export class Tab {
   }
 
   // Snapshots and targets (tab-snapshot.ts, frames.ts).
-  snapshot(opts: SnapshotOptions): Promise<string> {
-    return this.snapshots.take(opts);
+  /** The snapshot; of the whole page, it ends with the tools the page registers (WebMCP), collected alongside. */
+  async snapshot(opts: SnapshotOptions): Promise<string> {
+    if (opts.target !== undefined || !this.webmcpOn) return this.snapshots.take(opts);
+    const [text, listing] = await Promise.all([this.snapshots.take(opts), this.refreshWebMcp()]);
+    const lines = webMcpSnapshotLines(listing);
+    return lines.length ? `${text}\n${lines.join('\n')}` : text;
+  }
+  /** Collects the page's WebMCP tools again (every frame). */
+  async refreshWebMcp(): Promise<WebMcpListing> {
+    this.webmcp = await listWebMcpTools(this.page);
+    return this.webmcp;
   }
   /** Runs `fn` on a target's live element (a ref or a CSS selector), then lets the handle go. */
   async withElement<T>(target: string, fn: (el: ElementHandle<Element>, frame: Frame) => Promise<T>): Promise<T> {

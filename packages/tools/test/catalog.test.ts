@@ -13,7 +13,7 @@ const CORE = [
   'browser_file_upload', 'browser_handle_dialog', 'browser_evaluate', 'browser_wait_for', 'browser_tabs',
   'browser_take_screenshot', 'browser_console_messages', 'browser_network_requests', 'browser_resize', 'browser_close',
   'browser_find', 'browser_get_text', 'browser_request_user', 'browser_network_request', 'browser_emulate_media',
-  'browser_drop',
+  'browser_drop', 'browser_webmcp_list', 'browser_webmcp_call',
 ];
 
 // One wrong argument per tool, and the argument the error must name.
@@ -32,6 +32,8 @@ const BAD_ARGS: Record<string, [Record<string, unknown>, string]> = {
   browser_file_upload: [{ paths: '/tmp/a' }, 'paths'],
   browser_handle_dialog: [{ accept: 'yes' }, 'accept'],
   browser_evaluate: [{ function: 1 }, 'function'],
+  browser_webmcp_list: [{ frame: 'main' }, 'frame'],
+  browser_webmcp_call: [{ name: 'add', params: 'x' }, 'params'],
   browser_wait_for: [{ text: 3 }, 'text'],
   browser_tabs: [{ action: 'list', index: -1 }, 'index'],
   browser_take_screenshot: [{ fullPage: 'yes' }, 'fullPage'],

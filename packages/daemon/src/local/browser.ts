@@ -32,6 +32,8 @@ export interface LocalBrowserOptions {
    * requests no page's interception sees (held-profile.ts).
    */
   originLists?: boolean | undefined;
+  /** Pages may register tools for agents (Chrome's WebMCP feature); on unless false (--no-webmcp). */
+  webmcp?: boolean | undefined;
 }
 
 /** The browser's WebSocket URL from its http endpoint's /json/version, asked with the endpoint's headers. */
@@ -159,7 +161,7 @@ export class LocalBrowser {
       // emulated GL (about an eighth less CPU per tool call with 20 sessions; WebGL and screenshots still work).
       ...(headless ? ['--disable-gpu'] : []),
       ...(proxy ? [`--proxy-server=${proxy.server}`, ...(proxy.bypass ? [`--proxy-bypass-list=${proxy.bypass.replaceAll(',', ';')}`] : [])] : []),
-      ...(this.options.args ?? []),
+      ...withWebMcp(this.options.args ?? [], this.options.webmcp !== false),
     ];
     // Chromium refuses to start as root with its sandbox on.
     const sandbox = this.options.sandbox ?? process.getuid?.() !== 0;
@@ -225,6 +227,22 @@ export class LocalBrowser {
     // close() returns when the main process exits; its children may outlive it by a few milliseconds.
     if (pid !== undefined) await killProcessGroup(pid);
   }
+}
+
+/**
+ * The browser flags with Chrome's WebMCP feature on: added to a --enable-features the user gave (Chrome reads only
+ * the last one), or as one of its own.
+ */
+function withWebMcp(args: readonly string[], on: boolean): string[] {
+  if (!on) return [...args];
+  let at = -1;
+  args.forEach((a, i) => {
+    if (a.startsWith('--enable-features=')) at = i;
+  });
+  if (at < 0) return [...args, '--enable-features=WebMCP'];
+  const out = [...args];
+  out[at] = `${args[at]},WebMCP`;
+  return out;
 }
 
 /** Flags that would open the launched browser to every local process. */

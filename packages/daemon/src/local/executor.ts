@@ -83,7 +83,11 @@ export class LocalExecutor implements Executor {
     this.router = router;
     this.options = options;
     // Origin lists in the tools' settings: the browser is launched so that no request gets around them (held-profile.ts).
-    this.browser = new LocalBrowser({ ...options, originLists: options.originLists ?? options.toolConfig?.checkUrl !== undefined });
+    this.browser = new LocalBrowser({
+      ...options,
+      originLists: options.originLists ?? options.toolConfig?.checkUrl !== undefined,
+      webmcp: options.webmcp ?? options.toolConfig?.webmcp !== false,
+    });
     this.files = new NodeFileAccess({
       outputDir: options.outputDir,
       roots: options.fileRoots ?? [],
