@@ -192,6 +192,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
         log: (e) => log(`tool ${e.tool} ${Math.round(e.ms)} ms ${e.ok ? 'ok' : `error${e.error ? `: ${e.error}` : ''}`}`),
         progressIntervalMs: config.progressIntervalMs,
         record: records?.for(undefined),
+        pageTools: era !== 'modern',
         route: (server) =>
           era === 'modern'
             ? new StatelessCalls(server, { states, waitingFor: (id) => backend.waitingFor?.(id), roots: 'client-or-cwd' })

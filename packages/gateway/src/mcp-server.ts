@@ -12,6 +12,7 @@ import { ErrorCodes } from '@browsermcp/protocol';
 import { browserArgumentSchema, browserStateTools, errorResult, type Tool, type ToolResult, type ToolSchema } from '@browsermcp/tools';
 import { z } from 'zod';
 import { backendErrorCode, ProtocolError } from './errors.js';
+import { PageTools, takePageTools } from './page-tools.js';
 import type { RecordCall } from './session-records.js';
 
 export const SERVER_NAME = 'browsermcp';
@@ -89,12 +90,18 @@ export function createMcpServer(options: {
   progressIntervalMs?: number;
   /** --save-session: each call and its answer, in the session's record. */
   record?: RecordCall | undefined;
+  /**
+   * A 2025 session: the current page's own tools (WebMCP) are offered as tools of their own, with tools/list_changed.
+   * A 2026-07-28 request has one tool list for every client: browser_webmcp_call reaches them.
+   */
+  pageTools?: boolean | undefined;
 }): Server {
   const names = new Set(options.tools.map((t) => t.name));
+  const pageTools = options.pageTools ? new PageTools() : undefined;
   const server = new Server(
     { name: SERVER_NAME, version: options.version, title: 'browsermcp' },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: pageTools ? { listChanged: true } : {} },
       instructions: INSTRUCTIONS,
       // The list changes only with the gateway's flags: a client may keep it for a while (2026-07-28 cache hints).
       cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
@@ -103,10 +110,13 @@ export function createMcpServer(options: {
   const route = options.route(server);
   server.oninitialized = () => route.initialized?.(server);
 
-  server.setRequestHandler('tools/list', async () => ({ tools: options.tools }));
+  server.setRequestHandler('tools/list', async () => ({ tools: pageTools ? [...options.tools, ...pageTools.list()] : options.tools }));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
-    const { name, arguments: args } = request.params;
-    if (!names.has(name)) {
+    let { name, arguments: args } = request.params;
+    const pageTool = pageTools?.route(name);
+    // webmcp_<name>: the page's tool, called as browser_webmcp_call would (the same checks, the same answer).
+    if (pageTool) [name, args] = ['browser_webmcp_call', { name: pageTool.name, params: args ?? {}, ...(pageTool.frame !== undefined ? { frame: pageTool.frame } : {}) }];
+    else if (!names.has(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
     }
     const started = performance.now();
@@ -122,6 +132,9 @@ export function createMcpServer(options: {
     try {
       const result = await route.run(name, args ?? {}, ctx);
       if (isInputRequiredResult(result)) return result;
+      // The page's tools changed: a 2025 client is told to list the tools again; the report never reaches the model.
+      if (!pageTools) takePageTools(result);
+      else if (pageTools.take(result)) void server.sendToolListChanged().catch(() => undefined);
       options.log({ sessionId: route.label, tool: name, ms: performance.now() - started, ok: !result.isError });
       options.record?.(route.recordLabel?.(args ?? {}) ?? route.label, name, args ?? {}, result);
       return result as CallToolResult;

@@ -6,6 +6,7 @@ import { rescueTab } from './rescue.js';
 import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
+import { PAGE_TOOLS_META, pageToolInfos } from './webmcp.js';
 
 export class UnknownToolError extends Error {
   override readonly name = 'UnknownToolError';
@@ -57,7 +58,17 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
   await addPageState(session, response);
-  return redactSecrets(withImages(response.serialize(), session.config.imageResponses), session.config.secrets);
+  return withPageTools(session, redactSecrets(withImages(response.serialize(), session.config.imageResponses), session.config.secrets));
+}
+
+/** The current page's WebMCP tools, on the first answer after they changed: the gateway offers them as tools of their own. */
+function withPageTools(session: ToolSession, result: ToolResult): ToolResult {
+  if (!session.config.webmcp) return result;
+  const tools = pageToolInfos(session.peekCurrentTab()?.webmcp);
+  const signature = JSON.stringify(tools);
+  if (signature === session.pageToolsReported) return result;
+  session.pageToolsReported = signature;
+  return { ...result, _meta: { ...result._meta, [PAGE_TOOLS_META]: tools } };
 }
 
 /** A signal aborted without a StopReason (a caller's own AbortController) counts as cancelled. */

@@ -30,4 +30,5 @@ export { CODEGEN_LANGUAGES, renderLocator, renderStep } from './codegen.js';
 export type { CodeArg, CodeStep, CodegenLanguage, LocatorChain, LocatorSpec } from './codegen.js';
 export { cutText, MAX_ANSWER_CHARS, MAX_CONSOLE_ENTRY_CHARS, MAX_CONSOLE_RING_CHARS } from './sizes.js';
 export { BROWSER_HANDLE_PATTERN, BROWSER_STATE_TOOL_NAMES, browserArgumentSchema, browserStateTools } from './browser-states.js';
+export { PAGE_TOOLS_META, UNTRUSTED_NOTE, type PageToolInfo } from './webmcp.js';
 export type { BrowserStateToolName } from './browser-states.js';

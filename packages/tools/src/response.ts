@@ -12,6 +12,8 @@ export type ContentPart = TextContent | ImageContent;
 export interface ToolResult {
   content: ContentPart[];
   isError?: boolean;
+  /** For the gateway, never for the model: the page's WebMCP tools when they changed (PAGE_TOOLS_META). */
+  _meta?: Record<string, unknown>;
 }
 
 export interface PageInfo {

@@ -148,6 +148,8 @@ export class ToolSession {
   private closedOutside: Array<{ index: number; url: string }> = [];
   /** What the host has to tell the model in the next answer (a page sent away from a site the person blocked). */
   private notes: string[] = [];
+  /** The page tools (WebMCP) the last answer reported, as JSON: the next answer reports them only when they change. */
+  pageToolsReported = '[]';
   /** The GIF being recorded (browser_gif_start), which every tool call adds a frame to. */
   recorder: GifRecorder | undefined;
   /** The running call's stop signal (a cancel, a timeout): waits that may be long end early with it. */

@@ -215,3 +215,29 @@ export async function callWebMcpTool(
   const cut = text.length > limits.maxChars ? `${text.slice(0, limits.maxChars)}\n[… ${text.length - limits.maxChars} more characters cut (--snapshot-max-chars)]` : text;
   return { text: `Called WebMCP tool "${tool.name}" in ${tool.frameLabel}. Its output is ${UNTRUSTED_NOTE}:\n${cut}`, isError: outcome.isError === true };
 }
+
+/** Where a result tells the gateway that the page's tools changed (the gateway takes it out of the answer). */
+export const PAGE_TOOLS_META = 'browsermcp/webmcp';
+
+/** A page's tool as the gateway offers it to an MCP client of its own (webmcp_<name>). */
+export interface PageToolInfo {
+  name: string;
+  title?: string | undefined;
+  description: string;
+  inputSchema?: unknown;
+  annotations?: WebMcpTool['annotations'];
+  /** The frame that registered it, when not the main one. */
+  frame?: string | undefined;
+}
+
+/** The listing as it travels to the gateway. */
+export function pageToolInfos(listing: WebMcpListing | undefined): PageToolInfo[] {
+  return (listing?.tools ?? []).map((t) => ({
+    name: t.name,
+    ...(t.title ? { title: t.title } : {}),
+    description: t.description,
+    ...(t.inputSchema !== undefined ? { inputSchema: t.inputSchema } : {}),
+    ...(t.annotations ? { annotations: t.annotations } : {}),
+    ...(t.main ? {} : { frame: t.frameLabel }),
+  }));
+}

@@ -92,6 +92,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     createMcpServer({
       ...serverOptions,
       record: opts.sessionRecords?.for(keyHash),
+      pageTools: true,
       route: (server) =>
         new SessionCalls(server, {
           sessionId,
