@@ -30,6 +30,8 @@ export interface UiStatus {
   sessions: AgentSummary[];
   /** The tab the person may share with an agent (the one they looked at last), if any. */
   shareable: { tabId: number; title: string; url: string } | null;
+  /** Whether the person lets agents call the tools sites offer (WebMCP; the options page). */
+  pageTools: boolean;
   version: string;
 }
 
@@ -47,6 +49,7 @@ const ready = (async () => {
   const { offLimits } = await chrome.storage.local.get(['offLimits']);
   sessions.setOffLimits(normalizeSites(typeof offLimits === 'string' ? offLimits : ''));
   await sessions.syncApprovalSettings();
+  await sessions.syncPageTools();
   const settings = await loadSettings();
   connection = new DaemonConnection(settings, {
     hello: async () => ({ browserId: await browserId(), browser: browserName(), version: __EXTENSION_VERSION__, tabs: sessions.reportTabs() }),
@@ -98,6 +101,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (changes.askBeforeNewAgents || changes.allowedAgents)) {
     void ready.then(() => sessions.syncApprovalSettings());
   }
+  if (area === 'local' && changes.allowPageTools) void ready.then(() => sessions.syncPageTools());
   if (area === 'local' && changes.offLimits) {
     const text = changes.offLimits.newValue;
     void ready.then(() => sessions.setOffLimits(normalizeSites(typeof text === 'string' ? text : '')));
@@ -133,6 +137,7 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
       connection: connection.status,
       pairing: { needed: needsPairing(settings.daemonUrl), paired: settings.pairingSecret !== undefined, problem },
       sessions: sessions.summary(),
+      pageTools: sessions.pageToolsAllowed,
       shareable: await sessions.shareableTab(),
       version: __EXTENSION_VERSION__,
     });

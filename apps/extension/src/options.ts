@@ -13,6 +13,13 @@ void chrome.storage.local.get('askBeforeNewAgents').then(({ askBeforeNewAgents }
 });
 askAgents.addEventListener('change', () => void chrome.storage.local.set({ askBeforeNewAgents: askAgents.checked }));
 
+// Off unless the person turns it on: a site's own tool can act for them in one step.
+const pageTools = document.getElementById('page-tools') as HTMLInputElement;
+void chrome.storage.local.get('allowPageTools').then(({ allowPageTools }) => {
+  pageTools.checked = allowPageTools === true;
+});
+pageTools.addEventListener('change', () => void chrome.storage.local.set({ allowPageTools: pageTools.checked }));
+
 const limits = document.getElementById('off-limits') as HTMLTextAreaElement;
 const limitsSaved = document.getElementById('limits-saved') as HTMLSpanElement;
 

@@ -22,6 +22,9 @@ function render(status: UiStatus): void {
   list.replaceChildren(...status.sessions.map(agentRow));
   $('no-sessions').hidden = status.sessions.length > 0;
   renderShare(status);
+  $('page-tools').textContent = status.pageTools
+    ? "Sites' own tools (WebMCP): agents may call them; each call shows in the agent's activity."
+    : "Sites' own tools (WebMCP): agents may not call them (Settings).";
   // Connected: Disconnect pauses browsermcp here. Not connected (paused, or failing and retrying): Connect tries now.
   const toggle = $<HTMLButtonElement>('toggle');
   const connected = connection.state === 'connected';
@@ -177,6 +180,10 @@ const WORDS: Record<string, string> = {
 
 /** "clicked on example.com, 12 s ago" (the activity list, which shows each time, leaves out "ago"). */
 function describeAction(action: LastAction, options: { ago?: boolean } = {}): string {
+  if (action.pageTool !== undefined) {
+    const what = `called the site's own tool "${action.pageTool}" on ${action.site ?? 'a blank page'}`;
+    return options.ago === false ? what : `${what}, ${ago(Date.now() - action.at)}`;
+  }
   const verb = WORDS[action.tool] ?? `used ${action.tool.replace(/^browser_/, '').replace(/_/g, ' ')} on`;
   const where = action.site ?? 'a blank page';
   return options.ago === false ? `${verb} ${where}` : `${verb} ${where}, ${ago(Date.now() - action.at)}`;

@@ -65,6 +65,8 @@ interface SessionState {
 
 export interface LastAction {
   tool: string;
+  /** A site's own tool the agent called (WebMCP), by the site's name for it. */
+  pageTool?: string;
   /** The host of the page it acted on, when there was one. */
   site: string | null;
   at: number;
@@ -163,6 +165,16 @@ export class BrowserSessions {
     this.approvals.configure(askBeforeNewAgents !== false, parseAllowedAgents(allowedAgents));
   }
 
+  /** Whether the person lets agents see and call the tools sites offer (WebMCP); off until they turn it on. */
+  pageToolsAllowed = false;
+
+  /** Reads the person's WebMCP setting; it applies to every session at once. */
+  async syncPageTools(): Promise<void> {
+    const { allowPageTools } = await chrome.storage.local.get('allowPageTools');
+    this.pageToolsAllowed = allowPageTools === true;
+    for (const s of this.sessions.values()) s.tools?.configure(this.configFor(s));
+  }
+
   /** The person changed the off-limits list: it applies to every session at once. */
   setOffLimits(sites: string[]): void {
     this.offLimitSites = sites;
@@ -175,7 +187,12 @@ export class BrowserSessions {
     const gateway = config.checkUrl;
     // The extension's own pages (the one that tells the person a site was kept out) are no site of any list.
     const own = chrome.runtime.getURL('');
-    return { ...config, checkUrl: (url) => (url.startsWith(own) ? undefined : (offLimits(url, this.offLimitSites) ?? gateway?.(url))) };
+    return {
+      ...config,
+      // Sites' own tools: only when the gateway has them on and the person allowed them.
+      webmcp: config.webmcp !== false && this.pageToolsAllowed,
+      checkUrl: (url) => (url.startsWith(own) ? undefined : (offLimits(url, this.offLimitSites) ?? gateway?.(url))),
+    };
   }
 
   /**
@@ -726,7 +743,8 @@ export class BrowserSessions {
     }
     const current = s.tools?.peekCurrentTab();
     s.currentTabId = current ? this.tabOfPage.get(current.page) : undefined;
-    s.lastAction = { tool: command.name, site: siteOf(current?.page.url()), at: Date.now() };
+    const pageTool = command.name === 'browser_webmcp_call' && typeof (command.payload as { name?: unknown }).name === 'string' ? { pageTool: String((command.payload as { name: string }).name).slice(0, 128) } : {};
+    s.lastAction = { tool: command.name, site: siteOf(current?.page.url()), at: Date.now(), ...pageTool };
     s.activity.push(s.lastAction);
     if (s.activity.length > ACTIVITY_SIZE) s.activity.splice(0, s.activity.length - ACTIVITY_SIZE);
     void this.persist();

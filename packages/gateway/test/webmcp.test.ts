@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpGateway } from '../src/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, modernClient, startGateway, text } from './helpers.js';
+import { startPersonRig, type PersonRig } from './scenarios/person-rig.js';
 
 // Pages' own tools (WebMCP) in a browser the gateway launches (with Chrome's WebMCP feature on), through the official
 // SDK client: shown in the snapshot and the page section as the page's words, listed, called, bounded.
@@ -130,10 +131,63 @@ describe('--no-webmcp', () => {
       expect(text(await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => typeof document.modelContext' } }))).toContain('"undefined"');
       const off = await client.callTool({ name: 'browser_webmcp_list', arguments: {} });
       expect(off.isError).toBe(true);
-      expect(text(off)).toContain('WebMCP is off for this session (--no-webmcp');
+      expect(text(off)).toContain("Pages' own tools (WebMCP) are off for this session: the gateway runs with --no-webmcp");
     } finally {
       await client.close();
       await gw.close();
     }
   });
 });
+
+describe("WebMCP in the person's browser (the extension)", () => {
+  let rig: PersonRig;
+  let client: Client;
+  beforeAll(async () => {
+    rig = await startPersonRig({ headless: true, flags: ['--timeout-navigation', '1500'] });
+    client = await connectClient(rig.gw, 'shopper');
+  });
+  afterAll(async () => {
+    await client?.close();
+    await rig?.close();
+  });
+  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
+
+  it('the person decides: off until they allow it; then listed, called (errors, timeouts, added tools) and shown in the popup; never on a site they put off limits', async () => {
+    const url = rig.server.url('/webmcp.html');
+    // Not allowed yet: the agent neither sees the page's tools nor calls them, and is told who decides.
+    expect(text(await call('browser_navigate', { url }))).not.toContain('webmcp tools');
+    const refused = await call('browser_webmcp_call', { name: 'add_to_cart', params: { item: 'tea' } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain("the person has not allowed agents to call the tools sites offer (browsermcp settings");
+
+    await rig.setStorage({ allowPageTools: true });
+    await expect.poll(async () => (await call('browser_webmcp_list')).isError, { timeout: 10_000 }).toBeFalsy();
+    expect(text(await call('browser_snapshot'))).toContain('  - add_to_cart: "Add an item to the cart"');
+    const added = await call('browser_webmcp_call', { name: 'add_to_cart', params: { item: 'tea' } });
+    expect(text(added)).toContain('Added tea');
+    expect(text(added)).toMatch(/Cart: 1 items/);
+    expect(text(await call('browser_webmcp_call', { name: 'broken_tool' }))).toContain('out of stock');
+    expect(text(await call('browser_webmcp_call', { name: 'slow_tool' }))).toContain('did not answer within 1.5 s (--timeout-navigation)');
+    expect(text(await call('browser_click', { target: '#more' }))).toContain('checkout [consequential');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('webmcp_checkout');
+
+    // The popup says what the person allowed, and each call is in the agent's activity.
+    const popup = await rig.openPopup();
+    try {
+      expect(await popup.page.waitFor<string>(() => document.getElementById('page-tools')?.textContent)).toContain("Sites' own tools (WebMCP): agents may call them");
+      const activity = await popup.page.waitFor<string>(() => Array.from(document.querySelectorAll('details.activity li')).map((li) => li.textContent).join('\n') || undefined);
+      expect(activity).toMatch(/called the site's own tool "add_to_cart" on 127\.0\.0\.1/);
+    } finally {
+      await popup.close();
+    }
+
+    // A site the person put off limits: its tools are not called, even on a page already open.
+    await rig.setStorage({ offLimits: '127.0.0.1' });
+    try {
+      await expect.poll(async () => text(await call('browser_webmcp_call', { name: 'add_to_cart', params: { item: 'more tea' } })), { timeout: 10_000 }).toContain('which is off limits');
+    } finally {
+      await rig.setStorage({ offLimits: '', allowPageTools: false });
+    }
+  });
+});
+

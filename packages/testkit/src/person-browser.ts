@@ -114,6 +114,8 @@ export async function launchPersonBrowser(options: PersonBrowserOptions = {}): P
     '--no-default-browser-check',
     '--window-position=0,0',
     '--window-size=1400,900',
+    // The person's Chrome lets sites offer agents tools (WebMCP: an origin trial, or this flag).
+    '--enable-features=WebMCP',
   ];
   if (!headed) args.push('--headless');
   if (process.getuid?.() === 0) args.push('--no-sandbox');

@@ -211,7 +211,7 @@ export class ToolSession {
       if (makeCurrent) this.setCurrent(existing);
       return existing;
     }
-    const tab = new Tab(page, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs, webmcp: this.config.webmcp });
+    const tab = new Tab(page, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs, webmcp: () => this.config.webmcp });
     this.tabList.push(tab);
     if (makeCurrent || !this.current) this.setCurrent(tab);
     this.watch(tab);
@@ -302,7 +302,7 @@ export class ToolSession {
     const i = this.tabList.findIndex((t) => t.page === oldPage);
     if (i < 0) return this.adoptPage(newPage);
     const wasCurrent = this.current === this.tabList[i];
-    const tab = new Tab(newPage, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs, webmcp: this.config.webmcp });
+    const tab = new Tab(newPage, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs, webmcp: () => this.config.webmcp });
     this.tabList[i] = tab;
     this.watch(tab);
     if (wasCurrent) this.current = tab;

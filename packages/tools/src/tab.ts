@@ -44,11 +44,12 @@ export class Tab {
 
   /** The page's own tools (WebMCP) as last collected, with a snapshot or by browser_webmcp_*; undefined when off. */
   webmcp: WebMcpListing | undefined;
-  private readonly webmcpOn: boolean;
+  /** Whether the session collects WebMCP tools now (its config may change: the person's setting). */
+  private readonly webmcpOn: () => boolean;
 
-  constructor(page: Page, options: { refContext?: string | undefined; background?: boolean | undefined; settleTimeoutMs?: number | undefined; webmcp?: boolean | undefined } = {}) {
+  constructor(page: Page, options: { refContext?: string | undefined; background?: boolean | undefined; settleTimeoutMs?: number | undefined; webmcp?: (() => boolean) | undefined } = {}) {
     this.page = page;
-    this.webmcpOn = options.webmcp !== false;
+    this.webmcpOn = options.webmcp ?? (() => true);
     // Another document, other tools: the last listing is not this page's.
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) this.webmcp = undefined;
@@ -188,7 +189,8 @@ export class Tab {
   // Snapshots and targets (tab-snapshot.ts, frames.ts).
   /** The snapshot; of the whole page, it ends with the tools the page registers (WebMCP), collected alongside. */
   async snapshot(opts: SnapshotOptions): Promise<string> {
-    if (opts.target !== undefined || !this.webmcpOn) return this.snapshots.take(opts);
+    if (!this.webmcpOn()) this.webmcp = undefined;
+    if (opts.target !== undefined || !this.webmcpOn()) return this.snapshots.take(opts);
     const [text, listing] = await Promise.all([this.snapshots.take(opts), this.refreshWebMcp()]);
     const lines = webMcpSnapshotLines(listing);
     return lines.length ? `${text}\n${lines.join('\n')}` : text;

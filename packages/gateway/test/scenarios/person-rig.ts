@@ -129,7 +129,8 @@ export async function startPersonRig(options: { headless?: boolean; flags?: read
 /** A real mouse click (Input.dispatchMouseEvent: trusted events) at the centre of the element `find` evaluates to. */
 async function clickAsPerson(page: PageConnection, find: string): Promise<void> {
   const box = await page.waitFor<{ x: number; y: number }>(
-    `() => { const el = (${find})(); if (!el) return null; const r = el.getBoundingClientRect(); return r.width > 0 ? { x: r.left + r.width / 2, y: r.top + r.height / 2 } : null; }`,
+    // Scrolled into view first, as the person scrolls to what they click.
+    `() => { const el = (${find})(); if (!el) return null; el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return r.width > 0 ? { x: r.left + r.width / 2, y: r.top + r.height / 2 } : null; }`,
   );
   for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased']) {
     await page.send('Input.dispatchMouseEvent', { type, x: box.x, y: box.y, button: 'left', clickCount: type === 'mouseMoved' ? 0 : 1 });

@@ -3,7 +3,8 @@ import { ToolError } from '../errors.js';
 import { defineTabTool } from '../tool.js';
 import { callWebMcpTool, findWebMcpTool, UNTRUSTED_NOTE, webMcpLines } from '../webmcp.js';
 
-const OFF = 'WebMCP is off for this session (--no-webmcp, or the person turned sites\' own tools off): pages\' own tools are neither listed nor called.';
+const OFF =
+  "Pages' own tools (WebMCP) are off for this session: the gateway runs with --no-webmcp, or, in the person's browser, the person has not allowed agents to call the tools sites offer (browsermcp settings → \"Let agents call the tools sites offer them\"). Ask the person, or use the page as it is.";
 
 const list = defineTabTool({
   capability: 'core',
