@@ -114,6 +114,15 @@ describe('WebMCP in a launched browser', () => {
     }
   });
 
+  it('hears the page say its tools changed: the next answer names the new tool, without a snapshot', async () => {
+    await call('browser_navigate', { url: server.url('/webmcp.html') });
+    expect(text(await call('browser_click', { target: '#later' }))).not.toContain('gift_wrap');
+    // browser_evaluate answers carry no snapshot: only the page's toolchange event can have told us.
+    await expect
+      .poll(async () => text(await call('browser_evaluate', { function: '() => 1' })), { timeout: 10_000, interval: 300 })
+      .toContain('- Page tools (WebMCP): 4 (add_to_cart, broken_tool, gift_wrap, slow_tool)');
+  });
+
   it('a page without tools: nothing in the answers, and the list says so', async () => {
     const page = text(await call('browser_navigate', { url: server.url('/index.html') }));
     expect(page).not.toContain('WebMCP');

@@ -11,7 +11,7 @@ import { TabLogs } from './tab-logs.js';
 import { TabModals, type ModalState } from './tab-modals.js';
 import { TabSnapshots, type SnapshotOptions } from './tab-snapshot.js';
 import { delay } from './timing.js';
-import { listWebMcpTools, webMcpSnapshotLines, type WebMcpListing } from './webmcp.js';
+import { listWebMcpTools, watchWebMcpChanges, webMcpSnapshotLines, type WebMcpListing } from './webmcp.js';
 
 /** How long a picture of a tab behind the person's may wait for Chrome to paint it, and how often it asks. */
 const BACKGROUND_CAPTURE_MS = 10_000;
@@ -54,6 +54,10 @@ export class Tab {
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) this.webmcp = undefined;
     });
+    // The page says its tools changed: collected again now, so the next answer says so even without a snapshot.
+    void watchWebMcpChanges(page, () => {
+      if (this.webmcpOn() && !this.isClosed) void this.refreshWebMcp().catch(() => undefined);
+    }).catch(() => undefined);
     this.background = options.background === true;
     this.logs = new TabLogs(page);
     this.guard = new RequestGuard(page);

@@ -1,4 +1,5 @@
 import type { Frame, Page } from 'puppeteer-core';
+import { cdp } from './cdp.js';
 import { ToolError } from './errors.js';
 import type { UrlCheck } from './origins.js';
 
@@ -240,4 +241,31 @@ export function pageToolInfos(listing: WebMcpListing | undefined): PageToolInfo[
     ...(t.annotations ? { annotations: t.annotations } : {}),
     ...(t.main ? {} : { frame: t.frameLabel }),
   }));
+}
+
+/** The binding through which a page says its tools changed (its `toolchange` event). */
+export const TOOLS_CHANGED_BINDING = '__browsermcpToolsChanged';
+
+const TOOLS_CHANGED_SCRIPT = `(() => {
+  const context = document.modelContext;
+  if (!context?.addEventListener) return;
+  context.addEventListener('toolchange', () => { try { globalThis['${TOOLS_CHANGED_BINDING}']?.(''); } catch {} });
+})()`;
+
+/**
+ * Calls `changed` when the page says its tools changed (WebMCP's toolchange event, in every document of the tab from
+ * now on), at most once per 100 ms: a page that registers many at once is collected once.
+ */
+export async function watchWebMcpChanges(page: Page, changed: () => void): Promise<void> {
+  const session = cdp(page);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  session.on('Runtime.bindingCalled', (event: { name: string }) => {
+    if (event.name !== TOOLS_CHANGED_BINDING || timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      changed();
+    }, 100);
+  });
+  await session.send('Runtime.addBinding', { name: TOOLS_CHANGED_BINDING });
+  await session.send('Page.addScriptToEvaluateOnNewDocument', { source: TOOLS_CHANGED_SCRIPT, runImmediately: true });
 }
