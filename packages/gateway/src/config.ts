@@ -313,6 +313,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     }
     idleTimeoutMs = keepBrowserStateMs;
   }
+  // Nor, by default, before the sessions it serves time out: sessions kept for ever (0) keep it open too.
+  const sessionIdleMs = int('sessionIdleTimeout', 0, 604_800)! * 1000;
+  if (idleTimeoutMs !== undefined && !given('idleTimeout')) idleTimeoutMs = sessionIdleMs === 0 ? undefined : Math.max(idleTimeoutMs, sessionIdleMs);
   return {
     ...shared,
     idleTimeoutMs,
@@ -332,7 +335,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     trustProxy: trustProxyFrom(str('trustProxy')),
     noAuth,
     rateLimit: int('rateLimit', 1, 1_000_000) ?? (loopback ? undefined : 100),
-    sessionIdleMs: int('sessionIdleTimeout', 0, 604_800)! * 1000,
+    sessionIdleMs,
     progressIntervalMs: int('progressInterval', 1, 3600)! * 1000,
     saveSession: bool('saveSession'),
     keepBrowserStateMs,

@@ -158,6 +158,9 @@ describe('browsermcp-gateway CLI', () => {
     expect(config(['--extension']).idleTimeoutMs).toBeUndefined();
     // A kept state outlives the default: the browser stays at least as long.
     expect(config(['--headless', '--keep-browser-state', '120']).idleTimeoutMs).toBe(120 * 60_000);
+    // Nor before the sessions it serves would time out; sessions kept for ever keep it open.
+    expect(config(['--headless', '--session-idle-timeout', '7200']).idleTimeoutMs).toBe(7_200_000);
+    expect(config(['--headless', '--session-idle-timeout', '0']).idleTimeoutMs).toBeUndefined();
     expect(config(['--user-data-dir', '/tmp/p', '--profile-dir-name', 'Profile 1']).browserArgs).toContain('--profile-directory=Profile 1');
     expect(config(['--timeout-settle', '0']).settleTimeoutMs).toBe(0);
     expect(config([]).filePaths).toBe('relative');

@@ -1,3 +1,6 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hs256Verifier, signToken, startDaemon } from '@browsermcp/daemon';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +130,27 @@ describe('WebMCP in a launched browser', () => {
     const page = text(await call('browser_navigate', { url: server.url('/index.html') }));
     expect(page).not.toContain('WebMCP');
     expect(text(await call('browser_webmcp_list'))).toContain('The page registers no WebMCP tools');
+  });
+});
+
+describe('WebMCP through a remote daemon (--daemon-url)', () => {
+  it("the daemon's browser runs with WebMCP: the page's tools are shown, called, and offered as tools of their own", async () => {
+    const secret = 'a-webmcp-test-secret-that-is-at-least-32-bytes';
+    const daemon = await startDaemon({ host: '127.0.0.1', port: 0, local: { outputDir: join(tmpdir(), 'bmcp-webmcp-daemon'), headless: true }, verifier: hs256Verifier(secret) });
+    const gw = await startGateway(['--daemon-url', `${daemon.address.replace(/^http/, 'ws')}/mcp`, '--daemon-token', await signToken({ userId: 'webmcp', secret })]);
+    const client = await connectClient(gw, 'remote-shopper');
+    try {
+      expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/webmcp.html') } }))).toContain('- Page tools (WebMCP): 3 (add_to_cart, broken_tool, slow_tool)');
+      const add = (await client.listTools()).tools.find((t) => t.name === 'webmcp_add_to_cart');
+      expect(add?.description).toContain('Add an item to the cart');
+      const added = await client.callTool({ name: 'webmcp_add_to_cart', arguments: { item: 'kettle' } });
+      expect(text(added)).toContain('Added kettle');
+      expect(added._meta).toBeUndefined();
+    } finally {
+      await client.close();
+      await gw.close();
+      await daemon.close();
+    }
   });
 });
 
