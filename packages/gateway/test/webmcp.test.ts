@@ -221,6 +221,11 @@ describe("WebMCP in the person's browser (the extension)", () => {
     } finally {
       await rig.setStorage({ offLimits: '', allowPageTools: false });
     }
+    // The person turns them off again: the agent's next answer takes the page's tools back from its list.
+    await expect.poll(async () => {
+      await call('browser_evaluate', { function: '() => 1' });
+      return (await client.listTools()).tools.some((t) => t.name.startsWith('webmcp_'));
+    }, { timeout: 10_000 }).toBe(false);
   });
 });
 

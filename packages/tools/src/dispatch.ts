@@ -63,8 +63,8 @@ export async function callTool(session: ToolSession, name: string, args: unknown
 
 /** The current page's WebMCP tools, on the first answer after they changed: the gateway offers them as tools of their own. */
 function withPageTools(session: ToolSession, result: ToolResult): ToolResult {
-  if (!session.config.webmcp) return result;
-  const tools = pageToolInfos(session.peekCurrentTab()?.webmcp);
+  // Turned off (the person's setting) after tools were reported: the empty list takes them back.
+  const tools = session.config.webmcp ? pageToolInfos(session.peekCurrentTab()?.webmcp) : [];
   const signature = JSON.stringify(tools);
   if (signature === session.pageToolsReported) return result;
   session.pageToolsReported = signature;
