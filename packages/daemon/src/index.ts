@@ -27,6 +27,7 @@ export { defaultPairingFile, loadPairingSecret } from './server/pairing-secret.j
 export type { TokenVerifier, TokenIdentity, TokenRules, SignTokenOptions } from './server/auth.js';
 export { EXTENSION_ID, EXTENSION_ID_PATTERN, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_HEARTBEAT_MS, isLoopbackHost } from './server/constants.js';
 export { startDaemon } from './daemon.js';
+export { Deadlines } from './deadlines.js';
 export type { ClusterSettings, StartDaemonOptions, RunningDaemon } from './daemon.js';
 export { ClusterNode, randomInstanceId, DEFAULT_CLUSTER_HEARTBEAT_MS, DEFAULT_DIRECTORY_TTL_MS, type ClusterOptions } from './cluster/node.js';
 export { KvRouterStore } from './cluster/kv-store.js';

@@ -15,6 +15,7 @@ import {
 } from '@browsermcp/tools';
 import type { BrowserContext, Page } from 'puppeteer-core';
 import { isDaemonError, toWireError } from '../errors.js';
+import { Deadlines } from '../deadlines.js';
 import { formatDuration } from '../router/duration.js';
 import type { Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
@@ -76,7 +77,8 @@ export class LocalExecutor implements Executor {
   /** Commands running per session: a session with one learns of a crash from that command's answer. */
   private readonly running = new Map<string, number>();
   private nextTabId = 1;
-  private idleTimer: NodeJS.Timeout | undefined;
+  /** --idle-timeout's one deadline. */
+  private readonly idle = new Deadlines<'browser'>();
 
   constructor(router: SessionRouter, options: LocalExecutorOptions) {
     this.id = options.id ?? 'local';
@@ -116,7 +118,7 @@ export class LocalExecutor implements Executor {
   }
 
   private async run(command: CommandEnvelope, timeoutMs: number): Promise<void> {
-    clearTimeout(this.idleTimer);
+    this.idle.clear('browser');
     this.running.set(command.sessionId, (this.running.get(command.sessionId) ?? 0) + 1);
     try {
       const contexts = await this.startedFor(command.sessionId, timeoutMs);
@@ -158,12 +160,10 @@ export class LocalExecutor implements Executor {
   private closeWhenIdle(): void {
     const ms = this.options.idleTimeoutMs;
     if (!ms) return;
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => {
+    this.idle.set('browser', ms, () => {
       if (this.running.size > 0) return;
       void this.browser.closeIdle(`the browser was closed after ${formatDuration(ms)} without a tool call (--idle-timeout)`);
-    }, ms);
-    this.idleTimer.unref();
+    });
   }
 
   /** Answers a command whose browser died under it; without a tab, so the router does not claim a dead one again. */
@@ -304,7 +304,7 @@ export class LocalExecutor implements Executor {
 
   /** Closes every session's contexts and the browser it launched. */
   async close(): Promise<void> {
-    clearTimeout(this.idleTimer);
+    this.idle.clearAll();
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((c) => c.closeAll().catch(() => undefined)));

@@ -28,6 +28,7 @@ import {
   executorError,
   isDaemonError,
 } from '../errors';
+import { Deadlines } from '../deadlines';
 import { formatDuration } from './duration';
 import type { SessionCloseReason, SessionClosedListener, SessionEventListener, Unsubscribe } from './listeners';
 import { InMemoryRouterStore } from './memory-store';
@@ -65,7 +66,6 @@ export const MAX_HOLD_MS = 20 * 60_000;
 
 interface Reconnecting {
   readonly deadline: number;
-  readonly timer: ReturnType<typeof setTimeout>;
   /** The person paused the connection on purpose (the extension's Disconnect button). */
   readonly paused: boolean;
 }
@@ -92,8 +92,8 @@ export class SessionRouter {
   readonly #reconnecting = new Map<string, Reconnecting>();
   readonly #pending = new PendingCommands();
   readonly #lanes = new SessionLanes();
-  /** Timers of kept browser states without holders, by owner: the state closes when its time runs out. */
-  readonly #stateTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Grace periods of disconnected browsers ("grace:<id>") and idle kept states ("state:<owner>"), each a deadline. */
+  readonly #deadlines = new Deadlines<string>();
   /** Per executor, the tail of its events still being routed, so they reach listeners in the order they came. */
   readonly #eventTails = new Map<string, Promise<boolean>>();
   #closed = false;
@@ -510,11 +510,8 @@ export class SessionRouter {
         (pending) => new BrowserReconnectedError(pending.command.name),
       );
     }
-    const waiting = this.#reconnecting.get(id);
-    if (waiting !== undefined) {
-      clearTimeout(waiting.timer);
-      this.#reconnecting.delete(id);
-    }
+    this.#deadlines.clear(`grace:${id}`);
+    this.#reconnecting.delete(id);
     // Live at once: a command that races the reconciliation below meets at worst a stale tab, which the
     // browser itself then reports as not found.
     this.#executors.set(id, executor);
@@ -557,17 +554,13 @@ export class SessionRouter {
     this.#executors.delete(id);
 
     const paused = options.paused === true;
-    const record: Reconnecting = {
-      paused,
-      deadline: Date.now() + graceMs,
-      timer: setTimeout(() => {
-        if (this.#reconnecting.get(id) !== record) return;
-        this.#reconnecting.delete(id);
-        void this.#expire(id);
-      }, graceMs),
-    };
-    // A browser that may come back is no reason to keep the process alive at shutdown.
-    record.timer.unref?.();
+    const record: Reconnecting = { paused, deadline: Date.now() + graceMs };
+    // A browser that may come back is no reason to keep the process alive at shutdown (Deadlines unrefs its timers).
+    this.#deadlines.set(`grace:${id}`, graceMs, () => {
+      if (this.#reconnecting.get(id) !== record) return;
+      this.#reconnecting.delete(id);
+      void this.#expire(id);
+    });
     this.#reconnecting.set(id, record);
 
     const timeLeft = formatDuration(graceMs);
@@ -689,13 +682,9 @@ export class SessionRouter {
   }
 
   #expireStateLater(state: StateRecord): void {
-    this.#clearStateTimer(state.owner);
-    const timer = setTimeout(() => {
-      this.#stateTimers.delete(state.owner);
+    this.#deadlines.set(`state:${state.owner}`, Math.max(0, stateDue(state)), () => {
       void this.#expireState(state).catch((error: unknown) => this.#logger.warn({ owner: state.owner, error }, 'could not close a kept browser state'));
-    }, Math.max(0, stateDue(state)));
-    timer.unref?.();
-    this.#stateTimers.set(state.owner, timer);
+    });
   }
 
   async #expireState(state: StateRecord): Promise<void> {
@@ -710,8 +699,7 @@ export class SessionRouter {
   }
 
   #clearStateTimer(owner: string): void {
-    clearTimeout(this.#stateTimers.get(owner));
-    this.#stateTimers.delete(owner);
+    this.#deadlines.clear(`state:${owner}`);
   }
 
   // ── what other instances of a cluster ask ────────────────────────────────────────────────────────────────────
@@ -773,9 +761,7 @@ export class SessionRouter {
    * for it without closing its sessions, which are now served there.
    */
   executorMoved(executorId: string): void {
-    const waiting = this.#reconnecting.get(executorId);
-    if (waiting === undefined) return;
-    clearTimeout(waiting.timer);
+    this.#deadlines.clear(`grace:${executorId}`);
     this.#reconnecting.delete(executorId);
   }
 
@@ -832,10 +818,8 @@ export class SessionRouter {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const { timer } of this.#reconnecting.values()) clearTimeout(timer);
+    this.#deadlines.clearAll();
     this.#reconnecting.clear();
-    for (const timer of this.#stateTimers.values()) clearTimeout(timer);
-    this.#stateTimers.clear();
     this.#pending.failWhere(() => true, () => new RouterClosedError());
     this.#lanes.closeAll(() => new RouterClosedError());
     this.#executors.clear();

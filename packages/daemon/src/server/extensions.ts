@@ -28,6 +28,7 @@ import type { WebSocket } from 'ws';
 import { BrowserDisconnectedError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
 import type { Executor, SessionRecord, SessionRouter } from '../router/index.js';
+import { Deadlines } from '../deadlines.js';
 import type { NodeFileAccess } from '../local/files.js';
 import type { TokenVerifier } from './auth.js';
 import { readInputFiles, writeOutputFiles } from './wire-files.js';
@@ -48,12 +49,13 @@ export interface ExtensionRecord {
   connection: ExtensionConnection | null;
   /** Away because the person paused it (the popup's Disconnect), not because it dropped. */
   paused: boolean;
-  expiry: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** The browsers connected through /extension, by browserId. Shared with the proxy endpoint (/mcp). */
 export class ExtensionRegistry {
   readonly records = new Map<string, ExtensionRecord>();
+  /** Each away browser's grace period, by browserId: its record goes when it runs out. */
+  readonly expiries = new Deadlines<string>();
   /**
    * In a cluster: the user of a browser another instance holds (null without auth), or undefined when no other
    * instance holds it; a hello with that browser id from another user's extension is refused.
@@ -80,12 +82,12 @@ export class ExtensionRegistry {
   forget(id: string): void {
     const record = this.records.get(id);
     if (record === undefined || record.connection !== null) return;
-    clearTimeout(record.expiry);
+    this.expiries.clear(id);
     this.records.delete(id);
   }
 
   clear(): void {
-    for (const r of this.records.values()) clearTimeout(r.expiry);
+    this.expiries.clearAll();
     this.records.clear();
     this.listeners.clear();
   }
@@ -349,10 +351,8 @@ export class ExtensionConnection implements Executor {
       userId: this.userId,
       connection: null,
       paused: false,
-      expiry: undefined,
     };
-    clearTimeout(record.expiry);
-    record.expiry = undefined;
+    registry.expiries.clear(hello.browserId);
     record.name = this.authName ?? hello.browser;
     record.browser = hello.browser;
     record.version = hello.version;
@@ -388,12 +388,11 @@ export class ExtensionConnection implements Executor {
       paused ? 'extension paused by the person; waiting for Connect' : 'extension disconnected; waiting for it to reconnect',
     );
     const id = this.browserId;
-    record.expiry = setTimeout(() => {
+    registry.expiries.set(id, graceMs, () => {
       if (registry.records.get(id) !== record || record.connection) return;
       registry.records.delete(id);
       registry.emit(id, 'gone');
-    }, graceMs);
-    record.expiry.unref();
+    });
     registry.emit(id, 'reconnecting');
   }
 }

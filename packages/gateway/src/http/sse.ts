@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
+import { Deadlines } from '@browsermcp/daemon';
 import { ErrorCodes, parseMessage } from '@browsermcp/protocol';
 import { LegacySseTransport } from '../legacy-sse-transport.js';
 import { newSessionId, type GatewaySession, type SessionRegistry } from '../sessions.js';
@@ -19,6 +20,9 @@ export interface SseOptions {
 export const legacySse = fp(
   async function legacySse(app: FastifyInstance, opts: SseOptions) {
     const { registry } = opts;
+    // The grace periods of dropped streams, one per session.
+    const graces = new Deadlines<string>();
+    app.addHook('onClose', async () => graces.clearAll());
 
     app.get('/sse', async (req, reply) => {
       const place = reserveSession(registry, req, reply);
@@ -33,8 +37,7 @@ export const legacySse = fp(
       transport.onclose = () => {
         session.openStreams = 0;
         // The tabs wait out the grace period: an agent's state survives a dropped connection for a while.
-        const timer = setTimeout(() => void registry.close(id, 'SSE stream closed'), opts.graceMs);
-        timer.unref();
+        graces.set(id, opts.graceMs, () => void registry.close(id, 'SSE stream closed'));
       };
       await server.connect(transport);
       return reply;
