@@ -1,9 +1,9 @@
-import { cutText, MAX_ANSWER_CHARS } from '../sizes.js';
+import { cutText, MAX_ANSWER_CHARS } from '../engine/sizes.js';
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import type { Response } from '../response.js';
-import type { ToolSession } from '../session.js';
-import type { UrlCheck } from '../origins.js';
+import { ToolError } from '../engine/errors.js';
+import type { Response } from '../session/response.js';
+import type { ToolSession } from '../session/session.js';
+import type { UrlCheck } from '../engine/origins.js';
 
 export const targetSchema = z
   .string()

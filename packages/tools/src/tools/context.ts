@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import type { ContextManager } from '../session.js';
-import type { ToolSession } from '../session.js';
-import { defineTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import type { ContextManager } from '../session/session.js';
+import type { ToolSession } from '../session/session.js';
+import { defineTool } from '../session/tool.js';
 
 const contextName = z
   .string()

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { inPage } from '../in-page.js';
-import { defineTabTool } from '../tool.js';
+import { inPage } from '../engine/in-page.js';
+import { defineTabTool } from '../session/tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
 const highlight = defineTabTool({

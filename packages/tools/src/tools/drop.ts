@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { inPage } from '../in-page.js';
-import { ToolError } from '../errors.js';
-import type { UploadFile } from '../session.js';
-import { defineTabTool } from '../tool.js';
+import { inPage } from '../engine/in-page.js';
+import { ToolError } from '../engine/errors.js';
+import type { UploadFile } from '../session/session.js';
+import { defineTabTool } from '../session/tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
 const drop = defineTabTool({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTabTool } from '../tool.js';
+import { defineTabTool } from '../session/tool.js';
 
 // Media features by their CSS names, as Chromium emulates them.
 const FEATURES = {

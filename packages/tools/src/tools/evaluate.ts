@@ -1,7 +1,7 @@
 import type { EvaluateFunc } from 'puppeteer-core';
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { defineTabTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import { defineTabTool } from '../session/tool.js';
 import { answerOrSave, elementSchema, filenameSchema, label, targetSchema } from './common.js';
 
 // puppeteer sends a function's source text (fn.toString()) to the page: a stand-in whose toString is the model's

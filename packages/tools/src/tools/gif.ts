@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { GifRecorder } from '../gif.js';
-import { inPage } from '../in-page.js';
-import { defineTabTool, defineTool } from '../tool.js';
-import { toBase64 } from '../files.js';
+import { ToolError } from '../engine/errors.js';
+import { GifRecorder } from '../tab/gif.js';
+import { inPage } from '../engine/in-page.js';
+import { defineTabTool, defineTool } from '../session/tool.js';
+import { toBase64 } from '../engine/files.js';
 
 const start = defineTabTool({
   capability: 'gif',

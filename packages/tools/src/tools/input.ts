@@ -1,12 +1,12 @@
 import type { ElementHandle, Frame, KeyInput } from 'puppeteer-core';
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import type { ToolSession } from '../session.js';
-import type { Tab } from '../tab.js';
-import { inPage } from '../in-page.js';
-import { codeArg, type CodeStep, type LocatorChain } from '../codegen.js';
-import { addCode, locatorForCode, typedText } from '../record-code.js';
-import { defineTabTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import type { ToolSession } from '../session/session.js';
+import type { Tab } from '../tab/tab.js';
+import { inPage } from '../engine/in-page.js';
+import { codeArg, type CodeStep, type LocatorChain } from '../engine/codegen.js';
+import { addCode, locatorForCode, typedText } from '../session/record-code.js';
+import { defineTabTool } from '../session/tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
 const MODIFIERS = ['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'] as const;

@@ -1,10 +1,10 @@
-import { cutText, MAX_ANSWER_CHARS } from '../sizes.js';
-import { newestLines } from '../lists.js';
+import { cutText, MAX_ANSWER_CHARS } from '../engine/sizes.js';
+import { newestLines } from '../engine/lists.js';
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { CONSOLE_LEVELS as LEVELS } from '../session.js';
-import { consoleRank, formatConsole, type NetworkEntry } from '../tab-logs.js';
-import { defineTabTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import { CONSOLE_LEVELS as LEVELS } from '../session/session.js';
+import { consoleRank, formatConsole, type NetworkEntry } from '../tab/tab-logs.js';
+import { defineTabTool } from '../session/tool.js';
 import { answerOrSave, filenameSchema } from './common.js';
 
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { HeldLeave } from '../leave-prompt.js';
-import type { UploadFile } from '../session.js';
-import { defineTabTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import { HeldLeave } from '../tab/leave-prompt.js';
+import type { UploadFile } from '../session/session.js';
+import { defineTabTool } from '../session/tool.js';
 
 const handleDialog = defineTabTool({
   capability: 'core',

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { codeArg } from '../codegen.js';
-import { addCode } from '../record-code.js';
-import { leavePage, rescueTab } from '../rescue.js';
+import { ToolError } from '../engine/errors.js';
+import { codeArg } from '../engine/codegen.js';
+import { addCode } from '../session/record-code.js';
+import { leavePage, rescueTab } from '../session/rescue.js';
 import type { HTTPResponse, Protocol } from 'puppeteer-core';
-import type { Tab } from '../tab.js';
-import { defineTabTool, defineTool } from '../tool.js';
+import type { Tab } from '../tab/tab.js';
+import { defineTabTool, defineTool } from '../session/tool.js';
 import { normalizeUrl } from './common.js';
-import { delay } from '../timing.js';
+import { delay } from '../engine/timing.js';
 
 
 const navigate = defineTool({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { defineTabTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import { defineTabTool } from '../session/tool.js';
 
 const pdfSave = defineTabTool({
   capability: 'pdf',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { inPage } from '../in-page.js';
-import { defineTabTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import { inPage } from '../engine/in-page.js';
+import { defineTabTool } from '../session/tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
 /** How long a hand-off waits for the person before it answers that nobody did. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { toBase64 } from '../files.js';
-import { inPage } from '../in-page.js';
-import { defineTabTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import { toBase64 } from '../engine/files.js';
+import { inPage } from '../engine/in-page.js';
+import { defineTabTool } from '../session/tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
 const screenshot = defineTabTool({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { defineTabTool, defineTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import { defineTabTool, defineTool } from '../session/tool.js';
 import { normalizeUrl } from './common.js';
 
 const tabs = defineTool({

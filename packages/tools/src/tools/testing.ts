@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { renderLocator } from '../codegen.js';
-import { inPage } from '../in-page.js';
-import { locatorChain } from '../record-code.js';
+import { renderLocator } from '../engine/codegen.js';
+import { inPage } from '../engine/in-page.js';
+import { locatorChain } from '../session/record-code.js';
 import { collapse } from '../injected/util.js';
-import { defineTabTool } from '../tool.js';
+import { defineTabTool } from '../session/tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
 
 // Checks a test would make, answered as isError when they fail, and the locator a test would use.

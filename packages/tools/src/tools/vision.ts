@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTabTool } from '../tool.js';
+import { defineTabTool } from '../session/tool.js';
 import { elementSchema } from './common.js';
 
 const buttonSchema = z.enum(['left', 'right', 'middle']).optional();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { inPage } from '../in-page.js';
-import { defineTabTool } from '../tool.js';
+import { ToolError } from '../engine/errors.js';
+import { inPage } from '../engine/in-page.js';
+import { defineTabTool } from '../session/tool.js';
 
 const TEXT_TIMEOUT_MS = 30_000;
 

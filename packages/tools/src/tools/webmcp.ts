@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { defineTabTool } from '../tool.js';
-import { callWebMcpTool, findWebMcpTool, UNTRUSTED_NOTE, webMcpLines } from '../webmcp.js';
+import { ToolError } from '../engine/errors.js';
+import { defineTabTool } from '../session/tool.js';
+import { callWebMcpTool, findWebMcpTool, UNTRUSTED_NOTE, webMcpLines } from '../engine/webmcp.js';
 
 const OFF =
   "Pages' own tools (WebMCP) are off for this session: the gateway runs with --no-webmcp, or, in the person's browser, the person has not allowed agents to call the tools sites offer (browsermcp settings → \"Let agents call the tools sites offer them\"). Ask the person, or use the page as it is.";

@@ -1,9 +1,9 @@
 import type { FileChooser, HTTPRequest, Page } from 'puppeteer-core';
-import { cdp } from './cdp.js';
-import { ToolError } from './errors.js';
-import { setInputFiles } from './injected/files.js';
+import { cdp } from '../engine/cdp.js';
+import { ToolError } from '../engine/errors.js';
+import { setInputFiles } from '../injected/files.js';
 import { HeldLeave, LEAVE_PROMPT_BINDING, type DialogLike } from './leave-prompt.js';
-import type { UploadFile } from './files.js';
+import type { UploadFile } from '../engine/files.js';
 
 export type ModalState =
   | { kind: 'dialog'; dialog: DialogLike; description: string }

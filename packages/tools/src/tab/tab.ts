@@ -1,17 +1,17 @@
 import type { CDPSession, ElementHandle, Frame, Page } from 'puppeteer-core';
-import { cdp } from './cdp.js';
-import { ToolError } from './errors.js';
-import { FrameRefs } from './frames.js';
-import { inPage } from './in-page.js';
+import { cdp } from '../engine/cdp.js';
+import { ToolError } from '../engine/errors.js';
+import { FrameRefs } from '../engine/frames.js';
+import { inPage } from '../engine/in-page.js';
 import { OwnNavigation } from './own-navigation.js';
 import { RequestGuard } from './request-guard.js';
-import type { UploadFile } from './files.js';
+import type { UploadFile } from '../engine/files.js';
 import { TabActions, type ActionOptions } from './tab-actions.js';
 import { TabLogs } from './tab-logs.js';
 import { TabModals, type ModalState } from './tab-modals.js';
 import { TabSnapshots, type SnapshotOptions } from './tab-snapshot.js';
-import { delay } from './timing.js';
-import { listWebMcpTools, watchWebMcpChanges, webMcpSnapshotLines, type WebMcpListing } from './webmcp.js';
+import { delay } from '../engine/timing.js';
+import { listWebMcpTools, watchWebMcpChanges, webMcpSnapshotLines, type WebMcpListing } from '../engine/webmcp.js';
 
 /** How long a picture of a tab behind the person's may wait for Chrome to paint it, and how often it asks. */
 const BACKGROUND_CAPTURE_MS = 10_000;

@@ -1,6 +1,6 @@
 import type { ToolSession } from './session.js';
-import type { Tab } from './tab.js';
-import { withTimeout } from './timing.js';
+import type { Tab } from '../tab/tab.js';
+import { withTimeout } from '../engine/timing.js';
 
 /** How long a page may take to answer a trivial evaluate before it counts as held (a spinning script, a dialog). */
 const ANSWER_MS = 500;

@@ -1,7 +1,7 @@
 import type { ElementHandle, Frame, JSHandle } from 'puppeteer-core';
-import type { InjectedApi } from './injected/api.js';
-import { INJECTED_KEY } from './injected/key.js';
-import { INJECTED_SOURCE } from './injected/generated.js';
+import type { InjectedApi } from '../injected/api.js';
+import { INJECTED_KEY } from '../injected/key.js';
+import { INJECTED_SOURCE } from '../injected/generated.js';
 
 type Name = keyof InjectedApi;
 /** Arguments as the host passes them: an element in the page is an ElementHandle here. */

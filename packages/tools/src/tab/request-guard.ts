@@ -1,6 +1,6 @@
 import type { HTTPRequest, InterceptResolutionAction, Page } from 'puppeteer-core';
-import { cdp } from './cdp.js';
-import type { UrlCheck } from './origins.js';
+import { cdp } from '../engine/cdp.js';
+import type { UrlCheck } from '../engine/origins.js';
 
 /** A request or a document the check refused. */
 export interface Refusal {

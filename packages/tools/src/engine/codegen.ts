@@ -1,5 +1,5 @@
 import { CODEGEN_LANGUAGES } from '@browsermcp/protocol';
-import type { LocatorSpec } from './injected/locator.js';
+import type { LocatorSpec } from '../injected/locator.js';
 
 /**
  * The Playwright code that replays what a tool did (--codegen), so an agent's session can become a test script. A

@@ -1,8 +1,8 @@
 import type { Frame, Page } from 'puppeteer-core';
-import { ToolError } from './errors.js';
-import { frameOffset, type FrameRefs } from './frames.js';
-import { inPage } from './in-page.js';
-import type { WalkResult } from './injected/walk.js';
+import { ToolError } from '../engine/errors.js';
+import { frameOffset, type FrameRefs } from '../engine/frames.js';
+import { inPage } from '../engine/in-page.js';
+import type { WalkResult } from '../injected/walk.js';
 
 export interface SnapshotOptions {
   target?: string;

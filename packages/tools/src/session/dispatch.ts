@@ -1,12 +1,12 @@
 import { describeIssues } from '@browsermcp/protocol';
 import { z } from 'zod';
-import { ToolError } from './errors.js';
+import { ToolError } from '../engine/errors.js';
 import { findTool } from './registry.js';
 import { rescueTab } from './rescue.js';
 import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
-import { PAGE_TOOLS_META, pageToolInfos } from './webmcp.js';
+import { PAGE_TOOLS_META, pageToolInfos } from '../engine/webmcp.js';
 
 export class UnknownToolError extends Error {
   override readonly name = 'UnknownToolError';

@@ -1,5 +1,5 @@
 import type { Page } from 'puppeteer-core';
-import { cdp } from './cdp.js';
+import { cdp } from '../engine/cdp.js';
 
 /** How often a tab's memory is read: often enough to stop a runaway page within seconds, rarely enough to cost nothing. */
 export const MEMORY_CHECK_MS = 2_000;

@@ -1,15 +1,15 @@
-import { watchMemory } from './tab-memory.js';
+import { watchMemory } from '../tab/tab-memory.js';
 import type { Page } from 'puppeteer-core';
-import { ToolError } from './errors.js';
-import type { GifRecorder } from './gif.js';
-import type { CodegenLanguage } from './codegen.js';
-import type { UrlCheck } from './origins.js';
-import type { Refusal } from './request-guard.js';
-import { Tab } from './tab.js';
-import { withTimeout } from './timing.js';
+import { ToolError } from '../engine/errors.js';
+import type { GifRecorder } from '../tab/gif.js';
+import type { CodegenLanguage } from '../engine/codegen.js';
+import type { UrlCheck } from '../engine/origins.js';
+import type { Refusal } from '../tab/request-guard.js';
+import { Tab } from '../tab/tab.js';
+import { withTimeout } from '../engine/timing.js';
 
-export type { FileAccess, UploadFile } from './files.js';
-import type { FileAccess } from './files.js';
+export type { FileAccess, UploadFile } from '../engine/files.js';
+import type { FileAccess } from '../engine/files.js';
 
 export interface ProxySettings {
   server: string;
@@ -108,9 +108,9 @@ export interface SessionConfig {
   maxTabMemoryMb: number;
 }
 
-import { DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './tab-logs.js';
-import { DEFAULT_SETTLE_TIMEOUT_MS } from './tab-actions.js';
-export { CONSOLE_LEVELS, DEFAULT_LOG_ENTRIES, type ConsoleLevel } from './tab-logs.js';
+import { DEFAULT_LOG_ENTRIES, type ConsoleLevel } from '../tab/tab-logs.js';
+import { DEFAULT_SETTLE_TIMEOUT_MS } from '../tab/tab-actions.js';
+export { CONSOLE_LEVELS, DEFAULT_LOG_ENTRIES, type ConsoleLevel } from '../tab/tab-logs.js';
 
 /** Memory one tab's page may hold unless the session says otherwise (--max-tab-memory): far above any page a person uses. */
 export const DEFAULT_MAX_TAB_MEMORY_MB = 2048;

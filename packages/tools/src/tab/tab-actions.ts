@@ -1,11 +1,11 @@
 import type { ElementHandle, Frame, HTTPRequest, Page } from 'puppeteer-core';
-import { ToolError } from './errors.js';
-import { frameOffset } from './frames.js';
-import { inPage } from './in-page.js';
-import type { InputKind, InputReceived } from './injected/input.js';
+import { ToolError } from '../engine/errors.js';
+import { frameOffset } from '../engine/frames.js';
+import { inPage } from '../engine/in-page.js';
+import type { InputKind, InputReceived } from '../injected/input.js';
 import type { TabLogs } from './tab-logs.js';
 import type { TabModals } from './tab-modals.js';
-import { delay, withTimeout } from './timing.js';
+import { delay, withTimeout } from '../engine/timing.js';
 
 // After an action: let the page answer (handlers, microtasks, zero timers), then wait for quiet if it is changing.
 const SETTLE_QUIET_MS = 50;

@@ -1,6 +1,6 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { newestLines } from './lists.js';
-import { cutText, MAX_CONSOLE_ENTRY_CHARS, MAX_CONSOLE_RING_CHARS } from './sizes.js';
+import { newestLines } from '../engine/lists.js';
+import { cutText, MAX_CONSOLE_ENTRY_CHARS, MAX_CONSOLE_RING_CHARS } from '../engine/sizes.js';
 import { CONSOLE_LEVELS } from '@browsermcp/protocol';
 
 export { CONSOLE_LEVELS };

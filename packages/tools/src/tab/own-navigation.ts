@@ -1,5 +1,5 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { cdp } from './cdp.js';
+import { cdp } from '../engine/cdp.js';
 
 /** CDP's id of a request: puppeteer's CDP request has it, undeclared (puppeteer-core is pinned, as for cdp()). */
 const idOf = (request: HTTPRequest): string | undefined => (request as unknown as { id?: string }).id;

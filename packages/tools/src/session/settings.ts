@@ -1,5 +1,5 @@
 import type { SessionSettings } from '@browsermcp/protocol';
-import { originPolicy } from './origins.js';
+import { originPolicy } from '../engine/origins.js';
 import type { ConsoleLevel, SessionConfig } from './session.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { cdp } from './cdp.js';
-import { ToolError } from './errors.js';
+import { cdp } from '../engine/cdp.js';
+import { ToolError } from '../engine/errors.js';
 
 /** What the tools need of a dialog: puppeteer's Dialog, or a "Leave site?" held in its place (HeldLeave). */
 export interface DialogLike {

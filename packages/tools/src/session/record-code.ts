@@ -1,6 +1,6 @@
 import type { ElementHandle, Frame } from 'puppeteer-core';
-import { CODE_FENCE, renderStep, type CodeArg, type CodeStep, type LocatorChain, type LocatorSpec } from './codegen.js';
-import { inPage } from './in-page.js';
+import { CODE_FENCE, renderStep, type CodeArg, type CodeStep, type LocatorChain, type LocatorSpec } from '../engine/codegen.js';
+import { inPage } from '../engine/in-page.js';
 import type { Response } from './response.js';
 import type { ToolSession } from './session.js';
 

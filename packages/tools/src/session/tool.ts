@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Response } from './response.js';
 import type { ToolSession } from './session.js';
-import type { Tab } from './tab.js';
+import type { Tab } from '../tab/tab.js';
 
 /** Optional tool groups, registered only when enabled (`--caps`). */
 export type Capability = 'core' | 'context' | 'vision' | 'pdf' | 'gif' | 'devtools' | 'testing';
