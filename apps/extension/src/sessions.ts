@@ -1,7 +1,5 @@
 import {
   createEvent,
-  ErrorCodes,
-  errorResponseFor,
   ExtensionEvents,
   responseFor,
   type CommandEnvelope,
@@ -12,17 +10,16 @@ import {
 import {
   errorResult,
   isOptionalCapability,
+  runCommand,
   sessionConfigFrom,
   ToolCalls,
   ToolError,
   ToolSession,
   toolsFor,
-  UnknownToolError,
   WireFileAccess,
   type Capability,
   type StopReason,
   type Tool,
-  type ToolResult,
 } from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
 import { attachTab, detachTab, refusalFor } from './attach.js';
@@ -709,7 +706,7 @@ export class BrowserSessions {
 
   async run(command: CommandEnvelope): Promise<ResponseEnvelope> {
     const s = this.session(command.sessionId);
-    let result: ToolResult;
+    let response: ResponseEnvelope;
     s.running++;
     s.files?.receive(command.files);
     try {
@@ -721,18 +718,20 @@ export class BrowserSessions {
       if (target !== undefined && this.detached.has(target)) {
         throw new ToolError(this.attachErrors.get(target) ?? `Tab ${target} lost its debugger connection. Try again.`);
       }
-      if (command.tabId !== undefined) {
-        const index = tools.tabs.findIndex((t) => String(this.tabOfPage.get(t.page)) === command.tabId);
-        if (index < 0) {
-          const why = this.attachErrors.get(Number(command.tabId));
-          throw new ToolError(why ? `Tab ${command.tabId} could not be attached: ${why}` : `Tab ${command.tabId} is not one of this session's tabs.`);
-        }
-        tools.selectTab(index);
-      }
-      result = await this.calls.run(command.wireId, tools, command.name, command.payload, toolsOf(s.settings));
+      // The step every host shares (@browsermcp/tools runCommand); a tab the router names that is not the session's
+      // is refused here, with why when it could not be attached.
+      response = await runCommand(this.calls, tools, command, toolsOf(s.settings), {
+        idOf: (page) => {
+          const id = this.tabOfPage.get(page);
+          return id === undefined ? undefined : String(id);
+        },
+        unknown: (tabId) => {
+          const why = this.attachErrors.get(Number(tabId));
+          return why ? `Tab ${tabId} could not be attached: ${why}` : `Tab ${tabId} is not one of this session's tabs.`;
+        },
+      });
     } catch (err) {
-      if (err instanceof UnknownToolError) return errorResponseFor(command, { code: ErrorCodes.MethodNotFound, message: err.message });
-      result = errorResult(err instanceof Error ? err.message : String(err));
+      response = responseFor(command, errorResult(err instanceof Error ? err.message : String(err)));
     } finally {
       s.running--;
       s.lastActionEnd = Date.now();
@@ -741,6 +740,8 @@ export class BrowserSessions {
         this.updateBadge();
       }
     }
+    // A tool this browser does not have: a protocol error, and no action to show the person.
+    if ('error' in response) return response;
     const current = s.tools?.peekCurrentTab();
     s.currentTabId = current ? this.tabOfPage.get(current.page) : undefined;
     const pageTool = command.name === 'browser_webmcp_call' && typeof (command.payload as { name?: unknown }).name === 'string' ? { pageTool: String((command.payload as { name: string }).name).slice(0, 128) } : {};
@@ -749,8 +750,7 @@ export class BrowserSessions {
     if (s.activity.length > ACTIVITY_SIZE) s.activity.splice(0, s.activity.length - ACTIVITY_SIZE);
     void this.persist();
     const saved = s.files?.takeOutputs() ?? [];
-    const response = { ...responseFor(command, result), ...(saved.length ? { files: saved } : {}) };
-    return s.currentTabId !== undefined ? { ...response, tabId: String(s.currentTabId) } : response;
+    return { ...response, ...(saved.length ? { files: saved } : {}), ...(s.currentTabId !== undefined ? { tabId: String(s.currentTabId) } : {}) };
   }
 }
 

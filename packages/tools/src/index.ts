@@ -1,6 +1,7 @@
 export { callTool, UnknownToolError } from './session/dispatch.js';
 export type { CallOptions, StopReason } from './session/dispatch.js';
 export { ToolCalls } from './session/calls.js';
+export { runCommand, type CommandTabs } from './session/command.js';
 export { leavePage, rescueTab } from './session/rescue.js';
 export type { Rescue } from './session/rescue.js';
 export { ToolError } from './engine/errors.js';

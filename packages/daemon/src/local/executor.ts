@@ -1,12 +1,11 @@
-import { ErrorCodes, errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
+import { errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
 import {
   errorResult,
   isOptionalCapability,
   sessionConfigFrom,
+  runCommand,
   ToolCalls,
   toolsFor,
-  ToolSession,
-  UnknownToolError,
   type Capability,
   type SessionConfig,
   type SessionHost,
@@ -129,25 +128,22 @@ export class LocalExecutor implements Executor {
         // Not silent: the model would otherwise act on a blank page as if it were the one it left.
         session.addNote(`Since your last call ${lost}; a new browser started, and this session's tabs and pages are gone. Navigate again.`);
       }
-      if (command.tabId !== undefined) this.selectTab(session, command.tabId);
-      const result = await this.calls.run(command.wireId, session, command.name, command.payload, this.sessionTools.get(command.sessionId) ?? this.tools);
+      // The answer names the session's current tab after the command (a new tab, a popup, a relaunched browser): the
+      // router makes it the session's own and its current tab, so naming it is allowed. A tab id the active context
+      // does not hold is not refused: after browser_context_switch the router still names the previous context's tab
+      // until the new context has one.
+      const response = await runCommand(this.calls, session, command, this.sessionTools.get(command.sessionId) ?? this.tools, {
+        idOf: (page) => this.tabId(command.sessionId, page),
+        unknown: () => undefined,
+      });
       if (!this.browser.connected) return this.answerCrashed(command);
-      // The session's current tab after the command (a new tab, a popup, a relaunched browser): the router makes it
-      // the session's own and its current tab, so naming it is allowed.
-      const tab = contexts.active().peekCurrentTab();
-      const tabId = tab ? this.tabId(command.sessionId, tab.page) : undefined;
-      const response = responseFor(command, result);
-      this.router.handleResponse(this.id, tabId ? { ...response, tabId } : response);
+      this.router.handleResponse(this.id, response);
     } catch (err) {
       // A CDP call cut off by a crash throws a bare "Target closed"; the model needs to know what to do instead.
       if (!this.browser.connected && !isLaunchError(err)) {
         return this.answerCrashed(command);
       }
-      const error =
-        err instanceof UnknownToolError
-          ? { code: ErrorCodes.MethodNotFound, message: err.message }
-          : toWireError(err);
-      this.router.handleResponse(this.id, errorResponseFor(command, error));
+      this.router.handleResponse(this.id, errorResponseFor(command, toWireError(err)));
     } finally {
       const left = (this.running.get(command.sessionId) ?? 1) - 1;
       if (left > 0) this.running.set(command.sessionId, left);
@@ -170,13 +166,6 @@ export class LocalExecutor implements Executor {
   private answerCrashed(command: CommandEnvelope): void {
     const message = `The browser closed or crashed while ${command.name} ran. Call the tool again: a new browser starts.`;
     this.router.handleResponse(this.id, responseFor(command, errorResult(message)));
-  }
-
-  // A tab id the active context does not hold is ignored rather than refused: after browser_context_switch the
-  // router still names the previous context's tab until the new context has one.
-  private selectTab(session: ToolSession, tabId: string): void {
-    const index = session.tabs.findIndex((t) => this.tabIds.get(t.page) === tabId);
-    if (index >= 0) session.selectTab(index);
   }
 
   /** The page's tab id, given on first sight; the router is told when the page closes. */
