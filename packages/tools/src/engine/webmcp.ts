@@ -1,6 +1,7 @@
 import type { Frame, Page } from 'puppeteer-core';
 import { cdp } from './cdp.js';
 import { ToolError } from './errors.js';
+import { withTimeout } from './timing.js';
 import type { UrlCheck } from './origins.js';
 
 /**
@@ -103,12 +104,6 @@ function callInPage(args: { name: string; input: string }): unknown {
   });
 }
 
-function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 interface ListedTool {
   name: string;
   title?: string;
@@ -128,7 +123,7 @@ export async function listWebMcpTools(page: Page): Promise<WebMcpListing> {
   const listed = await Promise.all(
     frames.map(async (frame, index): Promise<WebMcpFrameTools> => {
       const label = (seen.get(frame.url()) ?? 0) > 1 ? `${frame.url()} (frame ${index})` : frame.url();
-      const raw = await within(frame.evaluate(listInPage as (c: typeof caps) => unknown, caps).catch(() => null), FRAME_LIST_TIMEOUT_MS);
+      const raw = await withTimeout(frame.evaluate(listInPage as (c: typeof caps) => unknown, caps).catch(() => null), FRAME_LIST_TIMEOUT_MS);
       const tools = Array.isArray(raw) ? (raw as ListedTool[]).filter((t) => t.name !== '').map(toTool) : [];
       return { frame, label, main: frame === page.mainFrame(), tools };
     }),
@@ -202,14 +197,15 @@ export async function callWebMcpTool(
   const url = tool.frame.url();
   const refused = limits.checkUrl?.(url);
   if (refused !== undefined) throw new ToolError(`The WebMCP tool "${tool.name}" belongs to ${url}, which is off limits: ${refused}`);
-  let outcome: { text: string; isError: boolean } | 'timeout';
+  // callInPage always answers an object: undefined is the timeout.
+  let outcome: { text: string; isError: boolean } | undefined;
   try {
-    outcome = await within(tool.frame.evaluate(callInPage as (a: { name: string; input: string }) => unknown, { name: tool.name, input: JSON.stringify(input) }) as Promise<{ text: string; isError: boolean }>, limits.timeoutMs);
+    outcome = await withTimeout(tool.frame.evaluate(callInPage as (a: { name: string; input: string }) => unknown, { name: tool.name, input: JSON.stringify(input) }) as Promise<{ text: string; isError: boolean }>, limits.timeoutMs);
   } catch (err) {
     const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
     throw new ToolError(`The page's WebMCP tool "${tool.name}" failed: ${message} (${UNTRUSTED_NOTE}).`);
   }
-  if (outcome === 'timeout') {
+  if (outcome === undefined) {
     throw new ToolError(`The page's WebMCP tool "${tool.name}" did not answer within ${limits.timeoutMs / 1000} s (--timeout-navigation); the page may still be running it. Take a snapshot to see where it is.`);
   }
   const text = String(outcome.text);
