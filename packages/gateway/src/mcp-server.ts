@@ -120,6 +120,7 @@ export function createMcpServer(options: {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
     }
     const started = performance.now();
+    const recordAs = route.recordLabel?.(args ?? {}) ?? route.label;
     const progress = progressTicker(
       ctx.mcpReq._meta?.progressToken,
       () => {
@@ -136,12 +137,12 @@ export function createMcpServer(options: {
       if (!pageTools) takePageTools(result);
       else if (pageTools.take(result)) void server.sendToolListChanged().catch(() => undefined);
       options.log({ sessionId: route.label, tool: name, ms: performance.now() - started, ok: !result.isError });
-      options.record?.(route.recordLabel?.(args ?? {}) ?? route.label, name, args ?? {}, result);
+      options.record?.(recordAs, name, args ?? {}, result);
       return result as CallToolResult;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       options.log({ sessionId: route.label, tool: name, ms: performance.now() - started, ok: false, error: ctx.mcpReq.signal.aborted ? 'cancelled' : message });
-      options.record?.(route.recordLabel?.(args ?? {}) ?? route.label, name, args ?? {}, { error: message });
+      options.record?.(recordAs, name, args ?? {}, { error: message });
       // A tool the browser does not know is a protocol error, embedded and through a remote daemon alike.
       if (backendErrorCode(err) === ErrorCodes.MethodNotFound) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
       // Daemon failures (timeout, browser gone, none connected) are tool results the model can act on, not
