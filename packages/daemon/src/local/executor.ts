@@ -133,7 +133,8 @@ export class LocalExecutor implements Executor {
       // does not hold is not refused: after browser_context_switch the router still names the previous context's tab
       // until the new context has one.
       const response = await runCommand(this.calls, session, command, this.sessionTools.get(command.sessionId) ?? this.tools, {
-        idOf: (page) => this.tabId(command.sessionId, page),
+        idOf: (page) => this.tabIds.get(page),
+        answerIdOf: (page) => this.tabId(command.sessionId, page),
         unknown: () => undefined,
       });
       if (!this.browser.connected) return this.answerCrashed(command);

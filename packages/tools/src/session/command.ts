@@ -8,8 +8,10 @@ import type { Tool } from './tool.js';
 
 /** What a host tells the shared command step about its tabs. */
 export interface CommandTabs {
-  /** The router's id for a page's tab here (given on first sight where the host names tabs itself). */
+  /** The router's id for a page's tab here, if it has one (a lookup: nothing is named by it). */
   idOf(page: Page): string | undefined;
+  /** The id the answer names for the session's current tab; a host that names tabs itself gives one here. Default idOf. */
+  answerIdOf?(page: Page): string | undefined;
   /**
    * Why a tab id the router named cannot be used here, for the answer; undefined to go on in the session's current
    * tab (a launched browser after browser_context_switch: the router still names the previous context's tab).
@@ -46,7 +48,7 @@ export async function runCommand(
     throw err;
   }
   const current = session.peekCurrentTab();
-  const tabId = current ? tabs.idOf(current.page) : undefined;
+  const tabId = current === undefined ? undefined : tabs.answerIdOf ? tabs.answerIdOf(current.page) : tabs.idOf(current.page);
   const response = responseFor(command, result);
   return tabId !== undefined ? { ...response, tabId } : response;
 }
