@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import {
   ErrorCodes,
+  parseToolResult,
   parseMessage,
   parseProxyParams,
   parseProxyResult,
@@ -149,14 +150,9 @@ class ProxyConnection {
 
 /** A tool's answer from the daemon: MCP content parts (anything else is the daemon's bug, said as an error). */
 function toolResult(name: string, value: unknown): ToolResult {
-  const result = value as Partial<ToolResult> | null;
-  const valid =
-    typeof result === 'object' &&
-    result !== null &&
-    Array.isArray(result.content) &&
-    result.content.every((c) => (c.type === 'text' && typeof c.text === 'string') || (c.type === 'image' && typeof c.data === 'string' && typeof c.mimeType === 'string'));
-  if (!valid) throw new RemoteDaemonError(`The daemon answered ${name} with something that is not a tool result.`, ErrorCodes.InternalError);
-  return result as ToolResult;
+  const result = parseToolResult(value);
+  if (!result.ok) throw new RemoteDaemonError(`The daemon answered ${name} with something that is not a tool result (${result.message}).`, ErrorCodes.InternalError);
+  return result.value;
 }
 
 /** One MCP session's link to the daemons: its connection now, and the daemon session it drives. */

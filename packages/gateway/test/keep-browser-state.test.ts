@@ -75,10 +75,10 @@ it('lets two sessions of one key use the state at once, and keeps it while eithe
   expect(seen).toContain('/item/3');
   // The second session ended; the first still holds the state (taking it here makes two holders), so nothing waits
   // to close it.
-  const kept = await router().takeState(ownerOf(KEYS[0]!), { id: 'the-test' });
+  const kept = await router().states.take(ownerOf(KEYS[0]!), { id: 'the-test' });
   expect(kept?.holders).toHaveLength(2);
   expect(kept?.idleSince).toBeUndefined();
-  await router().releaseState(kept!.owner, kept!.handle, 'the-test');
+  await router().states.release(kept!.owner, kept!.handle, 'the-test');
   await firstTransport.terminateSession();
   await first.close();
 });

@@ -7,3 +7,4 @@ export * from './extension';
 export * from './pairing';
 export { describeIssues } from './validate';
 export * from './cluster';
+export * from './tool-result';

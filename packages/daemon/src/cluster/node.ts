@@ -27,7 +27,7 @@ import {
   TabOwnedError,
 } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
-import { MAX_HOLD_MS } from '../router/router.js';
+import { MAX_HOLD_MS } from '../router/events.js';
 import type { Executor, ExecutorKind, RemoteExecutors, RouterLogger, SessionRecord, SessionRouter } from '../router/index.js';
 import type { SessionCloseReason } from '../router/listeners.js';
 import type { ExtensionRegistry } from '../server/extensions.js';
@@ -390,19 +390,19 @@ export class ClusterNode implements RemoteExecutors {
       switch (call.op) {
         case 'send':
           await this.#checkSession(call.executorId, call.command.sessionId, call.command.tabId);
-          return this.#reply(msg, { ok: true, response: await router.runForPeer(call.executorId, call.command, call.timeoutMs) });
+          return this.#reply(msg, { ok: true, response: await router.peer.run(call.executorId, call.command, call.timeoutMs) });
         case 'open':
-          await router.openSessionForPeer(await this.#checkSession(call.session.executorId, call.session.sessionId));
+          await router.peer.openSession(await this.#checkSession(call.session.executorId, call.session.sessionId));
           return this.#reply(msg, { ok: true });
         case 'close':
           // Sent once the session left the store: one still open there is not closed on another's word.
           if ((await this.store.getSession(call.sessionId)) !== undefined) {
             throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
           }
-          await router.closeSessionForPeer(call.executorId, call.sessionId);
+          await router.peer.closeSession(call.executorId, call.sessionId);
           return this.#reply(msg, { ok: true });
         case 'cancel':
-          router.cancelForPeer(call.wireId, call.reason);
+          router.peer.cancel(call.wireId, call.reason);
           return undefined;
         case 'ping':
           return this.#reply(msg, { ok: true });
@@ -445,7 +445,7 @@ export class ClusterNode implements RemoteExecutors {
 
   #onForwardedEvent(msg: Msg): void {
     const forwarded = readMessage(msg, parseForwardedEvent);
-    if (forwarded) void this.#attached?.router.handleForwardedEvent(forwarded.executorId, forwarded.event);
+    if (forwarded) void this.#attached?.router.peer.forwardedEvent(forwarded.executorId, forwarded.event);
   }
 
   async #onSessionEnded(msg: Msg): Promise<void> {
@@ -456,7 +456,7 @@ export class ClusterNode implements RemoteExecutors {
       this.#options.logger.warn({ sessionId: ended.sessionId, instanceId: ended.instanceId }, 'ignored a session-ended notice for a session that is still open');
       return;
     }
-    this.#attached?.router.sessionEndedElsewhere(ended.sessionId, ended.reason);
+    this.#attached?.router.peer.sessionEnded(ended.sessionId, ended.reason);
   }
 
   // ── the heartbeat ────────────────────────────────────────────────────────────────────────────────────────────
@@ -481,7 +481,7 @@ export class ClusterNode implements RemoteExecutors {
       const holder = await this.#directory.refreshBrowserIf(entry);
       if (holder !== this.instanceId && record.connection === null) {
         // It came back on another instance while away from this one: that instance serves its sessions now.
-        router.executorMoved(record.id);
+        router.peer.executorMoved(record.id);
         extensions.forget(record.id);
         this.#options.logger.info({ browserId: record.id, instanceId: holder }, 'extension reconnected to another instance');
       }
@@ -513,9 +513,9 @@ export class ClusterNode implements RemoteExecutors {
     const served = (servedBy: string | undefined) => servedBy === undefined || live.has(servedBy);
     for (const [executorId] of overdue(this.#missingSince, sessions.map((s) => s.executorId), held, now, router.graceMs)) {
       this.#options.logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
-      await router.expireExecutor(executorId);
+      await router.peer.expireExecutor(executorId);
     }
-    // A kept browser state outlives its clients by its own time, which expireStates below keeps.
+    // A kept browser state outlives its clients by its own time, which states.expire below keeps.
     const kept = new Set((await this.store.listStates()).map((state) => state.sessionId));
     const servers = new Map(sessions.filter((s) => !kept.has(s.sessionId)).map((s) => [s.sessionId, s.servedBy]));
     for (const [sessionId] of overdue(this.#unservedSince, [...servers.keys()], (id) => served(servers.get(id)), now, router.graceMs)) {
@@ -524,7 +524,7 @@ export class ClusterNode implements RemoteExecutors {
     }
     // Kept browser states: uses on instances that died never end by themselves; and the states whose time ran out
     // while the instance that would have closed them was gone.
-    await router.expireStates((holder) => holder.instance !== undefined && !live.has(holder.instance));
+    await router.states.expire((holder) => holder.instance !== undefined && !live.has(holder.instance));
   }
 
   #extensionEntry(id: string): BrowserEntry | undefined {

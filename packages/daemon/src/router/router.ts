@@ -1,18 +1,5 @@
+import { createCommand, generateWireId, parseToolResult, type ErrorObject, type EventEnvelope, type ResponseEnvelope, type ToolResult } from '@browsermcp/protocol';
 import {
-  createCommand,
-  ExtensionEvents,
-  generateWireId,
-  parseWaitingForPerson,
-  type CommandEnvelope,
-  type ErrorObject,
-  type EventEnvelope,
-  type ResponseEnvelope,
-} from '@browsermcp/protocol';
-import {
-  BrowserDisconnectedError,
-  BrowserPausedError,
-  BrowserNotConnectedError,
-  BrowserReconnectedError,
   CommandCancelledError,
   CommandFailedError,
   InvalidArgumentError,
@@ -26,56 +13,41 @@ import {
   TabNotFoundError,
   TabOwnedError,
   executorError,
-  isDaemonError,
 } from '../errors';
 import { Deadlines } from '../deadlines';
-import { formatDuration } from './duration';
+import { checkDelay, checkId, checkListener } from './checks';
+import { EventRoutes } from './events';
+import { ExecutorRegistry } from './executors';
+import { KeptStates } from './kept-states';
 import type { SessionCloseReason, SessionClosedListener, SessionEventListener, Unsubscribe } from './listeners';
 import { InMemoryRouterStore } from './memory-store';
+import { PeerApi } from './peer-api';
 import { PendingCommands } from './pending';
+import { CommandSender } from './send';
 import { SessionLanes, type SessionLane } from './session-lanes';
-import type { RouterStore, SessionRecord, StateHolder, StateRecord } from './store';
-import type {
-  ConnectResult,
-  DispatchRequest,
-  Executor,
-  OpenSessionOptions,
-  RemoteExecutors,
-  ReportedTab,
-  RouterLogger,
-  RouterOptions,
-  RouterStats,
-} from './types';
+import type { RouterStore, SessionRecord } from './store';
+import type { ConnectResult, DispatchRequest, Executor, OpenSessionOptions, ReportedTab, RouterLogger, RouterOptions, RouterStats } from './types';
 
 /** Long enough for a slow navigation (60 s by default) plus the snapshot after it. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 90_000;
 export const DEFAULT_GRACE_MS = 5 * 60_000;
 /** Most sessions one user may have open on a daemon (or a cluster: the store is shared). */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
-/** setTimeout's limit: a longer delay fires at once. */
-const MAX_DELAY_MS = 2_147_483_647;
-
 const silentLogger: RouterLogger = { warn() {} };
 
 /** How many stopped sessions the router remembers. */
 const MAX_STOPPED = 10_000;
 /** How much longer than the browser waits for the person a held command waits, so the browser's answer comes first. */
 const HOLD_MARGIN_MS = 5_000;
-/** The longest a browser may hold a command for the person (an approval waits 2 minutes, a hand-off 15). */
-export const MAX_HOLD_MS = 20 * 60_000;
-
-interface Reconnecting {
-  readonly deadline: number;
-  /** The person paused the connection on purpose (the extension's Disconnect button). */
-  readonly paused: boolean;
-}
 
 /**
  * Routes each session's commands to the executor that holds the session: one command at a time per session,
  * sessions in parallel, every command with a wireId and a timeout. It keeps tab ownership so a session only reaches
  * its own tabs, routes browser events to the session that owns the tab, and keeps an executor's sessions for a
  * grace period after it disconnects. Shared state lives in a RouterStore; what is bound to this process (queues,
- * commands in flight, listeners, connected executors, timers) lives here.
+ * commands in flight, listeners, connected executors, timers) lives here. This class holds sessions, dispatch and
+ * listeners; its rooms hold the rest: executors and their grace periods (executors.ts), event routing (events.ts),
+ * kept browser states (`states`, kept-states.ts) and what other cluster instances ask (`peer`, peer-api.ts).
  */
 export class SessionRouter {
   readonly #store: RouterStore;
@@ -86,16 +58,19 @@ export class SessionRouter {
   /** Sessions the person stopped, so their agents hear why (bounded by MAX_STOPPED). */
   readonly #stopped = new Set<string>();
   readonly #logger: RouterLogger;
-  readonly #remote: RemoteExecutors | undefined;
+  readonly #remote: RouterOptions['remote'];
 
-  readonly #executors = new Map<string, Executor>();
-  readonly #reconnecting = new Map<string, Reconnecting>();
   readonly #pending = new PendingCommands();
   readonly #lanes = new SessionLanes();
   /** Grace periods of disconnected browsers ("grace:<id>") and idle kept states ("state:<owner>"), each a deadline. */
   readonly #deadlines = new Deadlines<string>();
-  /** Per executor, the tail of its events still being routed, so they reach listeners in the order they came. */
-  readonly #eventTails = new Map<string, Promise<boolean>>();
+  readonly #sender: CommandSender;
+  readonly #executors: ExecutorRegistry;
+  readonly #events: EventRoutes;
+  /** Browser state kept beyond one client session. */
+  readonly states: KeptStates;
+  /** What other instances of a cluster ask of this one. */
+  readonly peer: PeerApi;
   #closed = false;
 
   constructor(options: RouterOptions = {}) {
@@ -117,6 +92,34 @@ export class SessionRouter {
     }
     this.#logger = options.logger ?? silentLogger;
     this.#remote = options.remote;
+
+    const store = this.#store;
+    const isClosed = () => this.#closed;
+    const assertOpen = () => this.#assertOpen();
+    const expire = (executorId: string) => this.#expire(executorId);
+    this.#sender = new CommandSender(this.#pending, this.#logger);
+    this.#executors = new ExecutorRegistry({ store, pending: this.#pending, deadlines: this.#deadlines, graceMs: this.#graceMs, remote: this.#remote, expire });
+    this.#events = new EventRoutes({
+      store,
+      lanes: this.#lanes,
+      remote: this.#remote,
+      logger: this.#logger,
+      hold: (executorId, sessionId, ms) => void this.holdCommands(executorId, sessionId, ms),
+      isClosed,
+      listenerFailed: (sessionId, error) => this.#listenerFailed(sessionId, error),
+    });
+    this.states = new KeptStates({ store, deadlines: this.#deadlines, logger: this.#logger, closeSession: (id) => this.closeSession(id), assertOpen, isClosed });
+    this.peer = new PeerApi({
+      executors: this.#executors,
+      sender: this.#sender,
+      pending: this.#pending,
+      events: this.#events,
+      commandTimeoutMs: this.#commandTimeoutMs,
+      assertOpen,
+      isClosed,
+      forget: (sessionId, reason) => this.#forget(sessionId, reason),
+      expire,
+    });
   }
 
   /** How long a disconnected executor's sessions wait for it: the one grace period of the daemon (the app's too). */
@@ -145,7 +148,7 @@ export class SessionRouter {
       throw new InvalidArgumentError('openSession needs an executorId, or a router with a defaultExecutorId');
     }
     checkId(executorId, 'executorId');
-    const executor = this.#liveExecutor(executorId);
+    const executor = this.#executors.live(executorId);
     const { userId, servedBy } = options;
     if (userId !== undefined) checkId(userId, 'userId');
     if (servedBy !== undefined) checkId(servedBy, 'servedBy');
@@ -292,6 +295,18 @@ export class SessionRouter {
     );
   }
 
+  /**
+   * Runs a tool call in the session's browser (`name` a tool, `payload` its arguments), as dispatch runs a command,
+   * and resolves with its result, checked: an answer that is not a tool result fails with CommandFailed naming what is
+   * wrong, so no caller has to trust (or cast) what a browser sent.
+   */
+  async callTool(sessionId: string, request: DispatchRequest): Promise<ToolResult> {
+    const data = await this.dispatch(sessionId, request);
+    const result = parseToolResult(data);
+    if (!result.ok) throw new CommandFailedError(request.name, `the browser answered with something that is not a tool result (${result.message})`);
+    return result.value;
+  }
+
   async #run(lane: SessionLane, sessionId: string, request: DispatchRequest, timeoutMs: number): Promise<unknown> {
     const session = await this.#store.getSession(sessionId);
     if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError();
@@ -312,59 +327,18 @@ export class SessionRouter {
     this.#assertOpen();
     if (lane.closed) throw new SessionClosedError(sessionId);
     if (request.signal?.aborted) throw new CommandCancelledError(request.name);
-    const executor = this.#liveExecutor(executorId);
+    const executor = this.#executors.live(executorId);
     const command = createCommand(
       { sessionId, name: request.name, payload: request.payload, tabId, originId: request.originId },
       generateWireId(),
     );
-    const response = await this.#send(executor, command, timeoutMs, request.signal);
+    const response = await this.#sender.send(executor, command, timeoutMs, request.signal);
 
     if (response.error !== undefined) throw executorError(response.error);
     // The executor names the session's current tab after the command (one it opened, selected or moved to). Most
     // commands stay in the tab the session already had: no store writes then (each is a round trip in a cluster).
     if (response.tabId !== undefined && response.tabId !== session.currentTabId) await this.#adoptTab(sessionId, response.tabId);
     return response.data;
-  }
-
-  #send(executor: Executor, command: CommandEnvelope, timeoutMs: number, signal?: AbortSignal): Promise<ResponseEnvelope> {
-    // Registered before send: an in-process executor may answer from inside send.
-    const response = this.#pending.wait(command, executor.id, timeoutMs);
-    this.#stopWhenAbandoned(executor, command, response, signal);
-    const fail = (error: unknown): void => {
-      // An executor that knows what went wrong (e.g. its socket just closed) says so with a daemon error of its own.
-      if (isDaemonError(error)) return void this.#pending.fail(command.wireId, error);
-      const reason = error instanceof Error ? error.message : String(error);
-      this.#pending.fail(command.wireId, new CommandFailedError(command.name, reason, { cause: error }));
-    };
-    try {
-      Promise.resolve(executor.send(command, timeoutMs)).catch(fail);
-    } catch (error) {
-      fail(error);
-    }
-    return response;
-  }
-
-  /**
-   * A cancelled command is answered now (Cancelled) and the session's queue goes on; a cancelled or timed-out
-   * command is stopped in the browser too, so that its work does not go on under the session's next command.
-   */
-  #stopWhenAbandoned(executor: Executor, command: CommandEnvelope, response: Promise<ResponseEnvelope>, signal: AbortSignal | undefined): void {
-    const stop = (reason: 'cancelled' | 'timeout') => {
-      try {
-        executor.cancel?.(command, reason);
-      } catch (error) {
-        this.#logger.warn({ executorId: executor.id, wireId: command.wireId, error }, 'could not tell the browser to stop a command');
-      }
-    };
-    const onAbort = () => {
-      if (this.#pending.fail(command.wireId, new CommandCancelledError(command.name))) stop('cancelled');
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    response
-      .catch((error: unknown) => {
-        if (isDaemonError(error) && error.code === 'BMCP_ERR_TIMEOUT') stop('timeout');
-      })
-      .finally(() => signal?.removeEventListener('abort', onAbort));
   }
 
   /** Makes the tab an executor answered with the session's own and its current tab, unless another session owns it. */
@@ -411,54 +385,7 @@ export class SessionRouter {
    * the order they came. Resolves with whether any listener received it.
    */
   handleEvent(executorId: string, event: EventEnvelope): Promise<boolean> {
-    return this.#queueEvent(executorId, event, true);
-  }
-
-  /**
-   * An event another instance of the cluster forwarded (its browser, this instance's client): delivered as
-   * handleEvent delivers, never forwarded again.
-   */
-  handleForwardedEvent(executorId: string, event: EventEnvelope): Promise<boolean> {
-    return this.#queueEvent(executorId, event, false);
-  }
-
-  #queueEvent(executorId: string, event: EventEnvelope, forward: boolean): Promise<boolean> {
-    if (this.#closed) return Promise.resolve(false);
-    const previous = this.#eventTails.get(executorId) ?? Promise.resolve(false);
-    const delivered = previous
-      .then(() => this.#routeEvent(executorId, event, forward))
-      .catch((error: unknown) => {
-        this.#logger.warn({ executorId, name: event.name, error }, 'could not route an event');
-        return false;
-      });
-    this.#eventTails.set(executorId, delivered);
-    void delivered.then(() => {
-      if (this.#eventTails.get(executorId) === delivered) this.#eventTails.delete(executorId);
-    });
-    return delivered;
-  }
-
-  async #routeEvent(executorId: string, event: EventEnvelope, forward: boolean): Promise<boolean> {
-    const session = await this.#store.getSession(event.sessionId);
-    if (session === undefined || session.executorId !== executorId) return false;
-    if (event.tabId !== undefined) {
-      const owner = await this.#store.getTabOwner(executorId, event.tabId);
-      // An unowned tab may be one the executor just opened for this session and has not reported yet.
-      if (owner !== undefined && owner !== event.sessionId) return false;
-    }
-    if (this.#closed) return false;
-    if (event.name === ExtensionEvents.waitingForPerson || event.name === ExtensionEvents.waitingForBrowser) {
-      // The browser holds the session's command for the person (or for its own start), within a bound: its timeout
-      // waits with it.
-      const waiting = parseWaitingForPerson(event.payload);
-      if (waiting.ok) this.holdCommands(executorId, event.sessionId, Math.min(waiting.value.ms, MAX_HOLD_MS));
-    }
-    const lane = this.#lanes.peek(event.sessionId);
-    if (lane === undefined) {
-      if (forward) this.#remote?.forwardEvent(executorId, event);
-      return false;
-    }
-    return lane.listeners.emitEvent(event, (error) => this.#listenerFailed(event.sessionId, error)) > 0;
+    return this.#events.queue(executorId, event, true);
   }
 
   /** An executor reports that a tab of its browser belongs to a session; it becomes the session's current tab. */
@@ -495,46 +422,7 @@ export class SessionRouter {
    */
   async executorConnected(executor: Executor, reportedTabs: readonly ReportedTab[] = []): Promise<ConnectResult> {
     this.#assertOpen();
-    checkExecutor(executor);
-    if (!Array.isArray(reportedTabs)) throw new InvalidArgumentError('"reportedTabs" must be an array');
-    for (const tab of reportedTabs) {
-      checkId(tab?.tabId, 'reported tabId');
-      checkId(tab.sessionId, 'reported sessionId');
-    }
-    const { id } = executor;
-    const previous = this.#executors.get(id);
-    if (previous !== undefined && previous !== executor) {
-      // The browser opened a new connection before the old one was seen to close; answers on the old one are lost.
-      this.#pending.failWhere(
-        (pending) => pending.executorId === id,
-        (pending) => new BrowserReconnectedError(pending.command.name),
-      );
-    }
-    this.#deadlines.clear(`grace:${id}`);
-    this.#reconnecting.delete(id);
-    // Live at once: a command that races the reconciliation below meets at worst a stale tab, which the
-    // browser itself then reports as not found.
-    this.#executors.set(id, executor);
-    const orphanedTabs = await this.#reconcileTabs(id, reportedTabs);
-    return { orphanedTabs, sessions: await this.#store.listSessions(id) };
-  }
-
-  async #reconcileTabs(executorId: string, reportedTabs: readonly ReportedTab[]): Promise<ReportedTab[]> {
-    const sessions = await this.#store.listSessions(executorId);
-    const held = new Set(sessions.map((session) => session.sessionId));
-    const reportedOwner = new Map(reportedTabs.map((tab) => [tab.tabId, tab.sessionId]));
-    for (const { sessionId } of sessions) {
-      for (const tabId of await this.#store.listTabs(sessionId)) {
-        // Closed while the browser was away (or moved to another of its sessions, which the claims below settle).
-        if (reportedOwner.get(tabId) !== sessionId) await this.#store.releaseTab(executorId, tabId);
-      }
-    }
-    const orphaned: ReportedTab[] = [];
-    for (const tab of reportedTabs) {
-      const owner = held.has(tab.sessionId) ? await this.#store.claimTab(tab.sessionId, tab.tabId) : undefined;
-      if (owner !== tab.sessionId) orphaned.push(tab);
-    }
-    return orphaned;
+    return this.#executors.connected(executor, reportedTabs);
   }
 
   /**
@@ -544,37 +432,10 @@ export class SessionRouter {
    * where you can: a late close of a connection that was already replaced is then ignored.
    */
   executorDisconnected(executor: Executor | string, options: { graceMs?: number; paused?: boolean } = {}): void {
-    const id = typeof executor === 'string' ? executor : executor?.id;
-    checkId(id, 'executorId');
-    const graceMs = checkDelay(options.graceMs, 'graceMs', this.#graceMs, 0);
-    if (this.#closed) return;
-    const current = this.#executors.get(id);
-    if (current === undefined) return; // never connected, or already disconnected
-    if (typeof executor !== 'string' && current !== executor) return; // a replaced connection closing late
-    this.#executors.delete(id);
-
-    const paused = options.paused === true;
-    const record: Reconnecting = { paused, deadline: Date.now() + graceMs };
-    // A browser that may come back is no reason to keep the process alive at shutdown (Deadlines unrefs its timers).
-    this.#deadlines.set(`grace:${id}`, graceMs, () => {
-      if (this.#reconnecting.get(id) !== record) return;
-      this.#reconnecting.delete(id);
-      void this.#expire(id);
-    });
-    this.#reconnecting.set(id, record);
-
-    const timeLeft = formatDuration(graceMs);
-    this.#pending.failWhere(
-      (pending) => pending.executorId === id,
-      () =>
-        paused
-          ? new BrowserPausedError(timeLeft)
-          : graceMs === 0
-            ? new BrowserNotConnectedError(id)
-            : new BrowserDisconnectedError('disconnected', timeLeft),
-    );
+    this.#executors.disconnected(executor, options, this.#closed);
   }
 
+  /** Closes the sessions of a browser that did not come back (here, or on a cluster instance that died). */
   async #expire(executorId: string): Promise<void> {
     try {
       for (const { sessionId } of await this.#store.listSessions(executorId)) {
@@ -583,186 +444,6 @@ export class SessionRouter {
     } catch (error) {
       this.#logger.warn({ executorId, error }, 'could not close the sessions of a browser that did not come back');
     }
-  }
-
-  // ── browser state kept beyond one client session ────────────────────────────────────────────────────────────
-
-  /**
-   * Takes up `owner`'s kept browser state for one more holder (a client session or connection): resolves with it (its
-   * `sessionId` is the daemon session to drive), or undefined when the owner has none, or its session is gone (its
-   * browser did not come back).
-   */
-  async takeState(owner: string, holder: StateHolder): Promise<StateRecord | undefined> {
-    this.#assertOpen();
-    checkId(owner, 'owner');
-    checkId(holder?.id, 'holder.id');
-    const state = await this.#store.getState(owner);
-    if (state === undefined) return undefined;
-    if ((await this.#store.getSession(state.sessionId)) === undefined) {
-      await this.#store.updateState(owner, state.handle, () => undefined);
-      return undefined;
-    }
-    this.#clearStateTimer(owner);
-    return this.#store.updateState(owner, state.handle, ({ idleSince: _idle, ...rest }) => ({
-      ...rest,
-      holders: [...rest.holders.filter((h) => h.id !== holder.id), holder],
-    }));
-  }
-
-  /**
-   * Keeps the open session `sessionId` as `owner`'s browser state, held by `holder`, for `keepMs` after its last
-   * holder leaves. Undefined if the owner has a state already (another of its sessions kept one first).
-   */
-  async keepState(
-    owner: string,
-    sessionId: string,
-    keepMs: number,
-    holder: StateHolder,
-    listed: { principal?: string | undefined; name?: string | undefined } = {},
-  ): Promise<StateRecord | undefined> {
-    this.#assertOpen();
-    checkId(owner, 'owner');
-    checkId(sessionId, 'sessionId');
-    checkId(holder?.id, 'holder.id');
-    const state: StateRecord = {
-      handle: generateWireId(),
-      owner,
-      sessionId,
-      keepMs: checkDelay(keepMs, 'keepMs', 0, 1),
-      holders: [holder],
-      ...(listed.principal !== undefined ? { principal: listed.principal } : {}),
-      ...(listed.name !== undefined ? { name: listed.name } : {}),
-    };
-    return (await this.#store.createState(state)) ? state : undefined;
-  }
-
-  /** The kept states of one principal (those kept with it), for its client to list. */
-  async statesOf(principal: string): Promise<StateRecord[]> {
-    this.#assertOpen();
-    checkId(principal, 'principal');
-    return (await this.#store.listStates()).filter((s) => s.principal === principal);
-  }
-
-  /** Closes `owner`'s kept state now, whoever holds it: its session closes with its tabs. False when it had none. */
-  async closeState(owner: string): Promise<boolean> {
-    this.#assertOpen();
-    checkId(owner, 'owner');
-    const state = await this.#store.getState(owner);
-    if (state === undefined) return false;
-    this.#clearStateTimer(owner);
-    await this.#store.updateState(owner, state.handle, () => undefined);
-    await this.closeSession(state.sessionId).catch(() => undefined);
-    return true;
-  }
-
-  /** A holder of a kept state left; with none left it waits its keepMs for the next, then its session closes. */
-  async releaseState(owner: string, handle: string, holderId: string): Promise<void> {
-    this.#assertOpen();
-    await this.#dropHolders(owner, handle, (h) => h.id === holderId);
-  }
-
-  /**
-   * Drops the holders `gone` picks from every kept state (a cluster: those on instances that died, which will never
-   * release), then closes the states that waited their whole keepMs without a holder.
-   */
-  async expireStates(gone: (holder: StateHolder) => boolean = () => false): Promise<void> {
-    for (const state of await this.#store.listStates()) {
-      if (state.holders.some(gone)) await this.#dropHolders(state.owner, state.handle, gone);
-      else if (stateDue(state) <= 0) await this.#expireState(state);
-    }
-  }
-
-  async #dropHolders(owner: string, handle: string, drop: (holder: StateHolder) => boolean): Promise<void> {
-    const state = await this.#store.updateState(owner, handle, (s) => {
-      const holders = s.holders.filter((h) => !drop(h));
-      if (holders.length === s.holders.length) return s;
-      return holders.length > 0 ? { ...s, holders } : { ...s, holders, idleSince: Date.now() };
-    });
-    if (state?.holders.length === 0) this.#expireStateLater(state);
-  }
-
-  #expireStateLater(state: StateRecord): void {
-    this.#deadlines.set(`state:${state.owner}`, Math.max(0, stateDue(state)), () => {
-      void this.#expireState(state).catch((error: unknown) => this.#logger.warn({ owner: state.owner, error }, 'could not close a kept browser state'));
-    });
-  }
-
-  async #expireState(state: StateRecord): Promise<void> {
-    if (this.#closed) return;
-    let expired = false;
-    const now = await this.#store.updateState(state.owner, state.handle, (s) => {
-      expired = stateDue(s) <= 0;
-      return expired ? undefined : s;
-    });
-    if (expired) await this.closeSession(state.sessionId).catch(() => undefined);
-    else if (now?.holders.length === 0) this.#expireStateLater(now);
-  }
-
-  #clearStateTimer(owner: string): void {
-    this.#deadlines.clear(`state:${owner}`);
-  }
-
-  // ── what other instances of a cluster ask ────────────────────────────────────────────────────────────────────
-
-  /**
-   * Runs a command that another instance dispatched (its client's session, this instance's browser) and resolves
-   * with the browser's response; that instance's router did the checks and keeps the session's order. Fails as a
-   * dispatch would when the browser is away (BrowserDisconnected with the time left, or not connected).
-   */
-  runForPeer(executorId: string, command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
-    try {
-      this.#assertOpen();
-      checkId(executorId, 'executorId');
-      return this.#send(this.#localExecutor(executorId), command, checkDelay(timeoutMs, 'timeoutMs', this.#commandTimeoutMs, 1));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /** Tells a browser held here that a session whose client another instance serves opened on it. */
-  async openSessionForPeer(session: SessionRecord): Promise<void> {
-    this.#assertOpen();
-    await this.#localExecutor(session.executorId).openSession?.(session);
-  }
-
-  /** Closes a session's tabs in a browser held here, for the instance where the session was closed. */
-  async closeSessionForPeer(executorId: string, sessionId: string): Promise<void> {
-    await this.#executors.get(executorId)?.closeSession(sessionId);
-  }
-
-  /**
-   * Closes the sessions of a browser that no instance holds any more (its instance died and the grace period ran
-   * out), as this router does for its own browsers that do not come back.
-   */
-  expireExecutor(executorId: string): Promise<void> {
-    return this.#expire(executorId);
-  }
-
-  /** The instance that sent a command stopped waiting for it: it is failed here and stopped in the browser. */
-  cancelForPeer(wireId: string, reason: 'cancelled' | 'timeout'): boolean {
-    const pending = this.#pending.get(wireId);
-    if (pending === undefined || !this.#pending.fail(wireId, new CommandCancelledError(pending.command.name))) return false;
-    this.#executors.get(pending.executorId)?.cancel?.(pending.command, reason);
-    return true;
-  }
-
-  /**
-   * Another instance ended a session (closed, stopped, its browser gone): its queued commands fail here and its
-   * listeners are told, as if it had ended here. The store already forgot it.
-   */
-  sessionEndedElsewhere(sessionId: string, reason: SessionCloseReason): void {
-    if (this.#closed) return;
-    checkId(sessionId, 'sessionId');
-    this.#forget(sessionId, reason);
-  }
-
-  /**
-   * A disconnected browser reconnected to another instance within its grace period: this instance stops waiting
-   * for it without closing its sessions, which are now served there.
-   */
-  executorMoved(executorId: string): void {
-    this.#deadlines.clear(`grace:${executorId}`);
-    this.#reconnecting.delete(executorId);
   }
 
   // ── listeners ─────────────────────────────────────────────────────────────────────────────────────────────────
@@ -803,7 +484,7 @@ export class SessionRouter {
     return {
       sessions: (await this.#store.listSessions()).length,
       executors: this.#executors.size,
-      reconnecting: this.#reconnecting.size,
+      reconnecting: this.#executors.reconnectingCount,
       pending: this.#pending.size,
     };
   }
@@ -819,11 +500,10 @@ export class SessionRouter {
     if (this.#closed) return;
     this.#closed = true;
     this.#deadlines.clearAll();
-    this.#reconnecting.clear();
     this.#pending.failWhere(() => true, () => new RouterClosedError());
     this.#lanes.closeAll(() => new RouterClosedError());
     this.#executors.clear();
-    this.#eventTails.clear();
+    this.#events.clear();
   }
 
   // ── helpers ───────────────────────────────────────────────────────────────────────────────────────────────────
@@ -852,26 +532,6 @@ export class SessionRouter {
     if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.values().next().value!);
   }
 
-  /** The executor that runs a command now: connected here, or (in a cluster) held by another instance. */
-  #liveExecutor(executorId: string): Executor {
-    if (!this.#executors.has(executorId) && !this.#reconnecting.has(executorId)) {
-      const remote = this.#remote?.get(executorId);
-      if (remote !== undefined) return remote;
-    }
-    return this.#localExecutor(executorId);
-  }
-
-  #localExecutor(executorId: string): Executor {
-    const executor = this.#executors.get(executorId);
-    if (executor !== undefined) return executor;
-    const waiting = this.#reconnecting.get(executorId);
-    if (waiting !== undefined) {
-      const timeLeft = formatDuration(waiting.deadline - Date.now());
-      throw waiting.paused ? new BrowserPausedError(timeLeft) : new BrowserDisconnectedError('is disconnected', timeLeft);
-    }
-    throw new BrowserNotConnectedError(executorId);
-  }
-
   #listenerFailed(sessionId: string, error: unknown): void {
     this.#logger.warn({ sessionId, error }, 'a session listener threw');
   }
@@ -881,44 +541,3 @@ export class SessionRouter {
   }
 }
 
-function checkId(value: unknown, what: string): asserts value is string {
-  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(`"${what}" must be a non-empty string`);
-}
-
-function checkDelay(value: number | undefined, what: string, fallback: number, min: 0 | 1): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_DELAY_MS) {
-    throw new InvalidArgumentError(`"${what}" must be a number of ms from ${min} to ${MAX_DELAY_MS}`);
-  }
-  return value;
-}
-
-/** Ms until an unused kept state is due to close (≤ 0: due now); Infinity while it has holders. */
-/** A named kept state as its client lists it: its name, whether it is in use, and, unused, ms until it closes. */
-export function listedState(state: StateRecord): { name: string; inUse: boolean; closesInMs?: number } | undefined {
-  if (state.name === undefined) return undefined;
-  const due = stateDue(state);
-  return { name: state.name, inUse: state.holders.length > 0, ...(Number.isFinite(due) ? { closesInMs: Math.max(0, Math.round(due)) } : {}) };
-}
-
-export function stateDue(state: StateRecord): number {
-  if (state.holders.length > 0 || state.idleSince === undefined) return Infinity;
-  return state.idleSince + state.keepMs - Date.now();
-}
-
-function checkListener(listener: unknown): void {
-  if (typeof listener !== 'function') throw new InvalidArgumentError('a listener must be a function');
-}
-
-function checkExecutor(executor: Executor): void {
-  if (typeof executor !== 'object' || executor === null) {
-    throw new InvalidArgumentError('an executor must be an object');
-  }
-  checkId(executor.id, 'executor.id');
-  if (executor.kind !== 'local' && executor.kind !== 'extension') {
-    throw new InvalidArgumentError('"executor.kind" must be "local" or "extension"');
-  }
-  if (typeof executor.send !== 'function' || typeof executor.closeSession !== 'function') {
-    throw new InvalidArgumentError('an executor must have send and closeSession methods');
-  }
-}

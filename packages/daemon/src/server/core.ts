@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, isDaemonError, toWireError } from '../errors.js';
 import type { DispatchRequest, SessionRouter } from '../router/index.js';
+import type { ToolResult } from '@browsermcp/protocol';
 import { guardRefusal } from './guard.js';
 import { ExtensionRegistry } from './extensions.js';
 import { KeptSessions } from './kept-sessions.js';
@@ -39,17 +40,17 @@ export function errorBody(error: unknown): { status: number; body: HttpErrorBody
 
 
 /**
- * Runs one command and logs it as one line (session, name, duration, outcome): the daemon's command log.
+ * Runs one tool call and logs it as one line (session, name, duration, outcome): the daemon's command log.
  */
 export async function runLogged(
   app: FastifyInstance,
   log: FastifyRequest['log'] | FastifyInstance['log'],
   sessionId: string,
   request: DispatchRequest,
-): Promise<unknown> {
+): Promise<ToolResult> {
   const started = performance.now();
   try {
-    const data = await app.browsermcp.router.dispatch(sessionId, request);
+    const data = await app.browsermcp.router.callTool(sessionId, request);
     log.info({ sessionId, command: request.name, ms: Math.round(performance.now() - started) }, 'command');
     return data;
   } catch (error) {

@@ -186,12 +186,12 @@ class ProxyClient {
     } else if (keep !== undefined) {
       // An owner within this user: another user's states are out of reach whatever owner its client names.
       const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.owner);
-      const kept = await router.takeState(owner, holder);
+      const kept = await router.states.take(owner, holder);
       if (kept === undefined && keep.existing === true) throw new StateNotFoundError();
       if (kept !== undefined) {
         const session = await router.getSession(kept.sessionId);
         if (session?.executorId !== extensionId) {
-          await router.releaseState(owner, kept.handle, holder.id);
+          await router.states.release(owner, kept.handle, holder.id);
           throw new BadRequestError(`this owner's kept browser state is in browser ${session?.executorId ?? '(gone)'}, not ${extensionId}: connect to that one`);
         }
         if (servedBy !== undefined) await router.resumeSession(kept.sessionId, { ...user, servedBy, shared: true });
@@ -212,7 +212,7 @@ class ProxyClient {
       if (keep !== undefined) {
         const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.owner);
         const principal = keep.principal !== undefined ? keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.principal) : undefined;
-        const made = await router.keepState(owner, sessionId, keep.ms, holder, { principal, name: keep.name });
+        const made = await router.states.keep(owner, sessionId, keep.ms, holder, { principal, name: keep.name });
         if (made) state = { owner, handle: made.handle, holder: holder.id };
       }
     }
@@ -258,7 +258,7 @@ class ProxyClient {
     const checked = parseProxyParams(ProxyMethods.listStates, params);
     if (!checked.ok) throw new BadRequestError(checked.error.message);
     const principal = keptStateOwner(this.daemon.options.stateSecret, this.userId, checked.value.principal);
-    const states = await this.daemon.options.router.statesOf(principal);
+    const states = await this.daemon.options.router.states.of(principal);
     return {
       states: states.flatMap((s) => {
         const listed = listedState(s);
@@ -271,7 +271,7 @@ class ProxyClient {
     const checked = parseProxyParams(ProxyMethods.closeState, params);
     if (!checked.ok) throw new BadRequestError(checked.error.message);
     const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, checked.value.owner);
-    return { closed: await this.daemon.options.router.closeState(owner) };
+    return { closed: await this.daemon.options.router.states.close(owner) };
   }
 
   private async disconnect(params: unknown): Promise<unknown> {
@@ -293,7 +293,7 @@ class ProxyClient {
     for (const stop of link.stop) stop();
     if (link.state) {
       // A kept state waits for its owner's next connection; the router closes it when its time runs out.
-      await this.daemon.router.releaseState(link.state.owner, link.state.handle, link.state.holder).catch(() => undefined);
+      await this.daemon.router.states.release(link.state.owner, link.state.handle, link.state.holder).catch(() => undefined);
       this.log.info({ clientId: this.clientId, connectionId: link.connectionId }, 'session released; its browser state is kept');
       return;
     }

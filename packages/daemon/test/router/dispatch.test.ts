@@ -17,6 +17,20 @@ describe('dispatch', () => {
     await expect(result).resolves.toEqual({ title: 'Example' });
   });
 
+  it('callTool resolves with a checked tool result, and fails naming what is wrong when the browser sends anything else', async () => {
+    const good = router.callTool('A', { name: 'browser_snapshot' });
+    const result = { content: [{ type: 'text', text: '- heading "Example"' }], _meta: { kept: true } };
+    browser.respond(await browser.command(0), result);
+    await expect(good).resolves.toEqual(result);
+
+    const bad = router.callTool('A', { name: 'browser_click' });
+    browser.respond(await browser.command(1), { content: [{ type: 'text' }] });
+    await expect(bad).rejects.toMatchObject({
+      code: 'BMCP_ERR_COMMAND_FAILED',
+      message: expect.stringContaining('browser_click could not be run: the browser answered with something that is not a tool result ("result.content[0].text" is required)'),
+    });
+  });
+
   it('gives every command its own UUID wireId', async () => {
     const results = Promise.all([router.dispatch('A', { name: 'one' }), router.dispatch('B', { name: 'two' })]);
     const [first, second] = [await browser.command(0), await browser.command(1)];

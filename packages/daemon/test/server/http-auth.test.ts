@@ -119,8 +119,8 @@ describe('with a valid token', () => {
     const pending = command('alice', session);
     const sent = await alicesBrowser.next();
     expect(sent).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId: alices(session) });
-    alicesBrowser.send({ wireId: sent.wireId, sessionId: alices(session), type: 'response', name: sent.name, data: { ok: true }, tabId: '7' });
-    expect(await pending).toEqual({ status: 200, body: { result: { ok: true }, tabId: '7' } });
+    alicesBrowser.send({ wireId: sent.wireId, sessionId: alices(session), type: 'response', name: sent.name, data: { content: [{ type: 'text', text: 'ok' }] }, tabId: '7' });
+    expect(await pending).toEqual({ status: 200, body: { result: { content: [{ type: 'text', text: 'ok' }] }, tabId: '7' } });
   });
 
   it("reaches none of another user's sessions: 404, as for a session that does not exist", async () => {
@@ -135,7 +135,7 @@ describe('with a valid token', () => {
     const own = command('alice', session);
     const sent = await alicesBrowser.next();
     expect(sent).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId: alices(session) });
-    alicesBrowser.send({ wireId: sent.wireId, sessionId: alices(session), type: 'response', name: sent.name, data: {}, tabId: '1' });
+    alicesBrowser.send({ wireId: sent.wireId, sessionId: alices(session), type: 'response', name: sent.name, data: { content: [] }, tabId: '1' });
     expect((await own).status).toBe(200);
     expect((await request('DELETE', `/sessions/${session}`, { token: await token('alice') })).status).toBe(204);
   });
@@ -150,8 +150,8 @@ describe('with a valid token', () => {
     const his = command('bob', session);
     const sent = await bobsBrowser.next();
     expect(sent).toMatchObject({ type: 'command', sessionId: routerSessionId('bob', session) });
-    bobsBrowser.send({ wireId: sent.wireId, sessionId: sent.sessionId, type: 'response', name: sent.name, data: { his: true }, tabId: '2' });
-    expect((await his).body).toEqual({ result: { his: true }, tabId: '2' });
+    bobsBrowser.send({ wireId: sent.wireId, sessionId: sent.sessionId, type: 'response', name: sent.name, data: { content: [{ type: 'text', text: 'his' }] }, tabId: '2' });
+    expect((await his).body).toEqual({ result: { content: [{ type: 'text', text: 'his' }] }, tabId: '2' });
     expect((await request('DELETE', `/sessions/${session}`, { token: await token('bob') })).status).toBe(204);
     expect(await router.hasSession(alices(session))).toBe(true);
     const again = await request('DELETE', `/sessions/${session}`, { token: await token('bob') });

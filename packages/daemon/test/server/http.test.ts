@@ -15,7 +15,7 @@ beforeEach(async () => {
   const send = browser.send.bind(browser);
   browser.send = (command) => {
     send(command);
-    queueMicrotask(() => browser.respond(command, { ran: command.name, payload: command.payload }, command.tabId ?? 't1'));
+    queueMicrotask(() => browser.respond(command, { content: [{ type: 'text', text: `ran ${command.name} ${JSON.stringify(command.payload)}` }] }, command.tabId ?? 't1'));
   };
   app = await buildDaemonApp({ router, version: '1.2.3' });
 });
@@ -57,7 +57,7 @@ it('runs a command for the session named by X-Instance-ID', async () => {
     payload: { name: 'browser_navigate', payload: { url: 'http://127.0.0.1/' } },
   });
   expect(res.statusCode).toBe(200);
-  expect(res.json()).toEqual({ result: { ran: 'browser_navigate', payload: { url: 'http://127.0.0.1/' } }, tabId: 't1' });
+  expect(res.json()).toEqual({ result: { content: [{ type: 'text', text: 'ran browser_navigate {"url":"http://127.0.0.1/"}' }] }, tabId: 't1' });
   expect(browser.sent[0]).toMatchObject({ sessionId, name: 'browser_navigate' });
 });
 

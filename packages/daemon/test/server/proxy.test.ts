@@ -96,14 +96,21 @@ it('forwards tool calls to the connected browser with mapped ids and answers und
   c.send({ jsonrpc: '2.0', id: 42, method: 'browser_navigate', params: { url: 'http://127.0.0.1/' } });
   const command = await ext.next();
   expect(command).toMatchObject({ type: 'command', name: 'browser_navigate', payload: { url: 'http://127.0.0.1/' }, originId: `${connection_id}:42` });
-  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { ok: true }, tabId: '3' });
-  expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 42, result: { ok: true } });
+  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [{ type: 'text', text: 'navigated' }] }, tabId: '3' });
+  expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 42, result: { content: [{ type: 'text', text: 'navigated' }] } });
 
   c.send({ jsonrpc: '2.0', id: 'same-id', method: 'browser_snapshot' });
   const second = await ext.next();
   expect(second.originId).toBe(`${connection_id}:s:same-id`);
   ext.send({ wireId: second.wireId, sessionId: second.sessionId, type: 'response', name: second.name, error: { code: -32018, message: 'boom' } });
   expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 'same-id', error: { code: -32018, message: 'boom' } });
+
+  // A browser that answers with something that is not a tool result is not passed on as one.
+  c.send({ jsonrpc: '2.0', id: 43, method: 'browser_snapshot' });
+  const third = await ext.next();
+  ext.send({ wireId: third.wireId, sessionId: third.sessionId, type: 'response', name: third.name, data: { ok: true } });
+  const refused = await c.next();
+  expect(refused).toMatchObject({ jsonrpc: '2.0', id: 43, error: { message: expect.stringContaining('browser_snapshot could not be run: the browser answered with something that is not a tool result (\"result.content\" is required)') } });
 });
 
 it('refuses ids with the reserved prefixes', async () => {
@@ -209,8 +216,8 @@ it('keeps a resumable session when its connection drops, for a new connection of
   const running = call(second, 'browser_snapshot', {});
   const command = await ext.next((m) => m.type === 'command');
   expect(command.sessionId).toBe(connected.session_id);
-  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { ok: true } });
-  expect((await running).result).toEqual({ ok: true });
+  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [] } });
+  expect((await running).result).toEqual({ content: [] });
   expect(await router.hasSession(connected.session_id)).toBe(true);
 });
 

@@ -58,7 +58,7 @@ export abstract class RouterBackend implements Backend {
   async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
     const id = this.states.daemonSession(sessionId);
     try {
-      return (await this.router.dispatch(id, { name, payload: args, ...(signal ? { signal } : {}) })) as ToolResult;
+      return await this.router.callTool(id, { name, payload: args, ...(signal ? { signal } : {}) });
     } finally {
       this.waiting.done(id);
     }
@@ -79,11 +79,11 @@ export abstract class RouterBackend implements Backend {
   }
 
   async listStates(principal: string): Promise<KeptStateInfo[]> {
-    return (await this.router.statesOf(principal)).flatMap((s) => listedState(s) ?? []);
+    return (await this.router.states.of(principal)).flatMap((s) => listedState(s) ?? []);
   }
 
   closeState(owner: string): Promise<boolean> {
-    return this.router.closeState(owner);
+    return this.router.states.close(owner);
   }
 
   abstract browserConnected(): boolean;

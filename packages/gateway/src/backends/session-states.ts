@@ -35,7 +35,7 @@ export class SessionStates {
     if (await this.take(owner, sessionId)) return;
     if (kept.existing) throw new StateNotFoundError();
     await open(sessionId);
-    const state = await router.keepState(owner, sessionId, keepMs, { id: sessionId }, { principal: kept.principal, name: kept.name });
+    const state = await router.states.keep(owner, sessionId, keepMs, { id: sessionId }, { principal: kept.principal, name: kept.name });
     if (state) {
       this.held.set(sessionId, { owner, handle: state.handle, daemonSessionId: sessionId });
       return;
@@ -46,7 +46,7 @@ export class SessionStates {
   }
 
   private async take(owner: string, sessionId: string): Promise<boolean> {
-    const kept = await this.router().takeState(owner, { id: sessionId });
+    const kept = await this.router().states.take(owner, { id: sessionId });
     if (kept) this.held.set(sessionId, { owner, handle: kept.handle, daemonSessionId: kept.sessionId });
     return kept !== undefined;
   }
@@ -59,6 +59,6 @@ export class SessionStates {
       await close(sessionId);
       return;
     }
-    await this.router().releaseState(held.owner, held.handle, sessionId);
+    await this.router().states.release(held.owner, held.handle, sessionId);
   }
 }

@@ -1,20 +1,7 @@
-/** MCP content parts a tool returns. Shaped like the MCP SDK's CallToolResult without depending on it. */
-export interface TextContent {
-  type: 'text';
-  text: string;
-}
-export interface ImageContent {
-  type: 'image';
-  data: string;
-  mimeType: string;
-}
-export type ContentPart = TextContent | ImageContent;
-export interface ToolResult {
-  content: ContentPart[];
-  isError?: boolean;
-  /** For the gateway, never for the model: the page's WebMCP tools when they changed (PAGE_TOOLS_META). */
-  _meta?: Record<string, unknown>;
-}
+// The shape every host answers a tool command with is a wire contract: declared once, in @browsermcp/protocol.
+import type { ContentPart, ImageContent, TextContent, ToolResult } from '@browsermcp/protocol';
+
+export type { ContentPart, ImageContent, TextContent, ToolResult };
 
 export interface PageInfo {
   url: string;
