@@ -3,7 +3,8 @@ const MAX_DELAY_MS = 2_147_483_647;
 
 /**
  * One timer per key, each with its deadline: the grace periods and idle expiries of the router, the extension
- * registry, kept browser states and the gateway's legacy SSE sessions all use this one kind. Setting a key again
+ * registry, kept browser states, proxy sessions kept for their client and the gateway's legacy SSE sessions all use
+ * this one kind. Setting a key again
  * replaces its timer; timers never keep the process alive (a shutdown does not wait for a grace period).
  */
 export class Deadlines<K> {

@@ -221,6 +221,38 @@ it('keeps a resumable session when its connection drops, for a new connection of
   expect(await router.hasSession(connected.session_id)).toBe(true);
 });
 
+it('closes a kept session whose grace period passes without a client taking it up, and keeps one taken up in time', async () => {
+  await app.close();
+  await router.close();
+  const graceMs = 300;
+  router = new SessionRouter({ commandTimeoutMs: 5_000, graceMs });
+  app = await buildDaemonApp({ router, verifier: hs256Verifier(SECRET), helloTimeoutMs: 2_000 });
+  base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws');
+  const ext = await extension('alice', 'alice-chrome');
+  const dropped = async () => {
+    const c = await client();
+    await handshake(c, 'alice');
+    const { session_id: sessionId } = (await call(c, 'connect', { extension_id: 'alice-chrome', resumable: true })).result;
+    await ext.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
+    c.ws.terminate();
+    await c.closed;
+    return sessionId as string;
+  };
+
+  const abandoned = await dropped();
+  const dropAt = Date.now();
+  expect(await ext.next((m) => m.name === 'session_closed')).toMatchObject({ sessionId: abandoned });
+  expect(Date.now() - dropAt).toBeGreaterThanOrEqual(graceMs - 50);
+  expect(await router.hasSession(abandoned)).toBe(false);
+
+  const taken = await dropped();
+  const again = await client();
+  await handshake(again, 'alice');
+  expect((await call(again, 'connect', { extension_id: 'alice-chrome', resume_session: taken })).result).toMatchObject({ session_id: taken, resumed: true });
+  await new Promise((resolve) => setTimeout(resolve, graceMs * 2));
+  expect(await router.hasSession(taken)).toBe(true);
+});
+
 it('closes a dropped connection’s session at once unless it asked to be resumable', async () => {
   const ext = await extension('alice', 'alice-chrome');
   const c = await client();
