@@ -2,33 +2,28 @@ import { accessSync, constants, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
-const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome', 'microsoft-edge', 'brave-browser'];
+/** The channels auto-detection tries, in order, per OS (Chromium first on Linux, where distributions package it). */
+function autoChannels(platform: NodeJS.Platform): BrowserChannel[] {
+  if (platform === 'darwin') return ['chrome', 'chromium', 'chrome-canary', 'msedge'];
+  if (platform === 'win32') return ['chrome', 'msedge', 'chromium'];
+  return ['chromium', 'chrome', 'msedge'];
+}
 
-/** Where Chrome, Chromium, Edge and Brave install themselves, per OS. */
-function installPaths(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[] {
-  switch (platform) {
-    case 'darwin':
-      return [
-        '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
-        '/Applications/Chromium.app/Contents/MacOS/Chromium',
-        '/Applications/Google Chrome Canary.app/Contents/MacOS/Google Chrome Canary',
-        '/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
-        '/Applications/Brave Browser.app/Contents/MacOS/Brave Browser',
-      ];
-    case 'win32': {
-      const roots = [env.PROGRAMFILES ?? 'C:\\Program Files', env['PROGRAMFILES(X86)'] ?? 'C:\\Program Files (x86)', env.LOCALAPPDATA].filter((r): r is string => !!r);
-      return roots.flatMap((root) => [
-        `${root}\\Google\\Chrome\\Application\\chrome.exe`,
-        `${root}\\Microsoft\\Edge\\Application\\msedge.exe`,
-        `${root}\\BraveSoftware\\Brave-Browser\\Application\\brave.exe`,
-        `${root}\\Chromium\\Application\\chrome.exe`,
-      ]);
-    }
-    case 'linux':
-      return ['/usr/bin/chromium', '/usr/bin/google-chrome', '/opt/google/chrome/chrome', '/snap/bin/chromium', '/usr/bin/microsoft-edge', '/opt/microsoft/msedge/msedge', '/opt/brave.com/brave/brave'];
-    default:
-      return [];
-  }
+/** Brave is no `--browser` channel, but auto-detection takes it when it is all there is. */
+function bravePlaces(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): { paths: string[]; names: string[] } {
+  if (platform === 'darwin') return { paths: ['/Applications/Brave Browser.app/Contents/MacOS/Brave Browser'], names: [] };
+  if (platform === 'win32') return { paths: windowsRoots(env).map((root) => `${root}\\BraveSoftware\\Brave-Browser\\Application\\brave.exe`), names: [] };
+  return { paths: platform === 'linux' ? ['/opt/brave.com/brave/brave'] : [], names: ['brave-browser'] };
+}
+
+/** Where auto-detection looks: each channel's install places, then the names on the PATH (a bare "chrome" too). */
+function autoPlaces(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): { paths: string[]; names: string[] } {
+  const places = [...autoChannels(platform).map((channel) => channelPlaces(channel, platform, env)), bravePlaces(platform, env)];
+  return { paths: places.flatMap((p) => p.paths), names: [...new Set([...places.flatMap((p) => p.names), 'chrome'])] };
+}
+
+function windowsRoots(env: NodeJS.ProcessEnv): string[] {
+  return [env.PROGRAMFILES ?? 'C:\\Program Files', env['PROGRAMFILES(X86)'] ?? 'C:\\Program Files (x86)', env.LOCALAPPDATA].filter((r): r is string => !!r);
 }
 
 /** The browsers Puppeteer and Playwright downloaded, newest build first (their caches, default or as configured). */
@@ -92,10 +87,11 @@ export function findChrome(search: ChromeSearch = {}): string | undefined {
   const env = search.env ?? process.env;
   const platform = search.platform ?? process.platform;
   if (env.CHROME_PATH) return env.CHROME_PATH;
-  for (const p of installPaths(platform, env)) if (executable(p)) return p;
+  const { paths, names } = autoPlaces(platform, env);
+  for (const p of paths) if (executable(p)) return p;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
-    for (const name of NAMES) {
+    for (const name of names) {
       const p = join(dir, name);
       if (executable(p)) return p;
     }
@@ -153,7 +149,7 @@ function channelPlaces(channel: BrowserChannel, platform: NodeJS.Platform, env: 
   const name = CHANNEL_NAMES[channel];
   if (platform === 'darwin') return { paths: [`/Applications/${name}.app/Contents/MacOS/${name}`], names: [] };
   if (platform === 'win32') {
-    const roots = [env.PROGRAMFILES ?? 'C:\\Program Files', env['PROGRAMFILES(X86)'] ?? 'C:\\Program Files (x86)', env.LOCALAPPDATA].filter((r): r is string => !!r);
+    const roots = windowsRoots(env);
     const folder: Record<BrowserChannel, string> = {
       chrome: 'Google\\Chrome',
       'chrome-beta': 'Google\\Chrome Beta',

@@ -39,6 +39,15 @@ describe('findChrome', () => {
     expect(search({ PATH: bin, CHROME_PATH: '/opt/my/chrome' })).toBe('/opt/my/chrome');
   });
 
+  it('knows the PATH names of every channel it tries, and Brave, as --browser does', () => {
+    const home = mkdtempSync(join(tmpdir(), 'bmcp-home-'));
+    for (const name of ['brave-browser', 'microsoft-edge-stable', 'chromium-browser', 'chrome']) {
+      const bin = mkdtempSync(join(tmpdir(), 'bmcp-bin-'));
+      const installed = install(join(bin, name));
+      expect(findChrome({ env: { PATH: bin }, platform: 'aix', home })).toBe(installed);
+    }
+  });
+
   it('looks in the OS install places (this machine: Debian chromium)', () => {
     expect(findChrome({ env: { PATH: '' }, platform: 'linux', home: mkdtempSync(join(tmpdir(), 'bmcp-home-')) })).toBe('/usr/bin/chromium');
   });
