@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { playwrightEnvAliases, sharedOptions } from '@browsermcp/daemon';
 import { parsePairingCode } from '@browsermcp/protocol';
 import { buildProgram, resolveConfig } from '../src/index.js';
+import { modeDeclaration, modeRule, MODES, refusalIn, type Mode } from '../src/config/modes.js';
 import { spawnGatewayCli, text } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -145,6 +146,44 @@ describe('browsermcp-gateway CLI', () => {
       const program = buildProgram().exitOverride();
       expect(() => resolveConfig(program.parse(args, { from: 'user' }), {}), args.join(' ')).toThrow(message);
     }
+  });
+
+  it('refuses every flag in each mode its declaration leaves out, with the declared refusal, and in no other mode', () => {
+    // Each mode as the user chooses it. Any value does for the flag under test: refusals come before values are read.
+    const modeArgs: Record<Mode, string[]> = {
+      launch: [],
+      cdp: ['--cdp-endpoint', 'http://127.0.0.1:9'],
+      extension: ['--extension'],
+      daemon: ['--daemon-url', 'ws://127.0.0.1:9/mcp'],
+    };
+    const rank = (mode: Mode) => MODES.findIndex((m) => m.mode === mode);
+    let refused = 0;
+    for (const option of buildProgram().options) {
+      if (!option.long || option.long === '--version') continue;
+      const flagArgs = option.required || option.optional ? [option.long, 'x'] : [option.long];
+      const chooses = MODES.find((m) => m.chosenBy === option.attributeName());
+      const rule = modeRule(option);
+      for (const { mode } of MODES) {
+        // A mode's own flag with a mode chosen after it chooses its own mode (which refuses the other's flag: checked from that side).
+        if (chooses && rank(chooses.mode) <= rank(mode)) continue;
+        const args = [...modeArgs[mode], ...flagArgs];
+        let message: string | undefined;
+        try {
+          resolveConfig(buildProgram().exitOverride().parse(args, { from: 'user' }), {});
+        } catch (err) {
+          message = (err as Error).message;
+        }
+        if (rule && !rule.modes.includes(mode)) {
+          expect(message, args.join(' ')).toBe(refusalIn(rule, mode, option.long));
+          refused++;
+        } else {
+          expect(message, args.join(' ')).not.toBe(modeDeclaration(mode).refusal([option.long]));
+          if (rule) expect(message, args.join(' ')).not.toBe(refusalIn(rule, mode, option.long));
+        }
+      }
+    }
+    // Not vacuous: the declarations leave out dozens of flag-mode pairs.
+    expect(refused).toBeGreaterThan(50);
   });
 
   it("takes @playwright/mcp's --browser, --idle-timeout, --profile-dir-name and its PLAYWRIGHT_MCP_ variables", () => {

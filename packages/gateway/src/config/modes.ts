@@ -1,0 +1,125 @@
+/**
+ * Which flag applies in which mode: declared on each option where options() defines it (`appliesIn`), applied by one
+ * function (`refuseOutOfMode`) instead of a chain of checks in the resolver. One mode is chosen from the flags, then
+ * every set flag that does not apply in it is refused, before any value is read (--browser would go looking for a
+ * browser, --init-script would read its files).
+ */
+import type { Option } from 'commander';
+import { ConfigError, type SettingValues } from '@browsermcp/daemon';
+
+/** Where the browser is: launched here, reached with --cdp-endpoint, the person's own (--extension), or a remote daemon's. */
+export type Mode = 'launch' | 'cdp' | 'extension' | 'daemon';
+
+export interface ModeDeclaration {
+  readonly mode: Mode;
+  /** The option (attribute name) that chooses this mode; the launched browser is what is left without one. */
+  readonly chosenBy: string | undefined;
+  readonly chosen: (v: SettingValues) => boolean;
+  /** Refuses the flags that do not apply in this mode, named all at once (flags with a sentence of their own aside). */
+  readonly refusal: (flags: string[]) => string;
+}
+
+const them = (flags: string[]) => (flags.length > 1 ? 'them' : 'it');
+
+/** In the order they are chosen: with two mode flags set, the first mode here refuses the other's flag. */
+export const MODES: readonly ModeDeclaration[] = [
+  {
+    mode: 'daemon',
+    chosenBy: 'daemonUrl',
+    chosen: (v) => v.str('daemonUrl') !== undefined,
+    refusal: (flags) => `--daemon-url runs the browser on the daemon, so ${flags.join(', ')} cannot apply here. Drop ${them(flags)}.`,
+  },
+  {
+    mode: 'extension',
+    chosenBy: 'extension',
+    chosen: (v) => v.bool('extension'),
+    refusal: (flags) =>
+      `--extension drives your own browser, so ${flags.join(', ')} cannot apply (they shape a browser browsermcp launches). Drop ${them(flags)}, or drop --extension.`,
+  },
+  {
+    mode: 'cdp',
+    chosenBy: 'cdpEndpoint',
+    chosen: (v) => v.str('cdpEndpoint') !== undefined,
+    refusal: (flags) => `${flags.join(', ')} shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.`,
+  },
+  {
+    mode: 'launch',
+    chosenBy: undefined,
+    chosen: () => true,
+    // Unused today (each flag kept out of the launched browser says why itself), but every mode needs a sentence.
+    refusal: (flags) => `${flags.join(', ')} cannot apply to a browser browsermcp launches (no --cdp-endpoint, --extension or --daemon-url). Drop ${them(flags)}.`,
+  },
+];
+
+/** Where one option applies. An option without one applies in every mode. */
+export interface ModeRule {
+  readonly modes: readonly Mode[];
+  /**
+   * The option's own refusal (the flag, why, the fix): one sentence for every mode it does not apply in, or one per
+   * mode. A mode without one refuses the flag with the mode's sentence, along with the other flags it refuses.
+   */
+  readonly refusal?: string | Readonly<Partial<Record<Mode, string>>>;
+}
+
+// Beside the commander Option, which has no room for it (as the daemon's repeatable options).
+const rules = new WeakMap<Option, ModeRule>();
+
+/** Declares, where an option is defined, the modes it applies in and how it is refused in the others. */
+export function appliesIn(option: Option, modes: readonly Mode[], refusal?: ModeRule['refusal']): Option {
+  rules.set(option, refusal === undefined ? { modes } : { modes, refusal });
+  return option;
+}
+
+/** An option's rule: as declared; a mode's own flag applies in that mode only; undefined (everywhere) otherwise. */
+export function modeRule(option: Option): ModeRule | undefined {
+  const declared = rules.get(option);
+  if (declared) return declared;
+  const chooses = MODES.find((m) => m.chosenBy === option.attributeName());
+  return chooses ? { modes: [chooses.mode] } : undefined;
+}
+
+/** The option's own sentence for a mode it does not apply in, if it has one. */
+function ownRefusal(rule: ModeRule, mode: Mode): string | undefined {
+  return typeof rule.refusal === 'string' ? rule.refusal : rule.refusal?.[mode];
+}
+
+/** The sentence an option alone is refused with in a mode it does not apply in, given the flag as the user set it. */
+export function refusalIn(rule: ModeRule, mode: Mode, flag: string): string {
+  return ownRefusal(rule, mode) ?? modeDeclaration(mode).refusal([flag]);
+}
+
+export function modeDeclaration(mode: Mode): ModeDeclaration {
+  return MODES.find((m) => m.mode === mode)!;
+}
+
+/**
+ * The chosen mode, after refusing every set option that does not apply in it. First an option that applies in no mode
+ * (it has to go whatever mode was meant), then the mode's sentence naming every other option it refuses at once, then
+ * an option's own sentence for this mode.
+ */
+export function refuseOutOfMode(options: readonly Option[], v: SettingValues): Mode {
+  // 'launch' is chosen when nothing else is.
+  const chosen = MODES.find((m) => m.chosen(v))!;
+  const own: Array<{ sentence: string; nowhere: boolean }> = [];
+  const refused: string[] = [];
+  const seen = new Set<string>();
+  for (const option of options) {
+    const key = option.attributeName();
+    const rule = modeRule(option);
+    // --sandbox and --no-sandbox are one setting: looked at once, named by the one that set it.
+    if (!rule || seen.has(key)) continue;
+    seen.add(key);
+    // A mode's flag counts when it chooses its mode (--extension off in a config file is no mode); others when given.
+    const chooses = MODES.find((m) => m.chosenBy === key);
+    const set = chooses ? chooses.chosen(v) : v.given(key);
+    if (!set || rule.modes.includes(chosen.mode)) continue;
+    const sentence = ownRefusal(rule, chosen.mode);
+    if (sentence !== undefined) own.push({ sentence, nowhere: rule.modes.length === 0 });
+    else refused.push(v.flag(key));
+  }
+  const nowhere = own.find((o) => o.nowhere);
+  if (nowhere) throw new ConfigError(nowhere.sentence);
+  if (refused.length) throw new ConfigError(chosen.refusal(refused));
+  if (own[0]) throw new ConfigError(own[0].sentence);
+  return chosen.mode;
+}
