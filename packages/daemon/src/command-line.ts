@@ -353,6 +353,12 @@ export interface SharedSettings {
   logLevel: LogLevel;
 }
 
+/** Why two launch-only settings cannot apply to a browser reached with --cdp-endpoint: the daemon's and the gateway's words. */
+export const CDP_REFUSALS = {
+  browser: '--browser chooses the browser browsermcp launches; with --cdp-endpoint your browser is already running. Drop --browser.',
+  idleTimeout: '--idle-timeout closes a browser browsermcp launched; a browser reached with --cdp-endpoint is yours and stays open. Drop --idle-timeout.',
+} as const;
+
 /** Reads and checks the shared settings; `env` is asked only whether a display exists. */
 export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv = process.env): SharedSettings {
   const port = values.int('port', 0, 65535);
@@ -403,7 +409,7 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
   let executablePath = values.str('executablePath');
   if (browserChannel !== undefined) {
     if (executablePath !== undefined) throw new ConfigError('--browser finds a browser and --executable-path names one: pass one of them.');
-    if (cdpEndpoint) throw new ConfigError('--browser chooses the browser browsermcp launches; with --cdp-endpoint your browser is already running. Drop --browser.');
+    if (cdpEndpoint) throw new ConfigError(CDP_REFUSALS.browser);
     const found = findChannel(browserChannel, { env });
     if ('problem' in found) throw new ConfigError(found.problem);
     executablePath = found.path;
@@ -411,7 +417,7 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
   // @playwright/mcp's default: a headless browser nobody uses goes after an hour, a visible one stays.
   const idleGiven = values.int('idleTimeout', 0, 7 * 86_400_000);
   if (idleGiven !== undefined && cdpEndpoint) {
-    throw new ConfigError('--idle-timeout closes a browser browsermcp launched; a browser reached with --cdp-endpoint is yours and stays open. Drop --idle-timeout.');
+    throw new ConfigError(CDP_REFUSALS.idleTimeout);
   }
   const idleTimeoutMs = idleGiven !== undefined ? idleGiven || undefined : headless && !cdpEndpoint ? DEFAULT_IDLE_TIMEOUT_MS : undefined;
   const headlessReason = values.bool('headless') ? 'headless (--headless)' : hasDisplay ? 'headed (a display is available; --headless to hide it)' : 'headless (no display found)';

@@ -37,6 +37,7 @@ export { ClusterNames } from './cluster/names.js';
 export { writeNatsClusterFiles, type NatsClusterFiles } from './cluster/nats-files.js';
 export {
   applyConfigFile,
+  CDP_REFUSALS,
   ConfigError,
   DEFAULT_COMMAND_TIMEOUT_SECONDS,
   DEFAULT_GRACE_PERIOD_SECONDS,

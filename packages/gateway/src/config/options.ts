@@ -3,7 +3,7 @@
  * and the modes it applies in (config/modes.ts).
  */
 import { Command, type Option } from 'commander';
-import { EXTENSION_ID, repeatableOption, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
+import { CDP_REFUSALS, EXTENSION_ID, repeatableOption, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
 import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
 import { VERSION } from '../version.js';
 import { appliesIn, type Mode } from './modes.js';
@@ -39,11 +39,9 @@ function options(): Option[] {
     s.host,
     appliesIn(s.headless, NOT_EXTENSION),
     appliesIn(s.executablePath, NOT_EXTENSION),
-    // The daemon's readSharedSettings refuses these two with --cdp-endpoint in the same words, for its own CLI.
-    appliesIn(s.browser, LAUNCHED, { cdp: '--browser chooses the browser browsermcp launches; with --cdp-endpoint your browser is already running. Drop --browser.' }),
-    appliesIn(s.idleTimeout, LAUNCHED, {
-      cdp: '--idle-timeout closes a browser browsermcp launched; a browser reached with --cdp-endpoint is yours and stays open. Drop --idle-timeout.',
-    }),
+    // The daemon's own command line refuses these two with --cdp-endpoint in the same words.
+    appliesIn(s.browser, LAUNCHED, { cdp: CDP_REFUSALS.browser }),
+    appliesIn(s.idleTimeout, LAUNCHED, { cdp: CDP_REFUSALS.idleTimeout }),
     appliesIn(s.browserArg, LAUNCHED),
     appliesIn(s.sandbox, LAUNCHED),
     appliesIn(s.noSandbox, LAUNCHED),
