@@ -82,6 +82,25 @@ describe('tabs', () => {
     expect(await call(s, 'browser_navigate', { url: h.server.url('/form.html') })).toContain('was closed outside this session: the person closed it, or the page closed itself; now on tab 0');
   });
 
+  it('refuses refs from a tab that closed under the session instead of using them on the tab it is now on', async () => {
+    const s = await h.session();
+    const home = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const form = await call(s, 'browser_tabs', { action: 'new', url: h.server.url('/form.html') });
+    // A ref of the form tab that the home tab also has (refs are numbered per tab).
+    const ref = refOf(form, 'textbox');
+    expect(home).toContain(`[ref=${ref}]`);
+    await s.tabs[1]!.page.close();
+    const refused = await callError(s, 'browser_click', { target: ref });
+    expect(refused).toContain(`Ref ${ref} came from tab 1 (${h.server.url('/form.html')}), which was closed; the session is now on tab 0 (${h.server.url('/index.html')}). Nothing was done`);
+    expect(s.tabs[0]!.page.url()).toBe(h.server.url('/index.html'));
+    // fill_form's fields carry refs too.
+    expect(await callError(s, 'browser_fill_form', { fields: [{ target: ref, name: 'Name', type: 'textbox', value: 'x' }] })).toContain(`Ref ${ref} came from tab 1`);
+    // After an answer about tab 0, its refs work again.
+    const again = await call(s, 'browser_snapshot');
+    expect(again).toContain('- Page Title: Fixture home');
+    expect(await call(s, 'browser_click', { target: refOf(again, 'link "Open item in new tab"') })).not.toContain('came from tab');
+  });
+
   it('keeps a background session in the background: its hidden tab is read, and a screenshot of it is refused with the reason', async () => {
     const s = await h.session({}, { background: true });
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ToolError } from '../engine/errors.js';
 import { findTool } from './registry.js';
 import { rescueTab } from './rescue.js';
+import { rememberAnsweredTab, staleRefReason } from './stale-refs.js';
 import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
@@ -45,11 +46,15 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   const tabsBefore = session.tabs.length;
   session.signal = signal;
   if (signal?.aborted) return stoppedAnswer(session, name, stopReasonOf(signal));
-  try {
-    const stop = await doneOrStopped(tool.handle(session, parsed.data, response), signal);
-    if (stop) return await stoppedAnswer(session, name, stop);
-  } catch (err) {
-    response.addError(errorText(err));
+  const stale = staleRefReason(session, parsed.data);
+  if (stale) response.addError(stale);
+  else {
+    try {
+      const stop = await doneOrStopped(tool.handle(session, parsed.data, response), signal);
+      if (stop) return await stoppedAnswer(session, name, stop);
+    } catch (err) {
+      response.addError(errorText(err));
+    }
   }
   await session.settled();
   noteTabsClosedOutside(session, response);
@@ -58,6 +63,8 @@ export async function callTool(session: ToolSession, name: string, args: unknown
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   if (session.tabs.length !== tabsBefore && !response.hasTabs()) response.setTabs(await session.describeTabs());
   await addPageState(session, response);
+  // A refusal changes nothing the model can take refs from: its next refs are still refused until it looks.
+  if (!stale) rememberAnsweredTab(session);
   return withPageTools(session, redactSecrets(withImages(response.serialize(), session.config.imageResponses), session.config.secrets));
 }
 

@@ -6,6 +6,7 @@ import type { CodegenLanguage } from '../engine/codegen.js';
 import type { UrlCheck } from '../engine/origins.js';
 import type { Refusal } from '../tab/request-guard.js';
 import { Tab } from '../tab/tab.js';
+import type { AnsweredTab } from './stale-refs.js';
 import { withTimeout } from '../engine/timing.js';
 
 export type { FileAccess, UploadFile } from '../engine/files.js';
@@ -148,6 +149,8 @@ export class ToolSession {
   private closedOutside: Array<{ index: number; url: string }> = [];
   /** What the host has to tell the model in the next answer (a page sent away from a site the person blocked). */
   private notes: string[] = [];
+  /** The tab the last answer spoke of: refs in the next call are that tab's (see stale-refs.ts). */
+  answeredTab: AnsweredTab | undefined;
   /** The page tools (WebMCP) the last answer reported, as JSON: the next answer reports them only when they change. */
   pageToolsReported = '[]';
   /** The GIF being recorded (browser_gif_start), which every tool call adds a frame to. */
