@@ -11,7 +11,7 @@ import {
 import type { CodegenLanguage, ConsoleLevel } from '@browsermcp/tools';
 import type { Command } from 'commander';
 import { refuseOutOfMode } from './config/modes.js';
-import { cdpHeadersFrom, daemonUrlsFrom, extensionIdsFrom, keysFrom, pageSetupFrom, secretsFrom, storageStateFrom, trustProxyFrom } from './config/values.js';
+import { cdpHeadersFrom, checkKeyStrength, daemonUrlsFrom, extensionIdsFrom, keysFrom, pageSetupFrom, secretsFrom, storageStateFrom, trustProxyFrom } from './config/values.js';
 
 export { ConfigError };
 export { buildProgram } from './config/options.js';
@@ -109,7 +109,10 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     throw new ConfigError(`--no-auth is only allowed on a loopback host; ${host} is reachable from other machines. Use --api-key.`);
   }
 
-  const apiKeys = [...list('apiKey'), ...keysFrom(str('apiKeyFile'))];
+  const keysGiven = list('apiKey');
+  // Over stdio no key is asked for (the flag is ignored); over HTTP a given key must be a strong one.
+  if (shared.port !== undefined) checkKeyStrength(keysGiven, v.source('apiKey') === 'env' ? 'BROWSERMCP_API_KEY' : '--api-key');
+  const apiKeys = [...keysGiven, ...keysFrom(str('apiKeyFile'))];
   if (noAuth && apiKeys.length) throw new ConfigError('--no-auth and an API key contradict each other: keep one.');
 
   const tools = readToolFlags(v, shared.commandTimeoutMs);

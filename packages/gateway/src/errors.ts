@@ -34,3 +34,15 @@ export function backendErrorCode(err: unknown): number | undefined {
   if (err instanceof RemoteDaemonError) return err.code;
   return undefined;
 }
+
+/** An HTTP request refused before any MCP work (a rate limit): its status and JSON-RPC code travel with it. */
+export class HttpRefusal extends Error {
+  override readonly name = 'HttpRefusal';
+  constructor(
+    readonly statusCode: number,
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}

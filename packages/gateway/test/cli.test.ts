@@ -114,6 +114,7 @@ describe('browsermcp-gateway CLI', () => {
       [['--api-key-file', '/nonexistent/keys'], '--api-key-file /nonexistent/keys: cannot read the file (ENOENT)'],
       [['--api-key-file', '/etc/hostname'], 'is too easy to guess; use 16 or more'],
       [['--no-auth', '--api-key', 'abcdefghijklmnopqrstuvwxyz'], '--no-auth and an API key contradict each other: keep one.'],
+      [['--port', '0', '--api-key', 'abcdefghijklmnopqrstuvwxyz,short'], '--api-key: a key of 5 characters is too easy to guess; use 16 or more'],
       [['--extension-id', 'abcdefghijklmnopabcdefghijklmnop'], '--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.'],
       [['--extension', '--extension-id', 'not-an-id'], '--extension-id: "not-an-id" is not an extension id (32 letters a to p, as chrome://extensions shows it).'],
       [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],

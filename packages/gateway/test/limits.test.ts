@@ -129,6 +129,10 @@ describe('limits and lifecycle', () => {
       tries.push(res.status);
       if (res.status === 429) {
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        // A JSON-RPC error answer like every other refusal: the code and words a client can act on.
+        expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32017, message: expect.stringMatching(/^Too many requests: try again in \d+ s\.$/) } });
+      } else {
+        await res.text();
       }
     }
     expect(tries.slice(0, 10).every((s) => s === 403)).toBe(true);
@@ -194,7 +198,7 @@ describe('limits and lifecycle', () => {
   });
 
   it('refuses sessions past --max-sessions-per-key (429) and --max-sessions (503) before any work, and opens again once one closes', async () => {
-    const own = await startGateway(['--api-key', 'key-a,key-b', '--max-sessions-per-key', '2', '--max-sessions', '3']);
+    const own = await startGateway(['--api-key', 'key-a-0123456789abcdef,key-b-0123456789abcdef', '--max-sessions-per-key', '2', '--max-sessions', '3']);
     const init = (key: string) => fetch(`${own.url}/mcp`, { method: 'POST', headers: { ...headers(), authorization: `Bearer ${key}` }, body: INIT });
     const open = async (key: string) => {
       const res = await init(key);
@@ -202,24 +206,24 @@ describe('limits and lifecycle', () => {
       return res;
     };
     try {
-      const a1 = await open('key-a');
+      const a1 = await open('key-a-0123456789abcdef');
       expect(a1.status).toBe(200);
-      expect((await open('key-a')).status).toBe(200);
-      const a3 = await init('key-a');
+      expect((await open('key-a-0123456789abcdef')).status).toBe(200);
+      const a3 = await init('key-a-0123456789abcdef');
       expect(a3.status).toBe(429);
       expect(a3.headers.get('retry-after')).toBe('60');
       expect(((await a3.json()) as { error: { message: string } }).error.message).toContain("the gateway's limit (--max-sessions-per-key)");
-      const sse = await fetch(`${own.url}/sse`, { headers: { authorization: 'Bearer key-a', host: new URL(own.url).host } });
+      const sse = await fetch(`${own.url}/sse`, { headers: { authorization: 'Bearer key-a-0123456789abcdef', host: new URL(own.url).host } });
       expect(sse.status).toBe(429);
       await sse.text();
-      expect((await open('key-b')).status).toBe(200);
-      const full = await init('key-b');
+      expect((await open('key-b-0123456789abcdef')).status).toBe(200);
+      const full = await init('key-b-0123456789abcdef');
       expect(full.status).toBe(503);
       expect(((await full.json()) as { error: { message: string } }).error.message).toContain('its limit (--max-sessions)');
       // One of key-a's sessions ends: key-a may open one again.
-      const closed = await fetch(`${own.url}/mcp`, { method: 'DELETE', headers: { authorization: 'Bearer key-a', 'mcp-session-id': a1.headers.get('mcp-session-id')! } });
+      const closed = await fetch(`${own.url}/mcp`, { method: 'DELETE', headers: { authorization: 'Bearer key-a-0123456789abcdef', 'mcp-session-id': a1.headers.get('mcp-session-id')! } });
       expect(closed.status).toBe(200);
-      expect((await open('key-a')).status).toBe(200);
+      expect((await open('key-a-0123456789abcdef')).status).toBe(200);
     } finally {
       await own.close();
     }

@@ -77,9 +77,14 @@ export function keysFrom(file: string | undefined): string[] {
     .map((k) => k.trim())
     .filter(Boolean);
   if (!keys.length) throw new ConfigError(`--api-key-file ${file}: no key in it (one per line).`);
-  const short = keys.find((k) => k.length < 16);
-  if (short !== undefined) throw new ConfigError(`--api-key-file ${file}: a key of ${short.length} characters is too easy to guess; use 16 or more (e.g. openssl rand -base64 24).`);
+  checkKeyStrength(keys, `--api-key-file ${file}`);
   return keys;
+}
+
+/** A key the gateway serves HTTP with must not be guessable, wherever it came from (flag, variable or file). */
+export function checkKeyStrength(keys: readonly string[], source: string): void {
+  const short = keys.find((k) => k.length < 16);
+  if (short !== undefined) throw new ConfigError(`${source}: a key of ${short.length} characters is too easy to guess; use 16 or more (e.g. openssl rand -base64 24).`);
 }
 
 /** --trust-proxy: "true"/"false", a hop count, or addresses and CIDRs (Fastify's trustProxy forms). */

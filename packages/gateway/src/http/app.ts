@@ -3,6 +3,7 @@ import cors from '@fastify/cors';
 import { createMcpHandler, type Tool as McpTool } from '@modelcontextprotocol/server';
 import { DEFAULT_CONNECTION_LIMITS, limitConnectionsPerAddress, requestTimeouts, type ConnectionLimits } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
+import { HttpRefusal } from '../errors.js';
 import type { Backend } from '../backend.js';
 import type { SessionRecords } from '../session-records.js';
 import { createMcpServer, type ToolCallLog } from '../mcp-server.js';
@@ -119,6 +120,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
 
   // Bad JSON and oversized bodies get JSON-RPC shaped errors like everything else.
   app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _req, reply) => {
+    if (err instanceof HttpRefusal) return sendError(reply, err.statusCode, err.code, err.message);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendError(reply, 413, ErrorCodes.InvalidRequest, `Request body too large (limit ${opts.bodyLimit} bytes).`);
     }

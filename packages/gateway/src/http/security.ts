@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import { guardRefusal } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
+import { HttpRefusal } from '../errors.js';
 
 export interface SecurityOptions {
   /** Bearer keys clients may send (one per client or team); empty = no auth (loopback only, checked at startup). */
@@ -84,12 +85,8 @@ export const security = fp(
       },
       max: (req) => (trusted(authState(req)) ? (opts.rateLimit ?? Number.MAX_SAFE_INTEGER) : opts.authFailuresPerMinute),
       allowList: (req) => isPublic(req) || (opts.rateLimit === undefined && trusted(authState(req))),
-      errorResponseBuilder: (_req, context) => ({
-        statusCode: 429,
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: ErrorCodes.RateLimited, message: `Too many requests: try again in ${Math.ceil(context.ttl / 1000)} s.` },
-      }),
+      // The plugin throws what this returns: the app's error handler answers it in JSON-RPC form (app.ts).
+      errorResponseBuilder: (_req, context) => new HttpRefusal(429, ErrorCodes.RateLimited, `Too many requests: try again in ${Math.ceil(context.ttl / 1000)} s.`),
     });
 
     // The one Host/Origin guard, shared with the daemon.
