@@ -25,6 +25,11 @@ describe('browser_click', () => {
     expect(back).toContain('- Page Title: Table 5');
     const forward = await call(s, 'browser_navigate_forward');
     expect(forward).toContain('- Page Title: Item 3');
+    // The ends of the history: said, and the tab stays where it is (not back to the blank page a tab starts on).
+    expect(await call(s, 'browser_navigate_forward')).toContain(`### Result\nThere is no next page in this tab: it stays on ${h.server.url('/item/3')}.`);
+    await call(s, 'browser_navigate_back');
+    expect(await call(s, 'browser_navigate_back')).toContain(`### Result\nThere is no previous page in this tab: it stays on ${h.server.url('/table?rows=5')}.`);
+    expect(s.tabs[0]!.page.url()).toBe(h.server.url('/table?rows=5'));
   });
 
   it('waits for the request a click started and the DOM it changed', async () => {

@@ -125,6 +125,17 @@ async function openedOurs(tab: Tab, open: () => Promise<HTTPResponse | null>, hr
   }
 }
 
+/**
+ * Where going back (-1) or forward (+1) in the tab's history would land, or undefined when there is nowhere to go: the
+ * history's own end, or, going back, the blank page a new tab starts on (no page of the agent's).
+ */
+async function historyStep(tab: Tab, step: -1 | 1): Promise<string | undefined> {
+  const { currentIndex, entries } = await tab.cdp().send('Page.getNavigationHistory');
+  const entry = entries[currentIndex + step];
+  if (!entry || (step === -1 && currentIndex + step === 0 && entry.url === 'about:blank')) return undefined;
+  return entry.url;
+}
+
 const back = defineTabTool({
   capability: 'core',
   schema: {
@@ -135,9 +146,12 @@ const back = defineTabTool({
     type: 'action',
   },
   async handle(tab, _args, response, session) {
-    const result = await tab.page.goBack({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
-    if (!result && tab.page.url() === 'about:blank') response.addResult('There is no previous page in this tab.');
-    addCode(session, response, [{ on: 'page', method: 'goBack' }]);
+    if ((await historyStep(tab, -1)) === undefined) {
+      response.addResult(`There is no previous page in this tab: it stays on ${tab.page.url()}.`);
+    } else {
+      await tab.page.goBack({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
+      addCode(session, response, [{ on: 'page', method: 'goBack' }]);
+    }
     response.setIncludeSnapshot();
   },
 });
@@ -152,8 +166,12 @@ const forward = defineTabTool({
     type: 'action',
   },
   async handle(tab, _args, response, session) {
-    await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
-    addCode(session, response, [{ on: 'page', method: 'goForward' }]);
+    if ((await historyStep(tab, 1)) === undefined) {
+      response.addResult(`There is no next page in this tab: it stays on ${tab.page.url()}.`);
+    } else {
+      await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
+      addCode(session, response, [{ on: 'page', method: 'goForward' }]);
+    }
     response.setIncludeSnapshot();
   },
 });
