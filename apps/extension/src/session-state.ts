@@ -1,5 +1,5 @@
 import type { CommandEnvelope, SessionSettings } from '@browsermcp/protocol';
-import { WireFileAccess, type ToolSession } from '@browsermcp/tools';
+import { isOptionalCapability, toolsFor, WireFileAccess, type Tool, type ToolSession } from '@browsermcp/tools';
 import type { Approval } from './approvals.js';
 
 /** One agent's session in this browser: what the coordinator (sessions.ts) and its rooms share about it. */
@@ -94,11 +94,32 @@ export function newSessionState(id: string, known: Partial<SessionState> = {}): 
 
 /** Records what a command did, for the popup: its last action and its activity list (bounded). */
 export function recordAction(s: SessionState, command: CommandEnvelope, url: string | undefined): void {
-  const payload = command.payload as { name?: unknown } | null;
-  const pageTool = command.name === 'browser_webmcp_call' && typeof payload?.name === 'string' ? { pageTool: payload.name.slice(0, 128) } : {};
+  const pageTool = command.name === 'browser_webmcp_call' && typeof (command.payload as { name?: unknown }).name === 'string' ? { pageTool: String((command.payload as { name: string }).name).slice(0, 128) } : {};
   s.lastAction = { tool: command.name, site: siteOf(url), at: Date.now(), ...pageTool };
   s.activity.push(s.lastAction);
   if (s.activity.length > ACTIVITY_SIZE) s.activity.splice(0, s.activity.length - ACTIVITY_SIZE);
+}
+
+/** One agent as the popup shows it; `approval` is the person's answer as the popup shows it. */
+export function summaryOf(s: SessionState, approval: AgentSummary['approval']): AgentSummary {
+  return {
+    sessionId: s.id,
+    clientName: s.clientName,
+    agent: s.agent ?? null,
+    wants: s.wants ?? null,
+    approval,
+    asking: s.asking ?? null,
+    tabs: s.tabIds.length,
+    sharedTabs: s.sharedTabIds.length,
+    lastAction: s.lastAction ?? null,
+    activity: [...s.activity].reverse(),
+  };
+}
+
+/** The tools a session may call: the core ones and the optional groups the gateway enabled (--caps). */
+export function toolsOf(settings: SessionSettings): Tool[] {
+  // Context tools need a browser browsermcp owns: here they answer with the engine's clear error.
+  return toolsFor((settings.caps ?? []).filter(isOptionalCapability));
 }
 
 /** File access for a session whose daemon has a file policy (it sends its output directory), or none. */

@@ -18,10 +18,12 @@ interface StoredSession {
 
 const STORAGE_KEY = 'sessions';
 
-/** The sessions a stopped worker left, with the person's answer for each; tabs closed meanwhile are left out. */
-export async function loadSessions(): Promise<Array<{ state: SessionState; approval: Approval | undefined }>> {
+/**
+ * The sessions a stopped worker left, with the person's answer for each; tabs closed meanwhile are left out. One by
+ * one, so each is registered (and counted on the badge) before the next one's tabs are checked.
+ */
+export async function* loadSessions(): AsyncGenerator<{ state: SessionState; approval: Approval | undefined }> {
   const stored = (await chrome.storage.session.get(STORAGE_KEY))[STORAGE_KEY] as Record<string, StoredSession> | undefined;
-  const loaded: Array<{ state: SessionState; approval: Approval | undefined }> = [];
   for (const [id, s] of Object.entries(stored ?? {})) {
     const alive: number[] = [];
     for (const tabId of s.tabIds) if (await chrome.tabs.get(tabId).catch(() => undefined)) alive.push(tabId);
@@ -37,9 +39,8 @@ export async function loadSessions(): Promise<Array<{ state: SessionState; appro
       activity: s.activity ?? [],
       files: filesFor(s.settings ?? {}),
     });
-    loaded.push({ state, approval: s.approval });
+    yield { state, approval: s.approval };
   }
-  return loaded;
 }
 
 /** Writes every session (and the person's answer for each) for the next worker to load. */

@@ -1,15 +1,5 @@
 import { createEvent, ExtensionEvents, responseFor, type CommandEnvelope, type EventEnvelope, type ResponseEnvelope, type SessionSettings } from '@browsermcp/protocol';
-import {
-  errorResult,
-  isOptionalCapability,
-  runCommand,
-  ToolCalls,
-  ToolError,
-  ToolSession,
-  toolsFor,
-  type StopReason,
-  type Tool,
-} from '@browsermcp/tools';
+import { errorResult, runCommand, ToolCalls, ToolError, ToolSession, type StopReason } from '@browsermcp/tools';
 import { refusalFor } from './attach.js';
 import { Attachments, unstick } from './attachments.js';
 import { awaitApproval } from './agent-approval.js';
@@ -18,32 +8,26 @@ import { PersonRules } from './person-rules.js';
 import { forgetApproval, recallApproval, rememberApproval } from './remembered-approvals.js';
 import { Approvals, parseAllowedAgents, type AllowedAgent, type Decision } from './approvals.js';
 import { PersonFocus, POPUP_WINDOW_MS } from './focus.js';
-import { agentName, filesFor, identityOf, newSessionState, recordAction, type AgentSummary, type SessionState } from './session-state.js';
+import { agentName, filesFor, identityOf, newSessionState, recordAction, summaryOf, toolsOf, type AgentSummary, type SessionState } from './session-state.js';
 import { loadSessions, saveSessions } from './session-store.js';
-import { addToGroup, renameGroup } from './tab-groups.js';
+import { SessionTabs } from './session-tabs.js';
+import { renameGroup } from './tab-groups.js';
 
 export type { AgentSummary, LastAction } from './session-state.js';
 
-/** The tools a session may call: the core ones and the optional groups the gateway enabled (--caps). */
-function toolsOf(settings: SessionSettings): Tool[] {
-  // Context tools need a browser browsermcp owns: here they answer with the engine's clear error.
-  return toolsFor((settings.caps ?? []).filter(isOptionalCapability));
-}
-
-
 /**
  * The daemon's sessions in this browser: each owns some tabs, kept together in a tab group labelled with the client's
- * name, and runs the @browsermcp/tools engine on them through chrome.debugger. This class coordinates; its rooms
- * hold the rest: the debugger connections (attachments.ts), tab groups (tab-groups.ts), where the person looks
- * (focus.ts), what survives a worker restart (session-store.ts), the person's Allow (agent-approval.ts).
+ * name, and runs the @browsermcp/tools engine on them through chrome.debugger. This class owns the sessions and
+ * coordinates; its rooms hold the rest: which tab is whose (session-tabs.ts), the debugger connections
+ * (attachments.ts), tab groups (tab-groups.ts), where the person looks (focus.ts), what survives a worker restart
+ * (session-store.ts), the person's Allow (agent-approval.ts) and rules (person-rules.ts).
  */
 export class BrowserSessions {
   private readonly sessions = new Map<string, SessionState>();
   private readonly calls = new ToolCalls();
   private readonly attachments: Attachments;
-  /** Tabs this extension is closing itself: it tells the daemon at once, not when Chrome reports the removal. */
-  private readonly closing = new Set<number>();
-  private readonly focus = new PersonFocus((tabId) => this.ownerOf(tabId) !== undefined);
+  private readonly tabs: SessionTabs;
+  private readonly focus = new PersonFocus((tabId) => this.tabs.ownerOf(tabId) !== undefined);
 
   private readonly rules = new PersonRules();
   /** The person's answers to "may this agent use my browser?"; the badge counts the agents waiting for one. */
@@ -59,6 +43,7 @@ export class BrowserSessions {
 
   constructor(private readonly emit: (event: EventEnvelope) => void) {
     this.attachments = new Attachments(emit);
+    this.tabs = new SessionTabs(this.sessions, this.attachments, emit);
   }
 
   /** Reads the person's approval settings (ask before new agents, the names always allowed) into the approvals. */
@@ -94,7 +79,7 @@ export class BrowserSessions {
    * answer (it can navigate on from there).
    */
   async navigationStarted(tabId: number, url: string): Promise<void> {
-    const owner = this.ownerOf(tabId);
+    const owner = this.tabs.ownerOf(tabId);
     const site = owner ? this.rules.offLimitsSite(url) : undefined;
     if (!owner || site === undefined) return;
     await chrome.tabs.update(tabId, { url: blockedPageUrl(chrome.runtime.getURL(''), url, site) }).catch(() => undefined);
@@ -104,7 +89,7 @@ export class BrowserSessions {
   }
 
   async restore(): Promise<void> {
-    for (const { state, approval } of await loadSessions()) {
+    for await (const { state, approval } of loadSessions()) {
       this.sessions.set(state.id, state);
       this.approvals.opened(state.id, identityOf(state), approval);
     }
@@ -123,18 +108,7 @@ export class BrowserSessions {
   }
 
   summary(): AgentSummary[] {
-    return [...this.sessions.values()].map((s) => ({
-      sessionId: s.id,
-      clientName: s.clientName,
-      agent: s.agent ?? null,
-      wants: s.wants ?? null,
-      approval: this.approvals.shown(s.id),
-      asking: s.asking ?? null,
-      tabs: s.tabIds.length,
-      sharedTabs: s.sharedTabIds.length,
-      lastAction: s.lastAction ?? null,
-      activity: [...s.activity].reverse(),
-    }));
+    return [...this.sessions.values()].map((s) => summaryOf(s, this.approvals.shown(s.id)));
   }
 
   /** The person answered Allow once / Always allow / Deny; returns the names to remember as always allowed. */
@@ -162,7 +136,7 @@ export class BrowserSessions {
    */
   async shareableTab(): Promise<{ tabId: number; title: string; url: string } | null> {
     for (const tabId of this.focus.recentTabs()) {
-      if (this.ownerOf(tabId)) continue;
+      if (this.tabs.ownerOf(tabId)) continue;
       const tab = await chrome.tabs.get(tabId).catch(() => undefined);
       const url = tab?.url ?? '';
       if (!tab || !this.rules.shareable(url)) continue;
@@ -178,8 +152,8 @@ export class BrowserSessions {
   async shareTab(tabId: number, sessionId: string): Promise<void> {
     const s = this.sessions.get(sessionId);
     const tab = await chrome.tabs.get(tabId).catch(() => undefined);
-    if (!s || !tab || this.ownerOf(tabId) || !/^https?:/i.test(tab.url ?? '')) return;
-    await this.addTab(s, tabId);
+    if (!s || !tab || this.tabs.ownerOf(tabId) || !/^https?:/i.test(tab.url ?? '')) return;
+    await this.tabs.add(s, tabId);
     s.sharedTabIds.push(tabId);
     this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tabId) }));
     if (s.tools) {
@@ -250,51 +224,8 @@ export class BrowserSessions {
     this.approvals.forget(sessionId);
     void forgetApproval(sessionId).catch(() => undefined);
     const shared = new Set(s.sharedTabIds);
-    await Promise.all(s.tabIds.map((t) => (shared.has(t) ? this.giveBack(t) : this.closeTab(t))));
+    await Promise.all(s.tabIds.map((t) => (shared.has(t) ? this.tabs.giveBack(t) : this.tabs.close(t))));
     await this.persist();
-  }
-
-  /**
-   * Gives a tab the person shared back to them: out of the agent's group and its tabs, the debugger let go, open as
-   * it is. Nothing of theirs is closed by an agent or by Stop.
-   */
-  private async giveBack(tabId: number): Promise<void> {
-    this.forgetTab(tabId);
-    await chrome.tabs.ungroup(tabId).catch(() => undefined);
-  }
-
-  /**
-   * Closes a session tab. A session that closes one of its tabs (browser_tabs close) tells the daemon before its
-   * answer, so ownership is released everywhere at once; a closing session's tabs are no news.
-   */
-  private async closeTab(tabId: number): Promise<void> {
-    const owner = this.ownerOf(tabId);
-    if (owner?.sharedTabIds.includes(tabId)) {
-      if (this.sessions.get(owner.id) === owner) {
-        this.emit(createEvent({ sessionId: owner.id, name: ExtensionEvents.tabClosed, payload: null, tabId: String(tabId) }));
-        owner.tools?.addNote(`The tab the person shared with you went back to them, still open: browsermcp never closes the person's own tabs.`);
-      }
-      return this.giveBack(tabId);
-    }
-    this.closing.add(tabId);
-    this.forgetTab(tabId);
-    if (owner && this.sessions.get(owner.id) === owner) {
-      this.emit(createEvent({ sessionId: owner.id, name: ExtensionEvents.tabClosed, payload: null, tabId: String(tabId) }));
-    }
-    await chrome.tabs.remove(tabId).catch(() => undefined);
-  }
-
-  private forgetTab(tabId: number): void {
-    this.attachments.forget(tabId, (page) => {
-      for (const s of this.sessions.values()) s.tools?.removePage(page);
-    });
-    for (const s of this.sessions.values()) {
-      const i = s.tabIds.indexOf(tabId);
-      if (i >= 0) s.tabIds.splice(i, 1);
-      const shared = s.sharedTabIds.indexOf(tabId);
-      if (shared >= 0) s.sharedTabIds.splice(shared, 1);
-      if (s.currentTabId === tabId) s.currentTabId = s.tabIds[s.tabIds.length - 1];
-    }
   }
 
   /** A tab came to the front: the person's choice, unless it is a popup an agent's page just opened. */
@@ -304,10 +235,7 @@ export class BrowserSessions {
 
   /** The person closed a tab: ownership goes, the daemon hears of it, and its agent is told in its next answer. */
   tabRemoved(tabId: number): void {
-    const owner = this.ownerOf(tabId);
-    const ours = this.closing.delete(tabId);
-    this.forgetTab(tabId);
-    if (owner && !ours) this.emit(createEvent({ sessionId: owner.id, name: ExtensionEvents.tabClosed, payload: null, tabId: String(tabId) }));
+    this.tabs.removed(tabId);
     void this.persist();
   }
 
@@ -317,7 +245,7 @@ export class BrowserSessions {
    * that session and becomes current.
    */
   async popupOpened(sourceTabId: number, tabId: number): Promise<void> {
-    const owner = this.ownerOf(sourceTabId);
+    const owner = this.tabs.ownerOf(sourceTabId);
     if (!owner || owner.tabIds.includes(tabId)) return;
     // Only a tab that appears during (or just after) one of the session's actions is one its actions opened.
     const duringAction = owner.running > 0 || Date.now() - owner.lastActionEnd < POPUP_WINDOW_MS;
@@ -332,7 +260,7 @@ export class BrowserSessions {
       // Chrome shows a page's popup in front; the person keeps looking at what they were looking at.
       this.focus.popupAdopted(tabId);
       if ((await chrome.tabs.get(tabId).catch(() => undefined))?.active) await this.focus.giveBack(tab.windowId, tabId);
-      await this.addTab(owner, tabId);
+      await this.tabs.add(owner, tabId);
       this.emit(createEvent({ sessionId: owner.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tabId) }));
       const page = owner.tools ? await this.attachments.attach(owner, tabId).catch(() => undefined) : undefined;
       if (page) owner.tools?.adoptPage(page, true);
@@ -345,16 +273,7 @@ export class BrowserSessions {
 
   /** Chrome reports the debugger gone from a tab: an agent's tab is attached again by its next command. */
   async debuggerDetached(tabId: number, reason: string): Promise<void> {
-    await this.attachments.detachedByChrome(tabId, reason, this.ownerOf(tabId) !== undefined);
-  }
-
-  private ownerOf(tabId: number): SessionState | undefined {
-    for (const s of this.sessions.values()) if (s.tabIds.includes(tabId)) return s;
-    return undefined;
-  }
-
-  private async addTab(s: SessionState, tabId: number): Promise<void> {
-    await addToGroup(s, tabId, this.sessions.values());
+    await this.attachments.detachedByChrome(tabId, reason, this.tabs.ownerOf(tabId) !== undefined);
   }
 
   /** The session's engine, with every tab it holds attached (again, after a worker restart or a detach). */
@@ -382,7 +301,7 @@ export class BrowserSessions {
         },
         newPage: async () => {
           const tab = await chrome.tabs.create({ url: 'about:blank', active: false });
-          await this.addTab(s, tab.id!);
+          await this.tabs.add(s, tab.id!);
           const page = await this.attachments.attach(s, tab.id!);
           void this.persist();
           this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tab.id) }));
@@ -390,7 +309,7 @@ export class BrowserSessions {
         },
         closePage: async (page) => {
           const tabId = this.attachments.tabOf(page);
-          if (tabId !== undefined) await this.closeTab(tabId);
+          if (tabId !== undefined) await this.tabs.close(tabId);
           void this.persist();
         },
       }, this.rules.configFor(s.settings));
