@@ -94,7 +94,9 @@ export function newSessionState(id: string, known: Partial<SessionState> = {}): 
 
 /** Records what a command did, for the popup: its last action and its activity list (bounded). */
 export function recordAction(s: SessionState, command: CommandEnvelope, url: string | undefined): void {
-  const pageTool = command.name === 'browser_webmcp_call' && typeof (command.payload as { name?: unknown }).name === 'string' ? { pageTool: String((command.payload as { name: string }).name).slice(0, 128) } : {};
+  // Any payload may come (a call refused for bad arguments still ends here): only a string name is shown.
+  const payload = command.payload as { name?: unknown } | null | undefined;
+  const pageTool = command.name === 'browser_webmcp_call' && typeof payload?.name === 'string' ? { pageTool: payload.name.slice(0, 128) } : {};
   s.lastAction = { tool: command.name, site: siteOf(url), at: Date.now(), ...pageTool };
   s.activity.push(s.lastAction);
   if (s.activity.length > ACTIVITY_SIZE) s.activity.splice(0, s.activity.length - ACTIVITY_SIZE);

@@ -27,6 +27,9 @@ describe('the extension in a real browser', () => {
     const clicked = textOf(await h.router.dispatch('s1', { name: 'browser_click', payload: { target: refIn(snap, 'button "Click me"') } }));
     expect(clicked).toContain('button "Clicked 1 times"');
     await expect.poll(async () => (await groups()).map((g) => g.title)).toContain('Agent One');
+    // A call without arguments is answered with what is missing (not left unanswered until the router's timeout).
+    const bare = textOf(await h.router.dispatch('s1', { name: 'browser_webmcp_call', timeoutMs: 10_000 }));
+    expect(bare).toContain('Invalid arguments for browser_webmcp_call');
   });
 
   it('keeps sessions apart: own tabs, a foreign tab refused, events only to the owner', async () => {
