@@ -193,4 +193,23 @@ describe('pointer', () => {
     await call(s, 'browser_drag', { startTarget: '#a', endTarget: '#b' });
     expect(await call(s, 'browser_evaluate', { function: '() => window.events' })).toMatch(/"down-a",\s*"up-b"/);
   });
+
+  it('drops with HTML5 drag and drop, also onto an element right below the one dragged', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await call(s, 'browser_evaluate', {
+      function: `() => {
+        document.body.insertAdjacentHTML('afterbegin', '<div id="src" draggable="true" style="height:40px;background:#fc9">Drag me</div><div id="dst" style="width:100px;height:50px;background:#9cf">Drop here</div>');
+        window.dnd = [];
+        const src = document.getElementById('src');
+        const dst = document.getElementById('dst');
+        src.addEventListener('dragstart', (e) => { dnd.push('start'); e.dataTransfer.setData('text/plain', 'x'); });
+        dst.addEventListener('dragover', (e) => e.preventDefault());
+        dst.addEventListener('drop', (e) => { e.preventDefault(); dnd.push('drop'); dst.textContent = 'dropped'; });
+      }`,
+    });
+    const answer = await call(s, 'browser_drag', { startTarget: '#src', endTarget: '#dst' });
+    expect(answer).toContain('Dragged #src to #dst');
+    expect(await call(s, 'browser_evaluate', { function: '() => window.dnd' })).toMatch(/"start",\s*"drop"/);
+  });
 });

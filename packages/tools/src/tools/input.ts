@@ -8,6 +8,10 @@ import { codeArg, type CodeStep, type LocatorChain } from '../engine/codegen.js'
 import { addCode, locatorForCode, typedText } from '../session/record-code.js';
 import { defineTabTool } from '../session/tool.js';
 import { elementSchema, label, targetSchema } from './common.js';
+import { delay } from '../engine/timing.js';
+
+/** How long Chrome gets to start its drag session after the page's dragstart (see browser_drag). */
+const DRAG_START_MS = 50;
 
 const MODIFIERS = ['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'] as const;
 type Modifier = (typeof MODIFIERS)[number];
@@ -110,7 +114,12 @@ const drag = defineTabTool({
         await tab.runAction(async () => {
           await mouse.move(from.x, from.y);
           await mouse.down();
+          // A few pixels first: past Chrome's drag threshold the page's dragstart runs and Chrome starts its drag
+          // session, which takes a moment; moves sent before it has started are plain mouse moves, and the drop is lost.
+          await mouse.move(from.x + 4, from.y + 4, { steps: 2 });
+          await delay(DRAG_START_MS);
           await mouse.move(to.x, to.y, { steps: 8 });
+          await mouse.move(to.x, to.y);
           await mouse.up();
         }, { input: { frame: startFrame, what: 'drag', kind: 'press' }, pointerMoves: true });
       }),
