@@ -6,7 +6,6 @@ import type { CodegenLanguage } from '../engine/codegen.js';
 import type { UrlCheck } from '../engine/origins.js';
 import type { Refusal } from '../tab/request-guard.js';
 import { Tab } from '../tab/tab.js';
-import type { AnsweredTab } from './stale-refs.js';
 import { withTimeout } from '../engine/timing.js';
 
 export type { FileAccess, UploadFile } from '../engine/files.js';
@@ -135,6 +134,13 @@ export const defaultSessionConfig: SessionConfig = {
   consoleLinesInAnswer: 20,
   maxTabMemoryMb: DEFAULT_MAX_TAB_MEMORY_MB,
 };
+
+/** The tab the model last saw in an answer (its refs are that tab's), and where it was then (see stale-refs.ts). */
+export interface AnsweredTab {
+  readonly tab: Tab;
+  readonly index: number;
+  readonly url: string;
+}
 
 /** What the tools know of one MCP session: its tabs and which one is current. */
 export class ToolSession {

@@ -1,13 +1,5 @@
 import { parseRef } from '../engine/refs.js';
-import type { Tab } from '../tab/tab.js';
 import type { ToolSession } from './session.js';
-
-/** The tab the model last saw in an answer (its refs are that tab's), and where it was then. */
-export interface AnsweredTab {
-  readonly tab: Tab;
-  readonly index: number;
-  readonly url: string;
-}
 
 /** Remembers which tab the answer being sent speaks of: the model's next refs come from it. */
 export function rememberAnsweredTab(session: ToolSession): void {
