@@ -126,14 +126,13 @@ async function openedOurs(tab: Tab, open: () => Promise<HTTPResponse | null>, hr
 }
 
 /**
- * Where going back (-1) or forward (+1) in the tab's history would land, or undefined when there is nowhere to go: the
- * history's own end, or, going back, the blank page a new tab starts on (no page of the agent's).
+ * Whether going back (-1) or forward (+1) in the tab's history lands on a page: not past the history's own end, nor,
+ * going back, on the blank page a new tab starts on (no page of the agent's).
  */
-async function historyStep(tab: Tab, step: -1 | 1): Promise<string | undefined> {
+async function canStep(tab: Tab, step: -1 | 1): Promise<boolean> {
   const { currentIndex, entries } = await tab.cdp().send('Page.getNavigationHistory');
   const entry = entries[currentIndex + step];
-  if (!entry || (step === -1 && currentIndex + step === 0 && entry.url === 'about:blank')) return undefined;
-  return entry.url;
+  return entry !== undefined && !(step === -1 && currentIndex + step === 0 && entry.url === 'about:blank');
 }
 
 const back = defineTabTool({
@@ -146,7 +145,7 @@ const back = defineTabTool({
     type: 'action',
   },
   async handle(tab, _args, response, session) {
-    if ((await historyStep(tab, -1)) === undefined) {
+    if (!(await canStep(tab, -1))) {
       response.addResult(`There is no previous page in this tab: it stays on ${tab.page.url()}.`);
     } else {
       await tab.page.goBack({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
@@ -166,7 +165,7 @@ const forward = defineTabTool({
     type: 'action',
   },
   async handle(tab, _args, response, session) {
-    if ((await historyStep(tab, 1)) === undefined) {
+    if (!(await canStep(tab, 1))) {
       response.addResult(`There is no next page in this tab: it stays on ${tab.page.url()}.`);
     } else {
       await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
