@@ -10,7 +10,7 @@ import type { SessionSettings } from '@browsermcp/protocol';
 import { sessionConfigFrom } from '@browsermcp/tools';
 import { readToolFlags, toolOptions } from './tool-options.js';
 import {
-  applyConfigFile,
+  applySettingSources,
   ConfigError,
   readSharedSettings,
   repeatableOption,
@@ -261,7 +261,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const values = new SettingValues(program);
   if (values.bool('version')) return { kind: 'version' };
   const { notes, headed } = applyOldSpellings(program, values);
-  applyConfigFile(program);
+  applySettingSources(program);
   const shared = readSharedSettings(values, env);
   const tools = readToolFlags(values, shared.commandTimeoutMs);
   // What the operator set (and --caps when given): every session's settings are taken within them (settingsWithin).
@@ -294,8 +294,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const extensionIds = values.many('extensionId');
   const cluster = readCluster(values);
 
-  // --no-local sets local=false in commander.
-  const local = values.raw('local') === false || values.raw('local') === 'false'
+  // --no-local sets local=false in commander (its default is true).
+  const local = !values.bool('local')
     ? null
     : {
         outputDir: shared.outputDir,

@@ -16,6 +16,7 @@ import { defaultPairingFile } from './server/pairing-secret.js';
 import { refusedBrowserArg } from './local/browser.js';
 import { BROWSER_CHANNELS, findChannel } from './local/chrome.js';
 import { FILE_PATH_MODES, type FilePathMode } from './local/files.js';
+import { applySwitchVariables, BOOLEAN_WORDS, parseBooleanText } from './boolean-env.js';
 
 export const ENV_PREFIX = 'BROWSERMCP_';
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
@@ -200,10 +201,13 @@ export class SettingValues {
     return value === undefined || value === null || value === '' ? undefined : String(value);
   }
 
-  /** A config file or a variable may say "true" or "1". */
+  /** A switch; a config file may say it in words too ("true", "off"…), and anything else is refused. */
   bool(key: string): boolean {
     const value = this.raw(key);
-    return value === true || value === 'true' || value === '1';
+    if (value === undefined || value === null || typeof value === 'boolean') return value === true;
+    const parsed = parseBooleanText(String(value));
+    if (parsed === undefined) throw new ConfigError(`${this.flag(key)} must be yes or no (${BOOLEAN_WORDS}), got "${String(value)}".`);
+    return parsed;
   }
 
   /** A comma-separated list; a list an old repeated spelling gave stays as it is. */
@@ -266,10 +270,12 @@ export class SettingValues {
 }
 
 /**
- * Merges the --config file into the program: defaults < config file < environment < command line. Keys are the
- * options' camelCase names; hidden options (old spellings) are not keys.
+ * After commander's parse: the switches' variables read for what they say (boolean-env.ts), then the --config file
+ * merged in: defaults < config file < environment < command line. Keys are the options' camelCase names; hidden
+ * options (old spellings) are not keys.
  */
-export function applyConfigFile(program: Command): void {
+export function applySettingSources(program: Command, env: NodeJS.ProcessEnv = process.env): void {
+  applySwitchVariables(program, env, (message) => new ConfigError(message));
   const values = new SettingValues(program);
   const path = values.str('config');
   if (path === undefined) return;

@@ -36,7 +36,7 @@ export { createClusterMember, memberPermissions, natsClusterConfig, type Cluster
 export { ClusterNames } from './cluster/names.js';
 export { writeNatsClusterFiles, type NatsClusterFiles } from './cluster/nats-files.js';
 export {
-  applyConfigFile,
+  applySettingSources,
   CDP_REFUSALS,
   ConfigError,
   DEFAULT_COMMAND_TIMEOUT_SECONDS,

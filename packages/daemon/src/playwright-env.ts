@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ENV_PREFIX } from './command-line.js';
+import { parseBooleanText } from './boolean-env.js';
 
 const PLAYWRIGHT_PREFIX = 'PLAYWRIGHT_MCP_';
 
@@ -25,8 +26,9 @@ export function playwrightEnvAliases(program: Command, env: NodeJS.ProcessEnv): 
       continue;
     }
     // A boolean flag: commander turns it on whenever its variable is set, whatever the value.
-    const on = value === 'true' || value === '1';
-    const off = value === 'false' || value === '0';
+    const said = parseBooleanText(value);
+    const on = said === true;
+    const off = said === false;
     const target = on ? ours : off ? `${ENV_PREFIX}NO_${RENAMED[flag] ?? flag}` : undefined;
     if (target !== undefined && options.has(target) && env[target] === undefined) added[target] = '1';
   }

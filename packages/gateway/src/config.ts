@@ -1,5 +1,5 @@
 import {
-  applyConfigFile,
+  applySettingSources,
   ConfigError,
   isLoopbackHost,
   readSharedSettings,
@@ -84,7 +84,7 @@ export interface GatewayConfig extends SharedSettings {
 
 /** Defaults < config file < environment < command line; then every value is checked once, here. */
 export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  applyConfigFile(program);
+  applySettingSources(program);
   const v = new SettingValues(program);
   const str = (k: string) => v.str(k);
   const bool = (k: string) => v.bool(k);
@@ -103,8 +103,8 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const cdpHeaders = cdpHeadersFrom(v.many('cdpHeader'));
   if (bool('isolated') && userDataDir) throw new ConfigError('--isolated and --user-data-dir contradict each other: pick one.');
 
-  // --no-auth sets auth=false in commander.
-  const noAuth = v.raw('auth') === false || v.raw('auth') === 'false';
+  // --no-auth sets auth=false in commander (its default is true).
+  const noAuth = !v.bool('auth');
   if (noAuth && shared.port !== undefined && !loopback) {
     throw new ConfigError(`--no-auth is only allowed on a loopback host; ${host} is reachable from other machines. Use --api-key.`);
   }
