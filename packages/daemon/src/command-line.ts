@@ -45,6 +45,22 @@ export function settingOption(flags: string, description: string): Option {
 }
 
 const repeatable = new WeakSet<Option>();
+const serverFiles = new WeakSet<Option>();
+
+/**
+ * Marks an option whose value names one of the server's own files or folders (keys, secrets, config, profile): no
+ * tool ever reads what it names (local/protected-files.ts), whatever the roots.
+ */
+export function serverFile(option: Option): Option {
+  serverFiles.add(option);
+  return option;
+}
+
+/** What the program's server-file options name, as absolute paths (lists split): the files no tool may read. */
+export function serverFilePaths(program: Command): string[] {
+  const values = new SettingValues(program);
+  return program.options.filter((o) => serverFiles.has(o)).flatMap((o) => values.list(o.attributeName()).map((p) => resolve(p)));
+}
 
 /** An option given once per value (values may hold commas, e.g. a header or a browser flag); it reads as a list. */
 export function repeatableOption(flags: string, description: string): Option {
@@ -122,7 +138,7 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
       '--cdp-endpoint <url>',
       describe('cdpEndpoint', 'connect to a running browser (http://host:port or ws://…) instead of launching one (default: launch one)'),
     ),
-    userDataDir: settingOption('--user-data-dir <dir>', describe('userDataDir', 'persistent browser profile (sessions share it, each owns its tabs) (default: a fresh temporary profile)')),
+    userDataDir: serverFile(settingOption('--user-data-dir <dir>', describe('userDataDir', 'persistent browser profile (sessions share it, each owns its tabs) (default: a fresh temporary profile)'))),
     viewportSize: settingOption('--viewport-size <WxH>', describe('viewportSize', 'viewport of new pages, or "none" to follow the window')).default(DEFAULT_VIEWPORT_SIZE),
     caps: settingOption('--caps <list>', describe('caps', `optional tool capabilities, comma-separated: ${optionalCapabilities.join(', ')} (default: none)`)),
     sharedBrowserContext: settingOption(
@@ -137,7 +153,7 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
       '--cors-origins <list>',
       describe('corsOrigins', 'web origins whose pages may call this server (e.g. https://app.example.com), comma-separated (default: none)'),
     ),
-    config: settingOption('--config <file>', describe('config', 'JSON file with any of these options (camelCase keys); flags and env override it (default: none)')),
+    config: serverFile(settingOption('--config <file>', describe('config', 'JSON file with any of these options (camelCase keys); flags and env override it (default: none)'))),
     outputDir: settingOption('--output-dir <dir>', describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)')).default(DEFAULT_OUTPUT_DIR),
     outputMaxSize: settingOption(
       '--output-max-size <bytes>',
@@ -158,10 +174,12 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
       '--request-timeout <seconds>',
       describe('requestTimeout', "how long a request's headers and body may take to arrive; slower clients are cut (408)"),
     ).default(String(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000)),
-    pairingFile: settingOption(
-      '--pairing-file <file>',
-      describe('pairingFile', 'the secret the extension is paired with (made on first start, 0600; its pairing code is printed at start)'),
-    ).default(defaultPairingFile()),
+    pairingFile: serverFile(
+      settingOption(
+        '--pairing-file <file>',
+        describe('pairingFile', 'the secret the extension is paired with (made on first start, 0600; its pairing code is printed at start)'),
+      ).default(defaultPairingFile()),
+    ),
     logLevel: settingOption('--log-level <level>', describe('logLevel', `log level: ${LOG_LEVELS.join(', ')}`)).default('info'),
   };
 }

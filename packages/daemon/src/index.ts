@@ -3,7 +3,7 @@ export { formatDuration } from './router/duration.js';
 export * from './errors';
 export { LocalExecutor } from './local/executor.js';
 export type { LocalExecutorOptions } from './local/executor.js';
-export { LocalBrowser } from './local/browser.js';
+export { browserEnvironment, LocalBrowser } from './local/browser.js';
 export type { LocalBrowserOptions } from './local/browser.js';
 export { BROWSER_CHANNELS, chromeToLaunch, findChannel, findChrome, NO_CHROME_FIX, QUIET_ARGS } from './local/chrome.js';
 export type { ChromeSearch } from './local/chrome.js';
@@ -47,6 +47,8 @@ export {
   LOG_LEVELS,
   readSharedSettings,
   repeatableOption,
+  serverFile,
+  serverFilePaths,
   settingOption,
   SettingValues,
   sharedOptions,

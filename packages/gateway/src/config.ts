@@ -4,6 +4,7 @@ import {
   isLoopbackHost,
   readSharedSettings,
   readToolFlags,
+  serverFilePaths,
   SettingValues,
   type PageSetupOptions,
   type SharedSettings,
@@ -31,8 +32,12 @@ export interface GatewayConfig extends SharedSettings {
   cdpTimeoutMs: number;
   allowedOrigins: string[];
   blockedOrigins: string[];
-  /** Input files from anywhere, and file: URLs (--allow-unrestricted-file-access). */
+  /** Input files from anywhere, and file: URLs (--allow-unrestricted-file-access), but for the protected ones. */
   allowUnrestrictedFileAccess: boolean;
+  /** The server's own files and folders the flags name (keys, secrets, config, profile): no tool reads them. */
+  protectedPaths: string[];
+  /** --trust-client-roots: over HTTP, a client's MCP roots count anywhere (by default only inside --file-roots). */
+  trustClientRoots: boolean;
   /** Keys HTTP clients may use; empty means one is generated at startup (unless noAuth). */
   apiKeys: string[];
   noAuth: boolean;
@@ -167,6 +172,8 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     cdpTimeoutMs: int('cdpTimeout', 0, 3_600_000)!,
     ...tools.settings,
     allowUnrestrictedFileAccess: bool('allowUnrestrictedFileAccess'),
+    protectedPaths: serverFilePaths(program),
+    trustClientRoots: bool('trustClientRoots'),
     apiKeys,
     apiKeysGiven: apiKeys.length > 0,
     trustProxy: trustProxyFrom(str('trustProxy')),

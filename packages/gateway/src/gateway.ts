@@ -18,6 +18,7 @@ import { LineStdioTransport } from './stdio-transport.js';
 import { SessionRecords } from './session-records.js';
 import { VERSION } from './version.js';
 import { describeNotice } from './notices.js';
+import type { RootsPolicy } from './roots.js';
 
 export async function createBackend(config: GatewayConfig): Promise<Backend> {
   if (config.daemonUrls.length) {
@@ -40,7 +41,14 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       graceMs: config.gracePeriodMs,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
       // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.
-      files: { outputDir: config.outputDir, roots: config.fileRoots, unrestricted: config.allowUnrestrictedFileAccess, maxOutputBytes: config.outputMaxBytes, filePaths: config.filePaths },
+      files: {
+        outputDir: config.outputDir,
+        roots: config.fileRoots,
+        unrestricted: config.allowUnrestrictedFileAccess,
+        protectedPaths: config.protectedPaths,
+        maxOutputBytes: config.outputMaxBytes,
+        filePaths: config.filePaths,
+      },
       keepStateMs: config.keepBrowserStateMs,
     });
   }
@@ -61,6 +69,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     filePaths: config.filePaths,
     idleTimeoutMs: config.idleTimeoutMs,
     unrestrictedFileAccess: config.allowUnrestrictedFileAccess,
+    protectedPaths: config.protectedPaths,
     caps: config.caps,
     commandTimeoutMs: config.commandTimeoutMs,
     toolConfig: sessionConfigFrom(toolSettings(config)),
@@ -95,6 +104,7 @@ function toolSettings(config: GatewayConfig): ToolSettings {
     consoleLevel: config.consoleLevel,
     imageResponses: config.imageResponses,
     allowFileUrls: config.allowUnrestrictedFileAccess,
+    ...(config.allowUnrestrictedFileAccess ? { protectedPaths: config.protectedPaths } : {}),
     codegen: config.codegen,
     maxTabs: config.maxTabs,
     maxLogEntries: config.maxLogEntries,
@@ -141,7 +151,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     connectionLimits: config.connectionLimits,
     eventStoreSize: 1000,
     logLevel: config.logLevel,
-    clientRoots: isLoopbackHost(config.host),
+    roots: httpRoots(config, apiKeys.length),
     stateKeepMs: stateKeepMs(config),
     progressIntervalMs: config.progressIntervalMs,
     sessionRecords: config.saveSession ? new SessionRecords(config.outputDir, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`)) : undefined,
@@ -171,6 +181,21 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   };
 }
 
+/**
+ * Whose roots count over HTTP (roots.ts): a client's only inside --file-roots unless --trust-client-roots, and none
+ * from elsewhere; the working directory only on loopback with a single key (one person owns the gateway).
+ */
+export function httpRoots(config: GatewayConfig, keys: number): RootsPolicy {
+  const loopback = isLoopbackHost(config.host);
+  return {
+    client: !loopback ? 'none' : config.trustClientRoots ? 'anywhere' : { within: config.fileRoots },
+    cwd: loopback && keys === 1,
+  };
+}
+
+/** Over stdio the client owns the gateway: its roots count anywhere, and the working directory while it names none. */
+const STDIO_ROOTS: RootsPolicy = { client: 'anywhere', cwd: true };
+
 /** Serves one MCP session over stdin/stdout; resolves when stdin closes and everything is shut down. */
 export async function runStdioGateway(config: GatewayConfig, write: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<void> {
   // stdout carries the protocol; these lines go to stderr, and only at --log-level info or chattier.
@@ -195,12 +220,12 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
         pageTools: era !== 'modern',
         route: (server) =>
           era === 'modern'
-            ? new StatelessCalls(server, { states, waitingFor: (id) => backend.waitingFor?.(id), roots: 'client-or-cwd' })
+            ? new StatelessCalls(server, { states, waitingFor: (id) => backend.waitingFor?.(id), roots: STDIO_ROOTS })
             : new SessionCalls(server, {
                 sessionId: () => sessionId,
                 backend,
                 states,
-                roots: 'client-or-cwd',
+                roots: STDIO_ROOTS,
                 open: async (clientName, roots) => {
                   await backend.openSession(sessionId, { clientName, roots, owner: 'stdio' });
                   opened = true;

@@ -1,13 +1,52 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 
 /**
- * Which folders count as a session's own, where the model may name input files (uploads, storage states):
- * - `client-or-cwd` (stdio, and HTTP on loopback): the client's MCP roots, or the gateway's working directory when it
- *   declares none — the client runs on this machine, so its paths mean something (as with @playwright/mcp);
- * - `none` (HTTP reachable from elsewhere): a remote client's paths name nothing on this machine.
+ * Which folders count as a session's own, where the model may name input files (uploads, storage states), besides
+ * --file-roots and its own output folder (SECURITY.md, "Files a tool can never read"):
+ * - `client`: the MCP roots the client declares count anywhere (stdio: the client owns this gateway; HTTP with
+ *   --trust-client-roots), only inside these folders (HTTP: --file-roots; a client's word is no grant), or not at
+ *   all (HTTP reachable from elsewhere: a remote client's paths name nothing on this machine);
+ * - `cwd`: the gateway's working directory counts while the client declares none, where one person owns the gateway
+ *   (stdio, or HTTP on loopback with a single API key).
  */
-export type RootsPolicy = 'client-or-cwd' | 'none';
+export interface RootsPolicy {
+  client: 'anywhere' | 'none' | { within: readonly string[] };
+  cwd: boolean;
+}
+
+/** Where a folder really is (through links), or the folder as named when it does not exist. */
+function real(path: string): string {
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** The roots a client declared that the policy honours, by where they really are (a link inside --file-roots to / is not inside it). */
+export function honouredRoots(policy: RootsPolicy, declared: readonly string[]): string[] {
+  const { client } = policy;
+  if (client === 'none') return [];
+  if (client === 'anywhere') return [...declared];
+  const within = client.within.map(real);
+  return declared.filter((root) => {
+    const r = real(root);
+    return within.some((w) => {
+      const rel = relative(w, r);
+      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+    });
+  });
+}
+
+/** A session's roots: those of the client's the policy honours, else the working directory where it counts. */
+export function rootsFor(policy: RootsPolicy, declared: readonly string[] | undefined, cwd: string = process.cwd()): string[] {
+  const fallback = policy.cwd ? [cwd] : [];
+  if (declared === undefined || declared.length === 0) return fallback;
+  return honouredRoots(policy, declared);
+}
 
 /** How long the client may take to answer roots/list before its roots count as none for this call. */
 const ROOTS_TIMEOUT_MS = 5_000;
@@ -46,14 +85,14 @@ export class ClientRoots {
 
   /** The session's roots as local paths. */
   get(): Promise<string[]> {
-    const fallback = this.policy === 'client-or-cwd' ? [this.cwd] : [];
-    if (this.policy === 'none' || !this.server.getClientCapabilities()?.roots) return Promise.resolve(fallback);
+    const none = rootsFor(this.policy, undefined, this.cwd);
+    if (this.policy.client === 'none' || !this.server.getClientCapabilities()?.roots) return Promise.resolve(none);
     this.cached ??= this.ask().then(
-      (roots) => (roots.length ? roots : fallback),
+      (roots) => rootsFor(this.policy, roots, this.cwd),
       () => {
         // Not kept: a client that did not answer this time may answer the next.
         this.cached = undefined;
-        return fallback;
+        return none;
       },
     );
     return this.cached;

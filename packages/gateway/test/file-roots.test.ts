@@ -1,4 +1,4 @@
-import { chownSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, linkSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserEnvironment, DEFAULT_OUTPUT_DIR } from '@browsermcp/daemon';
 import type { RunningHttpGateway } from '../src/index.js';
 import { startGateway, text } from './helpers.js';
 
@@ -113,10 +114,10 @@ describe('stdio: the working directory, then the client roots', () => {
   });
 });
 
-describe('HTTP on loopback: each client its own roots', () => {
+describe('HTTP on loopback with --trust-client-roots: each client its own roots', () => {
   let gw: RunningHttpGateway;
   beforeAll(async () => {
-    gw = await startGateway();
+    gw = await startGateway(['--trust-client-roots']);
   });
   afterAll(async () => {
     await gw?.close();
@@ -132,8 +133,8 @@ describe('HTTP on loopback: each client its own roots', () => {
       const other = await upload(without, join(ROOT_A, 'a.txt'));
       expect(other.isError).toBe(true);
       expect(other.text).toContain('is outside the allowed file roots');
-      // On this machine, a client that names no roots gets the gateway's working directory (as over stdio, and as
-      // @playwright/mcp does over HTTP); a client that names roots gets those instead.
+      // On this machine with one key (one person owns the gateway), a client that names no roots gets the gateway's
+      // working directory (as over stdio, and as @playwright/mcp does over HTTP); a client that names roots gets those.
       expect(other.text).toContain(`is outside the allowed file roots (${process.cwd()}, `);
       expect((await upload(withRoots, join(process.cwd(), 'package.json'))).isError).toBe(true);
     } finally {
@@ -151,6 +152,137 @@ describe('HTTP on loopback: each client its own roots', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("HTTP on loopback by default: a client's roots count only inside --file-roots", () => {
+  it("refuses a file under a root the client declared outside --file-roots, and under one declared as /; honours one inside", async () => {
+    const gw = await startGateway(['--file-roots', ROOT_B]);
+    const outside = clientWithRoots('declares-a', { current: [ROOT_A] });
+    const everything = clientWithRoots('declares-slash', { current: ['/'] });
+    const inside = clientWithRoots('declares-inside', { current: [ROOT_B] });
+    try {
+      await Promise.all([httpClient(gw, outside), httpClient(gw, everything), httpClient(gw, inside)]);
+      const refused = await upload(outside, join(ROOT_A, 'a.txt'));
+      expect(refused.isError).toBe(true);
+      // The client's root is not among the allowed ones; --file-roots is.
+      expect(refused.text).toContain(`is outside the allowed file roots (${DEFAULT_OUTPUT_DIR}/caller-`);
+      expect(refused.text).toMatch(new RegExp(`caller-[0-9a-f]{16}, ${ROOT_B}\\)`));
+      const slash = await upload(everything, join(ELSEWHERE, 'private.txt'));
+      expect(slash.isError).toBe(true);
+      expect(slash.text).not.toContain('not for agents');
+      // Inside --file-roots the client's root counts, and a relative name resolves in it.
+      expect((await upload(inside, 'b.txt')).seen).toContain('b.txt|from root B');
+    } finally {
+      await Promise.all([outside.close(), everything.close(), inside.close()]);
+      await gw.close();
+    }
+  });
+
+  it('gives the working directory to a client without roots only where one key owns the gateway: not with two keys, not with --no-auth', async () => {
+    const cwdFile = join(process.cwd(), `bmcp-cwd-rule-${process.pid}.txt`);
+    writeFileSync(cwdFile, 'from the working directory of a one-key gateway');
+    const keys = join(mkdtempSync(join(tmpdir(), 'bmcp-two-keys-')), 'keys');
+    writeFileSync(keys, 'key-number-one-0123456789abcdef\nkey-number-two-0123456789abcdef\n');
+    const one = await startGateway();
+    const two = await startGateway(['--api-key-file', keys]);
+    const open = await startGateway(['--no-auth']);
+    const connect = async (gw: RunningHttpGateway, key: string | undefined) => {
+      const client = new Client({ name: 'no-roots', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), key ? { requestInit: { headers: { Authorization: `Bearer ${key}` } } } : {}));
+      return client;
+    };
+    const clients = await Promise.all([connect(one, one.apiKey), connect(two, 'key-number-one-0123456789abcdef'), connect(open, undefined)]);
+    try {
+      expect((await upload(clients[0]!, cwdFile)).seen).toContain('from the working directory of a one-key gateway');
+      for (const client of clients.slice(1)) {
+        const refused = await upload(client, cwdFile);
+        expect(refused.isError).toBe(true);
+        // Only the caller's own output folder is left: no working directory in the list.
+        expect(refused.text).toMatch(new RegExp(`${cwdFile} is outside the allowed file roots \\(${DEFAULT_OUTPUT_DIR}(/caller-[0-9a-f]{16})?\\)`));
+      }
+    } finally {
+      rmSync(cwdFile, { force: true });
+      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all([one.close(), two.close(), open.close()]);
+    }
+  });
+});
+
+describe("files a tool can never read, whatever the roots: the server's own, the kernel's, another caller's", () => {
+  it("refuses each of the gateway's own files, /proc, /sys, /dev, links to them, and another key's saved file, with --allow-unrestricted-file-access and a client declaring /", async () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'bmcp-own-files-')));
+    const out = join(home, 'out');
+    const own = {
+      keys: join(home, 'keys'),
+      secrets: join(home, 'secrets.env'),
+      pairing: join(home, 'pairing-secret'),
+      config: join(home, 'config.json'),
+      state: join(home, 'state.json'),
+      init: join(home, 'init.js'),
+    };
+    writeFileSync(own.keys, 'key-of-alice-0123456789abcdef\nkey-of-bob-0123456789abcdefgh\n');
+    writeFileSync(own.secrets, 'BANK_PIN=4711-top-secret\n');
+    writeFileSync(own.config, JSON.stringify({ outputDir: out }));
+    writeFileSync(own.state, JSON.stringify({ cookies: [], origins: [] }));
+    writeFileSync(own.init, '// set up');
+    // A hard link and a symbolic link to the key file, in a folder any root allows.
+    linkSync(own.keys, join(ELSEWHERE, 'hard-link-to-keys'));
+    symlinkSync(own.keys, join(ELSEWHERE, 'soft-link-to-keys'));
+    const gw = await startGateway([
+      '--api-key-file', own.keys, '--secrets', own.secrets, '--pairing-file', own.pairing, '--config', own.config,
+      '--storage-state', own.state, '--init-script', own.init, '--allow-unrestricted-file-access', '--trust-client-roots', '--file-paths', 'absolute',
+    ]);
+    const connect = async (name: string, key: string) => {
+      const client = clientWithRoots(name, { current: ['/'] });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+      return client;
+    };
+    const alice = await connect('alice', 'key-of-alice-0123456789abcdef');
+    const bob = await connect('bob', 'key-of-bob-0123456789abcdefgh');
+    try {
+      await alice.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } });
+      const saved = text(await alice.callTool({ name: 'browser_take_screenshot', arguments: { filename: 'alice.png' } }));
+      const aliceFile = new RegExp(`(${out}/caller-[0-9a-f]{16}/alice\\.png)`).exec(saved)?.[1];
+      expect(aliceFile, saved).toBeDefined();
+      // The launched browser's profile: its cookies are every session's.
+      const profile = (gw.backend as unknown as { executor: { browser: { profileDirs(): string[] } } }).executor.browser.profileDirs()[0];
+      expect(profile).toBeDefined();
+      const ownFiles = [...Object.values(own), join(ELSEWHERE, 'hard-link-to-keys'), join(ELSEWHERE, 'soft-link-to-keys'), join(profile!, 'Local State')];
+      for (const path of ownFiles) {
+        const refused = await upload(bob, path);
+        expect(refused.isError, path).toBe(true);
+        expect(refused.text, path).toContain("is one of this server's own files");
+      }
+      for (const path of ['/proc/self/environ', `/proc/${process.pid}/cmdline`, '/sys/kernel/hostname', '/dev/null', '/proc/self/root' + own.keys]) {
+        const refused = await upload(bob, path);
+        expect(refused.isError, path).toBe(true);
+        expect(refused.text, path).toMatch(/system's view of processes and devices|one of this server's own files/);
+      }
+      const theirs = await upload(bob, aliceFile!);
+      expect(theirs.isError).toBe(true);
+      expect(theirs.text).toContain("outside this caller's own folder");
+      // Nothing reached the page: its file input holds no file after all those tries.
+      const files = await bob.callTool({ name: 'browser_evaluate', arguments: { function: "() => document.querySelector('#upload').files.length" } });
+      expect(text(files)).toContain('### Result\n0');
+      // file:// pages are open with this flag, but not onto the server's own files or the kernel's.
+      for (const path of [own.keys, own.secrets, '/proc/self/environ']) {
+        const nav = await bob.callTool({ name: 'browser_navigate', arguments: { url: pathToFileURL(path).href } });
+        expect(nav.isError, path).toBe(true);
+        expect(text(nav), path).not.toContain('key-of-alice');
+      }
+      // What the flag is for still works: a file elsewhere is uploaded and opened.
+      expect((await upload(bob, join(ELSEWHERE, 'private.txt'))).seen).toContain('private.txt|not for agents');
+    } finally {
+      await Promise.all([alice.close(), bob.close()]);
+      await gw.close();
+      rmSync(join(ELSEWHERE, 'hard-link-to-keys'), { force: true });
+      rmSync(join(ELSEWHERE, 'soft-link-to-keys'), { force: true });
+    }
+  });
+
+  it("never gives the launched browser the server's BROWSERMCP_ variables", () => {
+    expect(browserEnvironment({ PATH: '/bin', BROWSERMCP_API_KEY: 'k', PLAYWRIGHT_MCP_SECRETS_FILE: 's', HOME: '/root' })).toEqual({ PATH: '/bin', HOME: '/root' });
   });
 });
 
@@ -227,10 +359,10 @@ describe('saved files per API key', () => {
       const before = readFileSync(file!, 'utf8');
       expect(statSync(join(file!, '..')).mode & 0o777).toBe(0o700);
 
-      // Bob names Alice's file: outside his roots (his own directory is another one).
+      // Bob names Alice's file: another caller's, whatever his roots.
       const taken = await upload(bob, file!);
       expect(taken.isError).toBe(true);
-      expect(taken.text).toContain(`${file} is outside the allowed file roots`);
+      expect(taken.text).toContain(`${file} is in the output directory outside this caller's own folder`);
       // The same name saved by Bob lands in his directory; Alice's file is as she left it.
       await bob.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
       const his = text(await bob.callTool({ name: 'browser_snapshot', arguments: { filename: 'page.md' } }));
@@ -268,7 +400,7 @@ describe('saved files per API key', () => {
 
 describe('MCP 2026-07-28: the client roots through the input-required round trip', () => {
   it('asks a client that declares roots for them when a call reads files, and reads from them; one without roots gets the working directory', async () => {
-    const gw = await startGateway();
+    const gw = await startGateway(['--trust-client-roots']);
     try {
       const connect = (roots: string[] | undefined) => modernClient(gw, roots);
       const withRoots = await connect([ROOT_A]);
@@ -302,7 +434,8 @@ describe('--output-max-size, --file-paths and --save-session', () => {
   it("keeps the caller's saved files under the size (oldest go first), shows them relative to the client's workspace, and records the session", async () => {
     const workspace = project('workspace', 'notes.txt', 'a project');
     const out = join(workspace, 'out');
-    const gw = await startGateway(['--output-dir', out, '--output-max-size', '2500', '--save-session']);
+    // The workspace is inside --file-roots, so the root the client declares counts over HTTP.
+    const gw = await startGateway(['--output-dir', out, '--output-max-size', '2500', '--save-session', '--file-roots', workspace]);
     const client = clientWithRoots('saver', { current: [workspace] });
     try {
       await httpClient(gw, client);

@@ -91,6 +91,8 @@ export const sessionSettingsSchema = z.object({
   secrets: z.record(z.string().min(1), z.string()).optional(),
   /** Pages may open file: URLs (--allow-unrestricted-file-access). */
   allowFileUrls: z.boolean().optional(),
+  /** The server's own files and folders (key files, secrets, config, profile), which file: URLs never open. */
+  protectedPaths: z.array(z.string().min(1).max(4096)).max(100).optional(),
   /** The language of the Playwright code in action answers, or none (--codegen). */
   codegen: z.enum([...CODEGEN_LANGUAGES, 'none']).optional(),
   /** Most tabs a session may hold; popups past it are closed (--max-tabs). */

@@ -24,6 +24,7 @@ export { defineTabTool, defineTool } from './session/tool.js';
 export type { Capability, Tool, ToolSchema } from './session/tool.js';
 export { sessionConfigFrom, settingsWithin, SettingsConflictError } from './session/settings.js';
 export { originPolicy, parseOriginPattern } from './engine/origins.js';
+export { fileUrlRefusal, SYSTEM_DIRS } from './engine/protected-paths.js';
 export { canonicalHost } from './engine/hosts.js';
 export type { UrlCheck } from './engine/origins.js';
 export type { ToolSettings } from './session/settings.js';

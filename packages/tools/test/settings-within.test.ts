@@ -17,6 +17,12 @@ describe("settingsWithin: a client's settings within the daemon operator's", () 
     ).toEqual({ snapshotMaxChars: 3000, maxTabs: 4, blockedOrigins: ['a.example', 'b.example'], allowFileUrls: false });
   });
 
+  it('keeps the server files of both sides closed to file: URLs', () => {
+    expect(settingsWithin({ protectedPaths: ['/srv/daemon/secret'] }, { protectedPaths: ['/home/u/keys', '/srv/daemon/secret'] })).toEqual({
+      protectedPaths: ['/srv/daemon/secret', '/home/u/keys'],
+    });
+  });
+
   it('keeps the operator’s allowed list when the client has none, and refuses a different one', () => {
     expect(settingsWithin({ allowedOrigins: ['https://ok.example'] }, { allowedOrigins: [] })).toEqual({ allowedOrigins: ['https://ok.example'] });
     expect(() => settingsWithin({ allowedOrigins: ['https://ok.example'] }, { allowedOrigins: ['https://other.example'] })).toThrow(SettingsConflictError);

@@ -52,6 +52,13 @@ const LAUNCH_TIMEOUT_MS = 30_000;
  * The browser the local executor drives: launched lazily on first use (or reached over CDP), watched for crashes,
  * and launched again by the next use after one.
  */
+/** The environment a launched browser gets: the server's, without its BROWSERMCP_* and PLAYWRIGHT_MCP_* settings. */
+export function browserEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).flatMap(([name, value]) => (value === undefined || /^(BROWSERMCP|PLAYWRIGHT_MCP)_/i.test(name) ? [] : [[name, value]])),
+  );
+}
+
 export class LocalBrowser {
   private readonly options: LocalBrowserOptions;
   private starting: Promise<Browser> | undefined;
@@ -79,6 +86,15 @@ export class LocalBrowser {
   /** The launched browser's process id (undefined before launch, after close, or in CDP mode): for health checks and tests. */
   get pid(): number | undefined {
     return this.browser?.process()?.pid ?? undefined;
+  }
+
+  /**
+   * The profile folder of the launched browser (its cookies and saved data), also the temporary one puppeteer makes:
+   * the server's own, so no tool reads from it. None before launch or for a browser reached over CDP.
+   */
+  profileDirs(): string[] {
+    const flag = this.browser?.process()?.spawnargs.find((arg) => arg.startsWith('--user-data-dir='));
+    return [...(flag ? [flag.slice('--user-data-dir='.length)] : []), ...(this.options.userDataDir ? [this.options.userDataDir] : [])];
   }
 
   /** Told when the browser crashes, is closed by the user, or the CDP connection drops. */
@@ -179,6 +195,8 @@ export class LocalBrowser {
         pipe: true,
         timeout: LAUNCH_TIMEOUT_MS,
         args,
+        // The browser needs none of the server's own variables (keys among them): a file:// page could show them.
+        env: browserEnvironment(process.env),
         defaultViewport: viewport,
         ...(this.options.acceptInsecureCerts ? { acceptInsecureCerts: true } : {}),
         ...(userDataDir ? { userDataDir } : {}),

@@ -39,8 +39,10 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   sessionRoots?: SessionRoots | undefined;
   /** Whose files each session's are; by default the user who opened it (see sessionFilesOwner). */
   sessionOwner?: SessionOwner | undefined;
-  /** Any readable file may be an input (--allow-unrestricted-file-access). */
+  /** Any readable file may be an input (--allow-unrestricted-file-access), but for the protected ones. */
   unrestrictedFileAccess?: boolean | undefined;
+  /** The server's own files and folders (serverFilePaths): never an input; the launched browser's profile is added. */
+  protectedPaths?: readonly string[] | undefined;
   /** Optional tool capabilities to allow (vision, pdf…). */
   caps?: Capability[] | undefined;
   /** Settings for the tools (snapshot budget, URL filter…). */
@@ -95,6 +97,7 @@ export class LocalExecutor implements Executor {
       maxOutputBytes: options.maxOutputBytes,
       filePaths: options.filePaths,
       unrestricted: options.unrestrictedFileAccess,
+      protectedPaths: () => [...(options.protectedPaths ?? []), ...this.browser.profileDirs()],
       sessionRoots: options.sessionRoots,
       sessionOwner: options.sessionOwner ?? sessionFilesOwner(router),
     });

@@ -1,20 +1,16 @@
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import mime from 'mime-types';
 import { outputNameProblem, ToolError, type FileAccess, type UploadFile } from '@browsermcp/tools';
 import { evictOldest } from './output-eviction.js';
+import { inside, ProtectedFiles, type ProtectedPaths } from './protected-files.js';
 
 /** What one call may read as contents (an upload to a browser elsewhere, a drop), all files together. */
 export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
 
 function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(`..${sep}`));
 }
 
 /** `path` itself if it exists, else its nearest ancestor that does. */
@@ -79,8 +75,10 @@ export interface NodeFileAccessOptions {
   filePaths?: FilePathMode | undefined;
   /** --file-roots: more directories input files may be read from. */
   roots?: string[] | undefined;
-  /** --allow-unrestricted-file-access: any readable file may be an input. */
+  /** --allow-unrestricted-file-access: any readable file may be an input (but for the protected ones). */
   unrestricted?: boolean | undefined;
+  /** The server's own files and directories (keys, secrets, config, profile): never an input, whatever the roots. */
+  protectedPaths?: ProtectedPaths | undefined;
   /** The client's own roots, per session (see forSession). */
   sessionRoots?: SessionRoots | undefined;
   /** Whose files each session's are (see SessionOwner); without it, all sessions share the output directory. */
@@ -96,6 +94,7 @@ export interface NodeFileAccessOptions {
 export class NodeFileAccess implements FileAccess {
   readonly outputDir: string;
   private readonly configured: string[];
+  private readonly protected: ProtectedFiles;
 
   constructor(
     private readonly options: NodeFileAccessOptions,
@@ -104,6 +103,7 @@ export class NodeFileAccess implements FileAccess {
   ) {
     this.outputDir = resolve(options.outputDir);
     this.configured = (options.roots ?? []).map((r) => resolve(r));
+    this.protected = new ProtectedFiles(options.protectedPaths ?? []);
   }
 
   /** Where this session's owner saves (nothing made yet), as answers show it: for a browser elsewhere, to name the files it saves. */
@@ -182,6 +182,9 @@ export class NodeFileAccess implements FileAccess {
       new ToolError(
         `${full} is outside the allowed file roots (${roots.join(', ')}). Put the file in one of them, or have your MCP client declare its folder as a root.`,
       );
+    // Whatever the roots: the server's own files, the kernel's, and other callers' saved files.
+    const refusal = (await this.protected.refusal(full, real)) ?? (await this.otherCallers(output, full, real));
+    if (refusal) throw new ToolError(refusal);
     if (!this.options.unrestricted && !roots.some((root) => inside(root, full))) throw outside();
     if (!real || !info?.isFile()) throw new ToolError(`${full} does not exist or is not a file.`);
     if (this.options.unrestricted) return real;
@@ -189,6 +192,14 @@ export class NodeFileAccess implements FileAccess {
     const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => r)));
     if (!realRoots.some((root) => inside(root, real))) throw outside();
     return real;
+  }
+
+  /** Why a path is another caller's (in the output directory, outside this session's own part of it), or undefined. */
+  private async otherCallers(own: string, named: string, real: string | undefined): Promise<string | undefined> {
+    if (own === this.outputDir) return undefined;
+    const [realOutput, realOwn] = await Promise.all([realpath(this.outputDir).catch(() => this.outputDir), realpath(own).catch(() => own)]);
+    const theirs = (inside(this.outputDir, named) && !inside(own, named)) || (real !== undefined && inside(realOutput, real) && !inside(realOwn, real));
+    return theirs ? `${named} is in the output directory outside this caller's own folder (${own}): each API key reads only what it saved itself.` : undefined;
   }
 
   async writeOutput(name: string, data: Uint8Array): Promise<string> {

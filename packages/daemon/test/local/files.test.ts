@@ -117,7 +117,7 @@ describe('files per caller', () => {
     expect(bobs).toBe(join(base, ownerDirName('user:bob'), 'report.pdf'));
     expect((await stat(join(alices, '..'))).mode & 0o777).toBe(0o700);
     expect([...(await readFile(alices))]).toEqual([1]);
-    await expect(access.forSession('bob').readable(alices)).rejects.toThrow(`${alices} is outside the allowed file roots`);
+    await expect(access.forSession('bob').readable(alices)).rejects.toThrow(`${alices} is in the output directory outside this caller's own folder`);
     expect(await access.forSession('alice').readable(alices)).toBe(alices);
     // A session without a user (no auth) has the output directory itself.
     expect(await access.forSession('anon').writeOutput('shared.png', new Uint8Array([3]))).toBe(join(base, 'shared.png'));

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { inputRequired, inputResponse, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { inputPathsOf, type ToolResult } from '@browsermcp/tools';
 import type { CallRoute } from '../mcp-server.js';
-import type { RootsPolicy } from '../roots.js';
+import { rootsFor, type RootsPolicy } from '../roots.js';
 import { newSessionId } from '../sessions.js';
 import { isStateTool, type BrowserStates } from './browser-states.js';
 
@@ -53,17 +53,15 @@ export class StatelessCalls implements CallRoute {
 
   /**
    * Where the call's input files may come from: a client that declares roots is asked for them (the input-required
-   * round trip) when the call reads files (an upload), as a 2025 session asks with roots/list; a client without roots
-   * gets the working directory, and a gateway reachable from elsewhere none of the client's (RootsPolicy).
+   * round trip) when the call reads files (an upload), as a 2025 session asks with roots/list; which of them count,
+   * and whether the working directory does when it declares none, is the gateway's RootsPolicy.
    */
   private roots(name: string, args: Record<string, unknown>, ctx: ServerContext): string[] | InputRequiredResult {
-    if (this.options.roots === 'none') return [];
-    const cwd = [this.options.cwd ?? process.cwd()];
-    if (!this.server.getClientCapabilities()?.roots || inputPathsOf(name, args).length === 0) return cwd;
+    const { roots: policy, cwd } = this.options;
+    if (policy.client === 'none' || !this.server.getClientCapabilities()?.roots || inputPathsOf(name, args).length === 0) return rootsFor(policy, undefined, cwd);
     const answer = inputResponse(ctx.mcpReq.inputResponses, 'roots');
     if (answer.kind !== 'roots') return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
-    const local = answer.roots.flatMap((root) => (root.uri.startsWith('file:') ? [fileURLToPath(root.uri)] : []));
-    return local.length ? local : cwd;
+    return rootsFor(policy, answer.roots.flatMap((root) => (root.uri.startsWith('file:') ? [fileURLToPath(root.uri)] : [])), cwd);
   }
 
   waitingFor(): string | undefined {

@@ -3,7 +3,7 @@
  * and the modes it applies in (config/modes.ts).
  */
 import { Command, type Option } from 'commander';
-import { CDP_REFUSALS, EXTENSION_ID, repeatableOption, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
+import { CDP_REFUSALS, EXTENSION_ID, repeatableOption, serverFile, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
 import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
 import { VERSION } from '../version.js';
 import { appliesIn, type Mode } from './modes.js';
@@ -29,7 +29,7 @@ function options(): Option[] {
     corsOrigins: { description: 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)' },
     outputDir: { description: "where screenshots, PDFs and GIFs are saved, in every mode: each API key in a private directory of its own, which it may upload from too" },
     fileRoots: {
-      description: "more directories uploads and storage states may be read from, comma-separated, besides the client's MCP roots (stdio without roots: the working directory) (default: none)",
+      description: "directories uploads and storage states may be read from, comma-separated; over HTTP a client's MCP roots count only inside them (stdio: the client's roots, else the working directory; HTTP on loopback with one key and no roots: the working directory) (default: none)",
     },
     gracePeriod: { description: 'how long a session outlives a dropped legacy SSE stream (and, with --extension, a disconnected browser)' },
   });
@@ -67,7 +67,11 @@ function options(): Option[] {
     appliesIn(s.filePaths, LOCAL_FILES),
     appliesIn(s.fileRoots, LOCAL_FILES),
     appliesIn(
-      opt('--allow-unrestricted-file-access', 'input files may come from anywhere on this machine, and pages may open file:// URLs (default: only the roots above, file:// blocked)'),
+      opt('--allow-unrestricted-file-access', "input files may come from anywhere on this machine, and pages may open file:// URLs, but never the server's own files, /proc, /sys or /dev (default: only the roots above, file:// blocked)"),
+      LOCAL_FILES,
+    ),
+    appliesIn(
+      opt('--trust-client-roots', "over HTTP on loopback, the MCP roots a client declares count wherever they are (default: only inside --file-roots; over stdio they always count)"),
       LOCAL_FILES,
     ),
     opt('--extension', 'drive your own browser through the browsermcp extension instead of launching one (default: launch one)'),
@@ -89,7 +93,7 @@ function options(): Option[] {
     s.requestTimeout,
     s.pairingFile,
     opt('--trust-proxy <value>', 'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)'),
-    opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)'),
+    serverFile(opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)')),
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),
     s.gracePeriod,
     opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long').default('1800'),
@@ -100,11 +104,11 @@ function options(): Option[] {
     appliesIn(opt('--user-agent <ua>', "the user agent pages see (default: the browser's own)"), LOCAL_BROWSER),
     appliesIn(opt('--device <name>', 'emulate a device from puppeteer\'s list, e.g. "iPhone 15" or "Pixel 5": its viewport, touch and user agent (default: none)'), LOCAL_BROWSER),
     appliesIn(opt('--mobile', 'emulate a generic phone (Pixel 5); not with --device (default: off)'), LOCAL_BROWSER),
-    appliesIn(opt('--init-script <files>', 'JavaScript files run in every page before its own scripts, comma-separated (default: none)'), LOCAL_BROWSER),
+    appliesIn(serverFile(opt('--init-script <files>', 'JavaScript files run in every page before its own scripts, comma-separated (default: none)')), LOCAL_BROWSER),
     appliesIn(opt('--grant-permissions <list>', 'permissions granted to every site, comma-separated, e.g. geolocation,clipboard-read (default: none)'), LOCAL_BROWSER),
     appliesIn(opt('--block-service-workers', 'pages cannot register service workers (default: off)'), LOCAL_BROWSER),
-    appliesIn(opt('--storage-state <file>', "Playwright storage state (JSON: cookies and localStorage) each session's browser context starts with (default: none)"), LOCAL_BROWSER),
-    appliesIn(opt('--secrets <file>', "dotenv file of secrets: a secret's name typed or filled is replaced by its value in the page, and values never appear in answers (default: none)"), LOCAL_FILES),
+    appliesIn(serverFile(opt('--storage-state <file>', "Playwright storage state (JSON: cookies and localStorage) each session's browser context starts with (default: none)")), LOCAL_BROWSER),
+    appliesIn(serverFile(opt('--secrets <file>', "dotenv file of secrets: a secret's name typed or filled is replaced by its value in the page, and values never appear in answers (default: none)")), LOCAL_FILES),
     appliesIn(opt('--ignore-https-errors', 'open pages whose HTTPS certificate is not valid (default: off)'), LAUNCHED, { cdp: CDP_LAUNCH_SETTINGS }),
     appliesIn(opt('--proxy-server <url>', "send the browser's traffic through this proxy, e.g. http://proxy:3128 or socks5://proxy:1080 (default: none)"), LAUNCHED, { cdp: CDP_LAUNCH_SETTINGS }),
     // With --cdp-endpoint it needs --proxy-server, which is refused there: resolveConfig says so.

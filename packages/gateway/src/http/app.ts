@@ -17,6 +17,7 @@ import { SessionCalls } from '../calls/session-calls.js';
 import { StatelessCalls } from '../calls/stateless-calls.js';
 import { BrowserStates } from '../calls/browser-states.js';
 import { describeNotice } from '../notices.js';
+import type { RootsPolicy } from '../roots.js';
 
 /** Fastify's codes for a body that is not JSON: answered as JSON-RPC parse errors (by code, not by their words). */
 const JSON_BODY_ERRORS = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
@@ -36,11 +37,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
   connectionLimits?: ConnectionLimits | undefined;
   eventStoreSize: number;
   logLevel: string;
-  /**
-   * The client's MCP roots count for its input files: only when the gateway is bound to loopback (a remote client's
-   * paths name nothing on this machine).
-   */
-  clientRoots: boolean;
+  /** Which of a client's MCP roots count for its input files, and whether the working directory does (roots.ts). */
+  roots: RootsPolicy;
   /** How long a key's browser state outlives its last 2026-07-28 request (ms). */
   stateKeepMs: number;
   /** --progress-interval, ms (default 10 s). */
@@ -85,7 +83,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     const { fields, message } = describeNotice(notice);
     app.log.info(fields, message);
   });
-  const roots = opts.clientRoots ? 'client-or-cwd' : 'none';
+  const roots = opts.roots;
   const serverOptions = { tools: opts.tools, version: VERSION, log: toolLog, ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}) };
   const statesOf = (keyOwner: string) => new BrowserStates({ backend: opts.backend, keyOwner, keepMs: opts.stateKeepMs });
   const waitingFor = (sessionId: string) => opts.backend.waitingFor?.(sessionId);

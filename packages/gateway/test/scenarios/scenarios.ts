@@ -39,6 +39,8 @@ export const SCENARIO_FLAGS = [
   '--blocked-origins', 'https://blocked.example;blocked.localhost',
   '--output-dir', OUTPUT_DIR,
   '--file-roots', FILE_ROOT,
+  // A client's own MCP roots count over HTTP (by default only inside --file-roots): the roots scenario uses them.
+  '--trust-client-roots',
   '--caps', 'testing,devtools,gif',
   '--secrets', SECRETS,
   '--max-log-entries', '300',
@@ -289,10 +291,20 @@ export const scenarios: Scenario[] = [
       expect(await call(c, 'browser_click', { target: '#upload' })).toContain('[File chooser]');
       const refused = await callResult(c, 'browser_file_upload', { paths: ['/etc/passwd'] });
       expect(refused.isError).toBe(true);
-      // The client names no roots: on this machine, the gateway's working directory stands for its project.
+      // The client names no roots: on this machine, with one key (the launched rig's), the gateway's working directory
+      // stands for its project; with two (the person's rig) nobody owns it alone, so it does not count.
       // The output directory a key uploads from is its own, under --output-dir.
-      expect(text(refused)).toContain(`/etc/passwd is outside the allowed file roots (${process.cwd()}, ${OUTPUT_DIR}/caller-`);
+      const cwd = rig.mode === 'launched' ? `${process.cwd()}, ` : '';
+      expect(text(refused)).toContain(`/etc/passwd is outside the allowed file roots (${cwd}${OUTPUT_DIR}/caller-`);
       expect(text(refused)).toMatch(new RegExp(`caller-[0-9a-f]{16}, ${FILE_ROOT}\\)`));
+      // The server's own files are never read, even inside --file-roots (the --secrets file is there); nor the
+      // kernel's view of the server's process (its variables), which the extension's uploads read in Node.
+      const secrets = await callResult(c, 'browser_file_upload', { paths: [SECRETS] });
+      expect(secrets.isError).toBe(true);
+      expect(text(secrets)).toContain(`${SECRETS} is one of this server's own files`);
+      const environ = await callResult(c, 'browser_file_upload', { paths: ['/proc/self/environ'] });
+      expect(environ.isError).toBe(true);
+      expect(text(environ)).toContain("/proc/self/environ is the system's view of processes and devices");
       // The chooser stays open for a second try, with a path the roots allow.
       expect(await call(c, 'browser_file_upload', { paths: [CV] })).toContain(`Uploaded ${CV}`);
       const seen = await call(c, 'browser_evaluate', { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" });

@@ -76,6 +76,8 @@ export interface SessionConfig {
   webmcp: boolean;
   /** Lets `browser_navigate` open file: URLs (off by default: pages could read local files). */
   allowFileUrls?: boolean;
+  /** The server's own files and folders, which file: URLs never open (besides /proc, /sys and /dev). */
+  protectedPaths?: readonly string[] | undefined;
   /**
    * Refuses an address (--allowed-origins / --blocked-origins, the person's off-limits sites): returns why, or
    * undefined to allow. Checked on the agent's navigations and on every request the session's pages make.

@@ -45,6 +45,8 @@ export function settingsWithin(own: SessionSettings | undefined, asked: SessionS
     }
   }
   if (own.allowFileUrls === false) merged.allowFileUrls = false;
+  const protectedPaths = [...new Set([...(own.protectedPaths ?? []), ...(asked.protectedPaths ?? [])])];
+  if (protectedPaths.length) merged.protectedPaths = protectedPaths;
   if (own.secrets || asked.secrets) merged.secrets = { ...own.secrets, ...asked.secrets };
   return merged;
 }
@@ -67,6 +69,7 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('imageResponses', settings.imageResponses),
     ...defined('secrets', settings.secrets),
     ...defined('allowFileUrls', settings.allowFileUrls),
+    ...defined('protectedPaths', settings.protectedPaths),
     ...defined('codegen', settings.codegen),
     ...defined('maxTabs', settings.maxTabs),
     ...defined('maxLogEntries', settings.maxLogEntries),

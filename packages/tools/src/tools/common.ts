@@ -4,6 +4,7 @@ import { ToolError } from '../engine/errors.js';
 import type { Response } from '../session/response.js';
 import type { ToolSession } from '../session/session.js';
 import type { UrlCheck } from '../engine/origins.js';
+import { fileUrlRefusal } from '../engine/protected-paths.js';
 
 export const targetSchema = z
   .string()
@@ -42,7 +43,10 @@ const ALLOWED = new Set(['http:', 'https:', 'about:', 'data:']);
  * Normalizes a URL the model gave and refuses schemes that reach outside the web (`javascript:`, `chrome:`, and
  * `file:` unless the host allows it). Bare hosts get a scheme: http for loopback, https for the rest.
  */
-export function normalizeUrl(raw: string, options: { allowFileUrls?: boolean; checkUrl?: UrlCheck | undefined } = {}): string {
+export function normalizeUrl(
+  raw: string,
+  options: { allowFileUrls?: boolean; protectedPaths?: readonly string[] | undefined; checkUrl?: UrlCheck | undefined } = {},
+): string {
   const text = raw.trim();
   // "localhost:3000/x" parses as a URL whose scheme is "localhost:", so only "scheme://" or a known scheme counts.
   const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^(about|data|javascript|file|chrome|blob|mailto|view-source|vbscript):/i.test(text);
@@ -57,7 +61,7 @@ export function normalizeUrl(raw: string, options: { allowFileUrls?: boolean; ch
   if (!allowed) {
     throw new ToolError(`URLs with the "${parsed.protocol}" scheme are not allowed. Use an http(s) URL.`);
   }
-  const refusal = options.checkUrl?.(parsed.href);
+  const refusal = fileUrlRefusal(parsed, options.protectedPaths) ?? options.checkUrl?.(parsed.href);
   if (refusal) throw new ToolError(refusal);
   return parsed.href;
 }
