@@ -33,7 +33,7 @@ const stubNodeOnly = {
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist, { recursive: true });
 await build({
-  entryPoints: { background: 'src/background.ts', popup: 'src/popup.ts', options: 'src/options.ts', blocked: 'src/blocked.ts' },
+  entryPoints: { background: 'src/background.ts', popup: 'src/popup.ts', options: 'src/options.ts' },
   outdir: dist.pathname,
   bundle: true,
   format: 'esm',

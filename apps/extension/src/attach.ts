@@ -1,16 +1,27 @@
 import { connect, ExtensionTransport } from 'puppeteer-core/lib/esm/puppeteer/puppeteer-core-browser.js';
 import { holdLeavePrompts, ToolError } from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
+import { AgentTransport } from './agent-transport.js';
 
 type BrowserEntry = Awaited<ReturnType<typeof connect>>;
+
+/** An extension's page (this one's, or any other's): no place for an agent. */
+export function isExtensionPage(url: string): boolean {
+  return /^chrome-extension:/i.test(url.trim());
+}
 const browsers = new WeakMap<Page, BrowserEntry>();
 
-/** Pages Chrome does not let extensions debug; refused up front with a reason instead of a cryptic failure. */
+/**
+ * Pages no agent acts in, refused up front with a reason: those Chrome does not let extensions debug, and every
+ * extension page, ours above all (attached there, an agent's script would run with this extension's privileges: its
+ * storage with the pairing secret, the person's tabs).
+ */
 export function refusalFor(url: string | undefined): string | undefined {
   if (!url) return undefined;
-  // Our own page that tells the person why a site was kept out: the agent's tab stays the agent's, to navigate on.
-  if (typeof chrome !== 'undefined' && url.startsWith(chrome.runtime.getURL('blocked.html'))) return undefined;
-  if (/^(chrome|chrome-extension|edge|about:(?!blank)|devtools|view-source):/i.test(url)) {
+  if (isExtensionPage(url)) {
+    return `browsermcp does not let agents act in ${url.split(/[?#]/)[0]}: it is a browser extension's own page. Navigate the tab to a web page first.`;
+  }
+  if (/^(chrome|edge|about:(?!blank)|devtools|view-source):/i.test(url)) {
     return `browsermcp cannot control ${url.split(/[?#]/)[0]}: Chrome does not let extensions drive its own pages. Navigate the tab to a web page first.`;
   }
   if (/^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)/i.test(url)) {
@@ -36,21 +47,30 @@ async function actInBackground(tabId: number): Promise<void> {
 }
 
 /** puppeteer-core driving one tab through chrome.debugger: the same engine as the daemon's, one round trip away. */
-export async function attachTab(tabId: number, options: { personsOwn?: boolean } = {}): Promise<Page> {
+export async function attachTab(tabId: number, options: { personsOwn?: boolean; onExtensionFrame?: (url: string) => void } = {}): Promise<Page> {
   const tab = await chrome.tabs.get(tabId).catch(() => undefined);
   if (!tab) throw new ToolError(`Tab ${tabId} is gone (closed).`);
-  const refusal = refusalFor(tab.url ?? tab.pendingUrl);
+  const refusal = refusalFor(tab.pendingUrl ?? tab.url);
   if (refusal) throw new ToolError(refusal);
-  let transport: ExtensionTransport;
+  let tabTransport: ExtensionTransport;
   try {
-    transport = await ExtensionTransport.connectTab(tabId);
+    tabTransport = await ExtensionTransport.connectTab(tabId);
   } catch (err) {
     const message = (err as Error).message;
     if (!/already attached/i.test(message)) throw new ToolError(`Cannot attach to tab ${tabId}: ${message}`);
     // Our own attachment from before the worker was stopped outlives it: let go of it and attach afresh.
     const ours = await chrome.debugger.detach({ tabId }).then(() => true, () => false);
     if (!ours) throw new ToolError(`Tab ${tabId} is being debugged by something else (DevTools?). Close it and try again.`);
-    transport = await ExtensionTransport.connectTab(tabId);
+    tabTransport = await ExtensionTransport.connectTab(tabId);
+  }
+  const transport = new AgentTransport(tabTransport, tabId, options.onExtensionFrame ?? (() => undefined));
+  // A document with the extension's origin (an about:blank the extension opened before): no agent acts there.
+  const origin = await chrome.debugger
+    .sendCommand({ tabId }, 'Runtime.evaluate', { expression: 'origin', returnByValue: true })
+    .then((answer) => (answer as { result?: { value?: unknown } }).result?.value, () => undefined);
+  if (typeof origin === 'string' && isExtensionPage(origin)) {
+    await chrome.debugger.detach({ tabId }).catch(() => undefined);
+    throw new ToolError(`Tab ${tabId} shows a page with a browser extension's origin (${tab.url ?? 'about:blank'}): browsermcp does not let agents act there. Navigate the tab to a web page first.`);
   }
   await actInBackground(tabId);
   const browser = await connect({ transport, defaultViewport: null });

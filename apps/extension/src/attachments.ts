@@ -1,11 +1,14 @@
 import { createEvent, ExtensionEvents, type EventEnvelope } from '@browsermcp/protocol';
 import type { ToolSession } from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
-import { attachTab, detachTab, refusalFor } from './attach.js';
+import { ORIGINLESS_URL } from './agent-transport.js';
+import { attachTab, detachTab, isExtensionPage, refusalFor } from './attach.js';
 import type { SessionState } from './session-state.js';
 
-// How long browser_navigate waits for a tab stuck on a chrome:// page to load about:blank before it attaches.
+// How long browser_navigate waits for a tab out of reach to load an origin-free page before it attaches.
 const UNSTICK_TIMEOUT_MS = 5000;
+// How long showing the blocked page may take (nothing to fetch).
+const SHOW_TIMEOUT_MS = 5000;
 
 /**
  * The debugger connections to agents' tabs (chrome.debugger, through puppeteer's ExtensionTransport): which Page is
@@ -29,6 +32,11 @@ export class Attachments {
     return this.#tabOfPage.get(page);
   }
 
+  /** Whether a debugger of ours drives the tab now (its pages' requests pass the session's guard). */
+  isAttached(tabId: number): boolean {
+    return this.#pages.has(tabId) && !this.#detached.has(tabId);
+  }
+
   isDetached(tabId: number): boolean {
     return this.#detached.has(tabId);
   }
@@ -40,7 +48,10 @@ export class Attachments {
 
   /** Attaches to a session's tab; its console messages and dialogs reach that session (and only it) as events. */
   async attach(s: SessionState, tabId: number): Promise<Page> {
-    const page = await attachTab(tabId, { personsOwn: s.sharedTabIds.includes(tabId) });
+    const page = await attachTab(tabId, {
+      personsOwn: s.sharedTabIds.includes(tabId),
+      onExtensionFrame: (url) => void this.leave(tabId, refusalFor(url) ?? extensionPageRefusal(tabId, url)),
+    });
     this.#pages.set(tabId, page);
     this.#tabOfPage.set(page, tabId);
     page.on('console', (msg) =>
@@ -95,6 +106,33 @@ export class Attachments {
     }
   }
 
+  /**
+   * Shows `html` (a page the extension wrote) in an attached tab: Chrome lets no extension open a data: URL, and the
+   * extension's own pages are no place for the agent that acts in that tab next. Returns false where the tab has no
+   * debugger of ours.
+   */
+  async show(tabId: number, html: string): Promise<boolean> {
+    const page = this.#pages.get(tabId);
+    if (!page || !this.isAttached(tabId)) return false;
+    // An empty page with no origin (AgentTransport), then the words: no script, no link into the extension.
+    await page.goto('about:blank', { timeout: SHOW_TIMEOUT_MS }).catch(() => undefined);
+    if (page.url() === 'about:blank') await page.setContent(html).catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * The tab is heading for (or shows) an extension's page: its debugger lets go at once, so no agent script runs there
+   * with an extension's privileges; the session's commands on it say `why` until it is back on a web page.
+   */
+  async leave(tabId: number, why: string): Promise<void> {
+    const page = this.#pages.get(tabId);
+    if (page) await detachTab(page);
+    // Whatever puppeteer did: no debugger of ours stays on that tab.
+    await chrome.debugger.detach({ tabId }).catch(() => undefined);
+    if (page) this.#detached.add(tabId);
+    this.#errors.set(tabId, why);
+  }
+
   /** Chrome reports the debugger gone from an agent's tab (`owned`): the next command attaches again. */
   async detachedByChrome(tabId: number, reason: string, owned: boolean): Promise<void> {
     const page = this.#pages.get(tabId);
@@ -109,10 +147,26 @@ export class Attachments {
   }
 }
 
-/** A tab the user took to a page extensions may not drive: browser_navigate brings it back via about:blank. */
+/** What an agent is told of its tab on an extension's page. */
+export function extensionPageRefusal(tabId: number, url: string): string {
+  return `Tab ${tabId} is on ${url.split(/[?#]/)[0]}, a browser extension's own page: browsermcp does not let agents act there. browser_navigate takes the tab to a web page again; browser_tabs opens or selects another.`;
+}
+
+/** Where a tab is, or is about to be: an extension's page there is no place for an agent. */
+export async function onExtensionPage(tabId: number): Promise<string | undefined> {
+  const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+  const url = [tab?.pendingUrl, tab?.url].find((u) => u !== undefined && isExtensionPage(u));
+  return url;
+}
+
+/**
+ * A tab out of an agent's reach (a chrome:// or extension page, a page with the extension's origin): browser_navigate
+ * first takes it to an error page with no origin (ORIGINLESS_URL: never about:blank, which the extension's own
+ * navigation would give the extension's origin), where the debugger attaches again.
+ */
 export async function unstick(tabId: number): Promise<void> {
   const tab = await chrome.tabs.get(tabId).catch(() => undefined);
-  if (!tab || !refusalFor(tab.url ?? tab.pendingUrl)) return;
+  if (!tab) return;
   const loaded = new Promise<void>((resolve) => {
     const timer = setTimeout(done, UNSTICK_TIMEOUT_MS);
     function done(): void {
@@ -120,11 +174,11 @@ export async function unstick(tabId: number): Promise<void> {
       chrome.tabs.onUpdated.removeListener(listener);
       resolve();
     }
-    function listener(id: number, change: { status?: string }, t: chrome.tabs.Tab): void {
-      if (id === tabId && change.status === 'complete' && t.url === 'about:blank') done();
+    function listener(id: number, change: { status?: string }): void {
+      if (id === tabId && change.status === 'complete') done();
     }
     chrome.tabs.onUpdated.addListener(listener);
   });
-  await chrome.tabs.update(tabId, { url: 'about:blank' });
+  await chrome.tabs.update(tabId, { url: ORIGINLESS_URL });
   await loaded;
 }

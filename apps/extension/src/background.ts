@@ -96,6 +96,13 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 chrome.webNavigation.onBeforeNavigate.addListener(({ tabId, frameId, url }) => {
   if (frameId === 0) void ready.then(() => sessions.navigationStarted(tabId, url));
 });
+chrome.webNavigation.onErrorOccurred.addListener(({ tabId, frameId, url }) => {
+  if (frameId === 0) void ready.then(() => sessions.navigationFailed(tabId, url));
+});
+// A page that arrives without a navigation of its own being heard first (history, a restored tab) is checked too.
+chrome.webNavigation.onCommitted.addListener(({ tabId, frameId, url }) => {
+  if (frameId === 0) void ready.then(() => sessions.pageCommitted(tabId, url));
+});
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (changes.askBeforeNewAgents || changes.allowedAgents)) {

@@ -68,9 +68,3 @@ export function offLimits(url: string, sites: readonly string[]): string | undef
   if (site === undefined) return undefined;
   return `The person has put ${site} off limits for agents (browsermcp options page): do not open it; ask the person if the task needs it.`;
 }
-
-/** The extension's page that shows the person which site an agent's tab was kept from, and by which entry. */
-export function blockedPageUrl(base: string, url: string, site: string): string {
-  const query = new URLSearchParams({ url: url.split(/[?#]/)[0] ?? url, site });
-  return `${base}blocked.html?${query.toString()}`;
-}

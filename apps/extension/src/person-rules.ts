@@ -22,13 +22,11 @@ export class PersonRules {
   configFor(settings: SessionSettings): ReturnType<typeof sessionConfigFrom> {
     const config = sessionConfigFrom(settings);
     const gateway = config.checkUrl;
-    // The extension's own pages (the one that tells the person a site was kept out) are no site of any list.
-    const own = chrome.runtime.getURL('');
     return {
       ...config,
       // Sites' own tools: only when the gateway has them on and the person allowed them.
       webmcp: config.webmcp !== false && this.pageToolsAllowed,
-      checkUrl: (url) => (url.startsWith(own) ? undefined : (offLimits(url, this.offLimitSites) ?? gateway?.(url))),
+      checkUrl: (url) => offLimits(url, this.offLimitSites) ?? gateway?.(url),
     };
   }
 

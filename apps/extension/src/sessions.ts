@@ -1,9 +1,10 @@
 import { createEvent, ExtensionEvents, responseFor, type CommandEnvelope, type EventEnvelope, type ResponseEnvelope, type SessionSettings } from '@browsermcp/protocol';
 import { errorResult, runCommand, ToolCalls, ToolError, ToolSession, type StopReason } from '@browsermcp/tools';
-import { refusalFor } from './attach.js';
-import { Attachments, unstick } from './attachments.js';
+import { isExtensionPage, refusalFor } from './attach.js';
+import { ORIGINLESS_URL } from './agent-transport.js';
+import { Attachments, extensionPageRefusal, onExtensionPage, unstick } from './attachments.js';
 import { awaitApproval } from './agent-approval.js';
-import { blockedPageUrl } from './offlimits.js';
+import { blockedPageHtml } from './blocked-page.js';
 import { PersonRules } from './person-rules.js';
 import { forgetApproval, recallApproval, rememberApproval } from './remembered-approvals.js';
 import { Approvals, parseAllowedAgents, type AllowedAgent, type Decision } from './approvals.js';
@@ -74,18 +75,33 @@ export class BrowserSessions {
   }
 
   /**
-   * A session tab starts loading a page (a link, a redirect, the page itself): an off-limits site is not shown to
-   * the agent; the tab shows the person which entry of their list kept it out, and the agent is told in its next
-   * answer (it can navigate on from there).
+   * A session tab starts loading a page (a link, the page itself): an off-limits site is not shown to the agent, and
+   * the agent is told in its next answer (it can navigate on). In a tab our debugger drives, the session's guard
+   * refuses the request and navigationFailed shows the person why; a tab without it is stopped here.
    */
   async navigationStarted(tabId: number, url: string): Promise<void> {
     const owner = this.tabs.ownerOf(tabId);
+    if (owner && isExtensionPage(url)) return this.pageCommitted(tabId, url);
     const site = owner ? this.rules.offLimitsSite(url) : undefined;
     if (!owner || site === undefined) return;
-    await chrome.tabs.update(tabId, { url: blockedPageUrl(chrome.runtime.getURL(''), url, site) }).catch(() => undefined);
     owner.tools?.addNote(
       `A page tried to open ${url.split(/[?#]/)[0]}; the tab shows the person a browsermcp page saying why instead. ${this.rules.offLimits(url) ?? ''}`,
     );
+    if (!this.attachments.isAttached(tabId)) await chrome.tabs.update(tabId, { url: ORIGINLESS_URL }).catch(() => undefined);
+  }
+
+  /**
+   * A session tab's page did not load: where the guard refused an off-limits site (a link, a redirect to it), the tab
+   * shows the person which entry of their list kept it out, in a page with no extension privileges (blocked-page.ts).
+   */
+  async navigationFailed(tabId: number, url: string): Promise<void> {
+    const site = this.tabs.ownerOf(tabId) ? this.rules.offLimitsSite(url) : undefined;
+    if (site !== undefined) await this.attachments.show(tabId, blockedPageHtml(url, site));
+  }
+
+  /** A session tab shows a new page: on an extension's page, its debugger lets go at once (Attachments.leave). */
+  async pageCommitted(tabId: number, url: string): Promise<void> {
+    if (this.tabs.ownerOf(tabId) && isExtensionPage(url)) await this.attachments.leave(tabId, extensionPageRefusal(tabId, url));
   }
 
   async restore(): Promise<void> {
@@ -337,6 +353,9 @@ export class BrowserSessions {
         sync: () => this.syncApprovalSettings(),
         waiting: (message, ms) => this.waitingForPerson(s, message, ms),
       });
+      // Checked at each command, not only when the tab's navigation was heard: no tool runs in an extension's page.
+      const extensionPage = target !== undefined ? await onExtensionPage(target) : undefined;
+      if (extensionPage !== undefined) await this.attachments.leave(target!, extensionPageRefusal(target!, extensionPage));
       const stuck = target !== undefined && this.attachments.isDetached(target);
       if (stuck && command.name === 'browser_navigate') await unstick(target);
       const tools = await this.toolsFor(s);

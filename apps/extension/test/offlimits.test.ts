@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { blockedPageUrl, offLimits, offLimitsSite, parseSites } from '../src/offlimits.js';
+import { offLimits, offLimitsSite, parseSites } from '../src/offlimits.js';
+import { blockedPageHtml } from '../src/blocked-page.js';
 
 describe("the person's off-limits sites", () => {
   it('reads one site per line, as the person may write it', () => {
@@ -39,8 +40,11 @@ describe("the person's off-limits sites", () => {
     expect(offLimitsSite('https://A.b.evil.test./login', sites)).toBe('evil.test');
     expect(offLimitsSite('http://[::ffff:127.0.0.1]:8080/', sites)).toBe('127.0.0.1');
     expect(offLimitsSite('https://notevil.test/', sites)).toBeUndefined();
-    const page = new URL(blockedPageUrl('chrome-extension://abc/', 'https://a.evil.test/login?token=secret#x', 'evil.test'));
-    expect(`${page.protocol}//${page.host}${page.pathname}`).toBe('chrome-extension://abc/blocked.html');
-    expect(Object.fromEntries(page.searchParams)).toEqual({ url: 'https://a.evil.test/login', site: 'evil.test' });
+    // Written into a page with no origin (no extension privileges for the agent that acts there next), without the query.
+    const html = blockedPageHtml('https://a.evil.test/login?token=secret#x', 'evil.<b>test</b>');
+    expect(html).toContain('tried to open <code>https://a.evil.test/login</code>');
+    expect(html).not.toContain('token=secret');
+    expect(html).toContain('<strong>evil.&#60;b&#62;test&#60;/b&#62;</strong>');
+    expect(html).not.toMatch(/<script|<a |chrome-extension:/i);
   });
 });

@@ -277,14 +277,20 @@ it('sites the person put off limits in the options page: refused to agents; a pa
       .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
       .toContain(`A page tried to open ${server.crossUrl('/form.html')}; the tab shows the person a browsermcp page saying why instead. The person has put localhost off limits`);
     expect(await rig.browser.tabWith(server.crossUrl('/form.html?q=1'))).toBeUndefined();
-    const blocked = (await rig.browser.tabs()).find((t) => t.url.startsWith(`chrome-extension://${EXTENSION_ID}/blocked.html?`));
+    // The blocked page is an empty document with no origin that the extension wrote into, not one of its pages: the
+    // agent that acts in that tab next has no extension privileges there.
+    await expect.poll(async () => (await rig.browser.tabs()).some((t) => t.title === 'Blocked by browsermcp')).toBe(true);
+    const blocked = (await rig.browser.tabs()).find((t) => t.title === 'Blocked by browsermcp');
     expect(blocked, 'the agent tab shows the blocked page').toBeDefined();
     const shown = await rig.browser.page(blocked!.id);
-    expect(await shown.waitFor<string>(() => document.getElementById('site')?.textContent === 'localhost' && document.querySelector('main')!.textContent)).toMatch(
-      new RegExp(`tried to open ${server.crossUrl('/form.html').replace(/[.?]/g, '\\$&')}\\.\\s+You put localhost on the list of sites agents may never open`),
+    expect(await shown.waitFor<string>(() => document.querySelector('strong')?.textContent === 'localhost' && document.querySelector('main')!.textContent)).toMatch(
+      new RegExp(`tried to open ${server.crossUrl('/form.html').replace(/[.?]/g, '\\$&')}\\.\\s*You put localhost on the list of sites agents may never open`),
     );
     await shown.close();
     expect(await rig.activeUrls()).not.toContain(blocked!.url);
+    // The agent reads it too, and reaches nothing of the extension from it.
+    const onBlocked = await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => [document.title, typeof chrome === "undefined" || chrome.storage === undefined, origin]' } });
+    expect(text(onBlocked)).toMatch(/\[\s*"Blocked by browsermcp",\s*true,\s*"null"\s*\]/);
     // The agent goes on from there, in the same tab; nor does any request of its pages reach the site (the same
     // guard as the gateway's origin lists).
     expect(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }).then(text)).toContain('- Page Title: Fixture home');
@@ -299,6 +305,81 @@ it('sites the person put off limits in the options page: refused to agents; a pa
     await rig.setStorage({ offLimits: '' });
     await options.close();
     await rig.browser.close(tab.id);
+    await rig.backToPersonTab();
+    await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+    await client.close();
+  }
+});
+
+it("no agent acts in an extension's page: not by URL, not by link, and not when its tab ends up on one; nothing of the extension's storage reaches it", async () => {
+  const { server } = rig;
+  const options = `chrome-extension://${EXTENSION_ID}/options.html`;
+  const client = await connectClient(rig.gw, 'Prying agent');
+  type Chrome = {
+    chrome: {
+      debugger: { getTargets(): Promise<Array<{ tabId?: number; attached: boolean }>> };
+      tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>>; update(id: number, p: object): Promise<unknown>; get(id: number): Promise<{ url?: string }> };
+    };
+  };
+  /** Whether a debugger (the extension's, for the agent) is attached to the tab. */
+  const attached = async (tabId: number) =>
+    (await rig.control.evaluate<Array<{ tabId?: number; attached: boolean }>>(() => (globalThis as unknown as Chrome).chrome.debugger.getTargets())).find((t) => t.tabId === tabId)?.attached;
+  const urlOf = (tabId: number) => rig.control.evaluate<string | undefined>(async (id: number) => (await (globalThis as unknown as Chrome).chrome.tabs.get(id)).url, tabId);
+  try {
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=prying') } });
+    const agentTab = await rig.control.evaluate<number>(
+      async (url: string) => (await (globalThis as unknown as Chrome).chrome.tabs.query({})).find((t) => t.url === url)!.id,
+      server.url('/index.html?agent=prying'),
+    );
+    // By URL: refused, in a new tab too.
+    for (const [name, args] of [
+      ['browser_navigate', { url: options }],
+      ['browser_tabs', { action: 'new', url: `chrome-extension://${EXTENSION_ID}/popup.html` }],
+    ] as const) {
+      const refused = await client.callTool({ name, arguments: args });
+      expect(refused.isError, name).toBe(true);
+      expect(text(refused), name).toContain('URLs with the "chrome-extension:" scheme are not allowed');
+    }
+    // By link: a page's link to the extension's settings goes nowhere, and nothing comes in front of the person.
+    await client.callTool({
+      name: 'browser_evaluate',
+      arguments: { function: `() => { const a = document.createElement('a'); a.id = 'to-settings'; a.href = ${JSON.stringify(options)}; a.textContent = 'browsermcp settings'; document.body.prepend(a); }` },
+    });
+    await client.callTool({ name: 'browser_click', arguments: { target: '#to-settings' } });
+    const shown = await rig.browser.tabs();
+    expect(shown.filter((t) => t.url.startsWith(options)).map((t) => t.id)).toEqual([(await rig.browser.tabWith(options))!.id]);
+    expect(await rig.activeUrls()).toContain(rig.personUrl);
+    // However its tab gets there (here the extension itself sends it, as anything else might): the debugger lets go,
+    // and every tool refuses there with the reason, before any of the agent's script could run.
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=prying') } });
+    await rig.control.evaluate((id: number, url: string) => (globalThis as unknown as Chrome).chrome.tabs.update(id, { url }), agentTab, options);
+    await expect.poll(() => urlOf(agentTab)).toBe(options);
+    for (const [name, args] of [
+      ['browser_evaluate', { function: '() => chrome.storage.local.get(null)' }],
+      ['browser_snapshot', {}],
+      ['browser_take_screenshot', {}],
+      ['browser_click', { target: 'body' }],
+    ] as const) {
+      const refused = await client.callTool({ name, arguments: args });
+      expect(refused.isError, name).toBe(true);
+      expect(text(refused), name).toContain(`browsermcp does not let agents act in ${options}: it is a browser extension's own page`);
+      expect(text(refused), name).not.toContain('pairing');
+    }
+    expect(await attached(agentTab)).toBe(false);
+    expect(await rig.activeUrls()).toContain(rig.personUrl);
+    // browser_navigate takes it back to the web, and the agent goes on.
+    expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }))).toContain('- Page Title: Fixture home');
+    expect(await attached(agentTab)).toBe(true);
+    // An empty page is one with no origin, never the extension's: from there no frame or window reaches its storage.
+    await client.callTool({ name: 'browser_navigate', arguments: { url: 'about:blank' } });
+    const blank = await client.callTool({
+      name: 'browser_evaluate',
+      arguments: {
+        function: `async () => { const f = document.createElement('iframe'); f.src = ${JSON.stringify(options)}; document.body.append(f); await new Promise((r) => setTimeout(r, 500)); let reached; try { reached = typeof f.contentWindow.chrome.storage; } catch (e) { reached = 'no: ' + e.name; } return [location.href, origin, reached]; }`,
+      },
+    });
+    expect(text(blank)).toMatch(/\[\s*"about:blank",\s*"null",\s*"no: SecurityError"\s*\]/);
+  } finally {
     await rig.backToPersonTab();
     await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
     await client.close();

@@ -1,0 +1,114 @@
+import type { ConnectionTransport } from 'puppeteer-core';
+
+/**
+ * An address whose navigation fails at once, with no request made, onto Chrome's error page, a document with no
+ * origin (net::ERR_INVALID_URL). Measured in Chromium 156: a document the extension sends to about:blank (through
+ * its debugger or chrome.tabs) gets the extension's own origin, and from there a script can frame or open the
+ * extension's pages and reach their chrome.storage; about:blank that this error page opens has no origin.
+ */
+export const ORIGINLESS_URL = 'about:srcdoc';
+
+/** How long each step of an origin-free navigation may take to show (both are local: no network). */
+const STEP_TIMEOUT_MS = 3000;
+const STEP_POLL_MS = 20;
+
+interface Message {
+  id?: number;
+  method?: string;
+  sessionId?: string;
+  params?: Record<string, unknown>;
+}
+
+interface FrameNavigated {
+  frame: { url: string; securityOrigin?: string };
+}
+
+/** The part of puppeteer's ExtensionTransport this wraps (its type is not exported where the bundle imports it). */
+interface TabTransport extends ConnectionTransport {
+  onmessage?: (message: string) => void;
+  onclose?: () => void;
+}
+
+/**
+ * puppeteer's ExtensionTransport for an agent's tab, with the two rules that keep the agent out of the extension:
+ * - Page.navigate to an about: address (the engine's way out of a page, or the agent's own) is done in two steps
+ *   that leave no origin (the error page of ORIGINLESS_URL, which then replaces itself), never as the extension;
+ * - a frame that commits with an extension's address or origin makes the debugger let go at once (`onExtensionFrame`):
+ *   no agent command reaches it.
+ */
+export class AgentTransport implements ConnectionTransport {
+  onmessage?: (message: string) => void;
+  onclose?: () => void;
+
+  constructor(
+    private readonly inner: TabTransport,
+    private readonly tabId: number,
+    private readonly onExtensionFrame: (url: string) => void,
+  ) {
+    inner.onmessage = (message) => {
+      this.watch(message);
+      this.onmessage?.(message);
+    };
+    inner.onclose = () => this.onclose?.();
+  }
+
+  send(message: string): void {
+    const parsed = JSON.parse(message) as Message;
+    const url = parsed.params?.url;
+    if (parsed.method === 'Page.navigate' && typeof url === 'string' && /^about:/i.test(url.trim())) {
+      void this.navigateWithoutOrigin(parsed, url.trim());
+      return;
+    }
+    this.inner.send(message);
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  private watch(message: string): void {
+    // Most messages are answers (a screenshot's can be megabytes): only frame navigations are read.
+    if (!message.includes('"Page.frameNavigated"')) return;
+    const parsed = JSON.parse(message) as Message;
+    if (parsed.method !== 'Page.frameNavigated') return;
+    const { frame } = parsed.params as unknown as FrameNavigated;
+    if (/^chrome-extension:/i.test(frame.url) || /^chrome-extension:/i.test(frame.securityOrigin ?? '')) this.onExtensionFrame(frame.url);
+  }
+
+  private command<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    return chrome.debugger.sendCommand({ tabId: this.tabId }, method, params) as Promise<T>;
+  }
+
+  private async evaluate<T>(expression: string): Promise<T | undefined> {
+    const answer = await this.command<{ result?: { value?: T } }>('Runtime.evaluate', { expression, returnByValue: true }).catch(() => undefined);
+    return answer?.result?.value;
+  }
+
+  /** Waits until the main frame's document says `ready` of itself; false when it never does. */
+  private async until(ready: string): Promise<boolean> {
+    for (const end = Date.now() + STEP_TIMEOUT_MS; Date.now() < end; ) {
+      if ((await this.evaluate<boolean>(ready)) === true) return true;
+      await new Promise((resolve) => setTimeout(resolve, STEP_POLL_MS));
+    }
+    return false;
+  }
+
+  private async navigateWithoutOrigin(message: Message, url: string): Promise<void> {
+    const reply = (result: Record<string, unknown>) =>
+      setTimeout(() => this.onmessage?.(JSON.stringify({ id: message.id, sessionId: message.sessionId, method: message.method, result })), 0);
+    const tree = await this.command<{ frameTree: { frame: { id: string } } }>('Page.getFrameTree').catch(() => undefined);
+    const main = tree?.frameTree.frame.id;
+    const frameId = typeof message.params?.frameId === 'string' ? message.params.frameId : main;
+    // Only the tab's own document: a frame of another process (its own session) or a child frame is refused.
+    if (main === undefined || frameId !== main || (message.sessionId !== undefined && message.sessionId !== 'pageTargetSessionId')) {
+      reply({ frameId, errorText: 'net::ERR_ABORTED' });
+      return;
+    }
+    await this.command('Page.navigate', { url: ORIGINLESS_URL }).catch(() => undefined);
+    const onErrorPage = await this.until(`location.href.startsWith('chrome-error:')`);
+    const replaced = onErrorPage && (await this.evaluate(`location.replace(${JSON.stringify(url)}), true`)) === true;
+    const arrived = replaced && (await this.until(`location.href === ${JSON.stringify(url)} && origin === 'null' && document.readyState === 'complete'`));
+    const loaderId = (await this.command<{ frameTree: { frame: { loaderId: string } } }>('Page.getFrameTree').catch(() => undefined))?.frameTree.frame.loaderId;
+    reply(arrived && loaderId ? { frameId: main, loaderId } : { frameId: main, errorText: 'net::ERR_ABORTED' });
+  }
+}
