@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { realAppFiles } from '@browsermcp/realapps';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
@@ -116,7 +117,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: strin
 
 /** Serves the fixture pages on loopback only. Pages may link to `{{CROSS}}` (the other origin) and `{{BLOCKED}}`, filled in here. */
 export async function startFixtureServer(options: FixtureServerOptions = {}): Promise<FixtureServer> {
-  const files = options.files ?? {};
+  // The real-app pages (@browsermcp/realapps) are served with the fixture pages, under /realapps/.
+  const files = { ...realAppFiles(), ...(options.files ?? {}) };
   const requests: string[] = [];
   const visits: string[] = [];
   let crossOrigin = '';

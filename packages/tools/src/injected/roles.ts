@@ -14,6 +14,9 @@ export function implicitRole(el: Element): string {
     case 'A':
     case 'AREA':
       return el.hasAttribute('href') ? 'link' : 'generic';
+    // SVG's link (its tag name keeps its case), with href or the older xlink:href (SVG-AAM).
+    case 'a':
+      return el.hasAttribute('href') || el.hasAttribute('xlink:href') ? 'link' : 'generic';
     case 'BUTTON':
       return 'button';
     case 'INPUT': {

@@ -107,14 +107,49 @@ const CONTAINER_CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader'
 const WRAPPERS = new Set(['cell', 'gridcell', 'listitem']);
 
 
-// Elements without an interactive role that a person can still act on: click handlers and focus stops.
-function isClickable(el: Element, role: string, bare: boolean): 'pointer' | 'focusable' | false {
-  // Interactive roles get a ref anyway; any other element (a clickable row, paragraph or heading) needs one.
-  if (bare || INTERACTIVE.has(role)) return false;
+/**
+ * Handlers a framework keeps on the element itself: React's props (`__reactProps$…`), Vue 3's event invokers (`_vei`,
+ * a symbol since Vue 3.4).
+ */
+const REACT_CLICKS = ['onClick', 'onMouseDown', 'onDoubleClick'];
+const VUE_CLICKS = ['onClick', 'onMousedown', 'onDblclick'];
+
+function handles(handlers: unknown, names: readonly string[]): boolean {
+  return typeof handlers === 'object' && handlers !== null && names.some((k) => (handlers as Record<string, unknown>)[k]);
+}
+
+/**
+ * Whether a framework wired a click to `el`: React and Vue put no attribute on the element, and React delegates from
+ * its root, so neither shows in the DOM. Only own keys are looked at: most elements have none, and this costs little.
+ */
+function frameworkClick(el: Element): boolean {
+  const own = el as unknown as Record<string | symbol, unknown>;
+  if (handles(own._vei, VUE_CLICKS)) return true;
+  for (const key of Object.keys(el)) if (key.startsWith('__reactProps$')) return handles(own[key], REACT_CLICKS);
+  for (const key of Object.getOwnPropertySymbols(el)) if (key.description === '_vei') return handles(own[key], VUE_CLICKS);
+  return false;
+}
+
+/**
+ * Elements without an interactive role that a person can still act on: click handlers (an attribute, a framework's),
+ * a pointer cursor where the click target starts (not every element inside it, which inherits the cursor: one ref
+ * where one click target is meant, as @playwright/mcp marks them), and focus stops.
+ */
+function isClickable(el: Element, role: string, bare: boolean, pointer: boolean, inPointer: boolean): 'pointer' | 'focusable' | false {
+  // Interactive roles get a ref anyway; any other element (a clickable row, card, cell or list item) needs one.
+  if (INTERACTIVE.has(role)) return false;
+  if ((pointer && !inPointer) || frameworkClick(el)) return 'pointer';
+  if (bare) return false;
   if (el.hasAttribute('onclick')) return 'pointer';
   const tabindex = el.getAttribute('tabindex');
   if (tabindex !== null && Number(tabindex) >= 0) return 'focusable';
   return false;
+}
+
+/** Whether `el` shows the pointer cursor and takes clicks (`pointer-events: none` passes them on). */
+function showsPointer(el: Element): boolean {
+  const style = getComputedStyle(el);
+  return style.cursor === 'pointer' && style.pointerEvents !== 'none';
 }
 
 /** The nodes a slot shows: what is assigned to it, else its own fallback content. */
@@ -191,6 +226,9 @@ export function walkPage(opts: WalkOptions): WalkResult {
     }
   }
 
+  /** Whether the element being walked sits inside one that shows the pointer cursor. */
+  let inPointer = false;
+
   function visit(el: Element, out: Item[]): void {
     const tag = el.tagName;
     if (SKIP.has(tag)) return;
@@ -204,21 +242,34 @@ export function walkPage(opts: WalkOptions): WalkResult {
       return;
     }
     const role = roleOf(el, bare);
-    const clickable = isClickable(el, role, bare);
-    if ((role === 'generic' || role === 'presentation' || role === 'none') && !clickable) {
-      if (namesItsOwner(el)) {
-        // Its text is already the name of the control or group it labels: keep only the elements inside.
-        const inner: Item[] = [];
-        collect(el, inner);
-        flatten(el, out, () => {
-          for (const item of inner) if (typeof item !== 'string') out.push(item);
-        });
-      } else {
-        flatten(el, out, () => collect(el, out));
+    // The cursor is inherited: an element inside a click target shows it too, and is not a target of its own.
+    const outer = inPointer;
+    // An interactive element is its own click target (its ref is given anyway): what is inside it is not another one,
+    // and its style need not be read (a big table's links and inputs are most of its elements).
+    const pointer = INTERACTIVE.has(role) || (isSlot ? outer : showsPointer(el));
+    const clickable = isClickable(el, role, bare, pointer, outer);
+    inPointer = pointer;
+    try {
+      if ((role === 'generic' || role === 'presentation' || role === 'none') && !clickable) {
+        if (namesItsOwner(el)) {
+          // Its text is already the name of the control or group it labels: keep only the elements inside.
+          const inner: Item[] = [];
+          collect(el, inner);
+          flatten(el, out, () => {
+            for (const item of inner) if (typeof item !== 'string') out.push(item);
+          });
+        } else {
+          flatten(el, out, () => collect(el, out));
+        }
+        return;
       }
-      return;
+      place(build(el, role, clickable, bare), out);
+    } finally {
+      inPointer = outer;
     }
-    const node = build(el, role, clickable, bare);
+  }
+
+  function place(node: TreeNode, out: Item[]): void {
     // A cell or list item that only wraps one element says nothing the element does not: show the element.
     // (This keeps big tables within budget: a 3,000-row table shrinks by about a fifth.)
     if (WRAPPERS.has(node.role) && !node.ref && node.children.length === 1 && typeof node.children[0] !== 'string' && !node.ownName) {
@@ -251,13 +302,17 @@ export function walkPage(opts: WalkOptions): WalkResult {
       collect(el, children);
       trimEnds(children);
     }
-    const own = attrName(el, role, bare) || (bare ? '' : collapse(el.getAttribute('title') ?? ''));
-    let name = own;
+    const labelled = attrName(el, role, bare);
+    let name = labelled;
     let kids = children;
     if (!name && NAME_FROM_CONTENT.has(role) && role !== 'row') {
       // Cells and headers shown with their children would only repeat them in the name.
       if (!CONTAINER_CELLS.has(role) || kids.every((c) => typeof c === 'string')) name = textOf(children);
     }
+    // The title is the last resort of the name (accname 2I): a day cell reads "15", as a person sees it, not its title.
+    const title = name || bare ? '' : collapse(el.getAttribute('title') ?? '');
+    if (!name) name = title;
+    const own = labelled || title;
     // A name repeated by the only text inside adds nothing.
     if (LEAF_BY_NAME.has(role) && kids.every((c) => typeof c === 'string')) kids = [];
     const node: TreeNode = {
