@@ -210,6 +210,33 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'real component libraries: an Ant Design day cell and table row, a Vue list item get refs marked [cursor=pointer] or [clickable], and clicks on them land',
+    async run({ server }, c) {
+      await call(c, 'browser_navigate', { url: server.url('/realapps/antd-booking.html') });
+      await call(c, 'browser_wait_for', { text: 'Book a room' });
+      await call(c, 'browser_click', { target: refIn(await call(c, 'browser_snapshot'), 'textbox "Arrival"') });
+      // The page is longer than --snapshot-max-chars: the agent looks into the calendar's table (after its buttons).
+      const opened = await call(c, 'browser_snapshot');
+      const month = opened.slice(opened.indexOf('button "Next year"'));
+      const calendar = await call(c, 'browser_snapshot', { target: refIn(month, 'table') });
+      await call(c, 'browser_click', { target: refIn(calendar, 'cell "15" [cursor=pointer]') });
+      const rows = await call(c, 'browser_snapshot');
+      // The row's ref is on its own line; its cells follow, indented, without refs of their own.
+      const lines = rows.split('\n');
+      const garden = lines.findIndex((l) => l.includes('Garden suite'));
+      const row = lines.slice(0, garden).reverse().find((l) => /- row \[clickable\] \[ref=/.test(l));
+      await call(c, 'browser_click', { target: /\[ref=([^\]]+)\]/.exec(row!)![1]! });
+      expect(await evaluated<string[]>(c, "() => [document.querySelector('#chosen-date').textContent, document.querySelector('#chosen-room').textContent]")).toEqual([
+        '2024-03-15',
+        'Garden suite',
+      ]);
+      await call(c, 'browser_navigate', { url: server.url('/realapps/vue-tasks.html') });
+      await call(c, 'browser_wait_for', { text: 'Today' });
+      await call(c, 'browser_click', { target: refIn(await call(c, 'browser_snapshot'), 'listitem [clickable]') });
+      expect(await evaluated<string>(c, "() => document.querySelector('#done').textContent")).toBe('Done: Water the plants');
+    },
+  },
+  {
     name: 'clicks land in frames of both origins and in a shadow root; a link of a single-page app changes its route',
     async run({ server }, c) {
       const snap = await call(c, 'browser_navigate', { url: server.url('/frames.html') });

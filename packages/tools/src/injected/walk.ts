@@ -135,16 +135,21 @@ function frameworkClick(el: Element): boolean {
  * a pointer cursor where the click target starts (not every element inside it, which inherits the cursor: one ref
  * where one click target is meant, as @playwright/mcp marks them), and focus stops.
  */
-function isClickable(el: Element, role: string, bare: boolean, pointer: boolean, inPointer: boolean): 'pointer' | 'focusable' | false {
+function isClickable(el: Element, role: string, bare: boolean, pointer: boolean, inPointer: boolean): Clickable {
   // Interactive roles get a ref anyway; any other element (a clickable row, card, cell or list item) needs one.
   if (INTERACTIVE.has(role)) return false;
-  if ((pointer && !inPointer) || frameworkClick(el)) return 'pointer';
+  if (pointer && !inPointer) return 'pointer';
+  // A handler with no cursor to show it: a ref, and a word for why where the role gets none of its own.
+  if (!inPointer && frameworkClick(el)) return 'handler';
   if (bare) return false;
   if (el.hasAttribute('onclick')) return 'pointer';
   const tabindex = el.getAttribute('tabindex');
   if (tabindex !== null && Number(tabindex) >= 0) return 'focusable';
   return false;
 }
+
+/** Why an element without an interactive role gets a ref: a pointer cursor, a framework's handler, a focus stop. */
+type Clickable = 'pointer' | 'handler' | 'focusable' | false;
 
 /** Whether `el` shows the pointer cursor and takes clicks (`pointer-events: none` passes them on). */
 function showsPointer(el: Element): boolean {
@@ -294,7 +299,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     return collapse(text);
   }
 
-  function build(el: Element, role: string, clickable: 'pointer' | 'focusable' | false, bare: boolean): TreeNode {
+  function build(el: Element, role: string, clickable: Clickable, bare: boolean): TreeNode {
     // Refs are handed out in document order (parents before children).
     const ref = INTERACTIVE.has(role) || TARGETABLE.has(role) || clickable ? refFor(el, opts.seed) : undefined;
     const children: Item[] = [];
@@ -319,7 +324,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
       role: role === 'presentation' || role === 'none' ? 'generic' : role,
       name: clip(name, role === 'heading' || role === 'link' || role === 'button' ? 200 : 120),
       ref,
-      props: props(el, role, bare, active) + (clickable === 'pointer' ? ' [cursor=pointer]' : ''),
+      props: props(el, role, bare, active) + (clickable === 'pointer' ? ' [cursor=pointer]' : clickable === 'handler' && !TARGETABLE.has(role) ? ' [clickable]' : ''),
       value: valueOf(el, role),
       url: role === 'link' && !bare ? (el.getAttribute('href') ?? undefined) : undefined,
       children: kids,
