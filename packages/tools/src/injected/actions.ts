@@ -43,9 +43,8 @@ export function prepareAction(el: Element, needsEnabled: boolean): ActionPoint {
   }
   const x = rect.left + rect.width / 2;
   const y = rect.top + rect.height / 2;
-  const root = el.getRootNode() as Document | ShadowRoot;
-  const hit = root.elementFromPoint ? root.elementFromPoint(x, y) : document.elementFromPoint(x, y);
-  if (hit && hit !== el && !el.contains(hit)) {
+  const hit = deepestAt(x, y);
+  if (hit && !composedContains(el, hit)) {
     // A label for the control receives the click on its behalf.
     const label = hit.closest('label');
     if (!(label && (label as HTMLLabelElement).control === el)) {
@@ -54,6 +53,28 @@ export function prepareAction(el: Element, needsEnabled: boolean): ActionPoint {
   }
   const control = el instanceof HTMLLabelElement ? el.control : el;
   return { ok: true, x, y, opensChooser: control instanceof HTMLInputElement && control.type === 'file' };
+}
+
+/**
+ * The element a click at (x, y) lands on, in the composed tree: down through open shadow roots, where the document's
+ * own answer is only the host (Shoelace's button over its slotted label).
+ */
+function deepestAt(x: number, y: number): Element | null {
+  let hit = document.elementFromPoint(x, y);
+  while (hit?.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  return hit;
+}
+
+/** Whether `node` is `el` or inside it in the composed tree: through the slot it is shown in, and out of shadow roots. */
+function composedContains(el: Element, node: Node): boolean {
+  for (let n: Node | null = node; n; n = (n as Element).assignedSlot ?? n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)) {
+    if (n === el) return true;
+  }
+  return false;
 }
 
 /** Focuses a text field and selects its content, so typing replaces it; or says why it cannot be typed into. */
