@@ -71,3 +71,30 @@ it('Vue 3: list items with a click listener (no attribute, role or pointer) get 
   await call(session, 'browser_click', { target: item });
   expect(await shown(session, '#done')).toBe('Done: Call the plumber');
 });
+
+it('CodeMirror: `slowly` types at the caret and keeps the document, as @playwright/mcp does; a plain type replaces it, and the answer says so only when it is true', async () => {
+  const session = await h.session();
+  const page = await open(session, 'codemirror-editor.html', 'Editor');
+  const editor = refOf(page, 'textbox', 'const answer');
+  const doc = async () => (await session.currentTab()).page.evaluate(() => (window as unknown as { editorDocument(): string }).editorDocument());
+  const slow = await call(session, 'browser_type', { target: editor, text: '// typed ', slowly: true });
+  expect(await doc()).toContain('const answer = 42;\nconsole.log(answer);');
+  expect(await doc()).toContain('// typed ');
+  expect(slow).toContain('Typed "// typed " into');
+  const replaced = await call(session, 'browser_type', { target: editor, text: 'let x = 1;' });
+  expect(await doc()).toBe('let x = 1;');
+  expect(replaced).toContain('Typed "let x = 1;" into');
+});
+
+it('never answers "Typed" when the field does not hold it: a field that cuts or refuses the text is named with what it holds', async () => {
+  const session = await h.session();
+  const page = await call(session, 'browser_navigate', {
+    url: 'data:text/html,<label>Code <input maxlength="3"></label><label>Age <input type="number"></label>',
+  });
+  const cut = await call(session, 'browser_type', { target: refOf(page, 'textbox', '"Code"'), text: 'ABCDEF' });
+  expect(cut).toContain('"ABCDEF" did not arrive as typed: ');
+  expect(cut).toContain('holds "ABC"');
+  expect(cut).not.toContain('Typed "ABCDEF"');
+  const refused = await call(session, 'browser_type', { target: refOf(page, 'spinbutton', '"Age"'), text: 'forty' });
+  expect(refused).toContain('holds ""');
+});

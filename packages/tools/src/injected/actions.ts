@@ -77,13 +77,15 @@ function composedContains(el: Element, node: Node): boolean {
   return false;
 }
 
-/** Focuses a text field and selects its content, so typing replaces it; or says why it cannot be typed into. */
-export function focusForTyping(node: Element): 'ok' | 'not-editable' | 'readonly' {
+/** Focuses a text field and (to replace it) selects its content; or says why it cannot be typed into. */
+export function focusForTyping(node: Element, replace = true): 'ok' | 'not-editable' | 'readonly' {
   const e = node as HTMLElement;
   const isInput = e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement;
   if (!isInput && !e.isContentEditable) return 'not-editable';
   if ((e as HTMLInputElement).readOnly) return 'readonly';
   e.focus();
+  // Typing at the caret (@playwright/mcp's pressSequentially) keeps what the field holds: focus only.
+  if (!replace) return 'ok';
   if (isInput) (e as HTMLInputElement).select();
   else {
     const range = document.createRange();

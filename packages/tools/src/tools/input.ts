@@ -136,17 +136,33 @@ function secretOr(session: ToolSession, text: string): string {
 }
 
 /**
- * Replaces the content of an editable element: selects it, then inserts the text in one insertText call (fires
- * beforeinput/input like typing), or key by key when `slowly` (for key handlers such as autocomplete).
+ * Types into an editable element: replaces its content (selects it, then inserts the text in one insertText call,
+ * which fires beforeinput/input like typing), or, `slowly`, types key by key at the caret and keeps what is there, as
+ * @playwright/mcp's pressSequentially does (for key handlers such as autocomplete, and editors).
  */
 async function fill(tab: Tab, el: ElementHandle<Element>, frame: Frame, text: string, what: string, timeoutMs: number, slowly = false): Promise<void> {
   await tab.actionPoint(el, frame, what, true, timeoutMs);
-  const editable = await inPage(frame, 'focusForTyping', el);
+  const editable = await inPage(frame, 'focusForTyping', el, !slowly);
   if (editable === 'not-editable') throw new ToolError(`${what} is not a text field. Use browser_click or browser_select_option for it.`);
   if (editable === 'readonly') throw new ToolError(`${what} is read-only and cannot be typed into.`);
-  if (!text) await tab.page.keyboard.press('Delete');
-  else if (slowly) await tab.page.keyboard.type(text, { delay: 10 });
+  if (slowly) await tab.page.keyboard.type(text, { delay: 10 });
+  else if (!text) await tab.page.keyboard.press('Delete');
   else await tab.page.keyboard.sendCharacter(text);
+}
+
+/** Text without its spacing: an editor's lines and non-breaking spaces are not what tells typed text from lost text. */
+const squash = (text: string) => text.replace(/[\u00a0\s]+/g, '');
+
+/**
+ * What the field holds after typing, when it is not what was asked (the page reformatted, refused or lost it); else
+ * undefined. A secret's value is never echoed.
+ */
+async function heldInstead(frame: Frame, el: ElementHandle<Element>, typed: string, slowly: boolean, secret: boolean): Promise<string | undefined> {
+  const held = await inPage(frame, 'valueToVerify', el, 'textbox').catch(() => undefined);
+  if (held === undefined) return undefined;
+  const arrived = slowly ? squash(held).includes(squash(typed)) : squash(held) === squash(typed);
+  if (arrived) return undefined;
+  return secret ? 'something other than the secret' : JSON.stringify(held.length > 200 ? `${held.slice(0, 199)}…` : held);
 }
 
 const type = defineTabTool({
@@ -166,16 +182,24 @@ const type = defineTabTool({
   },
   async handle(tab, { target, element, text, submit, slowly }, response, session) {
     const what = label(target, element);
+    let instead: string | undefined;
     const locator = await tab.withElement(target, async (el, frame) => {
       const locator = await locatorForCode(session, el, frame);
-      await tab.runAction(() => fill(tab, el, frame, secretOr(session, text), what, session.config.actionTimeoutMs, slowly === true), {
+      const typed = secretOr(session, text);
+      await tab.runAction(() => fill(tab, el, frame, typed, what, session.config.actionTimeoutMs, slowly === true), {
         input: { frame, what: 'typing', kind: 'key' },
       });
+      // The field's own word on what it holds, before Enter may submit and clear it: never "Typed" when it is not there.
+      instead = await heldInstead(frame, el, typed, slowly === true, typed !== text);
       // Its own check: the text can arrive (inserted) and the key press still be lost.
       if (submit) await tab.runAction(() => tab.page.keyboard.press('Enter'), { input: { frame, what: 'Enter after typing', kind: 'key' } });
       return locator;
     });
-    response.addResult(`Typed ${JSON.stringify(text)} into ${what}${submit ? ' and pressed Enter' : ''}`);
+    response.addResult(
+      instead === undefined
+        ? `Typed ${JSON.stringify(text)} into ${what}${submit ? ' and pressed Enter' : ''}`
+        : `${JSON.stringify(text)} did not arrive as typed: ${what} holds ${instead} (the page changed or refused it)${submit ? '; then pressed Enter' : ''}`,
+    );
     if (locator) {
       addCode(session, response, [
         { on: { locator }, method: slowly ? 'pressSequentially' : 'fill', args: [typedText(session, text)] },
