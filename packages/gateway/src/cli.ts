@@ -3,7 +3,8 @@ import { CommanderError } from 'commander';
 import { isLoopbackHost, playwrightEnvAliases } from '@browsermcp/daemon';
 import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config.js';
 import { ExtensionBackend } from './backends/extension.js';
-import { describeBrowser, pairingLines, runStdioGateway, startHttpGateway, type RunningHttpGateway } from './gateway.js';
+import { PortInUseError } from './errors.js';
+import { describeBrowser, pairingLines, runStdioGateway, shutdownLine, startHttpGateway, type RunningHttpGateway } from './gateway.js';
 import { VERSION } from './version.js';
 
 function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
@@ -72,7 +73,13 @@ async function main(): Promise<void> {
         process.stdin.destroy();
       });
     }
-    await runStdioGateway(config);
+    try {
+      await runStdioGateway(config);
+    } catch (err) {
+      if (!(err instanceof PortInUseError)) throw err;
+      process.stderr.write(`browsermcp-gateway: cannot start: ${err.message}\n`);
+      process.exit(1);
+    }
     process.exit(0);
   }
 
@@ -80,18 +87,14 @@ async function main(): Promise<void> {
   try {
     gateway = await startHttpGateway({ ...config, port: config.port });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'EADDRINUSE' ? `port ${config.port} is in use; pick another with --port` : (err as Error).message;
-    process.stderr.write(`browsermcp-gateway: cannot start: ${reason}\n`);
+    process.stderr.write(`browsermcp-gateway: cannot start: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`${banner(config, gateway)}\n`);
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`\n${signal}: closing sessions and the browser…\n`);
+    process.stderr.write(`\n${signal}: ${shutdownLine(config)}\n`);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     await gateway.close();
@@ -99,6 +102,8 @@ async function main(): Promise<void> {
   };
   // SIGHUP (its terminal closed) ends it as cleanly as SIGTERM: sessions closed, the browser it launched with them.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+  // Printed once a signal would close it cleanly: whoever reads the banner may stop it at once.
+  process.stderr.write(`${banner(config, gateway)}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -46,3 +46,19 @@ export class HttpRefusal extends Error {
     super(message);
   }
 }
+
+/** A port the gateway must listen on is taken: which one, and the flag that chose it (the fix is to change that flag). */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  constructor(
+    readonly port: number,
+    readonly flag: string,
+  ) {
+    super(`port ${port} is in use (another program, or another browsermcp, listens there); pick another with ${flag}`);
+  }
+}
+
+/** `err` as a PortInUseError when it is Node's EADDRINUSE for `port`, else `err` unchanged. */
+export function portInUse(err: unknown, port: number, flag: string): unknown {
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE' ? new PortInUseError(port, flag) : err;
+}

@@ -18,6 +18,7 @@ import { LineStdioTransport } from './stdio-transport.js';
 import { SessionRecords } from './session-records.js';
 import { VERSION } from './version.js';
 import { describeNotice } from './notices.js';
+import { portInUse } from './errors.js';
 import type { RootsPolicy } from './roots.js';
 
 export async function createBackend(config: GatewayConfig): Promise<Backend> {
@@ -163,7 +164,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
   } catch (err) {
     await gateway.close();
     await backend.close();
-    throw err;
+    throw portInUse(err, config.port, '--port');
   }
   const address = gateway.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -254,6 +255,14 @@ export function pairingLines(config: GatewayConfig, code: string): string[] {
     `  ${code}`,
     'Each agent gets its own tab group; you approve each new agent in the popup.',
   ];
+}
+
+/** What stopping the gateway closes, in this mode: the person's browser and a browser at --cdp-endpoint stay open. */
+export function shutdownLine(config: GatewayConfig): string {
+  if (config.daemonUrls.length) return "closing this gateway's sessions on the remote daemon (its browsers stay)…";
+  if (config.extension) return "closing the agents' sessions and their tab groups; your browser stays open…";
+  if (config.cdpEndpoint) return `closing the sessions and their tabs; the browser at ${config.cdpEndpoint} stays open…`;
+  return 'closing the sessions and the browser it launched…';
 }
 
 /** One line on which browser the tools drive, for the startup banner. */

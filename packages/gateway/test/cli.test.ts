@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -353,6 +353,38 @@ describe('browsermcp-gateway CLI', () => {
     } finally {
       await close();
     }
+  });
+
+  it('a port clash names the flag that set the port: --port for MCP, --daemon-port for the extension', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const mcp = await run(['--port', String(port), '--headless']);
+      expect(mcp.code).toBe(1);
+      expect(mcp.stderr).toContain(`cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --port`);
+      const extension = await run(['--port', '0', '--extension', '--daemon-port', String(port)]);
+      expect(extension.code).toBe(1);
+      expect(extension.stderr).toContain(`cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --daemon-port`);
+      expect(extension.stderr).not.toContain('with --port');
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('says on SIGTERM what it closes in its mode: with --extension the person’s browser stays open', async () => {
+    const child = spawn(process.execPath, [CLI, '--port', '0', '--extension', '--daemon-port', String(await freePort())]);
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', () => err.includes('Each agent gets its own tab group') && resolve());
+      child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${err}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(err).toContain("SIGTERM: closing the agents' sessions and their tab groups; your browser stays open…");
+    expect(err).not.toContain('and the browser…');
   });
 
   it('closes sessions and the browser on SIGHUP (its terminal closed), as on SIGTERM', async () => {

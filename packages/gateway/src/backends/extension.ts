@@ -1,6 +1,7 @@
 import { startDaemon, type NodeFileAccessOptions, type RunningDaemon, type SessionRouter } from '@browsermcp/daemon';
 import { formatPairingCode, type SessionSettings } from '@browsermcp/protocol';
 import { agentIdentity } from '../agent-identity.js';
+import { portInUse } from '../errors.js';
 import type { BrowserNotice, OpenSessionOptions } from '../backend.js';
 import { RouterBackend } from './router-backend.js';
 import { SessionFilesRegistry } from './session-files.js';
@@ -47,6 +48,7 @@ export class ExtensionBackend extends RouterBackend {
 
   static async start(options: ExtensionBackendOptions): Promise<ExtensionBackend> {
     const files = new SessionFilesRegistry();
+    // The port the extension dials is --daemon-port's: a clash names that flag, not the gateway's --port.
     const daemon = await startDaemon({
       host: '127.0.0.1',
       port: options.daemonPort,
@@ -60,6 +62,8 @@ export class ExtensionBackend extends RouterBackend {
       ...(options.files ? { extensionFiles: { ...options.files, sessionRoots: files.lookup, sessionOwner: files.owner } } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+    }).catch((err: unknown) => {
+      throw portInUse(err, options.daemonPort, '--daemon-port');
     });
     return new ExtensionBackend(daemon, options, files);
   }
