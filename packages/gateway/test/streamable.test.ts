@@ -211,6 +211,30 @@ describe('HTTP statuses', () => {
     expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
   });
 
+  it('answers a body nested 100,000 levels deep with an invalid-request error, never a 500, on every endpoint that takes JSON', async () => {
+    const id = await openRawSession();
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const deepArgs = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"browser_evaluate","arguments":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}}`;
+    for (const [body, headers] of [
+      [deep, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }],
+      [deepArgs, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }],
+      // No session: the 2026-07-28 handler reads it too.
+      [deep, { 'mcp-protocol-version': '2026-07-28' }],
+    ] as const) {
+      const res = await post(body, headers);
+      expect(res.status).toBe(400);
+      const answer = await json(res);
+      expect(answer.error.code).toBe(-32600);
+      expect(answer.error.message).toContain('nests deeper than 64 levels');
+    }
+    // The legacy SSE endpoint's messages too.
+    const message = await fetch(`${gw.url}/message?sessionId=none`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: deep });
+    expect(message.status).toBe(400);
+    // And the session still answers.
+    const list = await post({ jsonrpc: '2.0', id: 10, method: 'tools/list' }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    expect(list.status).toBe(200);
+  });
+
   it('202 for notifications, and session ids carry at least 128 random bits', async () => {
     const res = await post(INIT);
     const id = res.headers.get('mcp-session-id')!;

@@ -8,3 +8,4 @@ export * from './pairing';
 export { describeIssues } from './validate';
 export * from './cluster';
 export * from './tool-result';
+export { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';

@@ -17,6 +17,8 @@ import {
   parseMessage,
   type MessageParseResult,
 } from './jsonrpc';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
+import { ErrorCodes } from './errors';
 
 function failureOf(result: MessageParseResult): { code: number; message: string; id: unknown } {
   if (result.ok) throw new Error(`expected a failure, got ${result.kind}`);
@@ -260,5 +262,23 @@ describe('builders', () => {
 
   it('jsonRpcError refuses a non-integer code', () => {
     expect(() => jsonRpcError(1, 1.5, 'x')).toThrow(/jsonRpcError: "error.code" must be an integer/);
+  });
+});
+
+describe('bodies nested past any MCP message', () => {
+  it('refuses one 100,000 levels deep as an invalid request (never a stack overflow), and takes a message at the limit', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const result = parseMessage(deep);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.code).toBe(ErrorCodes.InvalidRequest);
+      expect(result.error.message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    const args = (levels: number) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}}`;
+    // The message itself is two levels (the message, params): arguments may nest up to the limit from there.
+    expect(parseMessage(args(MAX_JSON_DEPTH - 2)).ok).toBe(true);
+    expect(parseMessage(args(MAX_JSON_DEPTH)).ok).toBe(false);
+    expect(nestsDeeperThan([[[]]], 3)).toBe(false);
+    expect(nestsDeeperThan([[[[]]]], 3)).toBe(true);
   });
 });
