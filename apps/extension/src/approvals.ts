@@ -128,3 +128,12 @@ export class Approvals {
     for (const wake of [...state.waiters]) wake();
   }
 }
+
+/**
+ * Whether the person may share a tab with this agent: one at work in their browser (it acted) that they allowed, or
+ * that needed no Allow (they do not ask before new agents); never one they denied or have not answered, nor a client
+ * that only looked (listed the tools: allowed by default, it has no work here).
+ */
+export function canShareWith(agent: { approval: Approval | 'unasked'; lastAction: unknown }): boolean {
+  return (agent.approval === 'allowed' || agent.approval === 'unasked') && agent.lastAction !== null;
+}

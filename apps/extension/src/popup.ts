@@ -1,5 +1,6 @@
 import type { UiRequest, UiStatus } from './background.js';
 import type { AgentSummary, LastAction } from './sessions.js';
+import { canShareWith } from './approvals.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const LABELS = { connected: 'Connected', connecting: 'Connecting…', error: 'Not connected', disconnected: 'Disconnected' } as const;
@@ -50,26 +51,41 @@ $('pair-form').addEventListener('submit', (event) => {
   void ask({ type: 'pair', code: $<HTMLInputElement>('pair-code').value }).then(render);
 });
 
-/** "Share <the tab you were looking at> with <agent>": only when there is such a tab and an agent to share it with. */
+/**
+ * "Share <the tab you were looking at> with <agent>": only when there is such a tab and an agent the person allowed
+ * to share it with; nobody is chosen for them (a wrong default would hand their tab to the wrong agent).
+ */
 function renderShare(status: UiStatus): void {
-  const { shareable, sessions } = status;
-  $('share').hidden = !shareable || sessions.length === 0;
-  if (!shareable || sessions.length === 0) return;
+  const { shareable } = status;
+  const agents = status.sessions.filter(canShareWith);
+  $('share').hidden = !shareable || agents.length === 0;
+  if (!shareable || agents.length === 0) return;
   $('share-title').textContent = shareable.title;
   $('share-title').title = shareable.url;
   const select = $<HTMLSelectElement>('share-agent');
+  const button = $<HTMLButtonElement>('share-button');
   const chosen = select.value;
+  const none = document.createElement('option');
+  none.value = '';
+  none.textContent = 'Choose an agent…';
+  none.disabled = true;
   select.replaceChildren(
-    ...sessions.map((s) => {
+    none,
+    ...agents.map((s) => {
       const option = document.createElement('option');
       option.value = s.sessionId;
       option.textContent = s.clientName ?? 'MCP client';
       return option;
     }),
   );
-  if (sessions.some((s) => s.sessionId === chosen)) select.value = chosen;
-  $<HTMLButtonElement>('share-button').onclick = async () =>
-    render(await ask({ type: 'share', tabId: shareable.tabId, sessionId: select.value }));
+  select.value = agents.some((s) => s.sessionId === chosen) ? chosen : '';
+  button.disabled = select.value === '';
+  select.onchange = () => {
+    button.disabled = select.value === '';
+  };
+  button.onclick = async () => {
+    if (select.value) render(await ask({ type: 'share', tabId: shareable.tabId, sessionId: select.value }));
+  };
 }
 
 /** One agent: its name (a click shows its tab), tab count, last action in words, and a Stop button. */

@@ -7,7 +7,7 @@ import { awaitApproval } from './agent-approval.js';
 import { blockedPageHtml } from './blocked-page.js';
 import { PersonRules } from './person-rules.js';
 import { forgetApproval, recallApproval, rememberApproval } from './remembered-approvals.js';
-import { Approvals, parseAllowedAgents, type AllowedAgent, type Decision } from './approvals.js';
+import { Approvals, canShareWith, parseAllowedAgents, type AllowedAgent, type Decision } from './approvals.js';
 import { PersonFocus, POPUP_WINDOW_MS } from './focus.js';
 import { agentName, filesFor, identityOf, newSessionState, recordAction, summaryOf, toolsOf, type AgentSummary, type SessionState } from './session-state.js';
 import { loadSessions, saveSessions } from './session-store.js';
@@ -169,6 +169,8 @@ export class BrowserSessions {
     const s = this.sessions.get(sessionId);
     const tab = await chrome.tabs.get(tabId).catch(() => undefined);
     if (!s || !tab || this.tabs.ownerOf(tabId) || !/^https?:/i.test(tab.url ?? '')) return;
+    // The popup offers only these; a message naming another (a denied agent) shares nothing.
+    if (!canShareWith(summaryOf(s, this.approvals.shown(s.id)))) return;
     await this.tabs.add(s, tabId);
     s.sharedTabIds.push(tabId);
     this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tabId) }));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { APPROVAL_WAIT_MS, Approvals, parseAllowedAgents } from '../src/approvals.js';
+import { APPROVAL_WAIT_MS, Approvals, canShareWith, parseAllowedAgents } from '../src/approvals.js';
 
 // The approval state machine is pure logic: its timing is checked with fake timers here; the popup's buttons are
 // driven as a person in a real browser by the gateway's scenarios-extension test.
@@ -66,5 +66,17 @@ describe('the stored list of agents always allowed', () => {
   it('keeps its entries and drops what is not one', () => {
     expect(parseAllowedAgents([{ agent: 'API key 1', name: 'Cursor', since: 5 }, 'Cursor', { agent: 2 }, null])).toEqual([{ agent: 'API key 1', name: 'Cursor', since: 5 }]);
     expect(parseAllowedAgents(undefined)).toEqual([]);
+  });
+});
+
+describe('who the person may share a tab with', () => {
+  it('an agent at work that they allowed or did not need to; never a denied, pending or listing-only one', () => {
+    const acted = { at: 1, tool: 'browser_navigate', site: 'example.com' };
+    expect(canShareWith({ approval: 'allowed', lastAction: acted })).toBe(true);
+    expect(canShareWith({ approval: 'allowed', lastAction: null })).toBe(false);
+    expect(canShareWith({ approval: 'unasked', lastAction: acted })).toBe(true);
+    expect(canShareWith({ approval: 'unasked', lastAction: null })).toBe(false);
+    expect(canShareWith({ approval: 'denied', lastAction: acted })).toBe(false);
+    expect(canShareWith({ approval: 'pending', lastAction: acted })).toBe(false);
   });
 });

@@ -389,12 +389,22 @@ it("no agent acts in an extension's page: not by URL, not by link, and not when 
 it('the person shares one of their tabs with an agent from the popup: it joins the agent’s tabs and the agent is told', async () => {
   const { server } = rig;
   const client = await connectClient(rig.gw, 'Helper agent');
+  // A client that only listed the tools: it never acted, and is not offered the person's tab.
+  const onlyLooked = await connectClient(rig.gw, 'Tool lister');
+  await onlyLooked.listTools();
   const mine = await rig.browser.open(server.url('/links.html'));
   try {
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=helper') } });
     await rig.browser.activate(mine.id);
     const popup = await rig.openPopup();
     await popup.page.waitFor(() => !(document.getElementById('share') as HTMLElement).hidden);
+    // Nobody is chosen for the person: the placeholder shows, Share waits for a choice; only the agent that acted is offered.
+    expect(
+      await popup.page.evaluate(() => {
+        const select = document.getElementById('share-agent') as HTMLSelectElement;
+        return [select.value, Array.from(select.options, (o) => o.textContent), (document.getElementById('share-button') as HTMLButtonElement).disabled];
+      }),
+    ).toEqual(['', ['Choose an agent…', 'Helper agent'], true]);
     expect(await popup.page.evaluate(() => document.getElementById('share-title')?.getAttribute('title'))).toBe(server.url('/links.html'));
     await popup.page.evaluate(() => {
       const select = document.getElementById('share-agent') as HTMLSelectElement;
@@ -435,6 +445,8 @@ it('the person shares one of their tabs with an agent from the popup: it joins t
     await rig.backToPersonTab();
     await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
     await client.close();
+    await (onlyLooked.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+    await onlyLooked.close();
     await rig.browser.close(mine.id).catch(() => undefined);
   }
 });
