@@ -155,7 +155,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     roots: httpRoots(config, apiKeys.length),
     stateKeepMs: stateKeepMs(config),
     progressIntervalMs: config.progressIntervalMs,
-    sessionRecords: config.saveSession ? new SessionRecords(config.outputDir, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`)) : undefined,
+    sessionRecords: config.saveSession ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`)) : undefined,
     trustProxy: config.trustProxy,
     logStream: extra.logStream,
   });
@@ -206,7 +206,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   const transport = new LineStdioTransport();
   const tools = describeTools(toolsFor(config.caps), stateKeepMs(config));
   const states = new BrowserStates({ backend, keyOwner: 'stdio', keepMs: stateKeepMs(config) });
-  const records = config.saveSession ? new SessionRecords(config.outputDir, write) : undefined;
+  const records = config.saveSession ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, write) : undefined;
   let opened = false;
   // The SDK picks the era from the client's first message: a 2025 initialize pins one session for the connection;
   // 2026-07-28 requests each take up the client's browser state. One client per stdio gateway: it is the only owner.

@@ -1,6 +1,4 @@
-import { appendFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ownerDirName } from '@browsermcp/daemon';
+import { NodeFileAccess } from '@browsermcp/daemon';
 import type { ToolResult } from '@browsermcp/tools';
 
 /** Writes one call into its session's record. */
@@ -12,27 +10,28 @@ const MAX_OPEN_RECORDS = 10_000;
 /**
  * --save-session: every tool call of a session and its answer, in Markdown, in `session-<time>-<session>/session.md`
  * under the caller's own output directory (the same one its screenshots go to), as @playwright/mcp writes it.
- * Images are named, not written out.
+ * Images are named, not written out. Written as every saved file is (NodeFileAccess): in the caller's own folder,
+ * which must be this user's, never through a link, and counted toward --output-max-size.
  */
 export class SessionRecords {
-  private readonly files = new Map<string, Promise<string | undefined>>();
+  private readonly files = new Map<string, string>();
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly outputDir: string,
+    private readonly options: { outputDir: string; maxOutputBytes?: number | undefined },
     private readonly warn: (message: string) => void,
   ) {}
 
   /** The recorder for one caller: its API key's hash, or undefined where one owner has every file (stdio, no auth). */
   for(keyHash: string | undefined): RecordCall {
-    const dir = keyHash === undefined ? this.outputDir : join(this.outputDir, ownerDirName(`key:${keyHash}`));
+    const owner = keyHash === undefined ? undefined : `key:${keyHash}`;
+    const files = new NodeFileAccess({ ...this.options, sessionOwner: async () => owner }).forSession('records');
     return (label, tool, args, result) => {
-      const file = this.fileFor(dir, label);
+      const name = this.fileFor(owner ?? '', label);
       const text = entry(tool, args, result);
       // One append after another: the entries of a session stay in call order.
       this.queue = this.queue.then(async () => {
-        const path = await file;
-        if (path) await appendFile(path, text, { mode: 0o600 }).catch((err: Error) => this.warn(`--save-session: cannot write ${path}: ${err.message}`));
+        await files.appendOutput(name, text).catch((err: Error) => this.warn(`--save-session: cannot write ${name}: ${err.message}`));
       });
     };
   }
@@ -42,18 +41,12 @@ export class SessionRecords {
     return this.queue;
   }
 
-  private fileFor(dir: string, label: string): Promise<string | undefined> {
-    const key = `${dir}\0${label}`;
+  /** The record's name under the caller's folder: one per session, named when its first call is recorded. */
+  private fileFor(owner: string, label: string): string {
+    const key = `${owner}\0${label}`;
     let file = this.files.get(key);
     if (!file) {
-      const folder = join(dir, `session-${new Date().toISOString().replace(/[:.]/g, '-')}-${label.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 12)}`);
-      file = mkdir(folder, { recursive: true, mode: 0o700 }).then(
-        () => join(folder, 'session.md'),
-        (err: Error) => {
-          this.warn(`--save-session: cannot make ${folder}: ${err.message}`);
-          return undefined;
-        },
-      );
+      file = `session-${new Date().toISOString().replace(/[:.]/g, '-')}-${label.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 12)}/session.md`;
       this.files.set(key, file);
       if (this.files.size > MAX_OPEN_RECORDS) this.files.delete(this.files.keys().next().value!);
     }

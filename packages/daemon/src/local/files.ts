@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import mime from 'mime-types';
@@ -203,6 +204,19 @@ export class NodeFileAccess implements FileAccess {
   }
 
   async writeOutput(name: string, data: Uint8Array): Promise<string> {
+    return this.shown(await this.putOutput(name, data, 'write'));
+  }
+
+  /**
+   * Appends to a file of this session's owner under the output directory (a session record, --save-session), under
+   * the same checks as every saved file: the owner's folder, no links, counted toward --output-max-size. Returns
+   * its full path.
+   */
+  appendOutput(name: string, text: string): Promise<string> {
+    return this.putOutput(name, text, 'append');
+  }
+
+  private async putOutput(name: string, data: Uint8Array | string, how: 'write' | 'append'): Promise<string> {
     const problem = outputNameProblem(name);
     if (problem) throw new ToolError(`${problem} The output directory is ${await this.ownerOutputDir()}.`);
     const output = await this.ownOutputDir();
@@ -215,12 +229,16 @@ export class NodeFileAccess implements FileAccess {
     if (!inside(realOut, realExisting)) {
       throw new ToolError(`"${name}" leads out of the output directory (${output}) through a link; pick another name.`);
     }
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     if ((await lstat(full).catch(() => undefined))?.isSymbolicLink()) {
       throw new ToolError(`"${name}" is a link in the output directory; pick another name.`);
     }
-    await writeFile(full, data);
+    // O_NOFOLLOW: a link put in its place after that check fails the open instead of being followed.
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (how === 'append' ? constants.O_APPEND : constants.O_TRUNC);
+    await writeFile(full, data, { flag: flags, mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ELOOP' ? new ToolError(`"${name}" is a link in the output directory; pick another name.`) : err;
+    });
     if (this.options.maxOutputBytes !== undefined) await evictOldest(output, this.options.maxOutputBytes, full);
-    return this.shown(full);
+    return full;
   }
 }
