@@ -19,12 +19,20 @@ export interface GatewaySession {
   openStreams: number;
   /** The MCP protocol version agreed at initialize (Streamable HTTP sessions). */
   protocolVersion?: string;
+  /** Whether its client ever called a tool: many clients open a session only to list the tools, then go away. */
+  called?: boolean;
 }
 
 export interface SessionLog {
   opened(session: GatewaySession): void;
   closed(session: GatewaySession, reason: string): void;
 }
+
+/** How long a session whose client never called a tool may sit idle (capped by the idle timeout). */
+export const UNUSED_IDLE_MS = 5 * 60_000;
+
+/** Why sessions closed by the gateway ended, kept a while for a client that comes back with one of them. */
+const ENDED_KEPT = 1_000;
 
 /** How many MCP sessions may be open: in all, and per API key (--max-sessions, --max-sessions-per-key). */
 export interface SessionLimits {
@@ -37,6 +45,8 @@ export class SessionRegistry {
   private readonly sessions = new Map<string, GatewaySession>();
   /** Sessions being opened (their initialize still running), per key: counted against the limits already. */
   private readonly opening = new Map<string, number>();
+  /** Sessions the gateway closed itself (idle, to make room), by id: a client that returns is told why. */
+  private readonly ended = new Map<string, string>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -46,7 +56,7 @@ export class SessionRegistry {
     private readonly limits: SessionLimits = { total: Infinity, perKey: Infinity },
   ) {
     if (idleMs > 0) {
-      this.sweeper = setInterval(() => void this.expireIdle(), Math.min(idleMs, 60_000));
+      this.sweeper = setInterval(() => void this.expireIdle(), Math.min(idleMs, UNUSED_IDLE_MS, 60_000));
       this.sweeper.unref();
     }
   }
@@ -73,12 +83,19 @@ export class SessionRegistry {
     if (this.sessions.size + opening >= this.limits.total) {
       return { status: 503, refused: `The gateway has ${this.limits.total} open MCP sessions, its limit (--max-sessions). Try again when some have closed.` };
     }
-    const mine = [...this.sessions.values()].filter((s) => (s.keyHash ?? '') === key).length + (this.opening.get(key) ?? 0);
-    if (mine >= this.limits.perKey) {
-      return {
-        status: 429,
-        refused: `This API key has ${this.limits.perKey} open MCP sessions, the gateway's limit (--max-sessions-per-key). End sessions you no longer use (DELETE /mcp), or wait for idle ones to close.`,
-      };
+    const mine = [...this.sessions.values()].filter((s) => (s.keyHash ?? '') === key);
+    if (mine.length + (this.opening.get(key) ?? 0) >= this.limits.perKey) {
+      // Many clients never end their sessions: the key's least recently used idle one makes room, rather than the
+      // key being locked out until they expire. Only when all are busy is the new one refused.
+      const [oldest] = mine.filter((s) => s.openStreams === 0).sort((a, b) => a.lastSeen - b.lastSeen);
+      if (!oldest) {
+        return {
+          status: 429,
+          refused: `This API key has ${this.limits.perKey} open MCP sessions, all busy, the gateway's limit (--max-sessions-per-key). End sessions you no longer use (DELETE /mcp), or try again when a call has ended.`,
+        };
+      }
+      const idle = Math.round((Date.now() - oldest.lastSeen) / 1000);
+      void this.close(oldest.id, `closed to make room for a new session of the same API key (--max-sessions-per-key ${this.limits.perKey}); it was the least recently used, idle for ${idle} s`);
     }
     this.opening.set(key, (this.opening.get(key) ?? 0) + 1);
     let released = false;
@@ -102,19 +119,35 @@ export class SessionRegistry {
     session.lastSeen = Date.now();
   }
 
+  /** Why the gateway ended this session, if it did and it was not long ago: for the answer to a client that returns. */
+  endedWhy(id: string): string | undefined {
+    return this.ended.get(id);
+  }
+
+  /** The client called a tool in this session: it is in use, not only looked at. */
+  called(session: GatewaySession): void {
+    session.called = true;
+  }
+
   /** Ends a session: its MCP server and transport close, and the daemon closes its tabs. Safe to call twice. */
   async close(id: string, reason: string): Promise<void> {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    this.ended.set(id, reason);
+    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
     this.log.closed(session, reason);
     await Promise.allSettled([session.server.close(), this.backend.closeSession(id)]);
   }
 
   private async expireIdle(): Promise<void> {
     const now = Date.now();
-    const idle = [...this.sessions.values()].filter((s) => s.openStreams === 0 && now - s.lastSeen > this.idleMs);
-    await Promise.all(idle.map((s) => this.close(s.id, `idle for more than ${Math.round(this.idleMs / 1000)} s`)));
+    // A session whose client never called a tool (it listed them and went away) goes sooner.
+    const limit = (s: GatewaySession) => (s.called ? this.idleMs : Math.min(this.idleMs, UNUSED_IDLE_MS));
+    const idle = [...this.sessions.values()].filter((s) => s.openStreams === 0 && now - s.lastSeen > limit(s));
+    await Promise.all(
+      idle.map((s) => this.close(s.id, `idle for more than ${Math.round(limit(s) / 1000)} s${s.called ? '' : ' without a tool call'}`)),
+    );
   }
 
   async closeAll(reason: string): Promise<void> {

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RunningHttpGateway } from '../src/index.js';
 import { connectClient, startGateway, text } from './helpers.js';
 
@@ -197,7 +199,7 @@ describe('limits and lifecycle', () => {
     }
   });
 
-  it('refuses sessions past --max-sessions-per-key (429) and --max-sessions (503) before any work, and opens again once one closes', async () => {
+  it('at --max-sessions-per-key closes the key’s least recently used idle session for a new one (its client told why), refuses only when all are busy (429), and --max-sessions (503)', async () => {
     const own = await startGateway(['--api-key', 'key-a-0123456789abcdef,key-b-0123456789abcdef', '--max-sessions-per-key', '2', '--max-sessions', '3']);
     const init = (key: string) => fetch(`${own.url}/mcp`, { method: 'POST', headers: { ...headers(), authorization: `Bearer ${key}` }, body: INIT });
     const open = async (key: string) => {
@@ -205,25 +207,63 @@ describe('limits and lifecycle', () => {
       await res.text();
       return res;
     };
+    const A = 'key-a-0123456789abcdef';
+    const list = (key: string, id: string) =>
+      fetch(`${own.url}/mcp`, { method: 'POST', headers: { ...headers(), authorization: `Bearer ${key}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    /** Holds the session's GET stream open: a client listening for server messages is using its session. */
+    const listen = (id: string) => {
+      const controller = new AbortController();
+      const stream = fetch(`${own.url}/mcp`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${A}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', host: new URL(own.url).host }, signal: controller.signal });
+      return { stream, stop: () => controller.abort() };
+    };
+    const streams: Array<{ stop(): void }> = [];
     try {
-      const a1 = await open('key-a-0123456789abcdef');
-      expect(a1.status).toBe(200);
-      expect((await open('key-a-0123456789abcdef')).status).toBe(200);
-      const a3 = await init('key-a-0123456789abcdef');
-      expect(a3.status).toBe(429);
-      expect(a3.headers.get('retry-after')).toBe('60');
-      expect(((await a3.json()) as { error: { message: string } }).error.message).toContain("the gateway's limit (--max-sessions-per-key)");
-      const sse = await fetch(`${own.url}/sse`, { headers: { authorization: 'Bearer key-a-0123456789abcdef', host: new URL(own.url).host } });
+      const a1 = (await open(A)).headers.get('mcp-session-id')!;
+      const a2 = (await open(A)).headers.get('mcp-session-id')!;
+      // a1 is the least recently used: a new session of key a takes its place instead of being refused.
+      await (await list(A, a2)).text();
+      const a3res = await open(A);
+      expect(a3res.status).toBe(200);
+      const a3 = a3res.headers.get('mcp-session-id')!;
+      const gone = await list(A, a1);
+      expect(gone.status).toBe(404);
+      expect(((await gone.json()) as { error: { message: string } }).error.message).toMatch(
+        /^Session not found: closed to make room for a new session of the same API key \(--max-sessions-per-key 2\); it was the least recently used, idle for \d+ s\. Start a new one with initialize\.$/,
+      );
+      // Both of its sessions busy (listening): a third is refused, on either transport.
+      for (const id of [a2, a3]) {
+        const l = listen(id);
+        streams.push(l);
+        expect((await l.stream).status).toBe(200);
+      }
+      const a4 = await init(A);
+      expect(a4.status).toBe(429);
+      expect(a4.headers.get('retry-after')).toBe('60');
+      expect(((await a4.json()) as { error: { message: string } }).error.message).toContain("all busy, the gateway's limit (--max-sessions-per-key)");
+      const sse = await fetch(`${own.url}/sse`, { headers: { authorization: `Bearer ${A}`, host: new URL(own.url).host } });
       expect(sse.status).toBe(429);
       await sse.text();
       expect((await open('key-b-0123456789abcdef')).status).toBe(200);
       const full = await init('key-b-0123456789abcdef');
       expect(full.status).toBe(503);
       expect(((await full.json()) as { error: { message: string } }).error.message).toContain('its limit (--max-sessions)');
-      // One of key-a's sessions ends: key-a may open one again.
-      const closed = await fetch(`${own.url}/mcp`, { method: 'DELETE', headers: { authorization: 'Bearer key-a-0123456789abcdef', 'mcp-session-id': a1.headers.get('mcp-session-id')! } });
-      expect(closed.status).toBe(200);
-      expect((await open('key-a-0123456789abcdef')).status).toBe(200);
+    } finally {
+      for (const s of streams) s.stop();
+      await own.close();
+    }
+  });
+
+  it('clients that open a session, list the tools and go away (no DELETE) never lock their key out', async () => {
+    const own = await startGateway(['--max-sessions-per-key', '3']);
+    try {
+      // As gemini mcp list, mcp-remote, LangChain and the SDK's own close() do: initialize, tools/list, drop.
+      for (let i = 0; i < 8; i++) {
+        const client = new Client({ name: `lister-${i}`, version: '1' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${own.apiKey}` } } }));
+        expect((await client.listTools()).tools.length).toBeGreaterThan(10);
+        await client.close();
+      }
+      expect(own.registry.size).toBeLessThanOrEqual(3);
     } finally {
       await own.close();
     }

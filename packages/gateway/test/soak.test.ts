@@ -74,7 +74,7 @@ async function withClient<T>(run: (client: Client) => Promise<T>): Promise<T> {
 describe('abuse soak', () => {
   for (let round = 1; round <= ROUNDS; round++) {
     const r = ROUNDS > 1 ? ` (round ${round})` : '';
-    it(`a flood of sessions from one key: past its limit each is refused (429, Retry-After) before any work${r}`, async () => {
+    it(`a flood of sessions from one key: never more than its limit open (each new one takes an idle one's place, or is refused with 429 and Retry-After while all are busy opening)${r}`, async () => {
       const started = performance.now();
       // A connection per request, closed after it (no keep-alive pool), as a flood from many clients would come.
       const attempt = () =>
@@ -100,11 +100,13 @@ describe('abuse soak', () => {
       const answers: Array<Awaited<ReturnType<typeof attempt>>> = [];
       for (let batch = 0; batch < 6; batch++) answers.push(...(await Promise.all(Array.from({ length: 50 }, attempt))));
       figures.floodAnswersPerSecond = Math.round(300 / ((performance.now() - started) / 1000));
-      const opened = answers.filter((a) => a.status === 200);
-      expect(opened).toHaveLength(PER_KEY);
+      expect(answers.every((a) => a.status === 200 || a.status === 429)).toBe(true);
       const refused = answers.filter((a) => a.status === 429);
-      expect(refused).toHaveLength(300 - PER_KEY);
-      expect(refused.every((a) => a.retry !== null)).toBe(true);
+      expect(refused.every((a) => a.retry !== undefined)).toBe(true);
+      const health = async () => ((await (await fetch(`${gw.url}/health`)).json()) as { activeSessions: number }).activeSessions;
+      await expect.poll(health).toBeLessThanOrEqual(PER_KEY);
+      const opened = answers.filter((a) => a.status === 200);
+      expect(opened.length).toBeGreaterThanOrEqual(PER_KEY);
       for (const { id } of opened) {
         const ended = await fetch(`${gw.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${gw.apiKey}`, 'mcp-session-id': id!, 'mcp-protocol-version': '2025-11-25', connection: 'close' } });
         await ended.text();

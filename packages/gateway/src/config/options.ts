@@ -96,7 +96,7 @@ function options(): Option[] {
     serverFile(opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)')),
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),
     s.gracePeriod,
-    opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long').default('1800'),
+    opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most').default('1800'),
     opt('--progress-interval <seconds>', 'how often a call that waits (a slow page, the person\'s approval, a starting browser) sends a progress notification, to clients that ask for them').default('10'),
     opt('--save-session', "record each session's tool calls and answers (Markdown) in session-<time>-<session>/session.md under the caller's output directory, written by the gateway (default: off)"),
     opt('--keep-browser-state <minutes>', "sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)"),
@@ -114,7 +114,7 @@ function options(): Option[] {
     // With --cdp-endpoint it needs --proxy-server, which is refused there: resolveConfig says so.
     appliesIn(opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost (default: none)'), LOCAL_BROWSER),
     opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close').default('200'),
-    opt('--max-sessions-per-key <n>', 'most MCP sessions one API key may have open; more are refused (429)').default('50'),
+    opt('--max-sessions-per-key <n>', "most MCP sessions one API key may have open; at the limit the key's least recently used idle session is closed for a new one (its client is told why), and only while all are busy is a new one refused (429)").default('50'),
     s.logLevel,
     // @playwright/mcp's flags that name Playwright objects: refused in every mode, with what to use instead.
     appliesIn(

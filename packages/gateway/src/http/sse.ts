@@ -56,6 +56,7 @@ export const legacySse = fp(
         return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Batches are not supported on /message: send one message per request.');
       }
       registry.touch(session);
+      if (parsed.kind === 'request' && parsed.message.method === 'tools/call') registry.called(session);
       (session.transport as LegacySseTransport).receive(parsed.message as JSONRPCMessage);
       return reply.code(202).send({ status: 'accepted' });
     });

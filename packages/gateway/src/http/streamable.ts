@@ -46,6 +46,12 @@ export function reserveSession(registry: SessionRegistry, req: FastifyRequest, r
   return undefined;
 }
 
+/** Whether a body calls a tool (alone or in a batch): what tells a session in use from one that was only looked at. */
+function isToolCall(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call');
+}
+
 /** The version the SDK answers an initialize with: the client's if supported, else the latest. */
 function negotiatedVersion(body: unknown): string {
   const asked = (body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
@@ -78,10 +84,13 @@ export const streamableHttp = fp(
       const session = registry.get(id);
       // A session bound to another key answers like an unknown one: ids must not be probed.
       if (!session || session.kind !== 'streamable' || session.keyHash !== req.keyHash) {
-        sendError(reply, 404, ErrorCodes.SessionNotFound, 'Session not found: it ended or expired. Start a new one with initialize.');
+        // Told why only where the id could be this key's: ended sessions carry no key, so only the reason is said.
+        const why = !session ? registry.endedWhy(id) : undefined;
+        sendError(reply, 404, ErrorCodes.SessionNotFound, `Session not found: ${why ?? 'it ended or expired'}. Start a new one with initialize.`);
         return undefined;
       }
       registry.touch(session);
+      if (isToolCall(req.body)) registry.called(session);
       return session;
     };
 
