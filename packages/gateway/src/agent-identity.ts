@@ -11,3 +11,8 @@ export function agentIdentity(owner: string | undefined): string | undefined {
   if (owner === 'stdio') return "this gateway's stdio client";
   return `API key ${createHash('sha256').update('browsermcp agent identity\0').update(owner).digest('hex').slice(0, 8)}`;
 }
+
+/** The identity of an API key as the person's popup shows it, from the key itself (for the banner; never the key). */
+export function keyFingerprint(key: string): string {
+  return agentIdentity(createHash('sha256').update(key).digest('hex'))!;
+}

@@ -4,6 +4,7 @@ import { isLoopbackHost, playwrightEnvAliases } from '@browsermcp/daemon';
 import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config.js';
 import { ExtensionBackend } from './backends/extension.js';
 import { PortInUseError } from './errors.js';
+import { keyFingerprint } from './agent-identity.js';
 import { describeBrowser, pairingLines, runStdioGateway, shutdownLine, startHttpGateway, type RunningHttpGateway } from './gateway.js';
 import { VERSION } from './version.js';
 
@@ -23,10 +24,16 @@ function banner(config: GatewayConfig, gw: RunningHttpGateway): string {
   if (gw.apiKey) {
     // A key the user gave stays out of logs and terminals; only a generated one is printed, since nobody knows it yet.
     const key = config.apiKeysGiven ? '<your key>' : gw.apiKey;
+    // What the person's popup names each key's agents by: its fingerprint, and the label --api-key-file gives it.
+    const known = (config.apiKeysGiven ? config.apiKeys : [gw.apiKey]).map((k) => {
+      const label = config.apiKeyLabels.get(k);
+      return `${label ? `${label}: ` : ''}${keyFingerprint(k)}`;
+    });
     lines.push(
       config.apiKeysGiven
         ? '  API key                yours (from --api-key, BROWSERMCP_API_KEY or --api-key-file; not printed)'
         : `  API key                ${gw.apiKey} (new at every start; pass --api-key-file to keep one)`,
+      `  Shown to the person as ${known.join(', ')} (the popup names agents by key, as here)`,
       '',
       'Claude Code:',
       `  claude mcp add --transport http browsermcp ${mcp} --header "Authorization: Bearer ${key}"`,

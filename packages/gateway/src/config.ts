@@ -40,6 +40,8 @@ export interface GatewayConfig extends SharedSettings {
   trustClientRoots: boolean;
   /** Keys HTTP clients may use; empty means one is generated at startup (unless noAuth). */
   apiKeys: string[];
+  /** Labels of keys from --api-key-file's `label=key` lines, by key: shown with the key's fingerprint, never the key. */
+  apiKeyLabels: Map<string, string>;
   noAuth: boolean;
   rateLimit: number | undefined;
   /** --trust-proxy, read: undefined when not behind a proxy. */
@@ -117,7 +119,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const keysGiven = list('apiKey');
   // Over stdio no key is asked for (the flag is ignored); over HTTP a given key must be a strong one.
   if (shared.port !== undefined) checkKeyStrength(keysGiven, v.source('apiKey') === 'env' ? 'BROWSERMCP_API_KEY' : '--api-key');
-  const apiKeys = [...keysGiven, ...keysFrom(str('apiKeyFile'))];
+  const fromFile = keysFrom(str('apiKeyFile'));
+  const apiKeys = [...keysGiven, ...fromFile.map((k) => k.key)];
+  const apiKeyLabels = new Map(fromFile.flatMap((k) => (k.label ? [[k.key, k.label] as const] : [])));
   if (noAuth && apiKeys.length) throw new ConfigError('--no-auth and an API key contradict each other: keep one.');
 
   const tools = readToolFlags(v, shared.commandTimeoutMs);
@@ -175,6 +179,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     protectedPaths: serverFilePaths(program),
     trustClientRoots: bool('trustClientRoots'),
     apiKeys,
+    apiKeyLabels,
     apiKeysGiven: apiKeys.length > 0,
     trustProxy: trustProxyFrom(str('trustProxy')),
     noAuth,

@@ -355,6 +355,40 @@ describe('browsermcp-gateway CLI', () => {
     }
   });
 
+  it("names each key in its banner and log as the person's popup does (fingerprint, and the label of a label=key line), never the key", async () => {
+    const keys = join(mkdtempSync(join(tmpdir(), 'bmcp-labels-')), 'keys');
+    writeFileSync(keys, '# two agents\nalice=key-of-alice-0123456789abcdef\nkey-without-label-0123456789\n');
+    const child = spawn(process.execPath, [CLI, '--port', '0', '--headless', '--api-key-file', keys, '--log-level', 'info']);
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', () => {
+          const found = /MCP \(Streamable HTTP\)\s+(\S+)/.exec(err)?.[1];
+          if (found && err.includes('Shown to the person as')) resolve(found);
+        });
+        child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${err}`)));
+      });
+      const shown = /Shown to the person as alice: (API key [0-9a-f]{8}), (API key [0-9a-f]{8}) \(/.exec(err);
+      expect(shown, err).not.toBeNull();
+      expect(err).not.toContain('key-of-alice');
+      expect(err).not.toContain('key-without-label');
+      // A session of alice's key is logged under the same name the banner gave it.
+      const local = new URL(url);
+      local.hostname = '127.0.0.1';
+      const opened = await fetch(local, {
+        method: 'POST',
+        headers: { authorization: 'Bearer key-of-alice-0123456789abcdef', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+      expect(opened.status).toBe(200);
+      await opened.text();
+      await expect.poll(() => err).toMatch(new RegExp(`session opened.*agent.*${shown![1]!}.*label.*alice|session opened.*label.*alice.*agent.*${shown![1]!}`));
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('a port clash names the flag that set the port: --port for MCP, --daemon-port for the extension', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

@@ -68,16 +68,23 @@ export function storageStateFrom(file: string | undefined): Pick<PageSetupOption
 }
 
 /** --api-key-file: one key per line (or comma-separated), blank lines and "#" comments skipped. */
-export function keysFrom(file: string | undefined): string[] {
+/** A line of --api-key-file: a key, or `label=key` (the label names it in the banner and the log, never the key). */
+const LABELLED = /^([A-Za-z][\w .-]{0,39})=(\S{16,})$/;
+
+export function keysFrom(file: string | undefined): Array<{ key: string; label?: string }> {
   if (!file) return [];
   const keys = readFlagFile('api-key-file', file)
     .split('\n')
     .map((line) => line.replace(/#.*/, ''))
     .flatMap((line) => line.split(','))
     .map((k) => k.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((entry) => {
+      const m = LABELLED.exec(entry);
+      return m ? { key: m[2]!, label: m[1]!.trim() } : { key: entry };
+    });
   if (!keys.length) throw new ConfigError(`--api-key-file ${file}: no key in it (one per line).`);
-  checkKeyStrength(keys, `--api-key-file ${file}`);
+  checkKeyStrength(keys.map((k) => k.key), `--api-key-file ${file}`);
   return keys;
 }
 

@@ -18,6 +18,7 @@ import { StatelessCalls } from '../calls/stateless-calls.js';
 import { BrowserStates } from '../calls/browser-states.js';
 import { describeNotice } from '../notices.js';
 import type { RootsPolicy } from '../roots.js';
+import { agentIdentity } from '../agent-identity.js';
 
 /** Fastify's codes for a body that is not JSON: answered as JSON-RPC parse errors (by code, not by their words). */
 const JSON_BODY_ERRORS = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
@@ -47,6 +48,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
   sessionRecords?: SessionRecords | undefined;
   /** --trust-proxy: which proxies' X-Forwarded-For to believe (true: any; a number: that many hops; addresses). */
   trustProxy?: boolean | number | string[] | undefined;
+  /** Labels of API keys (--api-key-file's `label=key`), by the key's hash: named in the log with the key's fingerprint. */
+  keyLabels?: ReadonlyMap<string, string> | undefined;
   /** pino destination; stderr by default so stdout stays clean. */
   logStream?: NodeJS.WritableStream | undefined;
 }
@@ -73,7 +76,11 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   });
   limitConnectionsPerAddress(app.server, limits.maxPerAddress, '--max-connections-per-address');
   const log: SessionLog = {
-    opened: (s) => app.log.info({ session: s.id.slice(0, 8), transport: s.kind }, 'session opened'),
+    // Which key opened it, as the person's popup names it (fingerprint and label), never the key.
+    opened: (s) => {
+      const label = s.keyHash === undefined ? undefined : opts.keyLabels?.get(s.keyHash);
+      app.log.info({ session: s.id.slice(0, 8), transport: s.kind, agent: agentIdentity(s.keyHash ?? 'no-key'), ...(label ? { label } : {}) }, 'session opened');
+    },
     closed: (s, reason) => app.log.info({ session: s.id.slice(0, 8), reason }, 'session closed'),
   };
   const toolLog: ToolCallLog = (e) =>
