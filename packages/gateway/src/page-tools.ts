@@ -54,16 +54,19 @@ function toMcpTool(name: string, info: PageToolInfo): McpTool {
   const hints = [
     `[WebMCP tool of the current page: ${UNTRUSTED_NOTE}.]`,
     info.annotations?.consequential ? '[CONSEQUENTIAL: may take a real action, such as placing an order. Confirm with the user first.]' : '',
-    info.annotations?.readOnly ? '[READ-ONLY]' : '',
+    info.annotations?.readOnly ? '[The page says it only reads; nothing checks that.]' : '',
     info.frame !== undefined ? `[Registered by the frame ${info.frame}.]` : '',
   ].filter(Boolean);
   const schema = info.inputSchema;
   const inputSchema = schema && typeof schema === 'object' && !Array.isArray(schema) && (schema as { type?: unknown }).type === 'object' ? (schema as McpTool['inputSchema']) : { type: 'object' as const };
+  // The title is the page's words too, and shown where a client asks its user to approve a call: marked as such. The
+  // page's own hints are never promoted into MCP's: a client auto-approves a read-only, non-destructive tool.
+  const title = `Page tool (untrusted): ${info.title ?? info.name}`;
   return {
     name,
-    title: info.title ?? info.name,
+    title,
     description: `${hints.join(' ')} ${info.description}`,
     inputSchema,
-    annotations: { title: info.title ?? info.name, readOnlyHint: info.annotations?.readOnly === true, destructiveHint: info.annotations?.readOnly !== true, openWorldHint: true },
+    annotations: { title, readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   };
 }

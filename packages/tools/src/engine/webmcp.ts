@@ -31,12 +31,21 @@ export interface WebMcpListing {
   frames: WebMcpFrameTools[];
   /** Every tool, each with its frame. */
   tools: Array<WebMcpTool & { frame: Frame; frameLabel: string; main: boolean }>;
+  /** Tools left out past the page's caps (MAX_TOOLS_PER_PAGE and the characters below). */
+  leftOut?: number;
 }
 
 /** What one frame may hand us: a page could register thousands of tools or megabytes of schema. */
 const MAX_TOOLS_PER_FRAME = 64;
 const MAX_DESCRIPTION_CHARS = 2000;
 const MAX_SCHEMA_CHARS = 8000;
+/**
+ * What one page may hand us across all its frames: each frame's caps alone let 40 frames give 2,563 tools and a 26 MB
+ * tools/list. The main frame's tools come first, then each frame's in the page's order.
+ */
+export const MAX_TOOLS_PER_PAGE = 64;
+const MAX_PAGE_DESCRIPTION_CHARS = 32_000;
+const MAX_PAGE_SCHEMA_CHARS = 64_000;
 /** How long one frame may take to list its tools before it counts as having none. */
 const FRAME_LIST_TIMEOUT_MS = 2000;
 
@@ -128,8 +137,29 @@ export async function listWebMcpTools(page: Page): Promise<WebMcpListing> {
       return { frame, label, main: frame === page.mainFrame(), tools };
     }),
   );
+  // The page's caps, across its frames (the main frame first): what fits is kept whole, the rest is counted.
+  const budget = { tools: MAX_TOOLS_PER_PAGE, description: MAX_PAGE_DESCRIPTION_CHARS, schema: MAX_PAGE_SCHEMA_CHARS };
+  let leftOut = 0;
+  for (const f of [...listed].sort((a, b) => Number(b.main) - Number(a.main))) {
+    f.tools = f.tools.filter((t) => {
+      const schema = t.inputSchema === undefined ? 0 : JSON.stringify(t.inputSchema).length;
+      const fits = budget.tools > 0 && t.description.length <= budget.description && schema <= budget.schema;
+      if (!fits) {
+        leftOut++;
+        return false;
+      }
+      budget.tools--;
+      budget.description -= t.description.length;
+      budget.schema -= schema;
+      return true;
+    });
+  }
   const withTools = listed.filter((f) => f.tools.length > 0);
-  return { frames: withTools, tools: withTools.flatMap((f) => f.tools.map((t) => ({ ...t, frame: f.frame, frameLabel: f.label, main: f.main }))) };
+  return {
+    frames: withTools,
+    tools: withTools.flatMap((f) => f.tools.map((t) => ({ ...t, frame: f.frame, frameLabel: f.label, main: f.main }))),
+    ...(leftOut ? { leftOut } : {}),
+  };
 }
 
 function toTool(t: ListedTool): WebMcpTool {
@@ -151,7 +181,9 @@ function hints(tool: WebMcpTool): string {
 
 /** The listing as lines, `indent` before each: a name, its hints and description, its frame (not the main one), its schema. */
 export function webMcpLines(listing: WebMcpListing, indent: string): string[] {
-  const lines: string[] = [];
+  const lines: string[] = listing.leftOut
+    ? [`${indent}- (${listing.leftOut} more tools of this page's frames left out: a page offers at most ${MAX_TOOLS_PER_PAGE}, within ${MAX_PAGE_DESCRIPTION_CHARS.toLocaleString('en')} characters of descriptions and ${MAX_PAGE_SCHEMA_CHARS.toLocaleString('en')} of schemas)`]
+    : [];
   for (const tool of listing.tools) {
     lines.push(`${indent}- ${tool.name}${hints(tool)}: ${JSON.stringify(tool.description)}`);
     if (!tool.main) lines.push(`${indent}  - frame: ${tool.frameLabel}`);
