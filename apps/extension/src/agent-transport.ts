@@ -33,8 +33,8 @@ interface TabTransport extends ConnectionTransport {
  * puppeteer's ExtensionTransport for an agent's tab, with the two rules that keep the agent out of the extension:
  * - Page.navigate to an about: address (the engine's way out of a page, or the agent's own) is done in two steps
  *   that leave no origin (the error page of ORIGINLESS_URL, which then replaces itself), never as the extension;
- * - a frame that commits with an extension's address or origin makes the debugger let go at once (`onExtensionFrame`):
- *   no agent command reaches it.
+ * - a frame that commits with this extension's address or origin makes the debugger let go at once
+ *   (`onExtensionFrame`): no agent command reaches it.
  */
 export class AgentTransport implements ConnectionTransport {
   onmessage?: (message: string) => void;
@@ -72,7 +72,10 @@ export class AgentTransport implements ConnectionTransport {
     const parsed = JSON.parse(message) as Message;
     if (parsed.method !== 'Page.frameNavigated') return;
     const { frame } = parsed.params as unknown as FrameNavigated;
-    if (/^chrome-extension:/i.test(frame.url) || /^chrome-extension:/i.test(frame.securityOrigin ?? '')) this.onExtensionFrame(frame.url);
+    // This extension's own origin only: other extensions' frames in a page (a password manager's) are theirs, out of
+    // this debugger's reach and of the page's scripts, and must not stop the agent.
+    const own = chrome.runtime.getURL('').replace(/\/$/, '');
+    if (frame.url.startsWith(`${own}/`) || frame.securityOrigin === own) this.onExtensionFrame(frame.url);
   }
 
   private command<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
