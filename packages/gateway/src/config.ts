@@ -116,6 +116,13 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     throw new ConfigError(`--no-auth is only allowed on a loopback host; ${host} is reachable from other machines. Use --api-key.`);
   }
 
+  // Where it would change nothing, said rather than ignored.
+  if (bool('trustClientRoots') && shared.port === undefined) {
+    throw new ConfigError('--trust-client-roots is for HTTP: over stdio a client owns the gateway and its MCP roots always count. Drop --trust-client-roots.');
+  }
+  if (bool('trustClientRoots') && !loopback) {
+    throw new ConfigError(`--trust-client-roots applies on a loopback host: a client reaching ${host} from elsewhere names paths of its own machine, not this one. Use --file-roots for folders here.`);
+  }
   const keysGiven = list('apiKey');
   // Over stdio no key is asked for (the flag is ignored); over HTTP a given key must be a strong one.
   if (shared.port !== undefined) checkKeyStrength(keysGiven, v.source('apiKey') === 'env' ? 'BROWSERMCP_API_KEY' : '--api-key');

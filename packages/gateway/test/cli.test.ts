@@ -106,6 +106,8 @@ describe('browsermcp-gateway CLI', () => {
       [['--storage-state', '/etc/hostname'], '--storage-state /etc/hostname: cannot read it as JSON'],
       [['--secrets', '/nonexistent/.env'], '--secrets /nonexistent/.env: cannot read the file (ENOENT)'],
       [['--max-sessions-per-key', 'lots'], '--max-sessions-per-key must be a whole number from 1 to 100000, got "lots"'],
+      [['--port', '0', '--host', '0.0.0.0', '--trust-client-roots'], '--trust-client-roots applies on a loopback host'],
+      [['--trust-client-roots'], '--trust-client-roots is for HTTP: over stdio a client owns the gateway'],
       [['--max-tabs', '0'], '--max-tabs must be a whole number from 1 to 1000, got "0"'],
       [['--browser-arg', '--remote-debugging-port=9222'], '--browser-arg: the browser flag --remote-debugging-port=9222 is refused'],
       [['--cdp-endpoint', 'http://127.0.0.1:9', '--no-sandbox'], '--no-sandbox shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.'],
