@@ -82,8 +82,14 @@ export class AgentTransport implements ConnectionTransport {
     return chrome.debugger.sendCommand({ tabId: this.tabId }, method, params) as Promise<T>;
   }
 
+  /** Evaluates in the tab's page; undefined when it fails or the page is too busy to answer within a step. */
   private async evaluate<T>(expression: string): Promise<T | undefined> {
-    const answer = await this.command<{ result?: { value?: T } }>('Runtime.evaluate', { expression, returnByValue: true }).catch(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), STEP_TIMEOUT_MS);
+    });
+    const answer = await Promise.race([this.command<{ result?: { value?: T } }>('Runtime.evaluate', { expression, returnByValue: true }).catch(() => undefined), late]);
+    clearTimeout(timer);
     return answer?.result?.value;
   }
 
