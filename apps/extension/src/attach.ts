@@ -50,7 +50,8 @@ async function actInBackground(tabId: number): Promise<void> {
 export async function attachTab(tabId: number, options: { personsOwn?: boolean; onExtensionFrame?: (url: string) => void } = {}): Promise<Page> {
   const tab = await chrome.tabs.get(tabId).catch(() => undefined);
   if (!tab) throw new ToolError(`Tab ${tabId} is gone (closed).`);
-  const refusal = refusalFor(tab.pendingUrl ?? tab.url);
+  // Where it is and where it is going: attached while an extension page still shows, a command could run there.
+  const refusal = refusalFor(tab.url) ?? refusalFor(tab.pendingUrl);
   if (refusal) throw new ToolError(refusal);
   let tabTransport: ExtensionTransport;
   try {
