@@ -9,7 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserEnvironment, DEFAULT_OUTPUT_DIR } from '@browsermcp/daemon';
-import type { RunningHttpGateway } from '../src/index.js';
+import { buildProgram, resolveConfig, type RunningHttpGateway } from '../src/index.js';
+import { httpRoots } from '../src/gateway.js';
 import { startGateway, text } from './helpers.js';
 
 // Where input files may come from: the client's MCP roots (asked with roots/list, refreshed on list_changed), the
@@ -179,32 +180,39 @@ describe("HTTP on loopback by default: a client's roots count only inside --file
     }
   });
 
-  it('gives the working directory to a client without roots only where one key owns the gateway: not with two keys, not with --no-auth', async () => {
+  it('gives the working directory to a client without roots only where one key owns the gateway: not with two keys, not with --no-auth, not off loopback', async () => {
     const cwdFile = join(process.cwd(), `bmcp-cwd-rule-${process.pid}.txt`);
     writeFileSync(cwdFile, 'from the working directory of a one-key gateway');
     const keys = join(mkdtempSync(join(tmpdir(), 'bmcp-two-keys-')), 'keys');
     writeFileSync(keys, 'key-number-one-0123456789abcdef\nkey-number-two-0123456789abcdef\n');
     const one = await startGateway();
     const two = await startGateway(['--api-key-file', keys]);
-    const open = await startGateway(['--no-auth']);
     const connect = async (gw: RunningHttpGateway, key: string | undefined) => {
       const client = new Client({ name: 'no-roots', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), key ? { requestInit: { headers: { Authorization: `Bearer ${key}` } } } : {}));
       return client;
     };
-    const clients = await Promise.all([connect(one, one.apiKey), connect(two, 'key-number-one-0123456789abcdef'), connect(open, undefined)]);
+    const clients = await Promise.all([connect(one, one.apiKey), connect(two, 'key-number-one-0123456789abcdef')]);
     try {
       expect((await upload(clients[0]!, cwdFile)).seen).toContain('from the working directory of a one-key gateway');
-      for (const client of clients.slice(1)) {
-        const refused = await upload(client, cwdFile);
-        expect(refused.isError).toBe(true);
-        // Only the caller's own output folder is left: no working directory in the list.
-        expect(refused.text).toMatch(new RegExp(`${cwdFile} is outside the allowed file roots \\(${DEFAULT_OUTPUT_DIR}(/caller-[0-9a-f]{16})?\\)`));
-      }
+      const refused = await upload(clients[1]!, cwdFile);
+      expect(refused.isError).toBe(true);
+      // Only the caller's own output folder is left: no working directory in the list.
+      expect(refused.text).toMatch(new RegExp(`${cwdFile} is outside the allowed file roots \\(${DEFAULT_OUTPUT_DIR}/caller-[0-9a-f]{16}\\)`));
+      // Without a key (--no-auth) nobody owns the gateway alone either: the same policy as two keys, and none off loopback.
+      const policy = (flags: string[]) => {
+        const config = resolveConfig(buildProgram().exitOverride().parse(['--port', '0', ...flags], { from: 'user' }), {});
+        return httpRoots(config, config.noAuth ? 0 : Math.max(1, config.apiKeys.length));
+      };
+      expect(policy(['--no-auth'])).toEqual({ client: { within: [] }, cwd: false });
+      expect(policy([])).toEqual({ client: { within: [] }, cwd: true });
+      expect(policy(['--api-key-file', keys])).toEqual({ client: { within: [] }, cwd: false });
+      expect(policy(['--host', '0.0.0.0', '--api-key-file', keys])).toEqual({ client: 'none', cwd: false });
+      expect(policy(['--trust-client-roots'])).toEqual({ client: 'anywhere', cwd: true });
     } finally {
       rmSync(cwdFile, { force: true });
       await Promise.all(clients.map((c) => c.close()));
-      await Promise.all([one.close(), two.close(), open.close()]);
+      await Promise.all([one.close(), two.close()]);
     }
   });
 });
@@ -249,19 +257,21 @@ describe("files a tool can never read, whatever the roots: the server's own, the
       const profile = (gw.backend as unknown as { executor: { browser: { profileDirs(): string[] } } }).executor.browser.profileDirs()[0];
       expect(profile).toBeDefined();
       const ownFiles = [...Object.values(own), join(ELSEWHERE, 'hard-link-to-keys'), join(ELSEWHERE, 'soft-link-to-keys'), join(profile!, 'Local State')];
-      for (const path of ownFiles) {
-        const refused = await upload(bob, path);
-        expect(refused.isError, path).toBe(true);
-        expect(refused.text, path).toContain("is one of this server's own files");
-      }
+      // One chooser for all the tries: a refused upload leaves it open for the next.
+      await bob.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } });
+      expect(text(await bob.callTool({ name: 'browser_click', arguments: { target: '#upload' } }))).toContain('[File chooser]');
+      const refusal = async (path: string) => {
+        const result = await bob.callTool({ name: 'browser_file_upload', arguments: { paths: [path] } });
+        expect(result.isError, path).toBe(true);
+        return text(result);
+      };
+      for (const path of ownFiles) expect(await refusal(path), path).toContain("is one of this server's own files");
       for (const path of ['/proc/self/environ', `/proc/${process.pid}/cmdline`, '/sys/kernel/hostname', '/dev/null', '/proc/self/root' + own.keys]) {
-        const refused = await upload(bob, path);
-        expect(refused.isError, path).toBe(true);
-        expect(refused.text, path).toMatch(/system's view of processes and devices|one of this server's own files/);
+        expect(await refusal(path), path).toMatch(/system's view of processes and devices|one of this server's own files/);
       }
-      const theirs = await upload(bob, aliceFile!);
-      expect(theirs.isError).toBe(true);
-      expect(theirs.text).toContain("outside this caller's own folder");
+      expect(await refusal(aliceFile!)).toContain("outside this caller's own folder");
+      // The chooser closed with nothing chosen.
+      await bob.callTool({ name: 'browser_file_upload', arguments: {} });
       // Nothing reached the page: its file input holds no file after all those tries.
       const files = await bob.callTool({ name: 'browser_evaluate', arguments: { function: "() => document.querySelector('#upload').files.length" } });
       expect(text(files)).toContain('### Result\n0');
