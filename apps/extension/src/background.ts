@@ -142,7 +142,12 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
     const settings = await loadSettings();
     reply({
       connection: connection.status,
-      pairing: { needed: needsPairing(settings.daemonUrl), paired: settings.pairingSecret !== undefined, problem },
+      // Paired means the daemon accepted it: a well-formed code with another secret is not a pairing.
+      pairing: {
+        needed: needsPairing(settings.daemonUrl),
+        paired: settings.pairingSecret !== undefined && connection.status.pairingRefused !== true,
+        problem: problem ?? (connection.status.pairingRefused ? connection.status.error : undefined),
+      },
       sessions: sessions.summary(),
       pageTools: sessions.pageToolsAllowed,
       shareable: await sessions.shareableTab(),

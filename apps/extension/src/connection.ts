@@ -23,6 +23,8 @@ export interface ConnectionStatus {
   url: string;
   /** Why the last attempt failed, for the popup. */
   error: string | undefined;
+  /** The pairing itself failed (a code with another secret, a program that cannot prove it): the popup pairs again. */
+  pairingRefused?: boolean;
 }
 
 export interface ConnectionHandlers {
@@ -66,8 +68,8 @@ export class DaemonConnection {
     return this.current;
   }
 
-  private setStatus(state: ConnectionState, error?: string): void {
-    this.current = { state, url: this.settings.daemonUrl, error };
+  private setStatus(state: ConnectionState, error?: string, pairingRefused = false): void {
+    this.current = { state, url: this.settings.daemonUrl, error, ...(pairingRefused ? { pairingRefused } : {}) };
     this.handlers.status(this.current);
   }
 
@@ -135,11 +137,12 @@ export class DaemonConnection {
       this.keepAlive = setInterval(() => this.send({ wireId: crypto.randomUUID(), sessionId: 'keepalive', type: 'event', name: ExtensionEvents.keepalive, payload: null }), KEEPALIVE_MS);
     };
     // Refuses this daemon for good (until the person changes something): nothing more is said or taken from it.
-    const refuse = (why: string) => {
+    // `pairing`: the pairing itself failed (a proof that does not match), not its absence: the popup asks again.
+    const refuse = (why: string, pairing = false) => {
       if (this.ws !== ws) return;
       this.wanted = false;
       this.teardown(1000, 'not paired');
-      this.setStatus('error', why);
+      this.setStatus('error', why, pairing);
     };
     // The nonces of this connection's pairing proofs, once the daemon asked for them.
     let nonces: { daemon: string; extension: string } | undefined;
@@ -175,7 +178,7 @@ export class DaemonConnection {
         const said = parseProxyParams(ProxyMethods.authenticated, rpc.message.params);
         const proof = said.ok ? said.value?.pairing?.proof : undefined;
         void isPairingProof(secret, 'daemon', nonces, proof).then((ok) => {
-          if (!ok) return refuse(`The program at ${this.settings.daemonUrl} could not prove it is the browsermcp you paired with. If browsermcp printed a new pairing code, paste it here; otherwise stop that program.`);
+          if (!ok) return refuse(`The program at ${this.settings.daemonUrl} could not prove it is the browsermcp you paired with. If browsermcp printed a new pairing code, paste it here; otherwise stop that program.`, true);
           trusted = true;
           void sayHello();
         });
@@ -196,7 +199,12 @@ export class DaemonConnection {
       if (!this.wanted) return;
       const fatal = FATAL_CLOSE[event.code];
       if (fatal) {
-        this.setStatus('error', event.reason ? `${fatal} (The daemon said: ${event.reason}.)` : fatal);
+        // Refused after this browser gave its pairing proof: the daemon holds another secret (a wrong or old code).
+        const pairing = event.code === ExtensionCloseCodes.Unauthorized && nonces !== undefined;
+        const why = pairing
+          ? `browsermcp at ${this.settings.daemonUrl} did not accept this pairing code: it was made for another start of browsermcp, or mistyped. Paste the code browsermcp printed when it last started, and press Pair.`
+          : fatal;
+        this.setStatus('error', event.reason && !pairing ? `${fatal} (The daemon said: ${event.reason}.)` : why, pairing);
         return;
       }
       const reason = event.reason || (helloSent ? 'the connection closed' : `cannot reach browsermcp at ${this.settings.daemonUrl}: start it with \`browsermcp-gateway --extension\` (or a browsermcp-daemon)`);

@@ -65,6 +65,28 @@ document.getElementById('form')!.addEventListener('submit', (event) => {
   });
 });
 
+// Pairing again from here as from the popup: the worker checks the code, and the daemon's answer says whether it took.
+const pairCode = document.getElementById('pair-code') as HTMLInputElement;
+const pairProblem = document.getElementById('pair-problem') as HTMLParagraphElement;
+const pairState = document.getElementById('pair-state') as HTMLSpanElement;
+
+type PairingStatus = { pairing: { needed: boolean; paired: boolean; problem?: string | undefined }; connection: { state: string } };
+function renderPairing(status: PairingStatus): void {
+  const { needed, paired, problem } = status.pairing;
+  pairProblem.hidden = !problem;
+  pairProblem.textContent = problem ?? '';
+  pairState.textContent = !needed ? '' : paired ? (status.connection.state === 'connected' ? 'Paired and connected.' : 'Paired.') : 'Not paired.';
+}
+const askStatus = (request: object) => chrome.runtime.sendMessage(request) as Promise<PairingStatus>;
+void askStatus({ type: 'status' }).then(renderPairing);
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'session' && changes.connection) void askStatus({ type: 'status' }).then(renderPairing);
+});
+document.getElementById('pair-form')!.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void askStatus({ type: 'pair', code: pairCode.value }).then(renderPairing);
+});
+
 // The agents always allowed, each with Revoke: the person can see and take back every "Always allow".
 const alwaysList = document.getElementById('always-list') as HTMLUListElement;
 const alwaysNone = document.getElementById('always-none') as HTMLParagraphElement;

@@ -117,7 +117,7 @@ it('the popup says Connect, not Disconnect, while the extension cannot reach the
 const agentButton = (name: string, button: string) =>
   `() => Array.from(document.querySelectorAll('li.agent')).find((li) => li.textContent?.includes(${JSON.stringify(name)}))?.querySelector(${JSON.stringify(button)})`;
 
-it('pairing: an unpaired browser connects to nothing, a wrong code is refused with the reason, the gateway’s code pairs it', async () => {
+it('pairing: an unpaired browser connects to nothing, a wrong code is refused with the reason, the gateway’s code pairs it, and a code the daemon refuses leaves the form to pair again (popup or options page)', async () => {
   const backend = rig.gw.backend as ExtensionBackend;
   const popup = await rig.openPopup();
   try {
@@ -151,6 +151,30 @@ it('pairing: an unpaired browser connects to nothing, a wrong code is refused wi
     await rig.control.evaluate(() => (globalThis as unknown as { chrome: { runtime: { sendMessage(m: object): Promise<unknown> } } }).chrome.runtime.sendMessage({ type: 'connect' }));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(connects()).toBe(before);
+    // A well-formed code with another secret (an old start's, a mistyped one), pasted in the options page (which
+    // always has the pairing form): not "paired"; the popup's form comes back, saying why.
+    const options = rig.control;
+    const wrong = formatPairingCode({ url: backend.extensionUrl, secret: newPairingSecret() });
+    await rig.clickAsPerson(options, `() => document.getElementById('pair-code')`);
+    await options.send('Input.insertText', { text: wrong });
+    await rig.clickAsPerson(options, `() => document.querySelector('#pair-form button[type=submit]')`);
+    await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(false);
+    expect(await options.waitFor<string>(() => document.getElementById('pair-state')?.textContent === 'Not paired.' && document.getElementById('pair-problem')!.textContent)).toContain(
+      'did not accept this pairing code: it was made for another start of browsermcp, or mistyped',
+    );
+    expect(
+      await popup.page.waitFor<string>(
+        () => document.getElementById('paired')?.textContent === '· not paired' && !(document.getElementById('pair-form') as HTMLElement).hidden && document.getElementById('pair-problem')!.textContent,
+      ),
+    ).toContain('Paste the code browsermcp printed when it last started');
+    // Paired again from the popup.
+    await popup.page.evaluate(() => (document.getElementById('pair-code') as HTMLInputElement).select());
+    await popup.page.send('Input.insertText', { text: backend.pairingCode });
+    await rig.clickAsPerson(popup.page, `() => document.querySelector('#pair-form button[type=submit]')`);
+    await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
+    await popup.page.waitFor(() => document.getElementById('paired')?.textContent === '· paired');
+    await options.waitFor(() => document.getElementById('pair-state')?.textContent === 'Paired and connected.');
+    await rig.backToPersonTab();
   } finally {
     await rig.setStorage({ daemonUrl: backend.extensionUrl, pairingCode: backend.pairingCode, paused: false });
     await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
