@@ -5,6 +5,11 @@ import { AgentTransport } from './agent-transport.js';
 
 type BrowserEntry = Awaited<ReturnType<typeof connect>>;
 
+/** Why no agent acts in a tab whose page (or a frame of it) has a browser extension's origin. */
+export function extensionOriginRefusal(tabId: number, url: string): string {
+  return `Tab ${tabId} shows a page with a browser extension's origin (${url.split(/[?#]/)[0]}): browsermcp does not let agents act there. Navigate the tab to a web page first.`;
+}
+
 /** An extension's page (this one's, or any other's): no place for an agent. */
 export function isExtensionPage(url: string): boolean {
   return /^chrome-extension:/i.test(url.trim());
@@ -71,7 +76,7 @@ export async function attachTab(tabId: number, options: { personsOwn?: boolean; 
     .then((answer) => (answer as { result?: { value?: unknown } }).result?.value, () => undefined);
   if (typeof origin === 'string' && isExtensionPage(origin)) {
     await chrome.debugger.detach({ tabId }).catch(() => undefined);
-    throw new ToolError(`Tab ${tabId} shows a page with a browser extension's origin (${tab.url ?? 'about:blank'}): browsermcp does not let agents act there. Navigate the tab to a web page first.`);
+    throw new ToolError(extensionOriginRefusal(tabId, tab.url ?? 'about:blank'));
   }
   await actInBackground(tabId);
   const browser = await connect({ transport, defaultViewport: null });

@@ -2,7 +2,7 @@ import { createEvent, ExtensionEvents, type EventEnvelope } from '@browsermcp/pr
 import type { ToolSession } from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
 import { ORIGINLESS_URL } from './agent-transport.js';
-import { attachTab, detachTab, isExtensionPage, refusalFor } from './attach.js';
+import { attachTab, detachTab, extensionOriginRefusal, isExtensionPage, refusalFor } from './attach.js';
 import type { SessionState } from './session-state.js';
 
 // How long browser_navigate waits for a tab out of reach to load an origin-free page before it attaches.
@@ -50,7 +50,7 @@ export class Attachments {
   async attach(s: SessionState, tabId: number): Promise<Page> {
     const page = await attachTab(tabId, {
       personsOwn: s.sharedTabIds.includes(tabId),
-      onExtensionFrame: (url) => void this.leave(tabId, refusalFor(url) ?? extensionPageRefusal(tabId, url)),
+      onExtensionFrame: (url) => void this.leave(tabId, url),
     });
     this.#pages.set(tabId, page);
     this.#tabOfPage.set(page, tabId);
@@ -121,10 +121,12 @@ export class Attachments {
   }
 
   /**
-   * The tab is heading for (or shows) an extension's page: its debugger lets go at once, so no agent script runs there
-   * with an extension's privileges; the session's commands on it say `why` until it is back on a web page.
+   * The tab is heading for (or shows) `url`, an extension's page or a frame with this extension's origin: its debugger
+   * lets go at once, so no agent script runs there with an extension's privileges; the session's commands on it say
+   * why until it is back on a web page.
    */
-  async leave(tabId: number, why: string): Promise<void> {
+  async leave(tabId: number, url: string): Promise<void> {
+    const why = refusalFor(url) ?? extensionOriginRefusal(tabId, url);
     const page = this.#pages.get(tabId);
     if (page) await detachTab(page);
     // Whatever puppeteer did: no debugger of ours stays on that tab.
@@ -145,11 +147,6 @@ export class Attachments {
     await detachTab(page);
     this.#detached.add(tabId);
   }
-}
-
-/** What an agent is told of its tab on an extension's page. */
-export function extensionPageRefusal(tabId: number, url: string): string {
-  return `Tab ${tabId} is on ${url.split(/[?#]/)[0]}, a browser extension's own page: browsermcp does not let agents act there. browser_navigate takes the tab to a web page again; browser_tabs opens or selects another.`;
 }
 
 /** Where a tab is, or is about to be: an extension's page there is no place for an agent. */

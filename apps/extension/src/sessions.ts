@@ -2,7 +2,7 @@ import { createEvent, ExtensionEvents, responseFor, type CommandEnvelope, type E
 import { errorResult, runCommand, ToolCalls, ToolError, ToolSession, type StopReason } from '@browsermcp/tools';
 import { isExtensionPage, refusalFor } from './attach.js';
 import { ORIGINLESS_URL } from './agent-transport.js';
-import { Attachments, extensionPageRefusal, onExtensionPage, unstick } from './attachments.js';
+import { Attachments, onExtensionPage, unstick } from './attachments.js';
 import { awaitApproval } from './agent-approval.js';
 import { blockedPageHtml } from './blocked-page.js';
 import { PersonRules } from './person-rules.js';
@@ -101,7 +101,7 @@ export class BrowserSessions {
 
   /** A session tab shows a new page: on an extension's page, its debugger lets go at once (Attachments.leave). */
   async pageCommitted(tabId: number, url: string): Promise<void> {
-    if (this.tabs.ownerOf(tabId) && isExtensionPage(url)) await this.attachments.leave(tabId, extensionPageRefusal(tabId, url));
+    if (this.tabs.ownerOf(tabId) && isExtensionPage(url)) await this.attachments.leave(tabId, url);
   }
 
   async restore(): Promise<void> {
@@ -357,7 +357,7 @@ export class BrowserSessions {
       });
       // Checked at each command, not only when the tab's navigation was heard: no tool runs in an extension's page.
       const extensionPage = target !== undefined ? await onExtensionPage(target) : undefined;
-      if (extensionPage !== undefined) await this.attachments.leave(target!, extensionPageRefusal(target!, extensionPage));
+      if (extensionPage !== undefined) await this.attachments.leave(target!, extensionPage);
       const stuck = target !== undefined && this.attachments.isDetached(target);
       if (stuck && command.name === 'browser_navigate') await unstick(target);
       const tools = await this.toolsFor(s);

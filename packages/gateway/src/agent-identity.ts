@@ -12,7 +12,12 @@ export function agentIdentity(owner: string | undefined): string | undefined {
   return `API key ${createHash('sha256').update('browsermcp agent identity\0').update(owner).digest('hex').slice(0, 8)}`;
 }
 
+/** How the gateway names an API key's caller (its sessions, files and states): the key's SHA-256, in hex. */
+export function keyHash(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
 /** The identity of an API key as the person's popup shows it, from the key itself (for the banner; never the key). */
 export function keyFingerprint(key: string): string {
-  return agentIdentity(createHash('sha256').update(key).digest('hex'))!;
+  return agentIdentity(keyHash(key))!;
 }

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { keyHash } from './agent-identity.js';
 import { hostname, networkInterfaces } from 'node:os';
 import { allowedHostNames, chromeToLaunch, formatDuration, isLoopbackHost, loadPairingSecret } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
@@ -157,7 +158,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     progressIntervalMs: config.progressIntervalMs,
     sessionRecords: config.saveSession ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`)) : undefined,
     trustProxy: config.trustProxy,
-    keyLabels: new Map([...config.apiKeyLabels].map(([key, label]) => [createHash('sha256').update(key).digest('hex'), label])),
+    keyLabels: new Map([...config.apiKeyLabels].map(([key, label]) => [keyHash(key), label])),
     logStream: extra.logStream,
   });
   try {

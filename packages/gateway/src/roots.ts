@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { inside } from '@browsermcp/daemon';
 import { fileURLToPath } from 'node:url';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 
@@ -32,13 +33,7 @@ export function honouredRoots(policy: RootsPolicy, declared: readonly string[]):
   if (client === 'none') return [];
   if (client === 'anywhere') return [...declared];
   const within = client.within.map(real);
-  return declared.filter((root) => {
-    const r = real(root);
-    return within.some((w) => {
-      const rel = relative(w, r);
-      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-    });
-  });
+  return declared.filter((root) => within.some((w) => inside(w, real(root))));
 }
 
 /** A session's roots: those of the client's the policy honours, else the working directory where it counts. */

@@ -1,4 +1,5 @@
 import { NodeFileAccess } from '@browsermcp/daemon';
+import { keyFilesOwner } from './backends/session-files.js';
 import type { ToolResult } from '@browsermcp/tools';
 
 /** Writes one call into its session's record. */
@@ -24,7 +25,8 @@ export class SessionRecords {
 
   /** The recorder for one caller: its API key's hash, or undefined where one owner has every file (stdio, no auth). */
   for(keyHash: string | undefined): RecordCall {
-    const owner = keyHash === undefined ? undefined : `key:${keyHash}`;
+    // The same owner as the key's screenshots: one folder per key.
+    const owner = keyHash === undefined ? undefined : keyFilesOwner(keyHash);
     const files = new NodeFileAccess({ ...this.options, sessionOwner: async () => owner }).forSession('records');
     return (label, tool, args, result) => {
       const name = this.fileFor(owner ?? '', label);

@@ -8,4 +8,4 @@ export * from './pairing';
 export { describeIssues } from './validate';
 export * from './cluster';
 export * from './tool-result';
-export { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
+export { MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP } from './json-depth';

@@ -5,6 +5,9 @@
  */
 export const MAX_JSON_DEPTH = 64;
 
+/** What a body nested past it is told, on every transport. */
+export const TOO_DEEP = `the JSON nests deeper than ${MAX_JSON_DEPTH} levels, which no MCP message does`;
+
 /** Whether `value` nests arrays and objects deeper than `max` levels. */
 export function nestsDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
   const stack: Array<[unknown, number]> = [[value, 1]];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodes, errorObject, errorObjectSchema } from './errors';
 import { checkBuilt, isPlainObject, parseJsonText, validate } from './validate';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
+import { nestsDeeperThan, TOO_DEEP } from './json-depth';
 
 export const JSONRPC_VERSION = '2.0';
 
@@ -98,7 +98,7 @@ export function parseMessage(input: unknown): MessageParseResult {
     if (!parsed.ok) return failure(ErrorCodes.ParseError, parsed.message, null);
     value = parsed.value;
   }
-  if (nestsDeeperThan(value)) return failure(ErrorCodes.InvalidRequest, `the JSON nests deeper than ${MAX_JSON_DEPTH} levels, which no MCP message does`, null);
+  if (nestsDeeperThan(value)) return failure(ErrorCodes.InvalidRequest, TOO_DEEP, null);
   if (Array.isArray(value)) {
     if (value.length === 0) return failure(ErrorCodes.InvalidRequest, 'a batch must not be empty', null);
     return { ok: true, kind: 'batch', items: value.map((item: unknown) => parseSingle(item)) };

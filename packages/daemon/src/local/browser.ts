@@ -48,10 +48,6 @@ async function webSocketUrlOf(endpoint: string, headers: Record<string, string>,
 /** How long a launch may take before it fails (puppeteer's own default, said here: calls wait for it). */
 const LAUNCH_TIMEOUT_MS = 30_000;
 
-/**
- * The browser the local executor drives: launched lazily on first use (or reached over CDP), watched for crashes,
- * and launched again by the next use after one.
- */
 /** The environment a launched browser gets: the server's, without its BROWSERMCP_* and PLAYWRIGHT_MCP_* settings. */
 export function browserEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(
@@ -59,6 +55,10 @@ export function browserEnvironment(env: NodeJS.ProcessEnv): Record<string, strin
   );
 }
 
+/**
+ * The browser the local executor drives: launched lazily on first use (or reached over CDP), watched for crashes,
+ * and launched again by the next use after one.
+ */
 export class LocalBrowser {
   private readonly options: LocalBrowserOptions;
   private starting: Promise<Browser> | undefined;

@@ -1,3 +1,8 @@
+/** Whose files a key's sessions' are, as the daemon's file policy names owners (their folder under --output-dir). */
+export function keyFilesOwner(keyHash: string): string {
+  return `key:${keyHash}`;
+}
+
 /**
  * What the daemon's file policy asks of each open session when a file is first needed: its client's roots, and whose
  * files its are (its API key: each key saves into, and uploads from, a directory of its own).
@@ -12,7 +17,7 @@ export class SessionFilesRegistry {
   async opening(sessionId: string, roots: (() => Promise<string[]>) | undefined, owner: string | undefined, open: () => Promise<unknown>): Promise<void> {
     if (roots) this.providers.set(sessionId, roots);
     // Without keys (--no-auth, stdio) one owner has every file: the output directory itself.
-    if (owner !== undefined && owner !== 'no-key' && owner !== 'stdio') this.owners.set(sessionId, `key:${owner}`);
+    if (owner !== undefined && owner !== 'no-key' && owner !== 'stdio') this.owners.set(sessionId, keyFilesOwner(owner));
     try {
       await open();
     } catch (err) {

@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import { createMcpHandler, type Tool as McpTool } from '@modelcontextprotocol/server';
 import { DEFAULT_CONNECTION_LIMITS, limitConnectionsPerAddress, requestTimeouts, type ConnectionLimits } from '@browsermcp/daemon';
-import { ErrorCodes, MAX_JSON_DEPTH, nestsDeeperThan } from '@browsermcp/protocol';
+import { ErrorCodes, nestsDeeperThan, TOO_DEEP } from '@browsermcp/protocol';
 import { HttpRefusal } from '../errors.js';
 import type { Backend } from '../backend.js';
 import type { SessionRecords } from '../session-records.js';
@@ -140,7 +140,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   // A body nested past what any MCP message needs is refused before the SDK's recursive checks would overflow on it.
   app.addHook('preValidation', async (req, reply) => {
     if (req.method === 'POST' && nestsDeeperThan(req.body)) {
-      return sendError(reply, 400, ErrorCodes.InvalidRequest, `Invalid request: the JSON nests deeper than ${MAX_JSON_DEPTH} levels, which no MCP message does.`);
+      return sendError(reply, 400, ErrorCodes.InvalidRequest, `Invalid request: ${TOO_DEEP}.`);
     }
   });
 
