@@ -1,6 +1,7 @@
 // A booking page as a real app builds it with Ant Design: a date picker (its day cells are table cells with a click
-// handler, no role of their own), a table whose rows open on click (antd's onRow), and clickable cards.
-import { Card, ConfigProvider, DatePicker, Table, Typography } from 'antd';
+// handler, no role of their own), a table whose rows open on click (antd's onRow), clickable cards, a select whose
+// options are divs in a popup, and a slider that is a div with role=slider (no input to write a value into).
+import { Card, ConfigProvider, DatePicker, Select, Slider, Table, Typography } from 'antd';
 import dayjs from 'dayjs';
 import { useState } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -15,6 +16,8 @@ function App() {
   const [date, setDate] = useState<string>('');
   const [room, setRoom] = useState<string>('');
   const [plan, setPlan] = useState<string>('');
+  const [guests, setGuests] = useState('2');
+  const [budget, setBudget] = useState(100);
   return (
     <ConfigProvider>
       <Typography.Title level={2}>Book a room</Typography.Title>
@@ -38,7 +41,13 @@ function App() {
           </Card>
         ))}
       </div>
-      <p id="summary">
+      <div style={{ marginTop: 16, width: 240 }}>
+        <label htmlFor="guests">Guests</label>{' '}
+        <Select id="guests" style={{ width: 120 }} value={guests} onChange={setGuests} options={['1', '2', '3', '4'].map((n) => ({ value: n, label: `${n} guest${n === '1' ? '' : 's'}` }))} />
+        <p>Budget per night</p>
+        <Slider ariaLabelForHandle="Budget per night" min={50} max={300} step={10} value={budget} onChange={setBudget} />
+      </div>
+      <p id="summary" data-guests={guests} data-budget={budget}>
         Date: <output id="chosen-date">{date || 'none'}</output>; room: <output id="chosen-room">{room || 'none'}</output>; plan:{' '}
         <output id="chosen-plan">{plan || 'none'}</output>
       </p>

@@ -3,7 +3,7 @@ import { call, refOf, useHarness } from './harness.js';
 
 // Names as the accessible-name computation gives them, in the cases real component libraries hit: a <label for> on a
 // widget that is not an input, a label slotted into a web component, aria-labelledby inside a shadow root, and visible
-// content before title.
+// content before title, CSS generated content.
 const h = useHarness();
 
 it('names widgets by <label for>, follows slots and the shadow root an id lives in, and reads content before title', async () => {
@@ -14,6 +14,11 @@ it('names widgets by <label for>, follows slots and the shadow root an id lives 
   expect(snap).toMatch(/- textbox "Full name" \[ref=e\d+\]/);
   expect(snap).not.toContain("The page's own element");
   expect(snap).toMatch(/- gridcell "15" \[ref=e\d+\]/);
+  // Generated content: an empty editor's placeholder, a cross drawn by ::after; an icon font's glyph is no name, so
+  // the title names that button.
+  expect(snap).toMatch(/- textbox "Ask anything" \[ref=e\d+\]/);
+  expect(snap).toMatch(/- button "×" \[ref=e\d+\]/);
+  expect(snap).toMatch(/- button "Settings" \[ref=e\d+\]/);
   // The label's text is not written again beside the control it names.
   expect(snap).not.toMatch(/- text: I agree to the terms/);
   // And the name is one an agent can act by: the checkbox is clicked through its ref.

@@ -1,5 +1,6 @@
 import type { ElementHandle, Frame, JSHandle } from 'puppeteer-core';
 import type { InjectedApi } from '../injected/api.js';
+import { frameContext } from './cdp.js';
 import { INJECTED_KEY } from '../injected/key.js';
 import { INJECTED_SOURCE } from '../injected/generated.js';
 
@@ -40,6 +41,29 @@ async function withInstall<T>(frame: Frame, call: () => Promise<T>): Promise<T> 
       // A document that navigated between install and call asks again; three times means something else is wrong.
       if (!(err instanceof Error) || !err.message.includes(NOT_INSTALLED) || attempt === 2) throw err;
     }
-    await frame.evaluate(INJECTED_SOURCE);
+    await install(frame);
   }
+}
+
+/**
+ * Installs the script in `frame`'s document through a DevTools evaluation with the console's functions in scope, so
+ * that it keeps `getEventListeners` for itself (the walk's way to see listeners added by script: listeners.ts).
+ * A context gone by then (the frame navigated) or a session that refuses it falls back to a plain install.
+ */
+async function install(frame: Frame): Promise<void> {
+  const target = frameContext(frame);
+  if (target) {
+    try {
+      const { exceptionDetails } = await target.client.send('Runtime.evaluate', {
+        expression: INJECTED_SOURCE,
+        includeCommandLineAPI: true,
+        contextId: target.contextId,
+        silent: true,
+      });
+      if (!exceptionDetails) return;
+    } catch {
+      // Falls through to the plain install, which waits for the frame's new context.
+    }
+  }
+  await frame.evaluate(INJECTED_SOURCE);
 }

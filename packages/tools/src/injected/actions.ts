@@ -10,6 +10,20 @@ export interface ActionPoint {
   reason?: string;
   /** A click here opens a file chooser (a file input, or a label for one). */
   opensChooser?: boolean;
+  /** An animation moves the element or what holds it (a dropdown sliding open): the point may not hold yet. */
+  moving?: boolean;
+}
+
+/**
+ * Whether a running animation or transition acts on `el` or an element around it: a list of options still sliding
+ * into place, whose option would be clicked where it was a moment ago (a click that "chose" a neighbour).
+ */
+function isMoving(el: Element): boolean {
+  for (const animation of document.getAnimations()) {
+    const target = (animation.effect as KeyframeEffect | null)?.target;
+    if (animation.playState === 'running' && target && composedContains(target, el)) return true;
+  }
+  return false;
 }
 
 /**
@@ -45,14 +59,15 @@ export function prepareAction(el: Element, needsEnabled: boolean): ActionPoint {
   const y = rect.top + rect.height / 2;
   const hit = deepestAt(x, y);
   if (hit && !composedContains(el, hit)) {
-    // A label for the control receives the click on its behalf.
+    // A label for the control receives the click on its behalf; so does the widget an input is hidden in (a slider's
+    // thumb over its clipped range input): a person clicks what they see of it.
     const label = hit.closest('label');
-    if (!(label && (label as HTMLLabelElement).control === el)) {
+    if (!(label && (label as HTMLLabelElement).control === el) && !(el instanceof HTMLInputElement && composedContains(hit, el))) {
       return { ok: false, x, y, reason: `another element would receive the click: ${describe(hit)}` };
     }
   }
   const control = el instanceof HTMLLabelElement ? el.control : el;
-  return { ok: true, x, y, opensChooser: control instanceof HTMLInputElement && control.type === 'file' };
+  return { ok: true, x, y, opensChooser: control instanceof HTMLInputElement && control.type === 'file', moving: isMoving(el) };
 }
 
 /**
@@ -62,7 +77,11 @@ export function prepareAction(el: Element, needsEnabled: boolean): ActionPoint {
 function deepestAt(x: number, y: number): Element | null {
   let hit = document.elementFromPoint(x, y);
   while (hit?.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    const root = hit.shadowRoot;
+    let inner = root.elementFromPoint(x, y);
+    // Over text slotted straight into the host, the root answers the host itself: the element of its own tree that
+    // draws there (Shoelace's button around its label's slot) is the one below.
+    if (inner === hit) inner = root.elementsFromPoint(x, y).find((e) => e.getRootNode() === root) ?? null;
     if (!inner || inner === hit) break;
     hit = inner;
   }
@@ -116,15 +135,27 @@ export function selectOptions(node: Element, values: string[]): { missing: strin
   return { missing: [], available: [] };
 }
 
+/** What setRange says of an element that is not an input type=range (an ARIA slider is set with keys instead). */
+export const NOT_RANGE = 'not-range';
+
+/** An ARIA slider's value (aria-valuenow), or undefined when it has none. */
+export function sliderValue(node: Element): number | undefined {
+  const now = node.getAttribute('aria-valuenow');
+  return now === null || now.trim() === '' || !Number.isFinite(Number(now)) ? undefined : Number(now);
+}
+
 /** Sets a slider (input type=range) with its events; the problem in words when it cannot. */
 export function setRange(node: Element, value: string): string | undefined {
-  if (!(node instanceof HTMLInputElement) || node.type !== 'range') return 'not a slider (input type=range)';
+  if (!(node instanceof HTMLInputElement) || node.type !== 'range') return NOT_RANGE;
   const n = Number(value);
   if (!Number.isFinite(n)) return `"${value}" is not a number`;
-  node.value = String(n);
+  // The prototype's setter, not the element's own: React keeps its own on the element to tell a change it made from
+  // one a person made, and ignores the events of a value set through it (Material UI's slider stayed where it was).
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(node, String(n));
   node.dispatchEvent(new Event('input', { bubbles: true }));
   node.dispatchEvent(new Event('change', { bubbles: true }));
-  return undefined;
+  // A range keeps to its min, max and step: say where it stands when that is not what was asked.
+  return Number(node.value) === n ? undefined : `it holds ${node.value} (min ${node.min || 0}, max ${node.max || 100}, step ${node.step || 1})`;
 }
 
 /** Whether a checkbox or radio (native or ARIA) is checked. */

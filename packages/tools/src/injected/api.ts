@@ -1,8 +1,10 @@
-import { focusForTyping, isChecked, prepareAction, selectOptions, setRange } from './actions.js';
+import { focusForTyping, isChecked, prepareAction, selectOptions, setRange, sliderValue } from './actions.js';
+import { choiceRefused, expectChoice } from './choice.js';
 import { dropOn } from './files.js';
 import { frameContentOffset, isHidden, scrollToCenter, viewportSize } from './frame.js';
 import { hideHighlight, highlight } from './highlight.js';
 import { inputReceived } from './input.js';
+import { listenerMarksStale, markPressed } from './listeners.js';
 import { accessibleName, locatorSpecFor, valueToVerify } from './locator.js';
 import { parcelPart, parkedCount } from './parcel.js';
 import { askPerson } from './person.js';
@@ -26,6 +28,7 @@ export const injectedApi = {
   focusForTyping,
   selectOptions,
   setRange,
+  sliderValue,
   isChecked,
   readableText,
   waitForText,
@@ -43,6 +46,10 @@ export const injectedApi = {
   locatorSpecFor,
   valueToVerify,
   inputReceived,
+  expectChoice,
+  listenerMarksStale,
+  markPressed,
+  choiceRefused,
 };
 
 export type InjectedApi = typeof injectedApi;

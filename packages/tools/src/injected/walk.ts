@@ -1,7 +1,9 @@
 import { changeCount, documentId, watchShadowRoot } from './changes.js';
 import { attrName, namesItsOwner } from './names.js';
+import { handlesPress, listenersMarked, revealsOnHover } from './listeners.js';
 import { elementForRef, nextRef, refFor } from './refs.js';
 import { NAME_FROM_CONTENT, roleOf } from './roles.js';
+import { generatedName } from './pseudo-content.js';
 import { parcel, type Parcel } from './parcel.js';
 import { props, valueOf } from './states.js';
 import { clip, collapse, isBlank, isBlock } from './util.js';
@@ -56,6 +58,8 @@ export interface WalkResult {
   token?: string;
   /** Nothing changed since the result `reuse` named: use it again (text and iframeRefs are empty). */
   same?: boolean;
+  /** This document sees listeners added by script only through the engine's marks (see listeners.ts). */
+  listenersMarked?: boolean;
 }
 
 /** What the last walk showed, to tell whether it still holds. */
@@ -103,32 +107,16 @@ const LEAF_BY_NAME = new Set([
   'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
   'switch', 'checkbox', 'radio', 'cell', 'gridcell', 'columnheader', 'rowheader',
 ]);
+/** The word that says why an element without an interactive role has a ref (a targetable role needs none but the cursor). */
+const MARKS: Record<Exclude<Clickable, false>, string> = {
+  pointer: ' [cursor=pointer]',
+  handler: ' [clickable]',
+  focusable: '',
+  hover: ' [hoverable]',
+};
 const CONTAINER_CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 const WRAPPERS = new Set(['cell', 'gridcell', 'listitem']);
 
-
-/**
- * Handlers a framework keeps on the element itself: React's props (`__reactProps$…`), Vue 3's event invokers (`_vei`,
- * a symbol since Vue 3.4).
- */
-const REACT_CLICKS = ['onClick', 'onMouseDown', 'onDoubleClick'];
-const VUE_CLICKS = ['onClick', 'onMousedown', 'onDblclick'];
-
-function handles(handlers: unknown, names: readonly string[]): boolean {
-  return typeof handlers === 'object' && handlers !== null && names.some((k) => (handlers as Record<string, unknown>)[k]);
-}
-
-/**
- * Whether a framework wired a click to `el`: React and Vue put no attribute on the element, and React delegates from
- * its root, so neither shows in the DOM. Only own keys are looked at: most elements have none, and this costs little.
- */
-function frameworkClick(el: Element): boolean {
-  const own = el as unknown as Record<string | symbol, unknown>;
-  if (handles(own._vei, VUE_CLICKS)) return true;
-  for (const key of Object.keys(el)) if (key.startsWith('__reactProps$')) return handles(own[key], REACT_CLICKS);
-  for (const key of Object.getOwnPropertySymbols(el)) if (key.description === '_vei') return handles(own[key], VUE_CLICKS);
-  return false;
-}
 
 /**
  * Elements without an interactive role that a person can still act on: click handlers (an attribute, a framework's),
@@ -136,20 +124,44 @@ function frameworkClick(el: Element): boolean {
  * where one click target is meant, as @playwright/mcp marks them), and focus stops.
  */
 function isClickable(el: Element, role: string, bare: boolean, pointer: boolean, inPointer: boolean): Clickable {
-  // Interactive roles get a ref anyway; any other element (a clickable row, card, cell or list item) needs one.
-  if (INTERACTIVE.has(role)) return false;
+  // Interactive roles get a ref anyway; any other element (a clickable row, card, cell or list item) needs one. A
+  // label acts on its control, which has its own.
+  if (INTERACTIVE.has(role) || el.tagName === 'LABEL') return false;
   if (pointer && !inPointer) return 'pointer';
   // A handler with no cursor to show it: a ref, and a word for why where the role gets none of its own.
-  if (!inPointer && frameworkClick(el)) return 'handler';
-  if (bare) return false;
-  if (el.hasAttribute('onclick')) return 'pointer';
-  const tabindex = el.getAttribute('tabindex');
-  if (tabindex !== null && Number(tabindex) >= 0) return 'focusable';
-  return false;
+  if (!inPointer && handlesPress(el)) return 'handler';
+  if (!bare) {
+    if (el.hasAttribute('onclick')) return 'pointer';
+    const tabindex = el.getAttribute('tabindex');
+    if (tabindex !== null && Number(tabindex) >= 0) return 'focusable';
+  }
+  return revealsOnHover(el) ? 'hover' : false;
 }
 
-/** Why an element without an interactive role gets a ref: a pointer cursor, a framework's handler, a focus stop. */
-type Clickable = 'pointer' | 'handler' | 'focusable' | false;
+/**
+ * Why an element without an interactive role gets a ref: a pointer cursor, a handler for a press, a focus stop, a
+ * CSS rule that reveals something while it is hovered.
+ */
+type Clickable = 'pointer' | 'handler' | 'focusable' | 'hover' | false;
+
+/** Roles of popup items that a library mirrors for screen readers into a box of no size (Ant Design's select). */
+const MIRRORED = new Set(['option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem']);
+
+/**
+ * Whether `el` is such a mirror: an item of no size anywhere, which nothing can click. It is shown without a ref, so
+ * that the agent acts on the item the person sees (a native <option> draws inside its select: not one).
+ */
+function mirrored(el: Element, role: string): boolean {
+  if (!MIRRORED.has(role) || el instanceof HTMLOptionElement) return false;
+  const box = el.getBoundingClientRect();
+  if (box.width > 0 && box.height > 0) return false;
+  return !Array.from(el.getClientRects()).some((r) => r.width > 0 && r.height > 0);
+}
+
+/** A content-editable field with no text in it (an editor showing its placeholder). */
+function isEmptyEditor(el: Element): boolean {
+  return (el as HTMLElement).isContentEditable && !collapse(el.textContent ?? '');
+}
 
 /** Whether `el` shows the pointer cursor and takes clicks (`pointer-events: none` passes them on). */
 function showsPointer(el: Element): boolean {
@@ -246,13 +258,18 @@ export function walkPage(opts: WalkOptions): WalkResult {
       if (inside !== 'nothing') flatten(el, out, () => collect(el, out, inside === 'all'));
       return;
     }
-    const role = roleOf(el, bare);
+    let role = roleOf(el, bare);
     // The cursor is inherited: an element inside a click target shows it too, and is not a target of its own.
     const outer = inPointer;
     // An interactive element is its own click target (its ref is given anyway): what is inside it is not another one,
     // and its style need not be read (a big table's links and inputs are most of its elements).
     const pointer = INTERACTIVE.has(role) || (isSlot ? outer : showsPointer(el));
-    const clickable = isClickable(el, role, bare, pointer, outer);
+    let clickable = isClickable(el, role, bare, pointer, outer);
+    // An <a> without href that handles a press is a link, as Chrome exposes it (not words folded into a paragraph).
+    if (tag === 'A' && role === 'generic' && (clickable === 'pointer' || clickable === 'handler')) {
+      role = 'link';
+      clickable = false;
+    }
     inPointer = pointer;
     try {
       if ((role === 'generic' || role === 'presentation' || role === 'none') && !clickable) {
@@ -268,10 +285,29 @@ export function walkPage(opts: WalkOptions): WalkResult {
         }
         return;
       }
-      place(build(el, role, clickable, bare), out);
+      const node = build(el, role, clickable, bare);
+      // A wrapper that takes the click for the one control inside it (a slider's rail, a switch's label, a picker's
+      // frame) is one target with it: the control's ref alone, not a second one around it.
+      if (node.role === 'generic' && clickable && clickable !== 'focusable' && wrapsOneControl(node)) flatten(el, out, () => out.push(...node.children));
+      else place(node, out);
     } finally {
       inPointer = outer;
     }
+  }
+
+  /** Whether `node` holds one control (a ref'd element other than a container) and no text but that control's words. */
+  function wrapsOneControl(node: TreeNode): boolean {
+    let control: TreeNode | undefined;
+    let text = '';
+    for (const c of node.children) {
+      if (typeof c === 'string') text += c;
+      else if (c.ref && !TARGETABLE.has(c.role)) {
+        if (control) return false;
+        control = c;
+      }
+    }
+    const words = collapse(text);
+    return control !== undefined && (words === '' || words === control.name || words === control.value);
   }
 
   function place(node: TreeNode, out: Item[]): void {
@@ -301,7 +337,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
 
   function build(el: Element, role: string, clickable: Clickable, bare: boolean): TreeNode {
     // Refs are handed out in document order (parents before children).
-    const ref = INTERACTIVE.has(role) || TARGETABLE.has(role) || clickable ? refFor(el, opts.seed) : undefined;
+    const ref = (INTERACTIVE.has(role) && !mirrored(el, role)) || TARGETABLE.has(role) || clickable ? refFor(el, opts.seed) : undefined;
     const children: Item[] = [];
     if (role !== 'iframe' && !(el instanceof HTMLSelectElement && role === 'combobox') && el.tagName !== 'TEXTAREA') {
       collect(el, children);
@@ -310,10 +346,12 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const labelled = attrName(el, role, bare);
     let name = labelled;
     let kids = children;
-    if (!name && NAME_FROM_CONTENT.has(role) && role !== 'row') {
-      // Cells and headers shown with their children would only repeat them in the name.
-      if (!CONTAINER_CELLS.has(role) || kids.every((c) => typeof c === 'string')) name = textOf(children);
-    }
+    // Cells and headers shown with their children would only repeat them in the name.
+    const fromContent = NAME_FROM_CONTENT.has(role) && role !== 'row' && (!CONTAINER_CELLS.has(role) || kids.every((c) => typeof c === 'string'));
+    if (!name && fromContent) name = textOf(children);
+    // Generated content counts as content (accname 2F.ii): read only where nothing else names the element. An empty
+    // rich-text editor's placeholder is its only label.
+    if (!name && (fromContent || (role === 'textbox' && isEmptyEditor(el)))) name = generatedName(el, role === 'textbox');
     // The title is the last resort of the name (accname 2I): a day cell reads "15", as a person sees it, not its title.
     const title = name || bare ? '' : collapse(el.getAttribute('title') ?? '');
     if (!name) name = title;
@@ -324,7 +362,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
       role: role === 'presentation' || role === 'none' ? 'generic' : role,
       name: clip(name, role === 'heading' || role === 'link' || role === 'button' ? 200 : 120),
       ref,
-      props: props(el, role, bare, active) + (clickable === 'pointer' ? ' [cursor=pointer]' : clickable === 'handler' && !TARGETABLE.has(role) ? ' [clickable]' : ''),
+      props: props(el, role, bare, active) + (clickable === 'pointer' || (clickable && !TARGETABLE.has(role)) ? MARKS[clickable] : ''),
       value: valueOf(el, role),
       url: role === 'link' && !bare ? (el.getAttribute('href') ?? undefined) : undefined,
       children: kids,
@@ -380,6 +418,14 @@ export function walkPage(opts: WalkOptions): WalkResult {
   if (!opts.allUrls) pruneUrls();
   const { text, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity));
   last = token ? { token, active, controls } : undefined;
-  return { text, ...(more ? { more } : {}), iframeRefs, next: nextRef(opts.seed), ...(stopped ? { stopped } : {}), ...(last ? { token: last.token } : {}) };
+  return {
+    text,
+    ...(more ? { more } : {}),
+    iframeRefs,
+    next: nextRef(opts.seed),
+    ...(stopped ? { stopped } : {}),
+    ...(last ? { token: last.token } : {}),
+    ...(listenersMarked() ? { listenersMarked: true } : {}),
+  };
 }
 

@@ -9,6 +9,8 @@ import { delay, withTimeout } from '../engine/timing.js';
 
 // After an action: let the page answer (handlers, microtasks, zero timers), then wait for quiet if it is changing.
 const SETTLE_QUIET_MS = 50;
+/** Between two looks at an element an animation moves: about a frame. */
+const STEADY_MS = 20;
 // How long a click on a file input waits for Chromium to report the chooser it opens.
 const CHOOSER_CAP_MS = 2000;
 /** How long an action that must start a navigation (leaving past "Leave site?") may take to start it. */
@@ -69,8 +71,17 @@ export class TabActions {
     timeoutMs = 5000,
   ): Promise<{ x: number; y: number; opensChooser: boolean }> {
     const deadline = Date.now() + timeoutMs;
+    let previous: { x: number; y: number } | undefined;
     for (let attempt = 0; ; attempt++) {
       const point = await inPage(frame, 'prepareAction', handle, needsEnabled);
+      // While an animation moves it, the element must stand still between two looks (as Playwright's "stable"), timed
+      // here: a background tab runs no animation frames and slows its timers.
+      const settled = !point.moving || (previous !== undefined && Math.abs(previous.x - point.x) < 1 && Math.abs(previous.y - point.y) < 1);
+      previous = point.ok ? { x: point.x, y: point.y } : undefined;
+      if (point.ok && !settled && Date.now() < deadline) {
+        await delay(STEADY_MS);
+        continue;
+      }
       if (point.ok) {
         const offset = frame === this.page.mainFrame() ? { x: 0, y: 0 } : await frameOffset(frame);
         return { x: point.x + offset.x, y: point.y + offset.y, opensChooser: point.opensChooser === true };

@@ -2,6 +2,7 @@ import type { Frame, Page } from 'puppeteer-core';
 import { ToolError } from '../engine/errors.js';
 import { frameOffset, type FrameRefs } from '../engine/frames.js';
 import { inPage } from '../engine/in-page.js';
+import { markPressListeners } from '../engine/listeners.js';
 import type { WalkResult } from '../injected/walk.js';
 
 export interface SnapshotOptions {
@@ -26,6 +27,8 @@ const FRAME_PARSE_WAIT_MS = 1000;
 export class TabSnapshots {
   /** Each frame's last walk, reused while its page reports no change (see injected/changes.ts). */
   private readonly lastWalks = new WeakMap<Frame, WalkResult>();
+  /** Frames whose documents see listeners only through the engine's marks (see engine/listeners.ts). */
+  private readonly marking = new WeakSet<Frame>();
 
   constructor(
     private readonly page: Page,
@@ -58,7 +61,15 @@ export class TabSnapshots {
     const boxOffset = opts.boxes && frame !== this.page.mainFrame() ? { boxOffset: await frameOffset(frame) } : {};
     const cached = this.lastWalks.get(frame);
     const reuse = cached && !opts.boxes ? { reuse: cached.token! } : {};
-    const result = await inPage(frame, 'walkPage', { seed: this.refs.nextRef, prefix, ...opts, ...boxOffset, ...reuse });
+    // Where the page sees listeners only through marks (the person's browser), they are brought up to date first;
+    // a document first learnt to be so is walked again once marked.
+    if (this.marking.has(frame)) await markPressListeners(frame);
+    let result = await inPage(frame, 'walkPage', { seed: this.refs.nextRef, prefix, ...opts, ...boxOffset, ...reuse });
+    if (result.listenersMarked && !this.marking.has(frame)) {
+      this.marking.add(frame);
+      await markPressListeners(frame);
+      result = await inPage(frame, 'walkPage', { seed: this.refs.nextRef, prefix, ...opts, ...boxOffset });
+    }
     if (result.more) {
       // A big snapshot's other parts, all in flight at once (see injected/parcel.ts).
       const { id, parts } = result.more;

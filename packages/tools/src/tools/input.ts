@@ -4,6 +4,7 @@ import { ToolError } from '../engine/errors.js';
 import type { ToolSession } from '../session/session.js';
 import type { Tab } from '../tab/tab.js';
 import { inPage } from '../engine/in-page.js';
+import { NOT_RANGE } from '../injected/actions.js';
 import { codeArg, type CodeStep, type LocatorChain } from '../engine/codegen.js';
 import { addCode, locatorForCode, typedText } from '../session/record-code.js';
 import { defineTabTool } from '../session/tool.js';
@@ -49,6 +50,7 @@ const click = defineTabTool({
       };
       if (locator) code = { on: { locator }, method: doubleClick ? 'dblclick' : 'click', args: Object.keys(options).length ? [codeArg.options(options)] : [] };
       const point = await tab.actionPoint(el, frame, label(target, element), true, session.config.actionTimeoutMs);
+      const choosing = !doubleClick && (button ?? 'left') === 'left' && (await inPage(frame, 'expectChoice', el));
       const { mouse, keyboard } = tab.page;
       await tab.runAction(async () => {
         for (const m of modifiers) await keyboard.down(modifierKey(m));
@@ -58,6 +60,13 @@ const click = defineTabTool({
           for (const m of [...modifiers].reverse()) await keyboard.up(modifierKey(m));
         }
       }, { expectChooser: point.opensChooser && (button ?? 'left') === 'left', input: { frame, what: 'click', kind: 'press' } });
+      // An option of a custom select: the answer says it was chosen only if the widget shows it.
+      const refused = choosing ? await inPage(frame, 'choiceRefused').catch(() => undefined) : undefined;
+      if (refused) {
+        throw new ToolError(
+          `Clicked ${label(target, element)}, but the select still shows ${JSON.stringify(refused.shows)}, not ${JSON.stringify(refused.name)}: the choice did not take. Take a new snapshot, open the list again and click the option.`,
+        );
+      }
     });
     response.addResult(`${doubleClick ? 'Double-clicked' : 'Clicked'} ${label(target, element)}`);
     addCode(session, response, [code]);
@@ -288,6 +297,31 @@ const selectOption = defineTabTool({
   },
 });
 
+/** More arrow keys than this and the slider's steps are too fine to walk: the answer says where it stands. */
+const MAX_SLIDER_KEYS = 200;
+
+/**
+ * Sets an ARIA slider (a div with role="slider", which no value can be written into) as a person does with the
+ * keyboard: focused, then Up or Down arrows until it reads the value, and checked in its aria-valuenow.
+ */
+async function slideByKeys(tab: Tab, el: ElementHandle<Element>, frame: Frame, value: string, what: string): Promise<void> {
+  const want = Number(value);
+  if (value.trim() === '' || !Number.isFinite(want)) throw new ToolError(`${what}: ${JSON.stringify(value)} is not a number.`);
+  let now = await inPage(frame, 'sliderValue', el);
+  if (now === undefined) throw new ToolError(`${what} is not a slider: neither an input type=range nor an element with aria-valuenow.`);
+  await el.focus();
+  for (let i = 0; i < MAX_SLIDER_KEYS && now !== want; i++) {
+    const up = now < want;
+    await tab.page.keyboard.press(up ? 'ArrowUp' : 'ArrowDown');
+    const next: number | undefined = await inPage(frame, 'sliderValue', el);
+    // At its end, or past the value (a step that does not land on it): where it stands is the answer.
+    if (next === undefined || next === now) break;
+    now = next;
+    if (up ? now > want : now < want) break;
+  }
+  if (now !== want) throw new ToolError(`${what}: the arrow keys took it to ${now}, not ${want} (its steps or bounds do not reach it).`);
+}
+
 /** The line a test would write for one field of browser_fill_form. */
 function fieldCode(session: ToolSession, locator: LocatorChain, type: 'textbox' | 'checkbox' | 'radio' | 'combobox' | 'slider', value: string): CodeStep {
   const on = { locator };
@@ -358,7 +392,8 @@ const fillForm = defineTabTool({
           case 'slider': {
             await tab.actionPoint(el, frame, what, true, timeout);
             const problem = await inPage(frame, 'setRange', el, field.value);
-            if (problem) throw new ToolError(`${what}: ${problem}.`);
+            if (problem === NOT_RANGE) await tab.runAction(() => slideByKeys(tab, el, frame, field.value, what), { input: { frame, what: 'arrow keys', kind: 'key' } });
+            else if (problem) throw new ToolError(`${what}: ${problem}.`);
             break;
           }
         }
