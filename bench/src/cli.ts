@@ -22,6 +22,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     'throughput-servers': { type: 'string' },
     'router-seconds': { type: 'string' },
+    'task-servers': { type: 'string' },
     'cpu-prof': { type: 'string' },
     'rust-book': { type: 'string' },
     help: { type: 'boolean' },
@@ -36,6 +37,7 @@ if (values.help) {
   --iterations 40          calls per action --memory-sessions 10 (0 skips)  --memory-servers a,b
   --seconds 20             per throughput level (0 skips)   --concurrency 1,5,20
   --throughput-servers a,b --router-seconds 5 (0 skips)
+  --task-servers a,b|none  the real-app task suite (default ours-stdio,playwright-mcp)
   --cpu-prof DIR           our gateway runs with node --cpu-prof into DIR
   --rust-book FILE|none    the big real page (default: the Rust book of the installed rustc)
   --write FILE             put the tables into FILE (BENCHMARKS.md) between its markers
@@ -63,6 +65,7 @@ const options: BenchOptions = {
   throughputSeconds: num(values.seconds, DEFAULT_OPTIONS.throughputSeconds),
   concurrency: list(values.concurrency)?.map(Number) ?? DEFAULT_OPTIONS.concurrency,
   throughputServers: servers(values['throughput-servers']) ?? DEFAULT_OPTIONS.throughputServers,
+  taskServers: values['task-servers'] === 'none' ? [] : (servers(values['task-servers']) ?? DEFAULT_OPTIONS.taskServers),
   router: routerSeconds > 0 ? { seconds: routerSeconds, levels: DEFAULT_OPTIONS.router?.levels ?? [1, 16, 64] } : null,
   rustBook: values['rust-book'] === 'none' ? undefined : (values['rust-book'] ?? DEFAULT_OPTIONS.rustBook),
   oursNodeArgs: values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(values['cpu-prof'])] : [],

@@ -1,4 +1,4 @@
-import type { BenchResult, SessionResult, ThroughputRow } from './run.js';
+import type { BenchResult, TaskResult, SessionResult, ThroughputRow } from './run.js';
 import type { ServerId } from './servers.js';
 
 export const START_MARK = '<!-- bench:peers:start (written by `npm run bench`; edits here are replaced) -->';
@@ -88,6 +88,25 @@ export function targets(result: BenchResult): TargetRow[] {
       measured: `${(mineCpu / theirCpu).toFixed(3)}× (${ms(mineCpu)} vs ${ms(theirCpu)})`,
       met: mineCpu / theirCpu <= 0.5,
     });
+  }
+  const mineTasks = result.tasks.find((t) => t.id.startsWith('ours') && t.outcomes);
+  const theirTasks = result.tasks.find((t) => t.id === 'playwright-mcp' && t.outcomes);
+  if (mineTasks && theirTasks) {
+    const done = (t: TaskResult) => t.outcomes!.filter((o) => o.done).length;
+    const lost = theirTasks.outcomes!.filter((o) => o.done && !mineTasks.outcomes!.find((m) => m.id === o.id)?.done).map((o) => o.id);
+    rows.push({
+      target: 'real-app tasks: none that @playwright/mcp completes lost, no false success',
+      measured: `${done(mineTasks)} vs ${done(theirTasks)} of ${mineTasks.outcomes!.length}; false successes ${mineTasks.outcomes!.filter((o) => o.falseSuccess).length} vs ${theirTasks.outcomes!.filter((o) => o.falseSuccess).length}${lost.length ? `; lost: ${lost.join(', ')}` : ''}`,
+      met: lost.length === 0 && !mineTasks.outcomes!.some((o) => o.falseSuccess),
+    });
+    const perTask = charsPerSharedTask(result);
+    const r = perTask.get(mineTasks.label)! / perTask.get(theirTasks.label)!;
+    rows.push({ target: 'characters the agent reads per real-app task ≤ 0.5× @playwright/mcp', measured: `${r.toFixed(3)}× (${int(perTask.get(mineTasks.label)!)} vs ${int(perTask.get(theirTasks.label)!)})`, met: r <= 0.5 });
+    const pages = Object.keys(mineTasks.snapshotChars ?? {}).filter((p) => theirTasks.snapshotChars?.[p]);
+    if (pages.length) {
+      const worst = pages.reduce((w, p) => Math.max(w, mineTasks.snapshotChars![p]! / theirTasks.snapshotChars![p]!), 0);
+      rows.push({ target: 'snapshot on each real-app page ≤ 0.7× @playwright/mcp', measured: `at most ${worst.toFixed(3)}× (${pages.length} page${pages.length === 1 ? "" : "s"})`, met: worst <= 0.7 });
+    }
   }
   if (result.router && result.router.length > 0) {
     const ok = result.router.filter((l) => l.p99 <= 5 && l.errors === 0);
@@ -199,6 +218,8 @@ export function renderMarkdown(result: BenchResult, command: string): string {
     else out.push(...table(['sessions', 'commands/s', 'envelopes/s', 'p50', 'p99', 'errors'], result.router!.map((l) => [String(l.sessions), int(l.commandsPerSec), int(l.envelopesPerSec), ms(l.p50), ms(l.p99), String(l.errors)])));
   }
 
+  out.push(...tasksSection(result));
+
   const t = targets(result);
   if (t.length) {
     out.push('', '### Targets of the benchmark issue, judged in this run', '');
@@ -219,4 +240,45 @@ export function spliceSection(
   const end = doc.indexOf(marks.end);
   if (start >= 0 && end > start) return doc.slice(0, start) + section + doc.slice(end + marks.end.length);
   return `${doc.trimEnd()}\n\n${heading}\n\n${section}\n`;
+}
+
+/** Characters the agent read per task, over the tasks every server completed (a failed task reads less). */
+export function charsPerSharedTask(result: BenchResult): Map<string, number> {
+  const runs = result.tasks.filter((t) => t.outcomes);
+  const shared = (runs[0]?.outcomes ?? []).map((o) => o.id).filter((id) => runs.every((r) => r.outcomes!.find((o) => o.id === id)?.done));
+  return new Map(runs.map((r) => [r.label, shared.length ? r.outcomes!.filter((o) => shared.includes(o.id)).reduce((n, o) => n + o.chars, 0) / shared.length : Number.NaN]));
+}
+
+/** The real-app task suite side by side: each task, what was done, and what the agent had to read. */
+function tasksSection(result: BenchResult): string[] {
+  if (!result.tasks.length) return [];
+  const out: string[] = ['', '### Real-app tasks (a scripted agent reading only the answers; judged by the page\'s own state)', ''];
+  out.push(
+    'Each task opens its page, finds what it needs by role and name in the answers it was given (a snapshot when the last ' +
+      'answer showed none), acts, and is checked by a function the page runs. A false success: every tool answered as if it ' +
+      'had worked, yet the page does not show it. Characters: all the text the agent read, from navigate to its last action.',
+    '',
+  );
+  const runs = result.tasks;
+  for (const r of runs) if (r.error) out.push(`${r.label} failed: ${r.error}`, '');
+  const ok = runs.filter((r) => r.outcomes);
+  const ids = ok[0]?.outcomes!.map((o) => o.id) ?? [];
+  const cell = (r: TaskResult, id: string) => {
+    const o = r.outcomes!.find((x) => x.id === id);
+    if (!o) return '–';
+    return `${o.done ? 'done' : o.falseSuccess ? '**false success**' : 'failed'}, ${int(o.chars)}`;
+  };
+  out.push(...table(['task', 'library', ...ok.map((r) => r.label)], ids.map((id) => [id, ok[0]!.outcomes!.find((o) => o.id === id)!.library, ...ok.map((r) => cell(r, id))])));
+  const perTask = charsPerSharedTask(result);
+  out.push('', ...table(['', ...ok.map((r) => r.label)], [
+    ['tasks done', ...ok.map((r) => `${r.outcomes!.filter((o) => o.done).length} of ${r.outcomes!.length}`)],
+    ['false successes', ...ok.map((r) => String(r.outcomes!.filter((o) => o.falseSuccess).length))],
+    ['characters read per task (tasks all completed)', ...ok.map((r) => int(perTask.get(r.label) ?? Number.NaN))],
+  ]));
+  const pages = Object.keys(ok[0]?.snapshotChars ?? {});
+  if (pages.length) {
+    out.push('', '### Snapshot size on the real-app pages (characters of browser_snapshot)', '');
+    out.push(...table(['page', ...ok.map((r) => r.label)], pages.map((p) => [p, ...ok.map((r) => int(r.snapshotChars?.[p] ?? Number.NaN))])));
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import { routerBench, type RouterLevel } from './router-bench.js';
 import { checkGateway, launchServer, ourBuildHash, makeWorkDir, packageVersion, SERVERS, type Connection, type LaunchedServer, type ServerEnv, type ServerId } from './servers.js';
 import { RUST_BOOK_PAGE } from './report.js';
 import { median, percentile, timed } from './stats.js';
+import { runTasks, type TaskRun } from './tasks-bench.js';
 
 export interface BenchOptions {
   /** Servers for the single-session part (snapshots and actions). */
@@ -24,6 +25,8 @@ export interface BenchOptions {
   throughputServers: ServerId[];
   /** The Rust book's print.html for the big-real-page snapshot (found with rustc); undefined leaves it out. */
   rustBook?: string | undefined;
+  /** Servers the real-app task suite runs against (empty skips it). */
+  taskServers: ServerId[];
   /** null skips the router micro-benchmark. */
   router: { seconds: number; levels: number[] } | null;
   chromePath: string;
@@ -48,6 +51,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   concurrency: [1, 5, 20],
   throughputServers: ['ours-http', 'playwright-mcp-http'],
   router: { seconds: 5, levels: [1, 16, 64] },
+  taskServers: ['ours-stdio', 'playwright-mcp'],
   chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
   rustBook: rustBookPath(),
 };
@@ -98,6 +102,12 @@ export interface ThroughputRow {
   firstError?: string;
   error?: string;
 }
+export interface TaskResult extends Partial<TaskRun> {
+  id: ServerId;
+  label: string;
+  error?: string;
+}
+
 export interface BenchResult {
   options: Omit<BenchOptions, 'log'>;
   machine: MachineInfo;
@@ -110,6 +120,7 @@ export interface BenchResult {
   throughput: ThroughputRow[];
   router: RouterLevel[] | null;
   routerError?: string;
+  tasks: TaskResult[];
   durationS: number;
 }
 
@@ -322,6 +333,7 @@ export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise
     memory: [],
     throughput: [],
     router: null,
+    tasks: [],
     durationS: 0,
   };
   try {
@@ -371,6 +383,18 @@ export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise
         } finally {
           await server.close();
         }
+      }
+    }
+    for (const id of options.taskServers) {
+      log?.(`real-app tasks: ${SERVERS[id].label}`);
+      const server = await launchServer(id, env);
+      try {
+        result.tasks.push({ id, label: SERVERS[id].label, ...(await runTasks(server, fx, log)) });
+      } catch (error) {
+        result.tasks.push({ id, label: SERVERS[id].label, error: message(error) });
+        log?.(`  failed: ${message(error)}`);
+      } finally {
+        await server.close();
       }
     }
     if (options.router) {

@@ -20,6 +20,8 @@ it('runs the scripted session, memory, load and router parts at tiny sizes and r
     concurrency: [1, 2],
     throughputServers: ['ours-http'],
     router: { seconds: 0.2, levels: [1, 4] },
+    // The real-app suite takes a while: its report is checked below from outcomes given to it.
+    taskServers: [],
     chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
   };
   const result = await runBench(options);
@@ -44,6 +46,33 @@ it('runs the scripted session, memory, load and router parts at tiny sizes and r
   const doc = spliceSection('# Benchmarks\n\n## Engine\n\nkept\n', markdown);
   expect(doc).toContain('kept');
   expect(spliceSection(doc, `${START_MARK}\nnew\n${END_MARK}`)).toBe(doc.replace(markdown, `${START_MARK}\nnew\n${END_MARK}`));
+});
+
+it('renders the real-app task table and judges its targets from the outcomes of each server', () => {
+  const outcome = (id: string, done: boolean, chars: number) => ({ id, library: 'lib', done, falseSuccess: !done, chars, calls: 3, ms: 100 });
+  const markdown = renderMarkdown(
+    {
+      options: { rows: [20], snapshotRuns: 1, iterations: 1, memorySessions: 0, throughputSeconds: 0 },
+      machine: { date: '2026-11-28', nproc: 2, cpu: 'cpu', memoryGB: 1, node: 'v20', chromium: 'Chromium', loadAtStart: '0' },
+      versions: {},
+      notes: [],
+      sessions: [],
+      memory: [],
+      throughput: [],
+      router: null,
+      tasks: [
+        { id: 'ours-stdio', label: 'ours', outcomes: [outcome('a', true, 100), outcome('b', true, 300)], snapshotChars: { 'p.html': 60 } },
+        { id: 'playwright-mcp', label: 'theirs', outcomes: [outcome('a', true, 400), outcome('b', false, 50)], snapshotChars: { 'p.html': 100 } },
+      ],
+      durationS: 1,
+    } as unknown as Parameters<typeof renderMarkdown>[0],
+    'smoke',
+  );
+  expect(markdown).toContain('| a | lib | done, 100 | done, 400 |');
+  expect(markdown).toContain('| b | lib | done, 300 | **false success**, 50 |');
+  // Characters per task count only the tasks both completed (a): 100 against 400.
+  expect(markdown).toContain('| characters the agent reads per real-app task ≤ 0.5× @playwright/mcp | 0.250× (100 vs 400) | yes |');
+  expect(markdown).toContain('| snapshot on each real-app page ≤ 0.7× @playwright/mcp | at most 0.600× (1 page) | yes |');
 });
 
 it('runs the cluster bench at a tiny size: both paths answer, both failovers end in a successful call', async () => {

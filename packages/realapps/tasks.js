@@ -8,7 +8,7 @@ export class ToolRefused extends Error {}
 /** The agent could not find what it looked for in what it was shown: the page hid it from the agent. */
 export class NotShown extends Error {}
 
-/** The text of the first snapshot-looking block of an answer, or undefined when the answer carries none. */
+/** The text from the first snapshot-looking block of an answer on, or undefined when the answer carries none. */
 function snapshotIn(text) {
   const at = text.indexOf('```yaml');
   return at < 0 ? undefined : text.slice(at);
@@ -62,8 +62,17 @@ export class ScriptedAgent {
     this.calls++;
     this.chars += text.length;
     const shown = snapshotIn(text);
-    if (shown) this.seen = shown;
-    this.fresh = shown !== undefined;
+    if (text.includes('### Snapshot changes') && shown) {
+      // Only what changed since the page was last shown: read first, with what the agent already saw below it.
+      this.seen = `${shown}\n${this.seen}`;
+      this.fresh = true;
+    } else if (shown) {
+      this.seen = shown;
+      this.fresh = true;
+    } else {
+      // "The page shows what the last snapshot showed": what the agent saw still holds.
+      this.fresh = text.includes('shows what the last snapshot showed');
+    }
     if (isError) throw new ToolRefused(`${name} answered an error: ${text.slice(0, 400)}`);
     return text;
   }
@@ -71,7 +80,6 @@ export class ScriptedAgent {
   async open(url, ready) {
     await this.tool('browser_navigate', { url });
     await this.tool('browser_wait_for', { text: ready });
-    this.fresh = false;
   }
 
   /** The ref of what the agent looks for, from the page as it was last shown (a new snapshot when it is not). */

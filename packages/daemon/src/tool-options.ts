@@ -14,7 +14,7 @@ export function toolOptions(): Option[] {
     opt('--allowed-origins <list>', 'only these origins may be reached by pages (every request, not only navigations): origins, http://host:*, host names, data:, blob:; comma- or semicolon-separated (default: all)'),
     opt('--blocked-origins <list>', 'these origins may not be reached by pages (every request, not only navigations), read before --allowed-origins; same entries (default: none)'),
     opt('--snapshot-max-chars <n>', 'cut snapshots longer than this at a node boundary').default('40000'),
-    opt('--snapshot-mode <mode>', 'snapshots in action answers: full, or none').default('full'),
+    opt('--snapshot-mode <mode>', "snapshots in action answers: changes (what changed since the last one shown; a new page whole), full, or none").default('changes'),
     opt('--snapshot-boxes', "write each element's bounding box as [box=x,y,width,height] in snapshots (default: off)"),
     opt('--timeout-action <ms>', 'how long an action waits for its element to be ready').default('5000'),
     opt('--timeout-navigation <ms>', 'how long a navigation may take').default('60000'),

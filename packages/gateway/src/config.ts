@@ -56,7 +56,7 @@ export interface GatewayConfig extends SharedSettings {
   /** --keep-browser-state, in ms: sessions of one key share a browser state that outlives each of them this long. */
   keepBrowserStateMs: number | undefined;
   snapshotMaxChars: number;
-  snapshotMode: 'full' | 'none';
+  snapshotMode: 'changes' | 'full' | 'none';
   snapshotBoxes: boolean;
   actionTimeoutMs: number;
   settleTimeoutMs: number;

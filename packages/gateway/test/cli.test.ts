@@ -90,7 +90,7 @@ describe('browsermcp-gateway CLI', () => {
   it('exits 2 with the reason for a bad value of an @playwright/mcp flag, or one that cannot apply', async () => {
     // Checked where the CLI checks them (resolveConfig), in-process: the exit code 2 path is the test above.
     const cases: Array<[string[], string]> = [
-      [['--snapshot-mode', 'partial'], '--snapshot-mode must be one of full, none, got "partial"'],
+      [['--snapshot-mode', 'partial'], '--snapshot-mode must be one of changes, full, none, got "partial"'],
       [['--console-level', 'loud'], '--console-level must be one of error, warning, info, debug, got "loud"'],
       [['--timeout-navigation', '120000', '--command-timeout', '90'], '--timeout-navigation (120000 ms) must be shorter than --command-timeout (90 s)'],
       [['--test-id-attribute', 'data test'], '--test-id-attribute must be an attribute name'],

@@ -48,7 +48,7 @@ export const ExtensionEvents = {
 } as const;
 
 /** The values of the tool flags that take one of a few words: declared here once, for the CLIs, tools and the wire. */
-export const SNAPSHOT_MODES = ['full', 'none'] as const;
+export const SNAPSHOT_MODES = ['changes', 'full', 'none'] as const;
 export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
 export const IMAGE_RESPONSES = ['allow', 'omit', 'only'] as const;
 export const CODEGEN_LANGUAGES = ['typescript', 'python', 'java', 'csharp'] as const;
@@ -76,7 +76,7 @@ export const sessionSettingsSchema = z.object({
   navigationTimeoutMs: z.number().int().min(1).optional(),
   /** The attribute generated locators read as a test id (--test-id-attribute). */
   testIdAttribute: z.string().min(1).optional(),
-  /** "none": actions answer without a snapshot (--snapshot-mode). */
+  /** "changes": actions answer with what changed since the last snapshot; "full": the whole page; "none": none (--snapshot-mode). */
   snapshotMode: z.enum(SNAPSHOT_MODES).optional(),
   /** Snapshots carry each element's box (--snapshot-boxes). */
   snapshotBoxes: z.boolean().optional(),

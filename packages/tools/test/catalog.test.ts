@@ -136,6 +136,7 @@ describe('the gateway’s tool flags, as every host applies them', () => {
     expect(
       sessionConfigFrom({ snapshotMode: 'none', snapshotBoxes: true, actionTimeoutMs: 300, navigationTimeoutMs: 1500, consoleLevel: 'error', imageResponses: 'only', testIdAttribute: 'data-qa' }),
     ).toEqual({ includeSnapshot: false, snapshotBoxes: true, actionTimeoutMs: 300, navigationTimeoutMs: 1500, consoleLevel: 'error', imageResponses: 'only', testIdAttribute: 'data-qa' });
-    expect(sessionConfigFrom({ snapshotMode: 'full' })).toEqual({});
+    expect(sessionConfigFrom({ snapshotMode: 'full' })).toEqual({ snapshotChanges: false });
+    expect(sessionConfigFrom({ snapshotMode: 'changes' })).toEqual({});
   });
 });

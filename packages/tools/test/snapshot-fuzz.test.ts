@@ -62,6 +62,9 @@ function refsOfInteractive(selector: string, key: string, refs: string[]): { ref
     if (!el.checkVisibility({ visibilityProperty: true }) || el.closest('[aria-hidden="true"]')) continue;
     // A select shown as a combobox stands for its options; an editable region's inside is its value.
     if (el.parentElement?.closest('select, [contenteditable]')) continue;
+    // A click handler around a control is the control's click target too: one ref, the control's, where it wraps
+    // only that (the walk decides; here a handler with a control inside is not asked for a ref of its own).
+    if (el.matches('[onclick]:not(a[href], button, input, select, textarea, [role], [contenteditable])') && el.querySelector(selector)) continue;
     out.push({ ref: refOf.get(el), html: el.outerHTML.slice(0, 120) });
   }
   return out;

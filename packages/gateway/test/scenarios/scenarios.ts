@@ -234,7 +234,9 @@ export const scenarios: Scenario[] = [
       const inner = snap.split('\n').filter((l) => l.includes('button "Inner button"')).map((l) => /\[ref=([^\]]+)\]/.exec(l)![1]!);
       expect(inner).toHaveLength(2);
       for (const ref of inner) await call(c, 'browser_click', { target: ref });
-      const after = await call(c, 'browser_click', { target: refIn(snap, 'button "Shadow button"') });
+      await call(c, 'browser_click', { target: refIn(snap, 'button "Shadow button"') });
+      // Each click's answer shows what it changed; the page now shows all three.
+      const after = await call(c, 'browser_snapshot');
       expect(after).toContain(`inner clicked at ${new URL(server.url('/')).host}`);
       expect(after).toContain(`inner clicked at ${new URL(server.crossUrl('/')).host}`);
       expect(after).toContain('shadow clicked');

@@ -126,7 +126,7 @@ const WRAPPERS = new Set(['cell', 'gridcell', 'listitem']);
 function isClickable(el: Element, role: string, bare: boolean, pointer: boolean, inPointer: boolean): Clickable {
   // Interactive roles get a ref anyway; any other element (a clickable row, card, cell or list item) needs one. A
   // label acts on its control, which has its own.
-  if (INTERACTIVE.has(role) || el.tagName === 'LABEL') return false;
+  if (INTERACTIVE.has(role) || (el instanceof HTMLLabelElement && el.control !== null)) return false;
   if (pointer && !inPointer) return 'pointer';
   // A handler with no cursor to show it: a ref, and a word for why where the role gets none of its own.
   if (!inPointer && handlesPress(el)) return 'handler';

@@ -4,6 +4,7 @@ import { ToolError } from '../engine/errors.js';
 import { findTool } from './registry.js';
 import { rescueTab } from './rescue.js';
 import { rememberAnsweredTab, staleRefReason } from './stale-refs.js';
+import { renderChanges } from '../tab/snapshot-changes.js';
 import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
@@ -183,7 +184,11 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
     response.setPage({ url: tab.page.url(), title: await tab.title() });
     response.addConsoleLines(tab.logs.takeNewConsole(session.config.consoleLevel, session.config.consoleLinesInAnswer));
     if (response.wantsSnapshot() && session.config.includeSnapshot && !response.isError) {
-      response.setSnapshot(await tab.snapshot({ maxChars: session.config.snapshotMaxChars, boxes: session.config.snapshotBoxes }));
+      const whole = await tab.snapshot({ maxChars: session.config.snapshotMaxChars, boxes: session.config.snapshotBoxes });
+      const changes = session.config.snapshotChanges && response.changesWanted() ? tab.changesSinceShown(whole) : undefined;
+      if (changes !== undefined) response.setSnapshotChanges(renderChanges(changes));
+      else response.setSnapshot(whole);
+      tab.shown(whole);
     }
     if (tab.webmcp?.tools.length) response.setWebMcpTools([...new Set(tab.webmcp.tools.map((t) => t.name))]);
   } catch {

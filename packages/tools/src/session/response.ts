@@ -24,6 +24,8 @@ export class Response {
   private consoleLines: string[] = [];
   private modal: string[] = [];
   private includeSnapshot = false;
+  private wholeSnapshot = false;
+  private changesSection: string | undefined;
   private webmcpTools: string[] = [];
 
   addResult(text: string): this {
@@ -78,9 +80,25 @@ export class Response {
     return this;
   }
 
-  /** Ask the dispatcher to append a fresh snapshot after the action (what playwright-mcp does for actions). */
-  setIncludeSnapshot(value = true): this {
+  /** In place of the snapshot: what changed since the last one the agent was shown (tab/snapshot-changes.ts). */
+  setSnapshotChanges(section: string): this {
+    this.snapshot = '';
+    this.changesSection = section;
+    return this;
+  }
+
+  /** Whether an appended snapshot may give only what changed (not after the agent moved to another tab). */
+  changesWanted(): boolean {
+    return !this.wholeSnapshot;
+  }
+
+  /**
+   * Ask the dispatcher to append a fresh snapshot after the action (what playwright-mcp does for actions); `whole`:
+   * the whole page even where only changes would go (the agent turned to another tab).
+   */
+  setIncludeSnapshot(value = true, whole = false): this {
     this.includeSnapshot = value;
+    this.wholeSnapshot = whole;
     return this;
   }
 
@@ -116,7 +134,8 @@ export class Response {
       sections.push(`### Page\n- Page URL: ${this.page.url}\n- Page Title: ${this.page.title}${tools}`);
     }
     if (this.consoleLines.length) sections.push(`### New console messages\n${this.consoleLines.map((l) => `- ${l}`).join('\n')}`);
-    if (this.snapshot !== undefined) sections.push(`### Snapshot\n\`\`\`yaml\n${this.snapshot}\n\`\`\``);
+    if (this.changesSection !== undefined) sections.push(this.changesSection);
+    else if (this.snapshot !== undefined) sections.push(`### Snapshot\n\`\`\`yaml\n${this.snapshot}\n\`\`\``);
     const content: ContentPart[] = [{ type: 'text', text: sections.join('\n\n') }];
     content.push(...this.images);
     const result: ToolResult = { content };

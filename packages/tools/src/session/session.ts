@@ -68,6 +68,11 @@ export interface SessionConfig {
   snapshotMaxChars: number;
   /** Whether action tools append a snapshot of the page they changed (what playwright-mcp does). */
   includeSnapshot: boolean;
+  /**
+   * Whether that snapshot gives only what changed since the last one shown, while the document stays (a new
+   * document, or a change nearly as long as the page, gives it whole): `--snapshot-mode changes`, the default.
+   */
+  snapshotChanges: boolean;
   /** How long an action waits for its element to become actionable. */
   actionTimeoutMs: number;
   /** The longest an action then waits for the page to go quiet (--timeout-settle); 0 does not wait. */
@@ -122,6 +127,7 @@ const MB = 1024 * 1024;
 export const defaultSessionConfig: SessionConfig = {
   snapshotMaxChars: 40_000,
   includeSnapshot: true,
+  snapshotChanges: true,
   actionTimeoutMs: 5_000,
   settleTimeoutMs: DEFAULT_SETTLE_TIMEOUT_MS,
   webmcp: true,

@@ -64,6 +64,7 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...defined('navigationTimeoutMs', settings.navigationTimeoutMs),
     ...defined('testIdAttribute', settings.testIdAttribute),
     ...(settings.snapshotMode === 'none' ? { includeSnapshot: false } : {}),
+    ...(settings.snapshotMode === 'full' ? { snapshotChanges: false } : {}),
     ...defined('snapshotBoxes', settings.snapshotBoxes),
     ...defined('consoleLevel', settings.consoleLevel),
     ...defined('imageResponses', settings.imageResponses),

@@ -35,6 +35,11 @@ export class TabSnapshots {
     private readonly refs: FrameRefs,
   ) {}
 
+  /** The document the main frame's last walk read (its id), while that walk can tell; undefined otherwise. */
+  mainDocument(): string | undefined {
+    return this.lastWalks.get(this.page.mainFrame())?.token?.split(':')[0];
+  }
+
   /** The ARIA snapshot of the page (or of one element) with refs, cut at `maxChars` on a line boundary. */
   async take(opts: SnapshotOptions): Promise<string> {
     let frame = this.page.mainFrame();

@@ -1,3 +1,4 @@
+import { snapshotChanges, type SnapshotChanges } from './snapshot-changes.js';
 import type { CDPSession, ElementHandle, Frame, Page } from 'puppeteer-core';
 import { cdp } from '../engine/cdp.js';
 import { ToolError } from '../engine/errors.js';
@@ -192,6 +193,22 @@ export class Tab {
 
   // Snapshots and targets (tab-snapshot.ts, frames.ts).
   /** The snapshot; of the whole page, it ends with the tools the page registers (WebMCP), collected alongside. */
+  /** The whole-page snapshot the agent was last shown of this tab, and the document it was of. */
+  private lastShown: { document: string; text: string } | undefined;
+
+  /** Notes a whole-page snapshot as shown to the agent: the next action's answer gives what changed since. */
+  shown(text: string): void {
+    const document = this.snapshots.mainDocument();
+    this.lastShown = document === undefined ? undefined : { document, text };
+  }
+
+  /** What changed since the snapshot last shown, or undefined when the whole page should go (another document). */
+  changesSinceShown(text: string): SnapshotChanges | undefined {
+    const last = this.lastShown;
+    if (!last || last.document !== this.snapshots.mainDocument()) return undefined;
+    return snapshotChanges(last.text, text);
+  }
+
   async snapshot(opts: SnapshotOptions): Promise<string> {
     if (!this.webmcpOn()) this.webmcp = undefined;
     if (opts.target !== undefined || !this.webmcpOn()) return this.snapshots.take(opts);

@@ -28,7 +28,11 @@ const snapshot = defineTabTool({
       // A file holds the whole snapshot: the budget is for answers.
       maxChars: filename === undefined ? session.config.snapshotMaxChars : Infinity,
     });
-    if (filename === undefined) response.setSnapshot(text);
+    if (filename === undefined) {
+      response.setSnapshot(text);
+      // The whole page, as the agent now has it: the next action's answer says what changed since.
+      if (!target && depth === undefined) tab.shown(text);
+    }
     else await answerOrSave(session, response, text, filename, 'the snapshot');
   },
 });

@@ -30,7 +30,8 @@ const tabs = defineTool({
       case 'select':
         if (index === undefined) throw new ToolError('action "select" needs index: the number of the tab in the list.');
         session.selectTab(index);
-        response.setIncludeSnapshot();
+        // The agent turns to another tab: the whole of it, not what changed since it last looked there.
+        response.setIncludeSnapshot(true, true);
         break;
       case 'close':
         await session.closeTab(index);

@@ -1,0 +1,83 @@
+import { diffArrays } from 'diff';
+
+/**
+ * What changed between the snapshot an agent was last shown and the page now, for an action's answer: the new and
+ * changed lines, each under the lines of the elements it sits in, and the elements that are gone. An agent reads this
+ * instead of the whole page again (a click on a small page answered ~2,800 characters, most of them what it had
+ * just read). Refs do not change while the document stays, so a line the agent saw still names the same element.
+ */
+
+/** Past this many changed lines the diff is not worth its cost (or its reading): the whole snapshot goes instead. */
+const MOST_EDITS = 2_000;
+/** Gone elements listed by name; more are counted. */
+const GONE_LISTED = 8;
+/** The changes must be well under the whole snapshot to be worth sending instead of it. */
+const WORTH = 0.6;
+
+const indentOf = (line: string): number => line.length - line.trimStart().length;
+const refOf = (line: string): string | undefined => /\[ref=([^\]]+)\]/.exec(line)?.[1];
+
+export interface SnapshotChanges {
+  /** The changed lines with their ancestors, in page order ('' when nothing changed). */
+  lines: string;
+  /** Lines of elements that are gone (their refs no longer name anything), and how many more there were. */
+  gone: string[];
+  goneMore: number;
+}
+
+/**
+ * The changes from `before` to `after` (snapshot texts), or undefined when the whole snapshot says it better: too
+ * many changes, or changes nearly as long as the page.
+ */
+export function snapshotChanges(before: string, after: string): SnapshotChanges | undefined {
+  if (before === after) return { lines: '', gone: [], goneMore: 0 };
+  const a = before.split('\n');
+  const b = after.split('\n');
+  const parts = diffArrays(a, b, { maxEditLength: MOST_EDITS });
+  if (!parts) return undefined;
+  const changed = new Set<number>();
+  const still = new Set(b.map(refOf).filter(Boolean));
+  // Gone: elements whose ref the page no longer shows, the outermost of each removed run (what was inside goes too).
+  const gone: string[] = [];
+  let at = 0;
+  for (const part of parts) {
+    if (part.added) for (let i = 0; i < part.value.length; i++) changed.add(at + i);
+    if (part.removed) {
+      let outer = Infinity;
+      for (const line of part.value) {
+        const ref = refOf(line);
+        if (ref === undefined || still.has(ref) || indentOf(line) > outer) continue;
+        outer = indentOf(line);
+        gone.push(line.trim());
+      }
+    } else at += part.value.length;
+  }
+  // Each changed line comes with the lines of the elements it sits in (fewer spaces, above it), once.
+  const shown = new Set<number>(changed);
+  for (const i of changed) {
+    let indent = indentOf(b[i]!);
+    for (let j = i - 1; j >= 0 && indent > 0; j--) {
+      const k = indentOf(b[j]!);
+      if (k < indent) {
+        if (shown.has(j) && !changed.has(j)) break;
+        shown.add(j);
+        indent = k;
+      }
+    }
+  }
+  const lines = [...shown].sort((x, y) => x - y).map((i) => b[i]!);
+  const changes = { lines: lines.join('\n'), gone: gone.slice(0, GONE_LISTED), goneMore: Math.max(0, gone.length - GONE_LISTED) };
+  const size = changes.lines.length + changes.gone.join('\n').length;
+  return size < after.length * WORTH ? changes : undefined;
+}
+
+/** The answer's section for `changes`. */
+export function renderChanges(changes: SnapshotChanges): string {
+  if (!changes.lines && !changes.gone.length) return '### Snapshot\nThe page shows what the last snapshot showed (browser_snapshot shows it again).';
+  const out = ['### Snapshot changes', 'Since the last snapshot (the rest of the page is as it showed; browser_snapshot shows it whole):'];
+  if (changes.lines) out.push('```yaml', changes.lines, '```');
+  if (changes.gone.length) {
+    out.push(`Gone: ${changes.gone.map((l) => `\`${l}\``).join(', ')}${changes.goneMore ? ` and ${changes.goneMore} more` : ''}.`);
+  }
+  return out.join('\n');
+}
