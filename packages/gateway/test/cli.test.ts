@@ -46,26 +46,29 @@ describe('browsermcp-gateway CLI', () => {
   });
 
   it('exits 2 with the reason for a bad value, from flags, environment or config file', async () => {
-    const flag = await run(['--port', 'abc']);
+    // The seven processes at once: each is a Node start, and none depends on another.
+    const [flag, env, theirs, noAuth, unknown, launchOnly, config] = await Promise.all([
+      run(['--port', 'abc']),
+      run([], { BROWSERMCP_VIEWPORT_SIZE: 'huge' }),
+      // A configuration written for @playwright/mcp: its variable is read as ours.
+      run([], { PLAYWRIGHT_MCP_VIEWPORT_SIZE: 'tiny' }),
+      run(['--port', '3999', '--host', '0.0.0.0', '--no-auth']),
+      run(['--teleport']),
+      run(['--extension', '--headless', '--viewport-size', '800x600']),
+      run(['--config', '/nonexistent/config.json']),
+    ]);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('--port must be a whole number from 0 to 65535, got "abc"');
-    const env = await run([], { BROWSERMCP_VIEWPORT_SIZE: 'huge' });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain('--viewport-size must look like 1280x720, got "huge"');
-    // A configuration written for @playwright/mcp: its variable is read as ours.
-    const theirs = await run([], { PLAYWRIGHT_MCP_VIEWPORT_SIZE: 'tiny' });
     expect(theirs.code).toBe(2);
     expect(theirs.stderr).toContain('--viewport-size must look like 1280x720, got "tiny"');
-    const noAuth = await run(['--port', '3999', '--host', '0.0.0.0', '--no-auth']);
     expect(noAuth.code).toBe(2);
     expect(noAuth.stderr).toContain('--no-auth is only allowed on a loopback host');
-    const unknown = await run(['--teleport']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown option '--teleport'");
-    const launchOnly = await run(['--extension', '--headless', '--viewport-size', '800x600']);
     expect(launchOnly.code).toBe(2);
     expect(launchOnly.stderr).toContain('--extension drives your own browser, so --headless, --viewport-size cannot apply');
-    const config = await run(['--config', '/nonexistent/config.json']);
     expect(config.code).toBe(2);
     expect(config.stderr).toContain('--config /nonexistent/config.json: cannot read the file (ENOENT)');
   });
@@ -261,7 +264,9 @@ describe('browsermcp-gateway CLI', () => {
     expect(resolve([]).cdpTimeoutMs).toBe(30_000);
   });
 
-  it('server mode: bound to every interface it shows the host name, accepts its own names, answers /health to any Host, never prints a given key', async () => {
+  // The tests below that start gateway processes run side by side: each has its own process, port and files, and
+  // waits mostly on processes starting and stopping.
+  it.concurrent('server mode: bound to every interface it shows the host name, accepts its own names, answers /health to any Host, never prints a given key', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'bmcp-keys-'));
     const key = 'k3y-from-a-file-0123456789';
     writeFileSync(join(dir, 'keys'), `# the team's key\n${key}\n`);
@@ -291,27 +296,27 @@ describe('browsermcp-gateway CLI', () => {
     }
   });
 
-  it('says in its banner and /health when it has no browser to launch, with the fix, before any tool call', async () => {
-    const cli = await spawnGatewayCli(['--executable-path', '/nonexistent/chrome']);
+  it.concurrent('says in its banner and /health when it has no browser to launch, with the fix, before any tool call', async ({ expect }) => {
+    // Both gateways at once (two Node starts; neither launches a browser), each closed whether or not the other started.
+    const started = await Promise.allSettled([spawnGatewayCli(['--executable-path', '/nonexistent/chrome']), spawnGatewayCli()]);
     try {
+      const [cli, fine] = started.map((s) => {
+        if (s.status === 'rejected') throw s.reason;
+        return s.value;
+      });
       const fix = '--executable-path /nonexistent/chrome is not an executable file: pass the path of the Chrome or Chromium binary.';
-      expect(cli.banner).toContain(`Browser                NONE: ${fix}`);
-      const health = (await (await fetch(new URL('/health', cli.url))).json()) as { browser: { mode: string; problem?: string } };
+      expect(cli!.banner).toContain(`Browser                NONE: ${fix}`);
+      const health = (await (await fetch(new URL('/health', cli!.url))).json()) as { browser: { mode: string; problem?: string } };
       expect(health.browser).toEqual({ mode: 'launch', connected: false, problem: fix });
+      // With a browser there, the banner names it and /health has no problem.
+      expect(fine!.banner).toMatch(/Browser {16}\/\S+, launched on first use/);
+      expect(((await (await fetch(new URL('/health', fine!.url))).json()) as { browser: object }).browser).not.toHaveProperty('problem');
     } finally {
-      await cli.close();
-    }
-    // With a browser there, the banner names it and /health has no problem.
-    const fine = await spawnGatewayCli();
-    try {
-      expect(fine.banner).toMatch(/Browser {16}\/\S+, launched on first use/);
-      expect(((await (await fetch(new URL('/health', fine.url))).json()) as { browser: object }).browser).not.toHaveProperty('problem');
-    } finally {
-      await fine.close();
+      await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
     }
   });
 
-  it('with --extension, the banner prints the pairing code (naming the daemon, on any port), kept 0600 and the same at the next start', async () => {
+  it.concurrent('with --extension, the banner prints the pairing code (naming the daemon, on any port), kept 0600 and the same at the next start', async ({ expect }) => {
     const port = await freePort();
     const file = join(mkdtempSync(join(tmpdir(), 'bmcp-pairing-')), 'nested', 'pairing-secret');
     const start = async (): Promise<string> => {
@@ -346,12 +351,56 @@ describe('browsermcp-gateway CLI', () => {
     expect(refused.stderr).toContain(`--pairing-file ${file} can be read by other users of this machine: run chmod 600 ${file}`);
   });
 
-  it('launches its browser without a DevTools port, and the browser dies within 5 s of a SIGKILL', async () => {
+  it.concurrent('launches its browser without a DevTools port, and the browser dies within 5 s of a SIGKILL', async ({ expect }) => {
     const { child, browser, close } = await startWithBrowser();
     try {
       expect(devToolsExposure(browser)).toEqual({ pipe: true, portFlag: false, activePortFile: false, listeningSockets: 0 });
       child.kill('SIGKILL');
       await expect.poll(() => browser.filter(alive), { timeout: 5_000, interval: 100 }).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it.concurrent('a port clash names the flag that set the port: --port for MCP, --daemon-port for the extension', async ({ expect }) => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      // Both at once: each fails on the same taken port, before it binds anything.
+      const [mcp, extension] = await Promise.all([run(['--port', String(port), '--headless']), run(['--port', '0', '--extension', '--daemon-port', String(port)])]);
+      expect(mcp.code).toBe(1);
+      expect(mcp.stderr).toContain(`cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --port`);
+      expect(extension.code).toBe(1);
+      expect(extension.stderr).toContain(`cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --daemon-port`);
+      expect(extension.stderr).not.toContain('with --port');
+    } finally {
+      taken.close();
+    }
+  });
+
+  it.concurrent('says on SIGTERM what it closes in its mode: with --extension the person’s browser stays open', async ({ expect }) => {
+    const child = spawn(process.execPath, [CLI, '--port', '0', '--extension', '--daemon-port', String(await freePort())]);
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', () => err.includes('Each agent gets its own tab group') && resolve());
+      child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${err}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(err).toContain("SIGTERM: closing the agents' sessions and their tab groups; your browser stays open…");
+    expect(err).not.toContain('and the browser…');
+  });
+
+  it.concurrent('closes sessions and the browser on SIGHUP (its terminal closed), as on SIGTERM', async ({ expect }) => {
+    const { child, browser, close } = await startWithBrowser();
+    try {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGHUP');
+      expect(await exited).toBe(0);
+      expect(browser.filter(alive)).toEqual([]);
     } finally {
       await close();
     }
@@ -388,50 +437,6 @@ describe('browsermcp-gateway CLI', () => {
       await expect.poll(() => err).toMatch(new RegExp(`session opened.*agent.*${shown![1]!}.*label.*alice|session opened.*label.*alice.*agent.*${shown![1]!}`));
     } finally {
       child.kill('SIGKILL');
-    }
-  });
-
-  it('a port clash names the flag that set the port: --port for MCP, --daemon-port for the extension', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const port = (taken.address() as { port: number }).port;
-    try {
-      const mcp = await run(['--port', String(port), '--headless']);
-      expect(mcp.code).toBe(1);
-      expect(mcp.stderr).toContain(`cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --port`);
-      const extension = await run(['--port', '0', '--extension', '--daemon-port', String(port)]);
-      expect(extension.code).toBe(1);
-      expect(extension.stderr).toContain(`cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --daemon-port`);
-      expect(extension.stderr).not.toContain('with --port');
-    } finally {
-      taken.close();
-    }
-  });
-
-  it('says on SIGTERM what it closes in its mode: with --extension the person’s browser stays open', async () => {
-    const child = spawn(process.execPath, [CLI, '--port', '0', '--extension', '--daemon-port', String(await freePort())]);
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', () => err.includes('Each agent gets its own tab group') && resolve());
-      child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${err}`)));
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(err).toContain("SIGTERM: closing the agents' sessions and their tab groups; your browser stays open…");
-    expect(err).not.toContain('and the browser…');
-  });
-
-  it('closes sessions and the browser on SIGHUP (its terminal closed), as on SIGTERM', async () => {
-    const { child, browser, close } = await startWithBrowser();
-    try {
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      child.kill('SIGHUP');
-      expect(await exited).toBe(0);
-      expect(browser.filter(alive)).toEqual([]);
-    } finally {
-      await close();
     }
   });
 });

@@ -21,7 +21,9 @@ afterAll(async () => {
 });
 
 describe('third-party MCP clients', () => {
-  it('passes the applicable @modelcontextprotocol/conformance server scenarios', async () => {
+  // The conformance run and the first Inspector test side by side: their sessions are their own, and each waits mostly
+  // on npx. The modern-era test counts the gateway's sessions, so it runs after them, alone.
+  it.concurrent('passes the applicable @modelcontextprotocol/conformance server scenarios', async ({ expect }) => {
     const { stdout } = await npx([
       '-p', '@modelcontextprotocol/conformance@0.1.16', 'conformance', 'server',
       '--url', `${gw.url}/mcp`, '--expected-failures', EXPECTED_FAILURES,
@@ -32,13 +34,16 @@ describe('third-party MCP clients', () => {
     expect(stdout).toContain('Baseline check passed');
   }, 300_000);
 
-  it('is listed and called by the MCP Inspector CLI', async () => {
+  it.concurrent('is listed and called by the MCP Inspector CLI', async ({ expect }) => {
     const inspector = ['-p', '@modelcontextprotocol/inspector@2.12.0', 'mcp-inspector', '--cli', `${gw.url}/mcp`, '--transport', 'http'];
-    const list = JSON.parse((await npx([...inspector, '--method', 'tools/list'])).stdout) as { tools: Array<{ name: string }> };
+    // The two processes at once: each its own session, and most of their time is npx and Node starting.
+    const [listed, called] = await Promise.all([
+      npx([...inspector, '--method', 'tools/list']),
+      npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', 'function=() => 6 * 7']),
+    ]);
+    const list = JSON.parse(listed.stdout) as { tools: Array<{ name: string }> };
     expect(list.tools.map((t) => t.name)).toContain('browser_snapshot');
-    const call = JSON.parse(
-      (await npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', 'function=() => 6 * 7'])).stdout,
-    ) as { content: Array<{ text: string }> };
+    const call = JSON.parse(called.stdout) as { content: Array<{ text: string }> };
     expect(call.content[0]!.text).toContain('### Result\n42');
   }, 300_000);
 

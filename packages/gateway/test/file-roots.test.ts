@@ -31,10 +31,13 @@ const ROOT_B = project('root-b', 'b.txt', 'from root B');
 const ELSEWHERE = project('elsewhere', 'private.txt', 'not for agents');
 
 let server: FixtureServer;
+/** One gateway with --trust-client-roots for the tests of that mode over 2025 and 2026-07-28: one browser start, not two. */
+let trusting: RunningHttpGateway;
 beforeAll(async () => {
-  server = await startFixtureServer();
+  [server, trusting] = await Promise.all([startFixtureServer(), startGateway(['--trust-client-roots'])]);
 });
 afterAll(async () => {
+  await trusting?.close();
   await server?.close();
 });
 
@@ -117,11 +120,8 @@ describe('stdio: the working directory, then the client roots', () => {
 
 describe('HTTP on loopback with --trust-client-roots: each client its own roots', () => {
   let gw: RunningHttpGateway;
-  beforeAll(async () => {
-    gw = await startGateway(['--trust-client-roots']);
-  });
-  afterAll(async () => {
-    await gw?.close();
+  beforeAll(() => {
+    gw = trusting;
   });
 
   it("allows a client's root to that client only; a client without roots gets the working directory, as over stdio", async () => {
@@ -185,8 +185,7 @@ describe("HTTP on loopback by default: a client's roots count only inside --file
     writeFileSync(cwdFile, 'from the working directory of a one-key gateway');
     const keys = join(mkdtempSync(join(tmpdir(), 'bmcp-two-keys-')), 'keys');
     writeFileSync(keys, 'key-number-one-0123456789abcdef\nkey-number-two-0123456789abcdef\n');
-    const one = await startGateway();
-    const two = await startGateway(['--api-key-file', keys]);
+    const [one, two] = await Promise.all([startGateway(), startGateway(['--api-key-file', keys])]);
     const connect = async (gw: RunningHttpGateway, key: string | undefined) => {
       const client = new Client({ name: 'no-roots', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), key ? { requestInit: { headers: { Authorization: `Bearer ${key}` } } } : {}));
@@ -194,8 +193,9 @@ describe("HTTP on loopback by default: a client's roots count only inside --file
     };
     const clients = await Promise.all([connect(one, one.apiKey), connect(two, 'key-number-one-0123456789abcdef')]);
     try {
-      expect((await upload(clients[0]!, cwdFile)).seen).toContain('from the working directory of a one-key gateway');
-      const refused = await upload(clients[1]!, cwdFile);
+      // The two gateways' browsers start side by side.
+      const [fromOne, refused] = await Promise.all([upload(clients[0]!, cwdFile), upload(clients[1]!, cwdFile)]);
+      expect(fromOne.seen).toContain('from the working directory of a one-key gateway');
       expect(refused.isError).toBe(true);
       // Only the caller's own output folder is left: no working directory in the list.
       expect(refused.text).toMatch(new RegExp(`${cwdFile} is outside the allowed file roots \\(${DEFAULT_OUTPUT_DIR}/caller-[0-9a-f]{16}\\)`));
@@ -410,32 +410,29 @@ describe('saved files per API key', () => {
 
 describe('MCP 2026-07-28: the client roots through the input-required round trip', () => {
   it('asks a client that declares roots for them when a call reads files, and reads from them; one without roots gets the working directory', async () => {
-    const gw = await startGateway(['--trust-client-roots']);
-    try {
-      const connect = (roots: string[] | undefined) => modernClient(gw, roots);
-      const withRoots = await connect([ROOT_A]);
-      const inRoot = await upload(withRoots.client, join(ROOT_A, 'a.txt'));
-      expect(inRoot.seen, inRoot.text).toContain('a.txt|from root A');
-      // Asked once, for the upload: the calls that read no file went straight through.
-      expect(withRoots.asked()).toBe(1);
-      const outside = await upload(withRoots.client, join(ROOT_B, 'b.txt'));
-      expect(outside.isError).toBe(true);
-      expect(outside.text).toContain('is outside the allowed file roots');
-      await withRoots.client.close();
+    // The shared --trust-client-roots gateway: this test's clients are new ones, and asked() counts its own.
+    const gw = trusting;
+    const connect = (roots: string[] | undefined) => modernClient(gw, roots);
+    const withRoots = await connect([ROOT_A]);
+    const inRoot = await upload(withRoots.client, join(ROOT_A, 'a.txt'));
+    expect(inRoot.seen, inRoot.text).toContain('a.txt|from root A');
+    // Asked once, for the upload: the calls that read no file went straight through.
+    expect(withRoots.asked()).toBe(1);
+    const outside = await upload(withRoots.client, join(ROOT_B, 'b.txt'));
+    expect(outside.isError).toBe(true);
+    expect(outside.text).toContain('is outside the allowed file roots');
+    await withRoots.client.close();
 
-      // Bound to loopback, a client that declares no roots gets the gateway's working directory, as over stdio.
-      const cwdFile = join(process.cwd(), `bmcp-roots-${process.pid}.txt`);
-      writeFileSync(cwdFile, 'from the gateway working directory');
-      try {
-        const without = await connect(undefined);
-        const fromCwd = await upload(without.client, cwdFile);
-        expect(fromCwd.seen).toContain('from the gateway working directory');
-        await without.client.close();
-      } finally {
-        rmSync(cwdFile, { force: true });
-      }
+    // Bound to loopback, a client that declares no roots gets the gateway's working directory, as over stdio.
+    const cwdFile = join(process.cwd(), `bmcp-roots-${process.pid}.txt`);
+    writeFileSync(cwdFile, 'from the gateway working directory');
+    try {
+      const without = await connect(undefined);
+      const fromCwd = await upload(without.client, cwdFile);
+      expect(fromCwd.seen).toContain('from the gateway working directory');
+      await without.client.close();
     } finally {
-      await gw.close();
+      rmSync(cwdFile, { force: true });
     }
   });
 });

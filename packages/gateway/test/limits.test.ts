@@ -289,13 +289,14 @@ describe('limits and lifecycle', () => {
   });
 
   it('a call that times out is stopped in the browser: its spinning script ends and the next answer says so', async () => {
-    const short = await startGateway(['--command-timeout', '3', '--timeout-navigation', '2000']);
+    // 2 s: the spin outlives any command timeout; a shorter one only ends the wait sooner.
+    const short = await startGateway(['--command-timeout', '2', '--timeout-navigation', '1500']);
     try {
       const client = await connectClient(short);
       await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
       const spun = await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => { while (true) {} }' } });
       expect(spun.isError).toBe(true);
-      expect(text(spun)).toContain('browser_evaluate timed out after 3 s and was stopped; the next answer says what was done to free its tab');
+      expect(text(spun)).toContain('browser_evaluate timed out after 2 s and was stopped; the next answer says what was done to free its tab');
       const next = text(await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => document.title' } }));
       expect(next).toContain('"Fixture home"');
       expect(next).toContain("browser_evaluate ran past the command timeout and was stopped; to free the tab, browsermcp stopped the page's script");

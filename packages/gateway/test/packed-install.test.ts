@@ -76,7 +76,8 @@ async function runClient(nodeVersion: string | undefined): Promise<{ node: strin
 }
 
 describe('installed from the packed tarballs, outside the repository', () => {
-  // The three Node versions at once: each waits mostly on its own process and browser.
+  // The three Node versions at once, and the type-check beside them: each client waits mostly on its own process and
+  // browser, which leaves the cores to tsc.
   for (const version of [undefined, '22', '24']) {
     it.concurrent(`runs the gateway over stdio for the SDK client (navigate, snapshot) under Node ${version ?? process.versions.node.split('.')[0]}`, async () => {
       const result = await runClient(version);
@@ -86,27 +87,29 @@ describe('installed from the packed tarballs, outside the repository', () => {
     }, 300_000);
   }
 
-  it('type-checks an ES module and a CommonJS consumer of every package against the published types', async () => {
+  it.concurrent('type-checks an ES module and a CommonJS consumer of every package against the published types', async () => {
     const names = ['protocol', 'tools', 'daemon', 'gateway', 'client'];
     const esm = [...names.map((n, i) => `import * as p${i} from '@browsermcp/${n}';\nvoid p${i};`), "import '@browsermcp/client/iife';", 'void globalThis.BrowserMCP.MCPClient;'];
     const cjs = (list: string[]) => list.map((n, i) => `import p${i} = require('@browsermcp/${n}');\nvoid p${i};`).join('\n');
     writeFileSync(join(app, 'consumer.mts'), esm.join('\n'));
     writeFileSync(join(app, 'consumer.cts'), cjs(names.filter((n) => n !== 'gateway')));
     writeFileSync(join(app, 'gateway-consumer.cts'), cjs(['gateway']));
-    const tsc = async (file: string, skipLibCheck: boolean) => {
+    const tsc = async (files: string[], skipLibCheck: boolean) => {
       const flags = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2022,dom', '--types', 'node', '--skipLibCheck', String(skipLibCheck)];
       try {
-        await promisify(execFile)(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), ...flags, file], { cwd: app, encoding: 'utf8' });
+        await promisify(execFile)(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), ...flags, ...files], { cwd: app, encoding: 'utf8' });
       } catch (err) {
-        throw new Error(`tsc found problems in the published types (${file}):\n${(err as { stdout?: string }).stdout ?? String(err)}`);
+        throw new Error(`tsc found problems in the published types (${files.join(', ')}):\n${(err as { stdout?: string }).stdout ?? String(err)}`);
       }
     };
+    // One tsc for the ES module consumer and one for both CommonJS ones (a process each was 3 on 2 cores, each checking
+    // the same libraries again). Not one for all: a program holding both a package's .d.ts and .d.cts sees its
+    // `declare module 'fastify'` twice and fails (TS2717), which no consumer of one format meets.
     await Promise.all([
       // Library types are checked too (a type a package needs at run time must be its dependency, e.g. @types/ws).
-      tsc('consumer.mts', false),
-      tsc('consumer.cts', false),
+      tsc(['consumer.mts'], false),
       // The gateway's CommonJS types reach the MCP SDK's (v2 passes a library check; v1's did not).
-      tsc('gateway-consumer.cts', false),
+      tsc(['consumer.cts', 'gateway-consumer.cts'], false),
     ]);
   }, 120_000);
 

@@ -73,3 +73,12 @@ it('sees listeners through DevTools marks where the page has no console function
   });
   expect(await call(session, 'browser_snapshot')).toMatch(/- listitem \[clickable\] \[ref=e\d+\]: Damson/);
 });
+
+it('lists a data grid’s rows in the order a person sees them: by aria-rowindex, else where the grid draws them', async () => {
+  const session = await h.session();
+  const snap = await call(session, 'browser_navigate', { url: h.server.url('/clickables.html') });
+  const order = (...names: string[]) => names.map((n) => snap.indexOf(`gridcell "${n}"`));
+  const sorted = (xs: number[]) => xs.every((x, i) => x > 0 && (i === 0 || x > xs[i - 1]!));
+  expect(sorted(order('Apple', 'Banana', 'Cherry'))).toBe(true);
+  expect(sorted(order('Fig', 'Lime', 'Plum'))).toBe(true);
+});

@@ -32,7 +32,7 @@ it('gives each changed line under the lines of the elements it sits in, and name
 });
 
 it('says the page is as it was when nothing changed, and gives up for changes nearly as long as the page', () => {
-  expect(renderChanges(snapshotChanges(before, before)!)).toBe('### Snapshot\nThe page shows what the last snapshot showed (browser_snapshot shows it again).');
+  expect(renderChanges(snapshotChanges(before, before)!)).toBe('### Snapshot\nUnchanged since the last snapshot.');
   const replaced = before.replace(/ref=e/g, 'ref=x');
   expect(snapshotChanges(before, replaced)).toBeUndefined();
 });

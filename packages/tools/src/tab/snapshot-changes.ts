@@ -71,10 +71,13 @@ export function snapshotChanges(before: string, after: string): SnapshotChanges 
   return size < after.length * WORTH ? changes : undefined;
 }
 
+/** The answer's section when the page shows what the agent was last shown. */
+export const UNCHANGED = '### Snapshot\nUnchanged since the last snapshot.';
+
 /** The answer's section for `changes`. */
 export function renderChanges(changes: SnapshotChanges): string {
-  if (!changes.lines && !changes.gone.length) return '### Snapshot\nThe page shows what the last snapshot showed (browser_snapshot shows it again).';
-  const out = ['### Snapshot changes', 'Since the last snapshot (the rest of the page is as it showed; browser_snapshot shows it whole):'];
+  if (!changes.lines && !changes.gone.length) return UNCHANGED;
+  const out = ['### Snapshot changes (the rest of the page is as last shown)'];
   if (changes.lines) out.push('```yaml', changes.lines, '```');
   if (changes.gone.length) {
     out.push(`Gone: ${changes.gone.map((l) => `\`${l}\``).join(', ')}${changes.goneMore ? ` and ${changes.goneMore} more` : ''}.`);

@@ -11,9 +11,11 @@ import { TabActions, type ActionOptions } from './tab-actions.js';
 import { TabLogs } from './tab-logs.js';
 import { TabModals, type ModalState } from './tab-modals.js';
 import { TabSnapshots, type SnapshotOptions } from './tab-snapshot.js';
-import { delay } from '../engine/timing.js';
+import { delay, withTimeout } from '../engine/timing.js';
 import { listWebMcpTools, watchWebMcpChanges, webMcpSnapshotLines, type WebMcpListing } from '../engine/webmcp.js';
 
+/** How long an answer waits for the page's title (a page between two documents may hold it indefinitely). */
+const TITLE_WAIT_MS = 500;
 /** How long a picture of a tab behind the person's may wait for Chrome to paint it, and how often it asks. */
 const BACKGROUND_CAPTURE_MS = 10_000;
 const FRAME_ASK_MS = 250;
@@ -88,7 +90,9 @@ export class Tab {
 
   async title(): Promise<string> {
     try {
-      return await this.page.title();
+      // Bounded: after a navigation gave up (--timeout-navigation), puppeteer's read waits for the slow page's new
+      // document, which may never come; the answer goes without the title instead.
+      return (await withTimeout(this.page.title(), TITLE_WAIT_MS)) ?? '';
     } catch {
       return '';
     }
