@@ -12,3 +12,4 @@ export { freePort, NatsServer, NATS_SERVER } from './nats.js';
 export { launchPersonBrowser } from './person-browser.js';
 export type { PageConnection, PersonBrowser, PersonBrowserOptions, TargetInfo } from './person-browser.js';
 export { runTempDir } from './run-temp-dir.js';
+export { picture, sameColour, type Picture } from './pixels.js';

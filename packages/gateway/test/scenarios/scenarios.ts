@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTask, TASKS, type CallTool, type TaskOutcome } from '@browsermcp/realapps/tasks';
-import { refusedRequests, type FixtureServer } from '@browsermcp/testkit';
+import { picture, refusedRequests, sameColour, type FixtureServer } from '@browsermcp/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
@@ -287,16 +287,33 @@ export const scenarios: Scenario[] = [
   {
     name: 'a screenshot is a picture of the page, also of an agent tab behind the person’s',
     async run({ server }, c) {
-      await call(c, 'browser_navigate', { url: server.url('/index.html') });
+      await call(c, 'browser_navigate', { url: server.url('/painted.html') });
       const shot = await callResult(c, 'browser_take_screenshot');
       const image = (shot.content as Array<{ type: string; mimeType?: string; data?: string }>).find((p) => p.type === 'image' && p.mimeType === 'image/png');
       expect(text(shot)).not.toContain('### Error');
-      const png = Buffer.from(image!.data!, 'base64');
-      // The viewport's size (PNG IHDR), and painted: a blank frame of that size compresses to well under 4 KB.
-      expect(png.readUInt32BE(16)).toBeGreaterThan(300);
-      expect(png.readUInt32BE(20)).toBeGreaterThan(200);
-      expect(png.length).toBeGreaterThan(4_000);
+      // Judged by its pixels: the page's red and blue blocks where the page draws them, white below (a blank frame
+      // of the viewport's size once passed a check of its byte count).
+      const shown = picture(Buffer.from(image!.data!, 'base64'));
+      expect(shown.width).toBeGreaterThan(300);
+      expect(shown.height).toBeGreaterThan(200);
+      expect(shown.at(0.25, 0.2), 'the red block').toSatisfy((rgb: number[]) => sameColour(rgb, [220, 20, 60]));
+      expect(shown.at(0.75, 0.2), 'the blue block').toSatisfy((rgb: number[]) => sameColour(rgb, [30, 90, 200]));
+      expect(shown.at(0.5, 0.5), 'the page below').toSatisfy((rgb: number[]) => sameColour(rgb, [255, 255, 255]));
+      // The whole page, and one element: the same pixels where they are.
+      const pngOf = async (args: Record<string, unknown>) => {
+        const answer = await callResult(c, 'browser_take_screenshot', args);
+        const part = (answer.content as Array<{ type: string; data?: string }>).find((p) => p.type === 'image');
+        expect(part, text(answer)).toBeDefined();
+        return picture(Buffer.from(part!.data!, 'base64'));
+      };
+      const whole = await pngOf({ fullPage: true });
+      expect(whole.at(0.25, 0.05), 'the red block, full page').toSatisfy((rgb: number[]) => sameColour(rgb, [220, 20, 60]));
+      const blue = await pngOf({ target: '#blue', element: 'the blue block' });
+      for (const [fx, fy] of [[0.1, 0.1], [0.5, 0.5], [0.9, 0.9]] as const) {
+        expect(blue.at(fx, fy), `the element, blue throughout (${blue.width}×${blue.height}, at ${fx},${fy}: ${blue.at(fx, fy).join(',')})`).toSatisfy((rgb: number[]) => sameColour(rgb, [30, 90, 200]));
+      }
       // And GIF frames, one per action.
+      await call(c, 'browser_navigate', { url: server.url('/index.html') });
       await call(c, 'browser_gif_start');
       await call(c, 'browser_click', { target: '#counter' });
       const gif = await callResult(c, 'browser_gif_stop');

@@ -29,12 +29,8 @@ export class GifRecorder {
       this.dropped++;
       return;
     }
-    const size = await tab.page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
-    const scale = Math.min(1, MAX_WIDTH / Math.max(1, size.width));
-    const png = await tab.capture(
-      () => tab.page.screenshot({ type: 'png', encoding: 'binary', clip: { x: 0, y: 0, width: size.width, height: size.height, scale } }),
-      { background },
-    );
+    const view = await tab.viewportClip();
+    const png = await tab.capture({ format: 'png', clip: { ...view, scale: Math.min(1, MAX_WIDTH / Math.max(1, view.width)) }, captureBeyondViewport: false }, { background });
     this.frames.push({ png, at: Date.now() });
   }
 

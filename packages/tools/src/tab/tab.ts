@@ -1,5 +1,5 @@
 import { snapshotChanges, type SnapshotChanges } from './snapshot-changes.js';
-import type { CDPSession, ElementHandle, Frame, Page } from 'puppeteer-core';
+import type { CDPSession, ElementHandle, Frame, Page, Protocol } from 'puppeteer-core';
 import { cdp } from '../engine/cdp.js';
 import { ToolError } from '../engine/errors.js';
 import { FrameRefs } from '../engine/frames.js';
@@ -99,13 +99,13 @@ export class Tab {
   }
 
   /**
-   * Takes a picture of the page with `shoot`. Chrome paints only the tab in front of its window, and a capture of a
-   * tab it does not paint waits for a frame that never comes (and holds up other captures meanwhile). So a hidden
-   * tab is brought to the front first, unless the session must stay in the background (the person's own browser):
-   * then the picture is refused at once, saying why. An agent's tab there is not hidden (the extension emulates focus
-   * for it) but Chrome paints it only now and then: see paintedCapture.
+   * Takes a picture of the page: one `Page.captureScreenshot` with `params`. Chrome paints only the tab in front of
+   * its window, and a capture of a tab it does not paint waits for a frame that never comes (and holds up other
+   * captures meanwhile). So a hidden tab is brought to the front first, unless the session must stay in the background
+   * (the person's own browser): then the picture is refused at once, saying why. An agent's tab there is not hidden
+   * (the extension emulates focus for it) but Chrome paints it only now and then: see paintedCapture.
    */
-  async capture<T>(shoot: () => Promise<T>, options: { background?: boolean | undefined } = {}): Promise<T> {
+  async capture(params: Protocol.Page.CaptureScreenshotRequest, options: { background?: boolean | undefined } = {}): Promise<Uint8Array> {
     const hidden = await inPage(this.page.mainFrame(), 'isHidden').catch(() => false);
     if (hidden && options.background) {
       throw new ToolError(
@@ -114,15 +114,25 @@ export class Tab {
       );
     }
     if (hidden) await this.page.bringToFront().catch(() => undefined);
-    return options.background ? this.paintedCapture(shoot) : shoot();
+    // atob, not Buffer: the extension runs this in the browser.
+    const shoot = () => cdp(this.page).send('Page.captureScreenshot', params).then(({ data }) => Uint8Array.from(atob(data), (c) => c.charCodeAt(0)));
+    return options.background ? this.paintedCapture(shoot, params) : shoot();
+  }
+
+  /** The viewport as a capture's clip, in the page's coordinates (where it is scrolled to), at `scale`. */
+  async viewportClip(scale = 1): Promise<Protocol.Page.Viewport> {
+    const v = await this.page.evaluate(() => ({ x: visualViewport!.pageLeft, y: visualViewport!.pageTop, width: visualViewport!.width, height: visualViewport!.height }));
+    return { ...v, scale };
   }
 
   /**
    * A capture of a tab behind the person's: Chrome paints such a tab only now and then, and a capture waits for its
    * next frame (measured in a headed Chromium 156: about one a second, and at times none until another capture asks
-   * for one). So while the capture waits, a tiny capture of one pixel asks for a frame every 250 ms, up to 10 s.
+   * for one). So while the capture waits, the same capture is asked for again every 250 ms, up to 10 s: Chrome
+   * answers captures that wait together with one frame, and gave a waiting capture the clip or the size of a
+   * different one beside it (an element's picture at the page's left edge, a viewport's one pixel wide).
    */
-  private async paintedCapture<T>(shoot: () => Promise<T>): Promise<T> {
+  private async paintedCapture(shoot: () => Promise<Uint8Array>, params: Protocol.Page.CaptureScreenshotRequest): Promise<Uint8Array> {
     let done = false;
     const shot = shoot().finally(() => {
       done = true;
@@ -132,7 +142,7 @@ export class Tab {
       if (Date.now() >= deadline) {
         throw new ToolError(`Chrome did not paint this tab within ${BACKGROUND_CAPTURE_MS / 1000} s, so no picture could be taken. Try again, or ask the person to look at the tab.`);
       }
-      void this.askForFrame();
+      void cdp(this.page).send('Page.captureScreenshot', params).catch(() => undefined);
     }
     return shot;
   }

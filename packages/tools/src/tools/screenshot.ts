@@ -32,28 +32,28 @@ const screenshot = defineTabTool({
     const size = await inPage(tab.page.mainFrame(), 'viewportSize');
     // At CSS scale on a high-density screen, Chromium scales the capture down itself (a clip with a scale).
     const shrink = scale === 'css' && size.devicePixelRatio !== 1 ? 1 / size.devicePixelRatio : undefined;
-    const options = { type, ...(type === 'png' ? {} : { quality: 80 }), encoding: 'binary' as const };
+    const format = { format: type, ...(type === 'png' ? {} : { quality: 80 }) } as const;
     const background = { background: session.host.background };
+    const scaled = shrink ?? 1;
     let bytes: Uint8Array;
     if (target) {
-      bytes = await tab.withElement(target, (handle) =>
-        tab.capture(async () => {
-          if (shrink === undefined) return handle.screenshot(options);
-          await handle.scrollIntoView();
-          const box = await handle.boundingBox();
-          if (!box) throw new ToolError(`${label(target, element)} has no size to capture.`);
-          return tab.page.screenshot({ ...options, clip: { ...box, scale: shrink } });
-        }, background).catch((err: Error) => {
+      bytes = await tab.withElement(target, async (handle) => {
+        await handle.scrollIntoView();
+        const box = await handle.boundingBox();
+        if (!box) throw new ToolError(`${label(target, element)} has no size to capture.`);
+        // The element's box, from the viewport's into the page's coordinates (where the viewport is scrolled to).
+        const view = await tab.viewportClip();
+        const clip = { x: box.x + view.x, y: box.y + view.y, width: box.width, height: box.height, scale: scaled };
+        return tab.capture({ ...format, clip, captureBeyondViewport: false }, background).catch((err: Error) => {
           if (err instanceof ToolError) throw err;
           throw new ToolError(`Could not capture ${label(target, element)}: ${err.message}`);
-        }),
-      );
+        });
+      });
+    } else if (fullPage) {
+      const clip = { x: 0, y: 0, width: size.scrollWidth, height: size.scrollHeight, scale: scaled };
+      bytes = await tab.capture({ ...format, clip, captureBeyondViewport: true }, background);
     } else {
-      bytes = await tab.capture(async () => {
-        if (shrink === undefined) return tab.page.screenshot({ ...options, fullPage: fullPage === true });
-        const clip = fullPage ? { x: 0, y: 0, width: size.scrollWidth, height: size.scrollHeight } : { x: 0, y: 0, width: size.width, height: size.height };
-        return tab.page.screenshot({ ...options, clip: { ...clip, scale: shrink }, captureBeyondViewport: fullPage === true });
-      }, background);
+      bytes = await tab.capture({ ...format, clip: await tab.viewportClip(scaled), captureBeyondViewport: false }, background);
     }
     if (filename) {
       if (!session.host.files) throw new ToolError('Saving files is not available here; omit filename to get the image inline.');
