@@ -274,6 +274,7 @@ function tasksSection(result: BenchResult): string[] {
     ['tasks done', ...ok.map((r) => `${r.outcomes!.filter((o) => o.done).length} of ${r.outcomes!.length}`)],
     ['false successes', ...ok.map((r) => String(r.outcomes!.filter((o) => o.falseSuccess).length))],
     ['characters read per task (tasks all completed)', ...ok.map((r) => int(perTask.get(r.label) ?? Number.NaN))],
+    ['characters read over the suite ÷ tasks done', ...ok.map((r) => int(r.outcomes!.reduce((n, o) => n + o.chars, 0) / Math.max(1, r.outcomes!.filter((o) => o.done).length)))],
   ]));
   const pages = Object.keys(ok[0]?.snapshotChars ?? {});
   if (pages.length) {

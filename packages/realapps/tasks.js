@@ -70,8 +70,8 @@ export class ScriptedAgent {
       this.seen = shown;
       this.fresh = true;
     } else {
-      // "The page shows what the last snapshot showed": what the agent saw still holds.
-      this.fresh = text.includes('shows what the last snapshot showed');
+      // "Unchanged since the last snapshot": what the agent saw still holds.
+      this.fresh = text.includes('Unchanged since the last snapshot');
     }
     if (isError) throw new ToolRefused(`${name} answered an error: ${text.slice(0, 400)}`);
     return text;
