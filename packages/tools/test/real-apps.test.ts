@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { call, useHarness } from './harness.js';
+import type { ToolSession } from '../src/index.js';
 
 // Typing on a page built from a real editor off the registry (@browsermcp/realapps: CodeMirror 6), judged by the
 // editor's own document. The whole real-app task suite runs in the gateway's scenarios, in every mode.
