@@ -79,6 +79,8 @@ export interface GatewayConfig extends SharedSettings {
   /** --max-sessions / --max-sessions-per-key: open MCP sessions in all and per API key. */
   maxSessions: number;
   maxSessionsPerKey: number;
+  /** --max-browser-states-per-key: named browser states one key may have open at once. */
+  maxBrowserStatesPerKey: number;
   /** --codegen: the language of the Playwright code in action answers, or none. */
   codegen: CodegenLanguage | 'none';
   /** --secrets: name → value. */
@@ -197,6 +199,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     keepBrowserStateMs,
     maxSessions: int('maxSessions', 1, 100_000)!,
     maxSessionsPerKey: int('maxSessionsPerKey', 1, 100_000)!,
+    maxBrowserStatesPerKey: int('maxBrowserStatesPerKey', 1, 1000)!,
     secrets: secretsFrom(str('secrets')),
     pageSetup,
     acceptInsecureCerts: bool('ignoreHttpsErrors'),

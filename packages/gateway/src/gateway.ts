@@ -155,6 +155,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     logLevel: config.logLevel,
     roots: httpRoots(config, apiKeys.length),
     stateKeepMs: stateKeepMs(config),
+    maxStatesPerKey: config.maxBrowserStatesPerKey,
     progressIntervalMs: config.progressIntervalMs,
     sessionRecords: config.saveSession ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`)) : undefined,
     trustProxy: config.trustProxy,
@@ -207,7 +208,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   const sessionId = newSessionId();
   const transport = new LineStdioTransport();
   const tools = describeTools(toolsFor(config.caps), stateKeepMs(config));
-  const states = new BrowserStates({ backend, keyOwner: 'stdio', keepMs: stateKeepMs(config) });
+  const states = new BrowserStates({ backend, keyOwner: 'stdio', keepMs: stateKeepMs(config), maxPerKey: config.maxBrowserStatesPerKey });
   const records = config.saveSession ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, write) : undefined;
   let opened = false;
   // The SDK picks the era from the client's first message: a 2025 initialize pins one session for the connection;

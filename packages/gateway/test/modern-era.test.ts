@@ -77,6 +77,29 @@ describe('MCP 2026-07-28', () => {
     await Promise.all([alice.close(), bob.close()]);
   });
 
+  it('holds a key to --max-browser-states-per-key: past it browser_state_open is refused, naming the open states, until one closes', async () => {
+    const gateway = await startGateway(['--daemon-url', `${daemon.address.replace(/^http/, 'ws')}/mcp`, '--daemon-token', await signToken({ userId: 'team', secret: SECRET }), '--api-key', KEYS[1]!, '--max-browser-states-per-key', '2']);
+    try {
+      const client = await modernClient(gateway.url, KEYS[1]!);
+      const open = async () => client.callTool({ name: 'browser_state_open', arguments: {} });
+      const handles = [];
+      for (let i = 0; i < 2; i++) handles.push(/bs_[A-Za-z0-9_-]{32}/.exec(text(await open()))![0]);
+      const refused = await open();
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toContain('--max-browser-states-per-key 2');
+      for (const handle of handles) expect(text(refused)).toContain(handle);
+      // The daemon holds no third state: the refusal opened nothing.
+      expect(text(await client.callTool({ name: 'browser_state_list', arguments: {} })).match(/bs_/g)).toHaveLength(2);
+      await client.callTool({ name: 'browser_state_close', arguments: { browser: handles[0] } });
+      const again = await open();
+      expect(again.isError).toBeFalsy();
+      for (const h of [handles[1], /bs_[A-Za-z0-9_-]{32}/.exec(text(again))![0]]) await client.callTool({ name: 'browser_state_close', arguments: { browser: h } });
+      await client.close();
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('opens browser states as handles: one serves calls on either gateway, apart from the default state and from other keys, until closed', async () => {
     const alice = await modernClient(balancer.url, KEYS[0]!);
     const opened = text(await alice.callTool({ name: 'browser_state_open', arguments: {} }));

@@ -40,6 +40,8 @@ export class BrowserStates {
       keyOwner: string;
       /** How long an unused state lives, in ms. */
       keepMs: number;
+      /** How many states (browser_state_open's) the key may have open at once. */
+      maxPerKey: number;
     },
   ) {}
 
@@ -79,6 +81,15 @@ export class BrowserStates {
   async runStateTool(name: BrowserStateToolName, args: Record<string, unknown>, call: CallContext): Promise<ToolResult> {
     const { backend, keyOwner, keepMs } = this.options;
     if (name === 'browser_state_open') {
+      // Each state holds a browser context and its tabs: a key may not pile them up (--max-browser-states-per-key).
+      const open = await backend.listStates(keyOwner);
+      if (open.length >= this.options.maxPerKey) {
+        return errorResult(
+          `This key has ${open.length} browser states open, the most it may have (--max-browser-states-per-key ${this.options.maxPerKey}): ${open.map((s) => s.name).join(', ')}. ` +
+            'Close one with browser_state_close, or work in one of them with "browser"; an unused one closes by itself after ' +
+            `${this.idle}.`,
+        );
+      }
       const handle = newHandle();
       const id = newSessionId();
       await backend.openSession(id, { clientName: call.clientName, roots: call.roots, owner: handleOwner(keyOwner, handle), caller: keyOwner, keepMs, state: { principal: keyOwner, name: handle } });

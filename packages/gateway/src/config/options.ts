@@ -114,6 +114,7 @@ function options(): Option[] {
     // With --cdp-endpoint it needs --proxy-server, which is refused there: resolveConfig says so.
     appliesIn(opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost (default: none)'), LOCAL_BROWSER),
     opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close').default('200'),
+    opt('--max-browser-states-per-key <n>', 'most browser states (browser_state_open) one API key may have open at once; at the limit browser_state_open is refused, naming them, until one is closed or expires').default('10'),
     opt('--max-sessions-per-key <n>', "most MCP sessions one API key may have open; at the limit the key's least recently used idle session is closed for a new one (its client is told why), and only while all are busy is a new one refused (429)").default('50'),
     s.logLevel,
     // @playwright/mcp's flags that name Playwright objects: refused in every mode, with what to use instead.

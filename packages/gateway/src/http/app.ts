@@ -42,6 +42,8 @@ export interface HttpGatewayOptions extends SecurityOptions {
   roots: RootsPolicy;
   /** How long a key's browser state outlives its last 2026-07-28 request (ms). */
   stateKeepMs: number;
+  /** --max-browser-states-per-key. */
+  maxStatesPerKey: number;
   /** --progress-interval, ms (default 10 s). */
   progressIntervalMs?: number | undefined;
   /** --save-session: where each session's calls are recorded (none: not recorded). */
@@ -92,7 +94,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
   });
   const roots = opts.roots;
   const serverOptions = { tools: opts.tools, version: VERSION, log: toolLog, ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}) };
-  const statesOf = (keyOwner: string) => new BrowserStates({ backend: opts.backend, keyOwner, keepMs: opts.stateKeepMs });
+  const statesOf = (keyOwner: string) => new BrowserStates({ backend: opts.backend, keyOwner, keepMs: opts.stateKeepMs, maxPerKey: opts.maxStatesPerKey });
   const waitingFor = (sessionId: string) => opts.backend.waitingFor?.(sessionId);
   const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>
     createMcpServer({
