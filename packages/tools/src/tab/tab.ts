@@ -14,8 +14,11 @@ import { TabSnapshots, type SnapshotOptions } from './tab-snapshot.js';
 import { delay, withTimeout } from '../engine/timing.js';
 import { listWebMcpTools, watchWebMcpChanges, webMcpSnapshotLines, type WebMcpListing } from '../engine/webmcp.js';
 
-/** How long an answer waits for the page's title (a page between two documents may hold it indefinitely). */
-const TITLE_WAIT_MS = 500;
+/**
+ * How long an answer waits for the page's title: far longer than a read takes on a loaded machine (500 ms once cut a
+ * 300-row table's), far shorter than a page that never answers.
+ */
+const TITLE_WAIT_MS = 3_000;
 /** How long a picture of a tab behind the person's may wait for Chrome to paint it, and how often it asks. */
 const BACKGROUND_CAPTURE_MS = 10_000;
 const FRAME_ASK_MS = 250;
@@ -90,8 +93,8 @@ export class Tab {
 
   async title(): Promise<string> {
     try {
-      // Bounded: after a navigation gave up (--timeout-navigation), puppeteer's read waits for the slow page's new
-      // document, which may never come; the answer goes without the title instead.
+      // Bounded: after a navigation gave up (--timeout-navigation), the read waits for the slow page's next document,
+      // which may never come; the answer then goes without the title.
       return (await withTimeout(this.page.title(), TITLE_WAIT_MS)) ?? '';
     } catch {
       return '';
