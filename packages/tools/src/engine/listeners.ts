@@ -1,5 +1,5 @@
 import type { Frame } from 'puppeteer-core';
-import { DELEGATING_KINDS, PRESS_EVENTS } from '../injected/listeners.js';
+import { pressTarget } from '../injected/listeners.js';
 import { INJECTED_KEY } from '../injected/key.js';
 import { frameContext } from './cdp.js';
 import { inPage } from './in-page.js';
@@ -14,7 +14,6 @@ import { inPage } from './in-page.js';
 /** More elements than this listening for a press are not all marked (each costs a round trip). */
 const MOST_MARKED = 500;
 const GROUP = 'browsermcp-listeners';
-const PRESS = new Set(PRESS_EVENTS);
 
 export async function markPressListeners(frame: Frame): Promise<void> {
   if (!(await inPage(frame, 'listenerMarksStale'))) return;
@@ -32,7 +31,7 @@ export async function markPressListeners(frame: Frame): Promise<void> {
       if (!set) kinds.set(l.backendNodeId, (set = new Set()));
       set.add(l.type);
     }
-    const pressed = [...kinds].filter(([, types]) => types.size < DELEGATING_KINDS && [...types].some((t) => PRESS.has(t))).slice(0, MOST_MARKED);
+    const pressed = [...kinds].filter(([, types]) => pressTarget(types)).slice(0, MOST_MARKED);
     const objects = await Promise.all(
       pressed.map(([backendNodeId]) =>
         client.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup: GROUP }).then(

@@ -43,12 +43,26 @@ export const listenersMarked = (): boolean => !readListeners;
 
 /** Events that mean "press here": a listener for any of them makes its element something a person clicks. */
 // (Not touchstart: scrollers listen for it to tell a touch scroll, TanStack Virtual's among them.)
-export const PRESS_EVENTS = ['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];
+const PRESS_EVENTS = ['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];
 /**
  * A root that listens for this many kinds of events delegates them for what is inside (React's root container,
  * an app's shell): it is not a click target of its own.
  */
-export const DELEGATING_KINDS = 12;
+const DELEGATING_KINDS = 12;
+
+/**
+ * Whether an element listening for these kinds of events is a click target: it listens for a press, and not for so
+ * many kinds that it delegates them. One rule for both readings (here, and the engine's marks: engine/listeners.ts).
+ */
+export function pressTarget(types: Iterable<string>): boolean {
+  let kinds = 0;
+  let press = false;
+  for (const type of types) {
+    kinds++;
+    if (PRESS_EVENTS.includes(type)) press = true;
+  }
+  return press && kinds < DELEGATING_KINDS;
+}
 
 /**
  * Handlers a framework keeps on the element itself: React's props (`__reactProps$…`), Vue 3's event invokers (`_vei`,
@@ -80,13 +94,7 @@ function listensForPress(el: Element): boolean {
   } catch {
     return false;
   }
-  let kinds = 0;
-  let press = false;
-  for (const type in listeners) {
-    kinds++;
-    if (PRESS_EVENTS.includes(type) && listeners[type]?.length) press = true;
-  }
-  return press && kinds < DELEGATING_KINDS;
+  return pressTarget(Object.keys(listeners).filter((type) => listeners[type]?.length));
 }
 
 /** Whether the page handles a press on `el`: a framework's handler or a listener of its own. */

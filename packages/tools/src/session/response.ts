@@ -82,7 +82,6 @@ export class Response {
 
   /** In place of the snapshot: what changed since the last one the agent was shown (tab/snapshot-changes.ts). */
   setSnapshotChanges(section: string): this {
-    this.snapshot = '';
     this.changesSection = section;
     return this;
   }
@@ -103,7 +102,7 @@ export class Response {
   }
 
   wantsSnapshot(): boolean {
-    return this.includeSnapshot && this.snapshot === undefined;
+    return this.includeSnapshot && this.snapshot === undefined && this.changesSection === undefined;
   }
 
   addConsoleLines(lines: string[]): this {
