@@ -12,6 +12,15 @@ import { startPersonRig, type PersonRig } from './scenarios/person-rig.js';
 // Pages' own tools (WebMCP) in a browser the gateway launches (with Chrome's WebMCP feature on), through the official
 // SDK client: shown in the snapshot and the page section as the page's words, listed, called, bounded.
 
+/**
+ * Whether this Chrome passes the checkout tool's consequentialHint on (Chromium 150 keeps only readOnlyHint and
+ * untrustedContentHint of a tool's annotations): the hint is shown exactly when it does.
+ */
+async function consequentialKept(call: (name: string, args: Record<string, unknown>) => Promise<unknown>): Promise<boolean> {
+  const fn = 'async () => (await document.modelContext.getTools()).find((t) => t.name === "checkout")?.annotations?.consequentialHint === true';
+  return /### Result\ntrue/.test(text((await call('browser_evaluate', { function: fn })) as Parameters<typeof text>[0]));
+}
+
 let server: FixtureServer;
 beforeAll(async () => {
   server = await startFixtureServer();
@@ -72,7 +81,9 @@ describe('WebMCP in a launched browser', () => {
     await call('browser_navigate', { url: server.url('/webmcp.html') });
     const clicked = text(await call('browser_click', { target: '#more' }));
     expect(clicked).toContain('- Page tools (WebMCP): 4 (add_to_cart, broken_tool, checkout, slow_tool)');
-    expect(clicked).toContain('- checkout [consequential: may take a real action, confirm with the user first]: "Pay for the cart"');
+    expect(clicked).toContain(
+      (await consequentialKept(call)) ? '- checkout [consequential: may take a real action, confirm with the user first]: "Pay for the cart"' : '- checkout: "Pay for the cart"',
+    );
     expect(text(await call('browser_webmcp_call', { name: 'checkout' }))).toContain('paid');
   });
 
@@ -224,7 +235,7 @@ describe("WebMCP in the person's browser (the extension)", () => {
     expect(text(added)).toMatch(/Cart: 1 items/);
     expect(text(await call('browser_webmcp_call', { name: 'broken_tool' }))).toContain('out of stock');
     expect(text(await call('browser_webmcp_call', { name: 'slow_tool' }))).toContain('did not answer within 1.5 s (--timeout-navigation)');
-    expect(text(await call('browser_click', { target: '#more' }))).toContain('checkout [consequential');
+    expect(text(await call('browser_click', { target: '#more' }))).toContain((await consequentialKept(call)) ? 'checkout [consequential' : '- checkout: "Pay');
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('webmcp_checkout');
 
     // The popup says what the person allowed, and each call is in the agent's activity.

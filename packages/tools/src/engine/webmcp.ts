@@ -57,11 +57,13 @@ function listInPage(caps: { tools: number; description: number; schema: number }
   const context = (document as unknown as { modelContext?: { getTools?: () => unknown } }).modelContext;
   if (!context?.getTools) return null;
   return Promise.resolve(context.getTools()).then((all) => {
-    const list = Array.isArray(all) ? all : [];
+    // Chrome lists the tools of every frame of the page here; each frame reports its own. By name: Chrome's own order
+    // differs between versions (registration order in 150).
+    const list = (Array.isArray(all) ? (all as Array<Record<string, unknown>>) : [])
+      .filter((tool) => !('window' in tool && tool.window !== window))
+      .sort((a, b) => (String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0));
     const out: unknown[] = [];
-    for (const tool of list as Array<Record<string, unknown>>) {
-      // Chrome lists the tools of every frame of the page here; each frame reports its own.
-      if ('window' in tool && tool.window !== window) continue;
+    for (const tool of list) {
       if (out.length >= caps.tools) break;
       let schema = tool.inputSchema;
       if (typeof schema === 'string') {
@@ -99,7 +101,11 @@ function callInPage(args: { name: string; input: string }): unknown {
   return Promise.resolve(context.getTools()).then((all) => {
     const tool = (Array.isArray(all) ? all : []).find((t: Record<string, unknown>) => !('window' in t && t.window !== window) && t.name === args.name);
     if (!tool) throw new Error(`the tool "${args.name}" is no longer registered in this frame`);
-    return Promise.resolve(context.executeTool(tool, JSON.parse(args.input))).then((result) => {
+    // Chrome before 156 takes the input as a JSON string (an object fails "Failed to parse input arguments"), later
+    // ones as an object: an object that turns into its JSON as a string serves both, without calling the tool twice.
+    const input = JSON.parse(args.input) as object;
+    Object.defineProperty(input, 'toString', { value: () => args.input, enumerable: false });
+    return Promise.resolve(context.executeTool(tool, input)).then((result) => {
       if (typeof result === 'string') return { text: result, isError: false };
       let text: string;
       try {
