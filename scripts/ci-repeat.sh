@@ -21,7 +21,7 @@ for i in $(seq 1 "$runs"); do
   if [ "$code" -ne 0 ]; then
     failed=$((failed + 1))
     # vitest marks failed files and tests with FAIL and ×; strip its colours.
-    sed 's/\x1b\[[0-9;]*m//g' "$out/run-$i.log" | grep -E '^ *(FAIL|×) ' | sort -u | sed 's/^/    /' | tee -a "$out/summary.txt"
+    sed 's/\x1b\[[0-9;]*m//g' "$out/run-$i.log" | grep -E '^(\[[^]]*\] )? *(FAIL|×) ' | sort -u | sed 's/^/    /' | tee -a "$out/summary.txt"
   fi
   rm -rf "$clone"
 done

@@ -348,7 +348,7 @@ export class BrowserSessions {
     const s = this.session(command.sessionId);
     let response: ResponseEnvelope;
     s.running++;
-    s.files?.receive(command.files);
+    s.files?.receive(command.files, command.namedOutputDir);
     try {
       const target = command.tabId !== undefined ? Number(command.tabId) : s.currentTabId;
       await awaitApproval(this.approvals, s, command, {

@@ -5,6 +5,8 @@ export interface OpenSessionOptions {
   clientName?: string | undefined;
   /** The session's client roots, for where its input files may come from (unused by a remote daemon). */
   roots?: (() => Promise<string[]>) | undefined;
+  /** The session's workspace, where names the model gives for saved files land (unused by a remote daemon). */
+  workspace?: (() => Promise<string | undefined>) | undefined;
   /** Who opened it (a hash of its key): with a kept state, sessions of one owner share it. */
   owner?: string | undefined;
   /** Whose files its calls save and upload (a hash of its key), when not `owner` (a handle's state is its key's). */

@@ -194,11 +194,13 @@ export function httpRoots(config: GatewayConfig, keys: number): RootsPolicy {
   return {
     client: !loopback ? 'none' : config.trustClientRoots ? 'anywhere' : { within: config.fileRoots },
     cwd: loopback && keys === 1,
+    // A client's roots are its own to save in where one person owns the gateway, or vouched for them.
+    saves: loopback && (keys === 1 || config.trustClientRoots) ? 'roots' : 'none',
   };
 }
 
 /** Over stdio the client owns the gateway: its roots count anywhere, and the working directory while it names none. */
-const STDIO_ROOTS: RootsPolicy = { client: 'anywhere', cwd: true };
+const STDIO_ROOTS: RootsPolicy = { client: 'anywhere', cwd: true, saves: 'roots-or-cwd' };
 
 /** Serves one MCP session over stdin/stdout; resolves when stdin closes and everything is shut down. */
 export async function runStdioGateway(config: GatewayConfig, write: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<void> {
@@ -230,8 +232,8 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
                 backend,
                 states,
                 roots: STDIO_ROOTS,
-                open: async (clientName, roots) => {
-                  await backend.openSession(sessionId, { clientName, roots, owner: 'stdio' });
+                open: async (clientName, roots, workspace) => {
+                  await backend.openSession(sessionId, { clientName, roots, workspace, owner: 'stdio' });
                   opened = true;
                 },
               }),

@@ -16,6 +16,12 @@ import type { Server, ServerContext } from '@modelcontextprotocol/server';
 export interface RootsPolicy {
   client: 'anywhere' | 'none' | { within: readonly string[] };
   cwd: boolean;
+  /**
+   * Where a name the model gives for a saved file lands, as with @playwright/mcp: the first root the client declared
+   * that counts (`roots`), else the working directory too (`roots-or-cwd`: stdio, whose working directory is the
+   * client's); `none`: the output directory, where the client's folders are not its own to write in.
+   */
+  saves: 'roots-or-cwd' | 'roots' | 'none';
 }
 
 /** Where a folder really is (through links), or the folder as named when it does not exist. */
@@ -43,6 +49,13 @@ export function rootsFor(policy: RootsPolicy, declared: readonly string[] | unde
   return honouredRoots(policy, declared);
 }
 
+/** A session's workspace, where names the model gives for saved files land (undefined: the output directory). */
+export function workspaceFor(policy: RootsPolicy, declared: readonly string[] | undefined, cwd: string = process.cwd()): string | undefined {
+  if (policy.saves === 'none') return undefined;
+  const own = declared?.length ? honouredRoots(policy, declared) : [];
+  return own[0] ?? (policy.saves === 'roots-or-cwd' ? cwd : undefined);
+}
+
 /** How long the client may take to answer roots/list before its roots count as none for this call. */
 const ROOTS_TIMEOUT_MS = 5_000;
 
@@ -54,7 +67,8 @@ type CallExtra = Pick<ServerContext['mcpReq'], 'send'>;
  * the client says they changed (notifications/roots/list_changed). Local paths only (file: URIs).
  */
 export class ClientRoots {
-  private cached: Promise<string[]> | undefined;
+  /** The roots the client declared (undefined: none, or it cannot say). */
+  private cached: Promise<string[] | undefined> | undefined;
   /** Calls being served: a roots/list sent while one runs travels on its response stream (Streamable HTTP). */
   private readonly calls = new Set<CallExtra>();
 
@@ -79,17 +93,23 @@ export class ClientRoots {
   }
 
   /** The session's roots as local paths. */
-  get(): Promise<string[]> {
-    const none = rootsFor(this.policy, undefined, this.cwd);
-    if (this.policy.client === 'none' || !this.server.getClientCapabilities()?.roots) return Promise.resolve(none);
-    this.cached ??= this.ask().then(
-      (roots) => rootsFor(this.policy, roots, this.cwd),
-      () => {
-        // Not kept: a client that did not answer this time may answer the next.
-        this.cached = undefined;
-        return none;
-      },
-    );
+  async get(): Promise<string[]> {
+    return rootsFor(this.policy, await this.declared(), this.cwd);
+  }
+
+  /** The session's workspace, where names the model gives for saved files land (see workspaceFor). */
+  async workspace(): Promise<string | undefined> {
+    if (this.policy.saves === 'none') return undefined;
+    return workspaceFor(this.policy, await this.declared(), this.cwd);
+  }
+
+  private declared(): Promise<string[] | undefined> {
+    if (this.policy.client === 'none' || !this.server.getClientCapabilities()?.roots) return Promise.resolve(undefined);
+    this.cached ??= this.ask().catch(() => {
+      // Not kept: a client that did not answer this time may answer the next.
+      this.cached = undefined;
+      return undefined;
+    });
     return this.cached;
   }
 

@@ -14,7 +14,8 @@ const npx = (args: string[]) =>
 let gw: RunningHttpGateway;
 beforeAll(async () => {
   // Neither tool sends an Authorization header from its CLI; loopback without a key is what --no-auth is for.
-  gw = await startGateway(['--no-auth']);
+  // Every capability on, so the Inspector's --strict schema check sees every tool.
+  gw = await startGateway(['--no-auth', '--caps', 'vision,pdf,gif,devtools,testing']);
 });
 afterAll(async () => {
   await gw?.close();
@@ -34,15 +35,18 @@ describe('third-party MCP clients', () => {
     expect(stdout).toContain('Baseline check passed');
   }, 300_000);
 
-  it.concurrent('is listed and called by the MCP Inspector CLI', async ({ expect }) => {
+  it.concurrent('is listed (every input schema passing its --strict check) and called by the MCP Inspector CLI', async ({ expect }) => {
     const inspector = ['-p', '@modelcontextprotocol/inspector@2.12.0', 'mcp-inspector', '--cli', `${gw.url}/mcp`, '--transport', 'http'];
     // The two processes at once: each its own session, and most of their time is npx and Node starting.
     const [listed, called] = await Promise.all([
-      npx([...inspector, '--method', 'tools/list']),
+      npx([...inspector, '--method', 'tools/list', '--strict']),
       npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', 'function=() => 6 * 7']),
     ]);
     const list = JSON.parse(listed.stdout) as { tools: Array<{ name: string }> };
     expect(list.tools.map((t) => t.name)).toContain('browser_snapshot');
+    // --strict: every tool's input schema is portable (a finding is printed as "Warning: tool …" or "Error: tool …").
+    expect(listed.stderr).not.toMatch(/(Warning|Error): tool/);
+    expect(list.tools.length).toBeGreaterThan(50);
     const call = JSON.parse(called.stdout) as { content: Array<{ text: string }> };
     expect(call.content[0]!.text).toContain('### Result\n42');
   }, 300_000);

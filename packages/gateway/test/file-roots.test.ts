@@ -98,12 +98,19 @@ describe('stdio: the working directory, then the client roots', () => {
       const outside = await upload(client, join(ELSEWHERE, 'private.txt'));
       expect(outside.isError).toBe(true);
       expect(outside.text).toContain(`${join(ELSEWHERE, 'private.txt')} is outside the allowed file roots (${CWD}, `);
+      // A name given for a saved file lands there too, as with @playwright/mcp over stdio, and the answer names it.
+      const shot = await client.callTool({ name: 'browser_take_screenshot', arguments: { filename: 'shots/form.png' } });
+      expect(text(shot)).toContain('Saved the screenshot to shots/form.png');
+      expect(readFileSync(join(CWD, 'shots/form.png')).subarray(1, 4).toString()).toBe('PNG');
 
       // The client names its roots and says they changed: they replace the working directory.
       roots.current = [ROOT_A];
       await client.sendRootsListChanged();
       const fromRoot = await upload(client, 'a.txt');
       expect(fromRoot.seen).toContain('a.txt|from root A');
+      const saved = await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => document.title', filename: 'title.txt' } });
+      expect(text(saved)).toContain('Saved the result to title.txt');
+      expect(readFileSync(join(ROOT_A, 'title.txt'), 'utf8')).toBe('"Form"');
       expect((await upload(client, join(CWD, 'notes.txt'))).isError).toBe(true);
 
       roots.current = [ROOT_B];
@@ -204,11 +211,11 @@ describe("HTTP on loopback by default: a client's roots count only inside --file
         const config = resolveConfig(buildProgram().exitOverride().parse(['--port', '0', ...flags], { from: 'user' }), {});
         return httpRoots(config, config.noAuth ? 0 : Math.max(1, config.apiKeys.length));
       };
-      expect(policy(['--no-auth'])).toEqual({ client: { within: [] }, cwd: false });
-      expect(policy([])).toEqual({ client: { within: [] }, cwd: true });
-      expect(policy(['--api-key-file', keys])).toEqual({ client: { within: [] }, cwd: false });
-      expect(policy(['--host', '0.0.0.0', '--api-key-file', keys])).toEqual({ client: 'none', cwd: false });
-      expect(policy(['--trust-client-roots'])).toEqual({ client: 'anywhere', cwd: true });
+      expect(policy(['--no-auth'])).toEqual({ client: { within: [] }, cwd: false, saves: 'none' });
+      expect(policy([])).toEqual({ client: { within: [] }, cwd: true, saves: 'roots' });
+      expect(policy(['--api-key-file', keys])).toEqual({ client: { within: [] }, cwd: false, saves: 'none' });
+      expect(policy(['--host', '0.0.0.0', '--api-key-file', keys])).toEqual({ client: 'none', cwd: false, saves: 'none' });
+      expect(policy(['--trust-client-roots'])).toEqual({ client: 'anywhere', cwd: true, saves: 'roots' });
     } finally {
       rmSync(cwdFile, { force: true });
       await Promise.all(clients.map((c) => c.close()));
@@ -241,18 +248,26 @@ describe("files a tool can never read, whatever the roots: the server's own, the
       '--api-key-file', own.keys, '--secrets', own.secrets, '--pairing-file', own.pairing, '--config', own.config,
       '--storage-state', own.state, '--init-script', own.init, '--allow-unrestricted-file-access', '--trust-client-roots', '--file-paths', 'absolute',
     ]);
-    const connect = async (name: string, key: string) => {
-      const client = clientWithRoots(name, { current: ['/'] });
+    const connect = async (name: string, key: string, roots: string[]) => {
+      const client = clientWithRoots(name, { current: roots });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
       return client;
     };
-    const alice = await connect('alice', 'key-of-alice-0123456789abcdef');
-    const bob = await connect('bob', 'key-of-bob-0123456789abcdefgh');
+    // Alice declares no folder, so what she saves goes to her key's own output directory; Bob declares all of '/'.
+    const alice = await connect('alice', 'key-of-alice-0123456789abcdef', []);
+    const bob = await connect('bob', 'key-of-bob-0123456789abcdefgh', ['/']);
     try {
       await alice.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } });
       const saved = text(await alice.callTool({ name: 'browser_take_screenshot', arguments: { filename: 'alice.png' } }));
       const aliceFile = new RegExp(`(${out}/caller-[0-9a-f]{16}/alice\\.png)`).exec(saved)?.[1];
       expect(aliceFile, saved).toBeDefined();
+      // Bob's workspace is '/', which holds the output directory: Alice's file stays hers to write too.
+      const before = readFileSync(aliceFile!);
+      await bob.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      const overwrite = await bob.callTool({ name: 'browser_take_screenshot', arguments: { filename: aliceFile!.slice(1) } });
+      expect(overwrite.isError).toBe(true);
+      expect(text(overwrite)).toContain("is in the output directory outside this caller's own folder");
+      expect(readFileSync(aliceFile!).equals(before)).toBe(true);
       // The launched browser's profile: its cookies are every session's.
       const profile = (gw.backend as unknown as { executor: { browser: { profileDirs(): string[] } } }).executor.browser.profileDirs()[0];
       expect(profile).toBeDefined();
@@ -438,12 +453,14 @@ describe('MCP 2026-07-28: the client roots through the input-required round trip
 });
 
 describe('--output-max-size, --file-paths and --save-session', () => {
-  it("keeps the caller's saved files under the size (oldest go first), shows them relative to the client's workspace, and records the session", async () => {
+  it("saves a name the model gives in the client's workspace, as @playwright/mcp does; keeps the output directory under the size (oldest go first), and records the session", async () => {
     const workspace = project('workspace', 'notes.txt', 'a project');
     const out = join(workspace, 'out');
-    // The workspace is inside --file-roots, so the root the client declares counts over HTTP.
+    // The workspace is inside --file-roots, so the root the client declares counts over HTTP (one key: it is its own).
     const gw = await startGateway(['--output-dir', out, '--output-max-size', '2500', '--save-session', '--file-roots', workspace]);
-    const client = clientWithRoots('saver', { current: [workspace] });
+    // A client that declares no root has no workspace over HTTP: its files go to its key's own output directory.
+    const client = new Client({ name: 'saver', version: '1.0.0' });
+    const withRoot = clientWithRoots('workspace-saver', { current: [workspace] });
     try {
       await httpClient(gw, client);
       const saved: string[] = [];
@@ -451,9 +468,8 @@ describe('--output-max-size, --file-paths and --save-session', () => {
         const result = await client.callTool({ name: 'browser_evaluate', arguments: { function: "() => 'x'.repeat(1000)", filename: name } });
         saved.push(text(result).match(/Saved the result to (\S+)/)?.[1] ?? text(result));
       }
-      // Relative to the workspace root the client declared, as @playwright/mcp shows them: the key's own directory.
-      expect(saved[2]).toMatch(/^out\/caller-[0-9a-f]{16}\/c\.txt$/);
-      const own = join(workspace, saved[2]!, '..');
+      expect(saved[2]).toMatch(new RegExp(`^${out}/caller-[0-9a-f]{16}/c\\.txt$`));
+      const own = join(saved[2]!, '..');
       const left = readdirSync(own);
       expect(left).toContain('c.txt');
       expect(left).not.toContain('a.txt');
@@ -466,7 +482,17 @@ describe('--output-max-size, --file-paths and --save-session', () => {
       const md = read();
       expect(md).toContain('"filename": "a.txt"');
       expect(md.indexOf('a.txt')).toBeLessThan(md.indexOf('c.txt'));
+
+      // The client that declares its folder: the name lands there, shown as it gave it; a hidden name is refused.
+      await httpClient(gw, withRoot);
+      const inWorkspace = await withRoot.callTool({ name: 'browser_evaluate', arguments: { function: "() => 'page text'", filename: 'notes/result.md' } });
+      expect(text(inWorkspace)).toContain('Saved the result to notes/result.md');
+      expect(readFileSync(join(workspace, 'notes/result.md'), 'utf8')).toBe('"page text"');
+      const hidden = await withRoot.callTool({ name: 'browser_evaluate', arguments: { function: "() => 'x'", filename: '.profile.txt' } });
+      expect(hidden.isError).toBe(true);
+      expect(text(hidden)).toContain(`".profile.txt" names a hidden file or folder; what a tool saves goes only to visible ones in your workspace (${workspace})`);
     } finally {
+      await withRoot.close();
       await client.close();
       await gw.close();
     }

@@ -375,9 +375,11 @@ it("no agent acts in an extension's page: not by URL, not by link, and not when 
     expect(await rig.activeUrls()).toContain(rig.personUrl);
     // However its tab gets there (here the extension itself sends it, as anything else might): the debugger lets go,
     // and every tool refuses there with the reason, before any of the agent's script could run.
-    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=prying') } });
+    // (Back on the web first, out of the error page the link left: the answer says it is there.)
+    expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=prying') } }))).toContain('- Page Title: Fixture home');
     await rig.control.evaluate((id: number, url: string) => (globalThis as unknown as Chrome).chrome.tabs.update(id, { url }), agentTab, options);
-    await expect.poll(() => urlOf(agentTab)).toBe(options);
+    // A navigation, waited for as one (expect.poll's 1 s default is shorter than one on a loaded machine).
+    await expect.poll(() => urlOf(agentTab), { timeout: 10_000 }).toBe(options);
     for (const [name, args] of [
       ['browser_evaluate', { function: '() => chrome.storage.local.get(null)' }],
       ['browser_snapshot', {}],

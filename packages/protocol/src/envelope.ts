@@ -40,8 +40,12 @@ export const inputFileSchema = z.object({
 export type InputFile = z.infer<typeof inputFileSchema>;
 
 export const outputFileSchema = z.object({
-  /** Where the tool saves it, relative to the daemon's output directory. */
+  /**
+   * Where the tool saves it: a name the model gave, relative to the client's workspace where the session has one
+   * (else the daemon's output directory); a generated name (`generated`), relative to the output directory.
+   */
   name: nonEmptyString,
+  generated: z.boolean().optional(),
   /** The contents, base64. */
   data: z.string(),
 });
@@ -53,6 +57,11 @@ export const commandEnvelopeSchema = z.object({
   payload: z.unknown(),
   /** Files the command's tool reads (an upload), read by the daemon under its file policy. */
   files: z.array(inputFileSchema).optional(),
+  /**
+   * Where a file name the model gave this command lands, as the answer shows it (the client's workspace, or the
+   * output directory; "": names show as given, relative to the workspace). Sent with a command that saves a named file.
+   */
+  namedOutputDir: z.string().optional(),
 });
 export type CommandEnvelope = z.infer<typeof commandEnvelopeSchema>;
 

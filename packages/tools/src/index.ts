@@ -6,7 +6,7 @@ export { leavePage, rescueTab } from './session/rescue.js';
 export type { Rescue } from './session/rescue.js';
 export { ToolError } from './engine/errors.js';
 export { holdLeavePrompts } from './tab/leave-prompt.js';
-export { allTools, defaultCapabilities, findTool, inputPathsOf, isOptionalCapability, optionalCapabilities, toolsFor } from './session/registry.js';
+export { allTools, defaultCapabilities, findTool, inputPathsOf, isOptionalCapability, optionalCapabilities, savesNamedFile, toolsFor } from './session/registry.js';
 export { outputNameProblem, toBase64, WireFileAccess } from './engine/files.js';
 export type { WireFile } from './engine/files.js';
 export { errorResult, Response } from './session/response.js';

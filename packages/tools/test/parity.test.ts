@@ -170,6 +170,23 @@ describe('browser_drop', () => {
   });
 });
 
+describe('saved files through a browser away from the disk', () => {
+  it("names a file saved under the model's name where the daemon said it lands (the client's workspace), a generated one in the output directory", async () => {
+    const wire = new WireFileAccess('/srv/out');
+    const away = await h.session({}, { files: wire });
+    await call(away, 'browser_navigate', { url: h.server.url('/index.html') });
+    wire.receive(undefined, '');
+    expect(await call(away, 'browser_take_screenshot', { filename: 'shots/home.png' })).toContain('Saved the screenshot to shots/home.png');
+    expect(wire.takeOutputs().map((o) => [o.name, o.generated])).toEqual([['shots/home.png', undefined]]);
+    wire.receive(undefined, '/home/ada/project');
+    expect(await call(away, 'browser_take_screenshot', { filename: 'home.png' })).toContain('Saved the screenshot to /home/ada/project/home.png');
+    wire.receive(undefined, '/home/ada/project');
+    const pdf = await call(away, 'browser_pdf_save', {});
+    expect(pdf).toMatch(/Saved the page as PDF to \/srv\/out\/page-[\dTZ-]+\.pdf/);
+    expect(wire.takeOutputs().map((o) => o.generated)).toEqual([true]);
+  });
+});
+
 describe('devtools: highlight', () => {
   it('draws a box over an element until it is hidden', async () => {
     const s = await h.session();

@@ -19,7 +19,7 @@ import { formatDuration } from '../router/duration.js';
 import type { Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
 import { SessionContexts } from './contexts.js';
-import { NodeFileAccess, sessionFilesOwner, type FilePathMode, type SessionOwner, type SessionRoots } from './files.js';
+import { NodeFileAccess, sessionFilesOwner, type FilePathMode, type SessionOwner, type SessionRoots, type SessionWorkspace } from './files.js';
 import { setupContext, type PageSetupOptions } from './page-setup.js';
 
 export interface LocalExecutorOptions extends LocalBrowserOptions {
@@ -37,6 +37,8 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   filePaths?: FilePathMode | undefined;
   /** Each session's client roots (its MCP roots), asked when a file is first needed. */
   sessionRoots?: SessionRoots | undefined;
+  /** Each session's workspace, where names the model gives for saved files land (see NodeFileAccessOptions). */
+  sessionWorkspace?: SessionWorkspace | undefined;
   /** Whose files each session's are; by default the user who opened it (see sessionFilesOwner). */
   sessionOwner?: SessionOwner | undefined;
   /** Any readable file may be an input (--allow-unrestricted-file-access), but for the protected ones. */
@@ -99,6 +101,7 @@ export class LocalExecutor implements Executor {
       unrestricted: options.unrestrictedFileAccess,
       protectedPaths: () => [...(options.protectedPaths ?? []), ...this.browser.profileDirs()],
       sessionRoots: options.sessionRoots,
+      sessionWorkspace: options.sessionWorkspace,
       sessionOwner: options.sessionOwner ?? sessionFilesOwner(router),
     });
     this.tools = toolsFor(options.caps ?? []);

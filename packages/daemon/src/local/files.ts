@@ -34,6 +34,9 @@ export type SessionRoots = (sessionId: string) => Promise<readonly string[]>;
  */
 export type SessionOwner = (sessionId: string) => Promise<string | undefined>;
 
+/** A session's workspace, where the gateway says names the model gives for saved files land (see NodeFileAccessOptions). */
+export type SessionWorkspace = (sessionId: string) => Promise<string | undefined>;
+
 /** The default SessionOwner of a daemon: the user whose token opened the session (none without auth). */
 export function sessionFilesOwner(router: { getSession(sessionId: string): Promise<{ userId?: string } | undefined> }): SessionOwner {
   return async (sessionId) => {
@@ -84,6 +87,30 @@ export interface NodeFileAccessOptions {
   sessionRoots?: SessionRoots | undefined;
   /** Whose files each session's are (see SessionOwner); without it, all sessions share the output directory. */
   sessionOwner?: SessionOwner | undefined;
+  /**
+   * Where a name the model gives for what it saves lands, per session: its client's workspace (its first MCP root, or
+   * the working directory over stdio), as with @playwright/mcp; undefined (and for generated names): the output directory.
+   */
+  sessionWorkspace?: SessionWorkspace | undefined;
+}
+
+/**
+ * What may be saved in a client's workspace: the kinds of file tools save (images, PDFs, text and data), never a name
+ * a program runs or reads as its settings, and nothing hidden (`.bashrc`, `.git/hooks/…`): a page decides much of
+ * what is saved.
+ */
+const WORKSPACE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp', 'gif', 'pdf', 'md', 'txt', 'yml', 'yaml', 'json', 'log', 'csv'];
+
+/** Why a name may not be saved in a workspace, or undefined. */
+function workspaceNameProblem(name: string, workspace: string): string | undefined {
+  if (name.split(/[\\/]/).some((part) => part.startsWith('.') && part !== '.')) {
+    return `"${name}" names a hidden file or folder; what a tool saves goes only to visible ones in your workspace (${workspace}).`;
+  }
+  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
+  if (ext === undefined || !WORKSPACE_EXTENSIONS.includes(ext)) {
+    return `"${name}" must end in one of .${WORKSPACE_EXTENSIONS.join(', .')} to be saved in your workspace (${workspace}): the kinds of file tools save, never one a program would run.`;
+  }
+  return undefined;
 }
 
 /**
@@ -200,11 +227,29 @@ export class NodeFileAccess implements FileAccess {
     if (own === this.outputDir) return undefined;
     const [realOutput, realOwn] = await Promise.all([realpath(this.outputDir).catch(() => this.outputDir), realpath(own).catch(() => own)]);
     const theirs = (inside(this.outputDir, named) && !inside(own, named)) || (real !== undefined && inside(realOutput, real) && !inside(realOwn, real));
-    return theirs ? `${named} is in the output directory outside this caller's own folder (${own}): each API key reads only what it saved itself.` : undefined;
+    return theirs ? `${named} is in the output directory outside this caller's own folder (${own}): each API key reads and writes only its own files there.` : undefined;
   }
 
-  async writeOutput(name: string, data: Uint8Array): Promise<string> {
-    return this.shown(await this.putOutput(name, data, 'write'));
+  async writeOutput(name: string, data: Uint8Array, options: { generated?: boolean } = {}): Promise<string> {
+    const workspace = options.generated ? undefined : await this.workspace();
+    return this.shown(workspace === undefined ? await this.putOutput(name, data, 'write') : await this.putInWorkspace(workspace, name, data));
+  }
+
+  /** The session's workspace, where names the model gives land (none: the output directory). */
+  private async workspace(): Promise<string | undefined> {
+    if (this.sessionId === undefined || !this.options.sessionWorkspace) return undefined;
+    const workspace = await this.options.sessionWorkspace(this.sessionId);
+    return workspace === undefined ? undefined : resolve(workspace);
+  }
+
+  /**
+   * Where a name the model gives lands, as answers show it, for a browser elsewhere to name what it saves: the
+   * workspace ("" while answers show paths relative to it), else the owner's output directory.
+   */
+  async namedOutputDirectory(): Promise<string> {
+    const workspace = await this.workspace();
+    if (workspace === undefined) return this.outputDirectory();
+    return this.options.filePaths === 'absolute' ? workspace : '';
   }
 
   /**
@@ -220,25 +265,49 @@ export class NodeFileAccess implements FileAccess {
     const problem = outputNameProblem(name);
     if (problem) throw new ToolError(`${problem} The output directory is ${await this.ownerOutputDir()}.`);
     const output = await this.ownOutputDir();
-    const full = resolve(output, name);
-    const dir = resolve(full, '..');
     await mkdir(output, { recursive: true });
-    // A directory link inside the output directory must not carry the write somewhere else: judged on the deepest
-    // part of the path that exists, before anything is created (a refused name leaves the disk as it was).
-    const [realExisting, realOut] = await Promise.all([realpath(await deepestExisting(dir)), realpath(output)]);
-    if (!inside(realOut, realExisting)) {
-      throw new ToolError(`"${name}" leads out of the output directory (${output}) through a link; pick another name.`);
-    }
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    if ((await lstat(full).catch(() => undefined))?.isSymbolicLink()) {
-      throw new ToolError(`"${name}" is a link in the output directory; pick another name.`);
-    }
-    // O_NOFOLLOW: a link put in its place after that check fails the open instead of being followed.
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (how === 'append' ? constants.O_APPEND : constants.O_TRUNC);
-    await writeFile(full, data, { flag: flags, mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
-      throw err.code === 'ELOOP' ? new ToolError(`"${name}" is a link in the output directory; pick another name.`) : err;
-    });
+    const full = await writeUnder(output, 'the output directory', name, data, how);
     if (this.options.maxOutputBytes !== undefined) await evictOldest(output, this.options.maxOutputBytes, full);
     return full;
   }
+
+  /** Saves under a name the model gave in the client's workspace: visible files of the kinds tools save, never the server's own. */
+  private async putInWorkspace(workspace: string, name: string, data: Uint8Array): Promise<string> {
+    const problem = outputNameProblem(name);
+    if (problem) throw new ToolError(`${problem} Your workspace is ${workspace}.`);
+    const kind = workspaceNameProblem(name, workspace);
+    if (kind) throw new ToolError(kind);
+    if (!(await stat(workspace).then((i) => i.isDirectory(), () => false))) {
+      throw new ToolError(`Your workspace ${workspace} (your MCP client's first root) is not a folder here; declare an existing folder as a root.`);
+    }
+    const full = resolve(workspace, name);
+    const real = await realpath(full).catch(() => undefined);
+    // A workspace may hold the output directory (a client declaring /): other callers' files stay theirs.
+    const refusal = (await this.protected.refusal(full, real)) ?? (await this.otherCallers(await this.ownerOutputDir(), full, real));
+    if (refusal) throw new ToolError(refusal);
+    return writeUnder(workspace, 'your workspace', name, data, 'write');
+  }
+}
+
+/**
+ * Writes `name` under `base` (which exists): a directory link inside it must not carry the write somewhere else,
+ * judged on the deepest part of the path that exists, before anything is created (a refused name leaves the disk as
+ * it was); a link in the file's place is refused, and one put there after the check fails the open (O_NOFOLLOW).
+ */
+async function writeUnder(base: string, where: string, name: string, data: Uint8Array | string, how: 'write' | 'append'): Promise<string> {
+  const full = resolve(base, name);
+  const dir = resolve(full, '..');
+  const [realExisting, realBase] = await Promise.all([realpath(await deepestExisting(dir)), realpath(base)]);
+  if (!inside(realBase, realExisting)) {
+    throw new ToolError(`"${name}" leads out of ${where} (${base}) through a link; pick another name.`);
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if ((await lstat(full).catch(() => undefined))?.isSymbolicLink()) {
+    throw new ToolError(`"${name}" is a link in ${where}; pick another name.`);
+  }
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (how === 'append' ? constants.O_APPEND : constants.O_TRUNC);
+  await writeFile(full, data, { flag: flags, mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'ELOOP' ? new ToolError(`"${name}" is a link in ${where}; pick another name.`) : err;
+  });
+  return full;
 }

@@ -31,7 +31,7 @@ import type { Executor, SessionRecord, SessionRouter } from '../router/index.js'
 import { Deadlines } from '../deadlines.js';
 import type { NodeFileAccess } from '../local/files.js';
 import type { TokenVerifier } from './auth.js';
-import { readInputFiles, writeOutputFiles } from './wire-files.js';
+import { namedOutputDirFor, readInputFiles, writeOutputFiles } from './wire-files.js';
 
 /** What an extension says first: the protocol's hello payload. */
 export type { HelloPayload } from '@browsermcp/protocol';
@@ -168,8 +168,11 @@ export class ExtensionConnection implements Executor {
   async send(command: CommandEnvelope): Promise<void> {
     this.checkOpen();
     let files: InputFile[];
+    let namedOutputDir: string | undefined;
     try {
-      files = await readInputFiles(this.o.files?.forSession(command.sessionId), command);
+      const access = this.o.files?.forSession(command.sessionId);
+      files = await readInputFiles(access, command);
+      namedOutputDir = await namedOutputDirFor(access, command);
     } catch (err) {
       if (!(err instanceof ToolError)) throw err;
       // Refused by the file policy: the agent's answer, as a launched browser gives it.
@@ -177,7 +180,7 @@ export class ExtensionConnection implements Executor {
       return;
     }
     this.checkOpen();
-    this.o.socket.send(JSON.stringify(files.length ? { ...command, files } : command));
+    this.o.socket.send(JSON.stringify({ ...command, ...(files.length ? { files } : {}), ...(namedOutputDir !== undefined ? { namedOutputDir } : {}) }));
   }
 
   private checkOpen(): void {

@@ -1,5 +1,5 @@
 import type { CommandEnvelope, InputFile, OutputFile } from '@browsermcp/protocol';
-import { inputPathsOf, ToolError } from '@browsermcp/tools';
+import { inputPathsOf, savesNamedFile, ToolError } from '@browsermcp/tools';
 import type { NodeFileAccess } from '../local/files.js';
 
 export { MAX_UPLOAD_BYTES } from '../local/files.js';
@@ -18,5 +18,14 @@ export async function readInputFiles(files: NodeFileAccess | undefined, command:
 /** Writes what a command's tool saved in a browser away from the disk; throws a ToolError when one is refused. */
 export async function writeOutputFiles(files: NodeFileAccess | undefined, outputs: readonly OutputFile[]): Promise<void> {
   if (!files) throw new ToolError('This daemon saves no files for this browser (it has no output directory).');
-  for (const output of outputs) await files.writeOutput(output.name, Buffer.from(output.data, 'base64'));
+  for (const output of outputs) await files.writeOutput(output.name, Buffer.from(output.data, 'base64'), { generated: output.generated === true });
+}
+
+/**
+ * Where a file name the model gave a command lands, as the answer shows it (the client's workspace, else the output
+ * directory), for a command that saves one: worked out here, during the call, where the client's roots are known.
+ */
+export async function namedOutputDirFor(files: NodeFileAccess | undefined, command: CommandEnvelope): Promise<string | undefined> {
+  if (!files || !savesNamedFile(command.name, command.payload)) return undefined;
+  return files.namedOutputDirectory();
 }

@@ -168,3 +168,52 @@ describe('--output-max-size and --file-paths', () => {
   });
 });
 
+
+describe("a client's workspace (names the model gives for saved files, as @playwright/mcp saves them)", () => {
+  it('saves a given name in the workspace and shows it relative to it; a generated one, and a session without a workspace, in the output directory', async () => {
+    const project = await mkdtemp(join(tmpdir(), 'bmcp-workspace-'));
+    const out = join(root, 'out-ws');
+    const policy = new NodeFileAccess({ outputDir: out, sessionRoots: async () => [project], sessionWorkspace: async (id) => (id === 'mine' ? project : undefined) });
+    const mine = policy.forSession('mine');
+    expect(await mine.writeOutput('shots/page.png', new Uint8Array([7, 8]))).toBe('shots/page.png');
+    expect([...(await readFile(join(project, 'shots/page.png')))]).toEqual([7, 8]);
+    expect(await mine.namedOutputDirectory()).toBe('');
+    // A PDF's default name is the server's, not the model's: the output directory, as @playwright/mcp keeps it.
+    expect(await mine.writeOutput('page-1.pdf', new Uint8Array([1]), { generated: true })).toBe(join(out, 'page-1.pdf'));
+    const theirs = policy.forSession('theirs');
+    expect(await theirs.writeOutput('shot.png', new Uint8Array([3]))).toBe(join(out, 'shot.png'));
+    expect(await theirs.namedOutputDirectory()).toBe(out);
+    await expect(stat(join(project, 'shot.png'))).rejects.toThrow('ENOENT');
+    const absolute = new NodeFileAccess({ outputDir: out, filePaths: 'absolute', sessionWorkspace: async () => project }).forSession('s');
+    expect(await absolute.writeOutput('a.md', new TextEncoder().encode('# a'))).toBe(join(project, 'a.md'));
+    expect(await absolute.namedOutputDirectory()).toBe(project);
+  });
+
+  it('never saves a hidden file, a kind tools do not save, a path out of it, through a link, or over the server’s own files', async () => {
+    const project = await mkdtemp(join(tmpdir(), 'bmcp-workspace-'));
+    const key = join(project, 'key.json');
+    await writeFile(key, '{"secret":1}');
+    await mkdir(join(project, 'docs'));
+    await symlink(root, join(project, 'linked'));
+    await symlink(join(root, 'secret.txt'), join(project, 'trap.png'));
+    const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws2'), protectedPaths: [key], sessionWorkspace: async () => project }).forSession('s');
+    const refused = async (name: string) => ws.writeOutput(name, new TextEncoder().encode('page text')).then(() => 'saved', (e: Error) => e.message);
+    expect(await refused('.bashrc')).toContain('names a hidden file or folder');
+    expect(await refused('.git/hooks/pre-commit.txt')).toContain('names a hidden file or folder');
+    expect(await refused('docs/.env.json')).toContain('names a hidden file or folder');
+    for (const name of ['run.sh', 'Makefile', 'index.html', 'docs/tool.js', 'x.png.exe']) {
+      expect(await refused(name)).toContain('must end in one of .png, .jpg');
+    }
+    expect(await refused('../outside.png')).toContain('must be a file name inside the output directory (or the client\'s workspace)');
+    expect(await refused(join(project, 'abs.png'))).toContain('without ".." or an absolute path');
+    expect(await refused('linked/escape.png')).toContain('leads out of your workspace');
+    expect(await refused('trap.png')).toContain('is a link in your workspace');
+    expect(await refused('key.json')).toContain("is one of this server's own files");
+    // Nothing was written by the refused names; the secret the link points at is as it was.
+    expect(await readFile(join(root, 'secret.txt'), 'utf8')).toBe('secret');
+    expect(await readFile(key, 'utf8')).toBe('{"secret":1}');
+    await expect(stat(join(root, 'escape.png'))).rejects.toThrow('ENOENT');
+    expect(await refused('docs/notes.md')).toBe('saved');
+    expect(await readFile(join(project, 'docs/notes.md'), 'utf8')).toBe('page text');
+  });
+});

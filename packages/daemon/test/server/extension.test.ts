@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildDaemonApp, SessionRouter } from '../../src/index.js';
+import { buildDaemonApp, SessionRouter, type NodeFileAccessOptions } from '../../src/index.js';
 import { MAX_UPLOAD_BYTES } from '../../src/server/wire-files.js';
 import { connectPeer, hello, type Peer } from '../helpers/ws-peer.js';
 
@@ -14,7 +14,7 @@ const peers: Peer[] = [];
 
 const SETTINGS = { snapshotMaxChars: 5_000, blockedOrigins: ['https://bank.example'], caps: ['pdf'] };
 
-async function start(options: { graceMs?: number; heartbeatMs?: number; helloTimeoutMs?: number; extensionFiles?: { outputDir: string; roots: string[] } } = {}): Promise<void> {
+async function start(options: { graceMs?: number; heartbeatMs?: number; helloTimeoutMs?: number; extensionFiles?: NodeFileAccessOptions } = {}): Promise<void> {
   router = new SessionRouter({ graceMs: options.graceMs ?? 60_000, commandTimeoutMs: 5_000 });
   app = await buildDaemonApp({
     router,
@@ -247,6 +247,27 @@ describe('files for a browser away from the disk', () => {
     const second = await peer.next();
     peer.send({ wireId: second.wireId, sessionId: 's1', type: 'response', name: second.name, data: { content: [] }, files: [{ name: '../../etc/x.png', data: '' }] });
     expect(await bad).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('must be a file name inside the output directory') }] });
+  });
+
+  it("sends where a name the model gave lands with the command that saves it, and writes the file there: the client's workspace, a generated name in the output directory", async () => {
+    const outputDir = await mkdtemp(join(tmpdir(), 'bmcp-ext-out-'));
+    const workspace = await mkdtemp(join(tmpdir(), 'bmcp-ext-ws-'));
+    await start({ extensionFiles: { outputDir, sessionWorkspace: async () => workspace } });
+    const peer = await browserPeer('b1');
+    await router.openSession('s1', { executorId: 'b1' });
+    await peer.next();
+    const named = router.dispatch('s1', { name: 'browser_take_screenshot', payload: { filename: 'shots/a.png' } });
+    const command = await peer.next();
+    // Answers show it relative to the workspace, as the launched browser's do: "" stands for the workspace.
+    expect(command.namedOutputDir).toBe('');
+    peer.send({ wireId: command.wireId, sessionId: 's1', type: 'response', name: command.name, data: { content: [] }, files: [{ name: 'shots/a.png', data: Buffer.from('png!').toString('base64') }, { name: 'page-1.pdf', generated: true, data: Buffer.from('pdf').toString('base64') }] });
+    await named;
+    expect(await readFile(join(workspace, 'shots/a.png'), 'utf8')).toBe('png!');
+    expect(await readFile(join(outputDir, 'page-1.pdf'), 'utf8')).toBe('pdf');
+    // A command that saves nothing under a given name carries no such field.
+    const plain = router.dispatch('s1', { name: 'browser_snapshot', payload: {} });
+    expect((await answerNext(peer, { content: [] })).namedOutputDir).toBeUndefined();
+    await plain;
   });
 
   it('without a file policy, sends uploads on untouched and no output directory (the browser’s tools say there is no file access)', async () => {

@@ -25,7 +25,7 @@ export class EmbeddedBackend extends RouterBackend {
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });
-    this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.files.lookup, sessionOwner: this.files.owner });
+    this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.files.lookup, sessionWorkspace: this.files.workspace, sessionOwner: this.files.owner });
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';
     this.launchable = options.cdpEndpoint ? undefined : chromeToLaunch(options.executablePath);
     this.ready = this.router.executorConnected(this.executor);

@@ -42,16 +42,16 @@ export abstract class RouterBackend implements Backend {
 
   async openSession(sessionId: string, options: OpenSessionOptions = {}): Promise<void> {
     const browser = await this.beforeOpen();
-    const { roots, owner } = options;
+    const { roots, workspace, owner } = options;
     const caller = options.caller ?? owner;
     const open = async (id: string) => {
-      await this.files.opening(id, roots, caller, () => this.openDaemonSession(id, options, browser));
+      await this.files.opening(id, { roots, workspace }, caller, () => this.openDaemonSession(id, options, browser));
       // However it ends (closed with its client, or a kept state that expired), what it knew of files goes with it.
       this.router.onSessionClosed(id, () => this.files.delete(id));
     };
     await this.states.open(sessionId, owner, open, options.keepMs, options.state);
     const daemonSessionId = this.states.daemonSession(sessionId);
-    if (roots && daemonSessionId !== sessionId) this.files.provide(daemonSessionId, roots);
+    if ((roots || workspace) && daemonSessionId !== sessionId) this.files.provide(daemonSessionId, { roots, workspace });
     this.listening.set(sessionId, [this.waiting.watch(this.router, daemonSessionId), ...this.listen(sessionId, daemonSessionId)]);
   }
 

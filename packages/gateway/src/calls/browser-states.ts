@@ -23,6 +23,7 @@ export function isStateTool(name: string): name is BrowserStateToolName {
 interface CallContext {
   clientName: string | undefined;
   roots: () => Promise<string[]>;
+  workspace?: () => Promise<string | undefined>;
   signal: AbortSignal;
   /** Told the session id the call runs in, while it runs (for what it waits for). */
   running?: (sessionId: string | undefined) => void;
@@ -59,7 +60,7 @@ export class BrowserStates {
     const id = newSessionId();
     const owner = handle === undefined ? keyOwner : handleOwner(keyOwner, handle);
     try {
-      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, owner, caller: keyOwner, keepMs, ...(handle !== undefined ? { state: { existing: true } } : {}) });
+      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, workspace: call.workspace, owner, caller: keyOwner, keepMs, ...(handle !== undefined ? { state: { existing: true } } : {}) });
     } catch (err) {
       if (handle !== undefined && backendErrorCode(err) === ErrorCodes.StateNotFound) return errorResult(this.unknown(handle));
       throw err;
@@ -92,7 +93,7 @@ export class BrowserStates {
       }
       const handle = newHandle();
       const id = newSessionId();
-      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, owner: handleOwner(keyOwner, handle), caller: keyOwner, keepMs, state: { principal: keyOwner, name: handle } });
+      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, workspace: call.workspace, owner: handleOwner(keyOwner, handle), caller: keyOwner, keepMs, state: { principal: keyOwner, name: handle } });
       await backend.closeSession(id);
       return text(`Opened browser state ${handle}. Pass "browser": "${handle}" to any tool to work in it. Unused for ${this.idle} it closes; browser_state_close closes it now.`);
     }

@@ -27,7 +27,7 @@ export class SessionCalls implements CallRoute {
       states: BrowserStates;
       roots: RootsPolicy;
       /** Opens the session's daemon session, with the client's name and roots. */
-      open: (clientName: string | undefined, roots: () => Promise<string[]>) => Promise<void>;
+      open: (clientName: string | undefined, roots: () => Promise<string[]>, workspace: () => Promise<string | undefined>) => Promise<void>;
     },
   ) {
     this.roots = new ClientRoots(server, options.roots);
@@ -43,7 +43,7 @@ export class SessionCalls implements CallRoute {
 
   // A failed open (no browser connected yet) is tried again by the next tool call.
   private ensureReady(): Promise<void> {
-    return (this.ready ??= this.options.open(this.server.getClientVersion()?.name, () => this.roots.get()).catch((err: unknown) => {
+    return (this.ready ??= this.options.open(this.server.getClientVersion()?.name, () => this.roots.get(), () => this.roots.workspace()).catch((err: unknown) => {
       this.ready = undefined;
       throw err;
     }));
@@ -57,6 +57,7 @@ export class SessionCalls implements CallRoute {
       const call = {
         clientName: this.server.getClientVersion()?.name,
         roots: () => this.roots.get(),
+        workspace: () => this.roots.workspace(),
         signal: ctx.mcpReq.signal,
         running: (id: string | undefined) => {
           this.inState = id;

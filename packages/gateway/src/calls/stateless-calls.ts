@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { inputRequired, inputResponse, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import { inputPathsOf, type ToolResult } from '@browsermcp/tools';
+import { inputPathsOf, savesNamedFile, type ToolResult } from '@browsermcp/tools';
 import type { CallRoute } from '../mcp-server.js';
-import { rootsFor, type RootsPolicy } from '../roots.js';
+import { rootsFor, workspaceFor, type RootsPolicy } from '../roots.js';
 import { newSessionId } from '../sessions.js';
 import { isStateTool, type BrowserStates } from './browser-states.js';
 
@@ -11,6 +11,16 @@ import { isStateTool, type BrowserStates } from './browser-states.js';
  * handle names, or its key's default) for the length of the call and leaves it for the next request, on this gateway
  * or another.
  */
+/** A call's client folders: where its input files may come from, where names it gives for saved files land. */
+interface Folders {
+  roots: string[];
+  workspace: string | undefined;
+}
+
+function asksInput(answer: Folders | InputRequiredResult): answer is InputRequiredResult {
+  return !Array.isArray((answer as Partial<Folders>).roots);
+}
+
 export class StatelessCalls implements CallRoute {
   /** The session this request opened for its call, while it runs. */
   private sessionId: string | undefined;
@@ -36,11 +46,12 @@ export class StatelessCalls implements CallRoute {
   }
 
   async run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult | InputRequiredResult> {
-    const roots = this.roots(name, args, ctx);
-    if (!Array.isArray(roots)) return roots;
+    const folders = this.folders(name, args, ctx);
+    if (asksInput(folders)) return folders;
     const call = {
       clientName: this.server.getClientVersion()?.name,
-      roots: async () => roots,
+      roots: async () => folders.roots,
+      workspace: async () => folders.workspace,
       signal: ctx.mcpReq.signal,
       running: (id: string | undefined) => {
         this.sessionId = id;
@@ -52,16 +63,21 @@ export class StatelessCalls implements CallRoute {
   }
 
   /**
-   * Where the call's input files may come from: a client that declares roots is asked for them (the input-required
-   * round trip) when the call reads files (an upload), as a 2025 session asks with roots/list; which of them count,
-   * and whether the working directory does when it declares none, is the gateway's RootsPolicy.
+   * Where the call's input files may come from and where names it gives for saved files land: a client that declares
+   * roots is asked for them (the input-required round trip) when the call reads or saves files, as a 2025 session
+   * asks with roots/list; which of them count, and whether the working directory does when it declares none, is the
+   * gateway's RootsPolicy.
    */
-  private roots(name: string, args: Record<string, unknown>, ctx: ServerContext): string[] | InputRequiredResult {
+  private folders(name: string, args: Record<string, unknown>, ctx: ServerContext): Folders | InputRequiredResult {
     const { roots: policy, cwd } = this.options;
-    if (policy.client === 'none' || !this.server.getClientCapabilities()?.roots || inputPathsOf(name, args).length === 0) return rootsFor(policy, undefined, cwd);
+    const usesFiles = inputPathsOf(name, args).length > 0 || savesNamedFile(name, args);
+    if (policy.client === 'none' || !this.server.getClientCapabilities()?.roots || !usesFiles) {
+      return { roots: rootsFor(policy, undefined, cwd), workspace: workspaceFor(policy, undefined, cwd) };
+    }
     const answer = inputResponse(ctx.mcpReq.inputResponses, 'roots');
     if (answer.kind !== 'roots') return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
-    return rootsFor(policy, answer.roots.flatMap((root) => (root.uri.startsWith('file:') ? [fileURLToPath(root.uri)] : [])), cwd);
+    const declared = answer.roots.flatMap((root) => (root.uri.startsWith('file:') ? [fileURLToPath(root.uri)] : []));
+    return { roots: rootsFor(policy, declared, cwd), workspace: workspaceFor(policy, declared, cwd) };
   }
 
   waitingFor(): string | undefined {

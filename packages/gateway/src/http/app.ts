@@ -107,10 +107,10 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
           backend: opts.backend,
           states: statesOf(keyHash ?? NO_KEY),
           roots,
-          open: async (clientName, clientRoots) => {
+          open: async (clientName, clientRoots, workspace) => {
             const id = sessionId();
             // Sessions of one key share a kept browser state (--keep-browser-state); without auth, all are one owner.
-            if (id) await opts.backend.openSession(id, { clientName, roots: clientRoots, owner: keyHash ?? NO_KEY });
+            if (id) await opts.backend.openSession(id, { clientName, roots: clientRoots, workspace, owner: keyHash ?? NO_KEY });
           },
         }),
     });

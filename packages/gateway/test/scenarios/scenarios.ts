@@ -491,7 +491,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: "uploads from the client's MCP roots, a relative name in the first; another client's root is not this one's",
+    name: "uploads from the client's MCP roots, a relative name in the first, and saves a name it gives there; another client's root is not this one's",
     roots: [PROJECT],
     async run(rig, c) {
       await call(c, 'browser_navigate', { url: rig.server.url('/form.html') });
@@ -499,6 +499,10 @@ export const scenarios: Scenario[] = [
       expect(await call(c, 'browser_file_upload', { paths: ['brief.txt'] })).toContain('Uploaded brief.txt');
       const seen = await call(c, 'browser_evaluate', { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" });
       expect(seen).toContain('"brief.txt|the project brief"');
+      // A name the model gives lands in the client's workspace (its first root), as @playwright/mcp saves it.
+      const saved = await call(c, 'browser_evaluate', { function: '() => document.title', filename: `saved-${rig.mode}/title.txt` });
+      expect(saved).toContain(`Saved the result to saved-${rig.mode}/title.txt`);
+      expect(await readFile(join(PROJECT, `saved-${rig.mode}`, 'title.txt'), 'utf8')).toBe('"Form"');
       const other = await rig.client('no roots');
       try {
         await call(other, 'browser_navigate', { url: rig.server.url('/form.html') });

@@ -13,8 +13,12 @@ export interface FileAccess {
    * `contents`: the tool needs the bytes themselves (a drop sets them in the page), not a path.
    */
   resolveUpload(path: string, options?: { contents?: boolean }): Promise<UploadFile>;
-  /** Saves an output (screenshot, PDF, GIF) under a file name; returns where it went; throws when not allowed. */
-  writeOutput(name: string, data: Uint8Array): Promise<string>;
+  /**
+   * Saves an output (screenshot, PDF, GIF) under a file name; returns where it went, as the answer shows it; throws
+   * when not allowed. A name the model gave lands in the client's workspace where the host has one (as with
+   * @playwright/mcp); a `generated` one (a PDF's default name) in the output directory.
+   */
+  writeOutput(name: string, data: Uint8Array, options?: { generated?: boolean }): Promise<string>;
 }
 
 /**
@@ -24,7 +28,7 @@ export interface FileAccess {
 export function outputNameProblem(name: string): string | undefined {
   const parts = name.split(/[\\/]/);
   if (name.startsWith('/') || name.startsWith('\\') || /^[A-Za-z]:/.test(name) || parts.includes('..') || parts.every((p) => p === '' || p === '.')) {
-    return `"${name}" must be a file name inside the output directory, without ".." or an absolute path.`;
+    return `"${name}" must be a file name inside the output directory (or the client's workspace), without ".." or an absolute path.`;
   }
   return undefined;
 }
@@ -44,19 +48,24 @@ export interface WireFile {
  */
 export class WireFileAccess implements FileAccess {
   private inputs = new Map<string, WireFile>();
-  private outputs: Array<{ name: string; data: string }> = [];
+  private outputs: Array<{ name: string; data: string; generated?: boolean }> = [];
+  private namedOutputDir: string | undefined;
 
   /** `outputDir`: where the daemon writes outputs, for the answer to say where a file went. */
   constructor(private readonly outputDir: string) {}
 
-  /** The files that came with the command about to run (none is fine). */
-  receive(files: readonly WireFile[] | undefined): void {
+  /**
+   * The files that came with the command about to run (none is fine), and where a name the model gave it lands, as
+   * the daemon worked it out for this command (the client's workspace, or the output directory).
+   */
+  receive(files: readonly WireFile[] | undefined, namedOutputDir?: string): void {
     this.inputs = new Map((files ?? []).map((f) => [f.path, f]));
     this.outputs = [];
+    this.namedOutputDir = namedOutputDir;
   }
 
   /** What the command saved, for its response; empties the list. */
-  takeOutputs(): Array<{ name: string; data: string }> {
+  takeOutputs(): Array<{ name: string; data: string; generated?: boolean }> {
     return this.outputs.splice(0);
   }
 
@@ -66,12 +75,14 @@ export class WireFileAccess implements FileAccess {
     return { name: file.name, mimeType: file.mimeType, data: file.data };
   }
 
-  async writeOutput(name: string, data: Uint8Array): Promise<string> {
+  async writeOutput(name: string, data: Uint8Array, options: { generated?: boolean } = {}): Promise<string> {
     const problem = outputNameProblem(name);
     if (problem) throw new ToolError(problem);
-    this.outputs.push({ name, data: toBase64(data) });
-    const sep = this.outputDir.includes('\\') && !this.outputDir.includes('/') ? '\\' : '/';
-    return `${this.outputDir.replace(/[\\/]+$/, '')}${sep}${name}`;
+    this.outputs.push({ name, data: toBase64(data), ...(options.generated ? { generated: true } : {}) });
+    const dir = options.generated ? this.outputDir : (this.namedOutputDir ?? this.outputDir);
+    if (dir === '') return name;
+    const sep = dir.includes('\\') && !dir.includes('/') ? '\\' : '/';
+    return `${dir.replace(/[\\/]+$/, '')}${sep}${name}`;
   }
 }
 

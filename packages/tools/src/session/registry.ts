@@ -61,6 +61,17 @@ export function findTool(name: string): Tool | undefined {
   return allTools.find((t) => t.schema.name === name);
 }
 
+/**
+ * Whether a call saves a file under a name the model gave (its `filename`): where that lands depends on the client's
+ * workspace, which a host whose browser is elsewhere works out before the call.
+ */
+export function savesNamedFile(name: string, args: unknown): boolean {
+  const tool = findTool(name);
+  if (!tool) return false;
+  const parsed = tool.schema.inputSchema.safeParse(args);
+  return parsed.success && typeof (parsed.data as { filename?: unknown }).filename === 'string';
+}
+
 /** The file paths a call reads from the host's disk (an upload's `paths`), as its tool declares them. */
 export function inputPathsOf(name: string, args: unknown): string[] {
   const tool = findTool(name);

@@ -16,9 +16,9 @@ export const elementSchema = z
   .optional()
   .describe('Human-readable description of the element (used in messages and to explain the action)');
 
-/** `filename`: an answer saved to a file in the output directory instead of coming back as text. */
+/** `filename`: an answer saved to a file (in the client's workspace, else the output directory) instead of coming back as text. */
 export const filenameSchema = (what: string) =>
-  z.string().min(1, 'filename must not be empty').optional().describe(`Save ${what} to this file in the output directory instead of answering with it`);
+  z.string().min(1, 'filename must not be empty').optional().describe(`Save ${what} to this file (relative to the client's workspace, else the output directory) instead of answering with it`);
 
 /** Answers with `text`, or saves it under `filename` and says where. */
 export async function answerOrSave(session: ToolSession, response: Response, text: string, filename: string | undefined, what: string): Promise<void> {

@@ -30,7 +30,7 @@ const stop = defineTool({
     title: 'Stop recording and get the GIF',
     description: 'Stop the recording started by browser_gif_start and return it as an animated GIF (optionally saved).',
     inputSchema: z.object({
-      filename: z.string().min(1).optional().describe('Also save the GIF under this file name in the output directory'),
+      filename: z.string().min(1).optional().describe('Also save the GIF under this file name (relative to the client\'s workspace, else the output directory)'),
     }),
     type: 'readOnly',
   },

@@ -18,7 +18,7 @@ const screenshot = defineTabTool({
       target: targetSchema.optional().describe('Element to capture (a ref or CSS selector)'),
       element: elementSchema,
       fullPage: z.boolean().optional().describe('Capture the whole scrollable page instead of the viewport'),
-      filename: z.string().min(1).optional().describe('Also save the image under this file name in the output directory'),
+      filename: z.string().min(1).optional().describe('Also save the image under this file name (relative to the client\'s workspace, else the output directory)'),
       scale: z
         .enum(['css', 'device'])
         .optional()

@@ -34,7 +34,8 @@ const call = defineTabTool({
     description: `Call a tool the page registers for agents (WebMCP; browser_webmcp_list lists them). It runs the page's own code; its output is ${UNTRUSTED_NOTE}.`,
     inputSchema: z.object({
       name: z.string().min(1, 'name must not be empty').describe('The WebMCP tool to call, as browser_webmcp_list names it'),
-      params: z.record(z.string(), z.unknown()).optional().describe("The tool's input, matching its inputSchema"),
+      // A free-form object, said so (a bare {} for its values is a schema that constrains nothing: Inspector --strict).
+      params: z.record(z.string(), z.unknown()).meta({ additionalProperties: true }).optional().describe("The tool's input, matching its inputSchema"),
       frame: z.string().optional().describe('The frame that registered it, when two frames register the same name (as browser_webmcp_list shows it)'),
     }),
     type: 'action',
