@@ -1,11 +1,11 @@
 // What `npm test` runs after its setup (install + build): typecheck every package, check the packed packages, then
 // each package's tests in the workspace's order. The gateway's suite, the longest, runs beside the others: it spends
 // about half its time waiting on browsers, pages and timers (the machine half idle), so two lanes fill that time. Its
-// lines are prefixed with its name. Stops at the first failure of a lane, as `pnpm -r` does, and ends with how long
+// lines are prefixed with its name; its files that drive the person's headed browser run last, alone. Stops at the first failure of a lane, as `pnpm -r` does, and ends with how long
 // each part took, so a slower suite shows in every run.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -75,11 +75,28 @@ function laneStep(name, command, args, cwd) {
 const packages = dirs
   .map((dir) => ({ dir, name: `tests ${relative(root, dir)}`, pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
   .filter(({ pkg }) => pkg.scripts?.test);
+
+/**
+ * A package's test files that drive the person's headed browser (they start the person rig): Chrome delivers input to
+ * a background tab later on a loaded machine, so they run last, alone, as they always did, not beside another lane.
+ */
+function headedFiles(dir) {
+  return readdirSync(join(dir, 'test'))
+    .filter((f) => f.endsWith('.test.ts') && /person-(rig|browser)/.test(readFileSync(join(dir, 'test', f), 'utf8')))
+    .map((f) => `test/${f}`);
+}
+
 // npm runs a package script as pnpm does (node_modules/.bin on the PATH), without fetching pnpm again per package.
 // The lane beside starts first: it is the longest.
+const alone = [];
 const beside = packages
   .filter(({ dir }) => BESIDE.has(relative(root, dir)))
-  .map(({ dir, name }) => besideStep(name, 'npm', ['run', '--silent', 'test'], dir).then((status) => [name, status]));
+  .map(({ dir, name }) => {
+    const headed = headedFiles(dir);
+    if (headed.length) alone.push({ dir, name: `${name} (headed, alone)`, args: headed });
+    const exclude = headed.flatMap((f) => ['--exclude', f]);
+    return besideStep(name, 'npm', ['run', '--silent', 'test', '--', ...exclude], dir).then((status) => [name, status]);
+  });
 for (const { dir, name } of packages.filter(({ dir }) => !BESIDE.has(relative(root, dir)))) {
   const status = await laneStep(name, 'npm', ['run', '--silent', 'test'], dir);
   if (status !== 0) {
@@ -89,4 +106,8 @@ for (const { dir, name } of packages.filter(({ dir }) => !BESIDE.has(relative(ro
   }
 }
 for (const [name, status] of await Promise.all(beside)) if (status !== 0) fail(name, status);
+for (const { dir, name, args } of alone) {
+  const status = await laneStep(name, 'npm', ['run', '--silent', 'test', '--', ...args], dir);
+  if (status !== 0) fail(name, status);
+}
 report();
