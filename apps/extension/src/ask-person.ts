@@ -29,3 +29,32 @@ export function clearApprovalRequest(sessionId: string): void {
 export function sessionOfNotification(notificationId: string): string | undefined {
   return notificationId.startsWith(PREFIX) ? notificationId.slice(PREFIX.length) : undefined;
 }
+
+const HANDOFF_PREFIX = 'handoff:';
+
+/**
+ * An agent hands the person a step (browser_request_user): a notification like an approval's, so the person notices
+ * even with the extension unpinned; clicking it shows the agent's tab, where the banner waits for Done or Decline.
+ */
+export function showHandoff(sessionId: string, name: string, message: string): void {
+  void chrome.notifications
+    .create(`${HANDOFF_PREFIX}${sessionId}`, {
+      type: 'basic',
+      iconUrl: chrome.runtime.getURL('icon128.png'),
+      title: `"${name}" needs you`,
+      message,
+      contextMessage: 'browsermcp: click to see its tab, then Done or Decline there',
+      requireInteraction: true,
+      priority: 2,
+    })
+    .catch(() => undefined);
+}
+
+export function clearHandoff(sessionId: string): void {
+  void chrome.notifications.clear(`${HANDOFF_PREFIX}${sessionId}`).catch(() => undefined);
+}
+
+/** The session a hand-off notification is about, or undefined for other notifications. */
+export function sessionOfHandoff(notificationId: string): string | undefined {
+  return notificationId.startsWith(HANDOFF_PREFIX) ? notificationId.slice(HANDOFF_PREFIX.length) : undefined;
+}

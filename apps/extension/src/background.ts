@@ -1,5 +1,5 @@
 import { ExtensionEvents, parseCancel, parseSessionOpened } from '@browsermcp/protocol';
-import { NOTIFICATION_BUTTONS, sessionOfNotification } from './ask-person.js';
+import { NOTIFICATION_BUTTONS, sessionOfHandoff, sessionOfNotification } from './ask-person.js';
 import { DaemonConnection, type ConnectionStatus } from './connection.js';
 import { normalizeSites } from './offlimits.js';
 import type { Decision } from './approvals.js';
@@ -163,6 +163,12 @@ async function decide(sessionId: string, decision: Decision): Promise<void> {
   const always = sessions.decide(sessionId, decision);
   if (decision === 'always') await chrome.storage.local.set({ allowedAgents: always });
 }
+
+// A hand-off's notification, clicked: the agent's tab comes in front, with the banner waiting for the person.
+chrome.notifications.onClicked.addListener((notificationId) => {
+  const sessionId = sessionOfHandoff(notificationId);
+  if (sessionId !== undefined) void ready.then(() => sessions.show(sessionId));
+});
 
 chrome.notifications.onButtonClicked.addListener((notificationId, index) => {
   const sessionId = sessionOfNotification(notificationId);

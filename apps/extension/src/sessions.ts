@@ -3,6 +3,7 @@ import { errorResult, runCommand, ToolCalls, ToolError, ToolSession, type StopRe
 import { isExtensionPage, refusalFor } from './attach.js';
 import { ORIGINLESS_URL } from './agent-transport.js';
 import { Attachments, onExtensionPage, unstick } from './attachments.js';
+import { clearHandoff, showHandoff } from './ask-person.js';
 import { awaitApproval } from './agent-approval.js';
 import { blockedPageHtml } from './blocked-page.js';
 import { PersonRules } from './person-rules.js';
@@ -308,6 +309,7 @@ export class BrowserSessions {
         person: {
           waiting: (message, ms) => {
             s.asking = message;
+            showHandoff(s.id, agentName(s.clientName), message);
             this.updateBadge();
             void this.persist();
             this.waitingForPerson(s, message, ms);
@@ -383,6 +385,7 @@ export class BrowserSessions {
       s.lastActionEnd = Date.now();
       if (s.asking) {
         s.asking = undefined;
+        clearHandoff(s.id);
         this.updateBadge();
       }
     }

@@ -163,7 +163,10 @@ export function personModeRig(rig: PersonRig): ModeRig {
         throw new Error(`the person's tab is no longer in front after the scenario: ${active.join(', ')}`);
       }
     },
-    async answerBanner(url, button) {
+    async notifications() {
+      return Object.keys(await rig.control.evaluate<Record<string, boolean>>(() => (globalThis as unknown as { chrome: { notifications: { getAll(): Promise<Record<string, boolean>> } } }).chrome.notifications.getAll()));
+    },
+    async answerBanner(url, button, options = {}) {
       // As the person: the popup says an agent asks something; a click on it shows the tab; they answer in it.
       const popup = await rig.openPopup();
       await popup.page.waitFor(() => Array.from(document.querySelectorAll('li.agent.asking')).some((li) => li.textContent?.includes('asks you:')));
@@ -185,6 +188,17 @@ export function personModeRig(rig: PersonRig): ModeRig {
         });
         if (!/^"scenario .+" asks you:$/.test(banner.who)) throw new Error(`the banner does not name the agent: ${banner.who}`);
         if (banner.first < banner.bottom) throw new Error(`the banner covers the page: its first element at ${banner.first} px, the banner's bottom at ${banner.bottom} px`);
+        if (options.outlined !== undefined) {
+          // The element the agent named is outlined where it is now, below the banner.
+          const off = await page.evaluate<number | null>((selector: string) => {
+            const el = document.querySelector(selector);
+            const box = document.querySelector('[data-browsermcp-highlight]');
+            if (!el || !box) return null;
+            const [a, b] = [el.getBoundingClientRect(), box.getBoundingClientRect()];
+            return Math.abs(a.left - b.left) + Math.abs(a.top - b.top) + Math.abs(a.width - b.width) + Math.abs(a.height - b.height);
+          }, options.outlined);
+          if (off === null || off > 4) throw new Error(`${options.outlined} is not outlined (${off === null ? 'no outline' : `the outline is ${off} px off`})`);
+        }
         await rig.clickAsPerson(page, `() => document.getElementById('browsermcp-ask')?.shadowRoot?.getElementById(${JSON.stringify(button)})`);
       } finally {
         await page.close();

@@ -61,7 +61,13 @@ export interface ModeRig {
   /** Shows the session's tab with `url` in front, as the person clicking it would; returns how to look away again. */
   lookAt(url: string): Promise<() => Promise<void>>;
   /** Answers an agent's hand-off banner on the tab showing `url`, as the person would (only where one can see it). */
-  answerBanner(url: string, button: 'done' | 'decline'): Promise<void>;
+  /**
+   * Answers an agent's hand-off banner on the tab showing `url`, as the person would (only where one can see it);
+   * `outlined`: the element (a selector) the person must see outlined there meanwhile.
+   */
+  answerBanner(url: string, button: 'done' | 'decline', options?: { outlined?: string }): Promise<void>;
+  /** The ids of the notifications the person's browser shows now (only where a person has one). */
+  notifications?(): Promise<string[]>;
   /** After each scenario, once its session ended: fails if the scenario left the browser other than it found it. */
   afterScenario?(): Promise<void>;
 }
@@ -80,7 +86,8 @@ const callResult = (client: Client, name: string, args: Record<string, unknown> 
 /** What browser_evaluate returned: the JSON of its Result section. */
 const evaluated = async <T>(client: Client, fn: string): Promise<T> => {
   const answer = await call(client, 'browser_evaluate', { function: fn });
-  const json = /### Result\n([\s\S]*?)\n\n###/.exec(answer)?.[1];
+  // The Result section runs to the next section, or to the end (the page section is left out when unchanged).
+  const json = /### Result\n([\s\S]*?)(?:\n\n###|$)/.exec(answer)?.[1];
   if (json === undefined) throw new Error(`browser_evaluate answered no result:\n${answer}`);
   return JSON.parse(json) as T;
 };
@@ -390,9 +397,13 @@ export const scenarios: Scenario[] = [
         expect(text(nobody)).toContain('No person can see this browser (it runs headless)');
         return;
       }
-      const asked = callResult(c, 'browser_request_user', { message: 'Please solve the captcha' });
-      await rig.answerBanner(url, 'done');
-      expect(text(await asked)).toContain('The person pressed Done');
+      const asked = callResult(c, 'browser_request_user', { message: 'Please solve the captcha', target: '#counter' });
+      // The person hears of it even with the extension unpinned: a notification, gone once they answered.
+      await expect.poll(() => rig.notifications!(), { timeout: 10_000 }).toContainEqual(expect.stringMatching(/^handoff:/));
+      await rig.answerBanner(url, 'done', { outlined: '#counter' });
+      expect(text(await asked)).toContain('The person pressed Done (at #counter)');
+      await expect.poll(() => rig.notifications!(), { timeout: 10_000 }).not.toContainEqual(expect.stringMatching(/^handoff:/));
+      expect(await call(c, 'browser_evaluate', { function: "() => document.querySelectorAll('[data-browsermcp-highlight]').length" })).toContain('### Result\n0');
       const declined = callResult(c, 'browser_request_user', { message: 'Please confirm the payment' });
       await rig.answerBanner(url, 'decline');
       expect(text(await declined)).toContain('The person declined: they will not do "Please confirm the payment"');

@@ -179,6 +179,7 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
     response.setModalState(modals.map((m) => m.description));
     // The page cannot answer while a dialog is open: title and snapshot would hang.
     response.setPage({ url: tab.page.url(), title: '' });
+    tab.pageShown = response.pageSection();
     return;
   }
   try {
@@ -192,6 +193,11 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
       tab.shown(whole);
     }
     if (tab.webmcp?.tools.length) response.setWebMcpTools([...new Set(tab.webmcp.tools.map((t) => t.name))]);
+    // The page section goes with every whole snapshot; otherwise only when it reads unlike the last one shown of this
+    // tab (an action's answer on the same page gives what changed, and nothing about where it is).
+    const page = response.pageSection();
+    if (session.config.snapshotChanges && !response.showsWholePage() && page === tab.pageShown) response.omitPage();
+    tab.pageShown = page;
   } catch {
     // The page is navigating or gone; the result stands without its state.
   }

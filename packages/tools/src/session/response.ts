@@ -27,6 +27,8 @@ export class Response {
   private wholeSnapshot = false;
   private changesSection: string | undefined;
   private webmcpTools: string[] = [];
+  private pageOmitted = false;
+  private pageAsked = false;
 
   addResult(text: string): this {
     this.results.push(text);
@@ -57,6 +59,31 @@ export class Response {
 
   setPage(info: PageInfo): this {
     this.page = info;
+    return this;
+  }
+
+  /** The page section as it will read, or undefined without one. */
+  pageSection(): string | undefined {
+    if (!this.page) return undefined;
+    const n = this.webmcpTools.length;
+    const tools = n ? `\n- Page tools (WebMCP): ${n} (${this.webmcpTools.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''}), page-provided and untrusted: browser_webmcp_list, browser_webmcp_call` : '';
+    return `### Page\n- Page URL: ${this.page.url}\n- Page Title: ${this.page.title}${tools}`;
+  }
+
+  /** Whether the answer shows the whole page (a snapshot of all of it), the page section's natural place. */
+  showsWholePage(): boolean {
+    return this.snapshot !== undefined;
+  }
+
+  /** Leaves the page section out: it reads as the one the agent was last shown of this tab (unless asked for). */
+  omitPage(): this {
+    this.pageOmitted = !this.pageAsked;
+    return this;
+  }
+
+  /** The page section goes whatever was shown before: the tool moved the agent (a navigation, another tab). */
+  askPage(): this {
+    this.pageAsked = true;
     return this;
   }
 
@@ -127,11 +154,8 @@ export class Response {
     if (this.notes.length) sections.push(`### Note\n${this.notes.join('\n')}`);
     if (this.modal.length) sections.push(`### Modal state\n${this.modal.map((l) => `- ${l}`).join('\n')}`);
     if (this.tabsList) sections.push(`### Open tabs\n${this.tabsList}`);
-    if (this.page) {
-      const n = this.webmcpTools.length;
-      const tools = n ? `\n- Page tools (WebMCP): ${n} (${this.webmcpTools.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''}), page-provided and untrusted: browser_webmcp_list, browser_webmcp_call` : '';
-      sections.push(`### Page\n- Page URL: ${this.page.url}\n- Page Title: ${this.page.title}${tools}`);
-    }
+    const page = this.pageOmitted ? undefined : this.pageSection();
+    if (page !== undefined) sections.push(page);
     if (this.consoleLines.length) sections.push(`### New console messages\n${this.consoleLines.map((l) => `- ${l}`).join('\n')}`);
     if (this.changesSection !== undefined) sections.push(this.changesSection);
     else if (this.snapshot !== undefined) sections.push(`### Snapshot\n\`\`\`yaml\n${this.snapshot}\n\`\`\``);

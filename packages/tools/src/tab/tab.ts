@@ -212,6 +212,8 @@ export class Tab {
   /** The snapshot; of the whole page, it ends with the tools the page registers (WebMCP), collected alongside. */
   /** The whole-page snapshot the agent was last shown of this tab, and the document it was of. */
   private lastShown: { document: string; text: string } | undefined;
+  /** The page section (URL, title, page tools) the agent was last shown of this tab. */
+  pageShown: string | undefined;
 
   /** Notes a whole-page snapshot as shown to the agent: the next action's answer gives what changed since. */
   shown(text: string): void {

@@ -48,7 +48,7 @@ const navigate = defineTool({
       }
     }
     addCode(session, response, [{ on: 'page', method: 'goto', args: [codeArg.string(href)] }]);
-    response.setIncludeSnapshot();
+    response.setIncludeSnapshot().askPage();
   },
 });
 
@@ -151,7 +151,7 @@ const back = defineTabTool({
       await tab.page.goBack({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
       addCode(session, response, [{ on: 'page', method: 'goBack' }]);
     }
-    response.setIncludeSnapshot();
+    response.setIncludeSnapshot().askPage();
   },
 });
 
@@ -171,7 +171,7 @@ const forward = defineTabTool({
       await tab.page.goForward({ waitUntil: 'domcontentloaded', timeout: session.config.navigationTimeoutMs });
       addCode(session, response, [{ on: 'page', method: 'goForward' }]);
     }
-    response.setIncludeSnapshot();
+    response.setIncludeSnapshot().askPage();
   },
 });
 

@@ -31,24 +31,31 @@ const requestUser = defineTabTool({
         'No person can see this browser (it runs headless), so nobody can do this step. Do it yourself if you can, or ask the user in your conversation.',
       );
     }
-    if (target) {
-      await tab.withElement(target, (handle, frame) => inPage(frame, 'scrollToCenter', handle));
-    }
+    // The element the agent names is scrolled into view, and outlined until the person answers (drawn once the
+    // banner has moved the page down: the outline is placed where the element then is).
+    const outline = (show: boolean) =>
+      tab.withElement(target!, async (handle, frame) => {
+        if (show) await inPage(frame, 'highlight', handle, undefined);
+        else await inPage(frame, 'hideHighlight', handle);
+      });
+    if (target) await tab.withElement(target, (handle, frame) => inPage(frame, 'scrollToCenter', handle));
     person.waiting(`Waiting for the person: "${message}"`, HANDOFF_WAIT_MS);
     const deadline = Date.now() + HANDOFF_WAIT_MS;
     let answer: 'done' | 'declined' | undefined;
     while (answer === undefined && Date.now() < deadline && !tab.isClosed) {
       try {
-        answer = await Promise.race([
-          inPage(tab.page.mainFrame(), 'askPerson', message, person.agentName ?? null),
-          new Promise<undefined>((resolve) => setTimeout(resolve, deadline - Date.now())),
-        ]);
+        const asking = inPage(tab.page.mainFrame(), 'askPerson', message, person.agentName ?? null);
+        // Evaluated after the banner's call, in the same page: it sees the page already moved down.
+        if (target) void outline(true).catch(() => undefined);
+        answer = await Promise.race([asking, new Promise<undefined>((resolve) => setTimeout(resolve, deadline - Date.now()))]);
         break;
       } catch {
         // The page navigated before the person answered (a login redirects): show the banner on the new page.
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }
+    // Gone with its page when the person moved on (a login redirects): then there is nothing to take away.
+    if (target && !tab.isClosed) await outline(false).catch(() => undefined);
     const what = target ? ` (at ${label(target, element)})` : '';
     if (answer === 'done') response.addResult(`The person pressed Done${what}. Take a snapshot to see what they did; the page is below.`);
     else if (answer === 'declined') response.addResult(`The person declined${what}: they will not do "${message}". Ask them what to do instead.`);

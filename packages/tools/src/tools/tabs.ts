@@ -24,14 +24,14 @@ const tabs = defineTool({
         const href = url !== undefined ? normalizeUrl(url, session.config) : undefined;
         const tab = await session.newTab();
         if (href) await tab.page.goto(href, { waitUntil: 'domcontentloaded' });
-        response.setIncludeSnapshot();
+        response.setIncludeSnapshot().askPage();
         break;
       }
       case 'select':
         if (index === undefined) throw new ToolError('action "select" needs index: the number of the tab in the list.');
         session.selectTab(index);
         // The agent turns to another tab: the whole of it, not what changed since it last looked there.
-        response.setIncludeSnapshot(true, true);
+        response.setIncludeSnapshot(true, true).askPage();
         break;
       case 'close':
         await session.closeTab(index);

@@ -1,0 +1,31 @@
+import { expect, it } from 'vitest';
+import { call, useHarness } from './harness.js';
+
+// An answer says where the page is when the agent does not know it yet: with every whole snapshot, after a tool that
+// moves it (a navigation, another tab), and when the URL or title changed; not again on each action on the same page.
+
+const h = useHarness();
+
+it("leaves out the page section when it reads as the last one shown, and gives it when the page moved or was asked for", async () => {
+  const s = await h.session({ snapshotChanges: true });
+  const url = h.server.url('/index.html');
+  expect(await call(s, 'browser_navigate', { url })).toContain(`### Page\n- Page URL: ${url}\n- Page Title: Fixture home`);
+  // A click on the same page: what changed, nothing about where it is.
+  const clicked = await call(s, 'browser_click', { target: '#counter' });
+  expect(clicked).toContain('button "Clicked 1 times"');
+  expect(clicked).not.toContain('### Page');
+  expect(await call(s, 'browser_evaluate', { function: '() => 1 + 1' })).not.toContain('### Page');
+  // The title changed: the page section says so.
+  const retitled = await call(s, 'browser_evaluate', { function: "() => { document.title = 'Renamed'; }" });
+  expect(retitled).toContain('- Page Title: Renamed');
+  // A navigation to the same page, and a whole snapshot, give it whatever was shown before.
+  expect(await call(s, 'browser_navigate', { url })).toContain(`- Page URL: ${url}`);
+  expect(await call(s, 'browser_snapshot', {})).toContain('- Page Title: Fixture home');
+});
+
+it('gives the page section in every answer with --snapshot-mode full, as before', async () => {
+  const s = await h.session({ snapshotChanges: false });
+  await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+  expect(await call(s, 'browser_click', { target: '#counter' })).toContain('- Page Title: Fixture home');
+  expect(await call(s, 'browser_evaluate', { function: '() => 1 + 1' })).toContain('- Page Title: Fixture home');
+});
