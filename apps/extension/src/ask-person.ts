@@ -6,23 +6,28 @@
 const PREFIX = 'approve:';
 export const NOTIFICATION_BUTTONS = ['once', 'deny'] as const;
 
-export function showApprovalRequest(sessionId: string, name: string, identity: string, wants: string): void {
+/** A notification that stays until answered or cleared (the person may be away from the screen). */
+function notify(id: string, options: { title: string; message: string; contextMessage: string; buttons?: Array<{ title: string }> }): void {
   void chrome.notifications
-    .create(`${PREFIX}${sessionId}`, {
-      type: 'basic',
-      iconUrl: chrome.runtime.getURL('icon128.png'),
-      title: `"${name}" asks to use your browser`,
-      message: `${identity}. It wants to ${wants}.`,
-      contextMessage: 'browsermcp: Always allow is in the toolbar popup',
-      buttons: [{ title: 'Allow once' }, { title: 'Deny' }],
-      requireInteraction: true,
-      priority: 2,
-    })
+    .create(id, { type: 'basic', iconUrl: chrome.runtime.getURL('icon128.png'), requireInteraction: true, priority: 2, ...options })
     .catch(() => undefined);
 }
 
+function clear(id: string): void {
+  void chrome.notifications.clear(id).catch(() => undefined);
+}
+
+export function showApprovalRequest(sessionId: string, name: string, identity: string, wants: string): void {
+  notify(`${PREFIX}${sessionId}`, {
+    title: `"${name}" asks to use your browser`,
+    message: `${identity}. It wants to ${wants}.`,
+    contextMessage: 'browsermcp: Always allow is in the toolbar popup',
+    buttons: [{ title: 'Allow once' }, { title: 'Deny' }],
+  });
+}
+
 export function clearApprovalRequest(sessionId: string): void {
-  void chrome.notifications.clear(`${PREFIX}${sessionId}`).catch(() => undefined);
+  clear(`${PREFIX}${sessionId}`);
 }
 
 /** The session a notification asks about, or undefined for notifications not ours. */
@@ -37,21 +42,11 @@ const HANDOFF_PREFIX = 'handoff:';
  * even with the extension unpinned; clicking it shows the agent's tab, where the banner waits for Done or Decline.
  */
 export function showHandoff(sessionId: string, name: string, message: string): void {
-  void chrome.notifications
-    .create(`${HANDOFF_PREFIX}${sessionId}`, {
-      type: 'basic',
-      iconUrl: chrome.runtime.getURL('icon128.png'),
-      title: `"${name}" needs you`,
-      message,
-      contextMessage: 'browsermcp: click to see its tab, then Done or Decline there',
-      requireInteraction: true,
-      priority: 2,
-    })
-    .catch(() => undefined);
+  notify(`${HANDOFF_PREFIX}${sessionId}`, { title: `"${name}" needs you`, message, contextMessage: 'browsermcp: click to see its tab, then Done or Decline there' });
 }
 
 export function clearHandoff(sessionId: string): void {
-  void chrome.notifications.clear(`${HANDOFF_PREFIX}${sessionId}`).catch(() => undefined);
+  clear(`${HANDOFF_PREFIX}${sessionId}`);
 }
 
 /** The session a hand-off notification is about, or undefined for other notifications. */
