@@ -541,6 +541,12 @@ export const scenarios: Scenario[] = [
       expect(snapshot).toContain('<secret>ACCOUNT_PASSWORD</secret>');
       expect(snapshot).not.toContain('hunter2-s3cret');
       expect(await call(c, 'browser_evaluate', { function: "() => document.querySelector('#name').value === 'hunter2-s3cret'" })).toContain('true');
+      // Encoded or spelled apart by the page, it does not come back either.
+      const forms = await call(c, 'browser_evaluate', {
+        function: "() => { const v = document.querySelector('#name').value; return [btoa(v), btoa(JSON.stringify({ user: 'ada', v })), [...v].map((ch) => ch.charCodeAt(0).toString(16)).join(''), encodeURIComponent(v), v.split('').join(' ')]; }",
+      });
+      expect(forms.match(/<secret>ACCOUNT_PASSWORD<\/secret>/g)).toHaveLength(5);
+      for (const form of [Buffer.from('hunter2-s3cret').toString('base64'), Buffer.from('hunter2-s3cret').toString('hex'), 'h u n t e r 2']) expect(forms).not.toContain(form);
     },
   },
   {

@@ -1,3 +1,4 @@
+import { redactSecretForms, secretPattern } from './secret-forms.js';
 import { describeIssues } from '@browsermcp/protocol';
 import { z } from 'zod';
 import { ToolError } from '../engine/errors.js';
@@ -115,13 +116,24 @@ async function stoppedAnswer(session: ToolSession, name: string, reason: StopRea
   return errorResult(text);
 }
 
-// --secrets: a value the page shows (a filled field, an echo) never reaches the model; longest first, so a secret
-// that contains another is replaced whole.
+// --secrets: a value the page shows (a filled field, an echo, its base64, hex, percent-encoding or its characters
+// spaced apart) never reaches the model (secret-forms.ts); longest first, so a secret that contains another is
+// replaced whole. The patterns are made once per set of secrets.
+const secretPatterns = new WeakMap<Readonly<Record<string, string>>, Array<[string, RegExp]>>();
+
 function redactSecrets(result: ToolResult, secrets: Readonly<Record<string, string>> | undefined): ToolResult {
-  const entries = Object.entries(secrets ?? {}).filter(([, value]) => value !== '').sort((a, b) => b[1].length - a[1].length);
-  if (!entries.length) return result;
-  const redact = (text: string) => entries.reduce((t, [name, value]) => t.split(value).join(`<secret>${name}</secret>`), text);
-  return { ...result, content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redact(c.text) } : c)) };
+  if (!secrets) return result;
+  let patterns = secretPatterns.get(secrets);
+  if (!patterns) {
+    patterns = Object.entries(secrets)
+      .filter(([, value]) => value !== '')
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(([name, value]) => [name, secretPattern(value)]);
+    secretPatterns.set(secrets, patterns);
+  }
+  if (!patterns.length) return result;
+  const found = patterns;
+  return { ...result, content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redactSecretForms(c.text, found) } : c)) };
 }
 
 // --image-responses: clients that cannot take images get none ("omit"); "only" sends an image answer without its text.
