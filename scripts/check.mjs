@@ -1,8 +1,9 @@
 // What `npm test` runs after its setup (install + build): typecheck every package, check the packed packages, then
 // each package's tests in the workspace's order. The gateway's suite, the longest, runs beside the others: it spends
 // about half its time waiting on browsers, pages and timers (the machine half idle), so two lanes fill that time. Its
-// lines are prefixed with its name; its files that drive the person's headed browser run last, alone. Stops at the first failure of a lane, as `pnpm -r` does, and ends with how long
-// each part took, so a slower suite shows in every run.
+// lines are prefixed with its name; its files that drive the person's headed browser run last, alone. Stops at the
+// first failure of a lane, as `pnpm -r` does, and ends with how long each part took, so a slower suite shows in every
+// run.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -23,17 +24,19 @@ function step(name, command, args, cwd = root) {
   if (status !== 0) fail(name, status);
 }
 
-/** Runs a step in the background, its output line by line with `[name]` before each; resolves to its exit status. */
-function besideStep(name, command, args, cwd) {
+/**
+ * Runs a test step asynchronously (the other lane must keep draining its pipes) and resolves to its exit status. With
+ * `tagged`, its output goes line by line with `[name]` before each (the lane beside); otherwise as it comes.
+ */
+function laneStep(name, command, args, cwd, { tagged = false } = {}) {
   const begun = Date.now();
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  const tag = `[${name}]`;
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => console.log(`${tag} ${line}`));
+  const child = spawn(command, args, { cwd, stdio: tagged ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  if (tagged) {
+    for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => console.log(`[${name}] ${line}`));
   }
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
-      timings.push([`${name} (beside)`, Date.now() - begun]);
+      timings.push([tagged ? `${name} (beside)` : name, Date.now() - begun]);
       resolve(code ?? (signal ? 1 : 0));
     });
   });
@@ -60,18 +63,6 @@ const dirs = execFileSync('npx', [...PNPM, '-r', '--workspace-concurrency=1', 'e
   .split('\n')
   .map((line) => line.trim())
   .filter(Boolean);
-/** Runs a step in this lane, its output as it comes (asynchronously: the lane beside must keep draining its pipes). */
-function laneStep(name, command, args, cwd) {
-  const begun = Date.now();
-  const child = spawn(command, args, { cwd, stdio: 'inherit' });
-  return new Promise((resolve) => {
-    child.on('close', (code, signal) => {
-      timings.push([name, Date.now() - begun]);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
-}
-
 const packages = dirs
   .map((dir) => ({ dir, name: `tests ${relative(root, dir)}`, pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
   .filter(({ pkg }) => pkg.scripts?.test);
@@ -95,7 +86,7 @@ const beside = packages
     const headed = headedFiles(dir);
     if (headed.length) alone.push({ dir, name: `${name} (headed, alone)`, args: headed });
     const exclude = headed.flatMap((f) => ['--exclude', f]);
-    return besideStep(name, 'npm', ['run', '--silent', 'test', '--', ...exclude], dir).then((status) => [name, status]);
+    return laneStep(name, 'npm', ['run', '--silent', 'test', '--', ...exclude], dir, { tagged: true }).then((status) => [name, status]);
   });
 for (const { dir, name } of packages.filter(({ dir }) => !BESIDE.has(relative(root, dir)))) {
   const status = await laneStep(name, 'npm', ['run', '--silent', 'test'], dir);

@@ -99,6 +99,7 @@ export class ClientRoots {
 
   /** The session's workspace, where names the model gives for saved files land (see workspaceFor). */
   async workspace(): Promise<string | undefined> {
+    // Checked before asking: where nothing is saved in the client's folders, the client need not be asked for them.
     if (this.policy.saves === 'none') return undefined;
     return workspaceFor(this.policy, await this.declared(), this.cwd);
   }

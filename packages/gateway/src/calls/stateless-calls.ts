@@ -6,11 +6,6 @@ import { rootsFor, workspaceFor, type RootsPolicy } from '../roots.js';
 import { newSessionId } from '../sessions.js';
 import { isStateTool, type BrowserStates } from './browser-states.js';
 
-/**
- * A 2026-07-28 request's call: no session, so the call takes up a browser state of its caller (the one its `browser`
- * handle names, or its key's default) for the length of the call and leaves it for the next request, on this gateway
- * or another.
- */
 /** A call's client folders: where its input files may come from, where names it gives for saved files land. */
 interface Folders {
   roots: string[];
@@ -21,6 +16,11 @@ function asksInput(answer: Folders | InputRequiredResult): answer is InputRequir
   return !Array.isArray((answer as Partial<Folders>).roots);
 }
 
+/**
+ * A 2026-07-28 request's call: no session, so the call takes up a browser state of its caller (the one its `browser`
+ * handle names, or its key's default) for the length of the call and leaves it for the next request, on this gateway
+ * or another.
+ */
 export class StatelessCalls implements CallRoute {
   /** The session this request opened for its call, while it runs. */
   private sessionId: string | undefined;

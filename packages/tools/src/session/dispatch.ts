@@ -1,4 +1,3 @@
-import { redactSecretForms, secretPattern } from './secret-forms.js';
 import { describeIssues } from '@browsermcp/protocol';
 import { z } from 'zod';
 import { ToolError } from '../engine/errors.js';
@@ -9,6 +8,7 @@ import { renderChanges } from '../tab/snapshot-changes.js';
 import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
+import { redactSecretForms, secretPattern } from './secret-forms.js';
 import { PAGE_TOOLS_META, pageToolInfos } from '../engine/webmcp.js';
 
 export class UnknownToolError extends Error {
@@ -121,8 +121,7 @@ async function stoppedAnswer(session: ToolSession, name: string, reason: StopRea
 // replaced whole. The patterns are made once per set of secrets.
 const secretPatterns = new WeakMap<Readonly<Record<string, string>>, Array<[string, RegExp]>>();
 
-function redactSecrets(result: ToolResult, secrets: Readonly<Record<string, string>> | undefined): ToolResult {
-  if (!secrets) return result;
+function patternsOf(secrets: Readonly<Record<string, string>>): Array<[string, RegExp]> {
   let patterns = secretPatterns.get(secrets);
   if (!patterns) {
     patterns = Object.entries(secrets)
@@ -131,9 +130,13 @@ function redactSecrets(result: ToolResult, secrets: Readonly<Record<string, stri
       .map(([name, value]) => [name, secretPattern(value)]);
     secretPatterns.set(secrets, patterns);
   }
+  return patterns;
+}
+
+function redactSecrets(result: ToolResult, secrets: Readonly<Record<string, string>> | undefined): ToolResult {
+  const patterns = secrets ? patternsOf(secrets) : [];
   if (!patterns.length) return result;
-  const found = patterns;
-  return { ...result, content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redactSecretForms(c.text, found) } : c)) };
+  return { ...result, content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redactSecretForms(c.text, patterns) } : c)) };
 }
 
 // --image-responses: clients that cannot take images get none ("omit"); "only" sends an image answer without its text.

@@ -57,7 +57,7 @@ function hexForms(bytes: Uint8Array): string[] {
 function percentForms(value: string, bytes: Uint8Array): string[] {
   const all = [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
   const component = encodeURIComponent(value);
-  return [all, all.toUpperCase(), component, component.replace(/%20/g, '+')].filter((f) => f !== value);
+  return [all, all.toUpperCase(), component, component.replace(/%20/g, '+')];
 }
 
 /** A pattern matching any form of `value` in an answer (case-sensitive: hex and percent forms list both cases). */
@@ -72,7 +72,7 @@ export function secretPattern(value: string): RegExp {
   return new RegExp([...alternatives, ...apart].join('|'), 'g');
 }
 
-/** `text` with every form of each secret replaced by `<secret>NAME</secret>`; longest secrets first. */
+/** `text` with every form of each secret replaced by `<secret>NAME</secret>`, in the order given (longest first). */
 export function redactSecretForms(text: string, secrets: ReadonlyArray<readonly [name: string, pattern: RegExp]>): string {
   return secrets.reduce((t, [name, pattern]) => t.replace(pattern, `<secret>${name}</secret>`), text);
 }
