@@ -94,12 +94,25 @@ export class AgentTransport implements ConnectionTransport {
   }
 
   /** Waits until the main frame's document says `ready` of itself; false when it never does. */
-  private async until(ready: string): Promise<boolean> {
+  private until(ready: string): Promise<boolean> {
+    return this.poll(async () => (await this.evaluate<boolean>(ready)) === true);
+  }
+
+  /** Polls `check` every step until it holds (true) or a step's time is up (false). */
+  private async poll(check: () => Promise<boolean>): Promise<boolean> {
     for (const end = Date.now() + STEP_TIMEOUT_MS; Date.now() < end; ) {
-      if ((await this.evaluate<boolean>(ready)) === true) return true;
+      if (await check()) return true;
       await new Promise((resolve) => setTimeout(resolve, STEP_POLL_MS));
     }
     return false;
+  }
+
+  /** Waits until the main frame shows the error page of ORIGINLESS_URL that the navigation `loaderId` brings. */
+  private onOriginlessPage(loaderId: string): Promise<boolean> {
+    return this.poll(async () => {
+      const frame = (await this.command<{ frameTree: { frame: { loaderId: string; unreachableUrl?: string } } }>('Page.getFrameTree').catch(() => undefined))?.frameTree.frame;
+      return frame?.loaderId === loaderId && frame.unreachableUrl === ORIGINLESS_URL;
+    });
   }
 
   private async navigateWithoutOrigin(message: Message, url: string): Promise<void> {
@@ -113,8 +126,10 @@ export class AgentTransport implements ConnectionTransport {
       reply({ frameId, errorText: 'net::ERR_ABORTED' });
       return;
     }
-    await this.command('Page.navigate', { url: ORIGINLESS_URL }).catch(() => undefined);
-    const onErrorPage = await this.until(`location.href.startsWith('chrome-error:')`);
+    const started = await this.command<{ loaderId?: string }>('Page.navigate', { url: ORIGINLESS_URL }).catch(() => undefined);
+    // That navigation's own error page: a tab already on one (a refused navigation's) would pass a look at its address
+    // before this one replaced it, and the next step would run in the page on its way out.
+    const onErrorPage = started?.loaderId !== undefined && (await this.onOriginlessPage(started.loaderId)) && (await this.until(`location.href.startsWith('chrome-error:')`));
     const replaced = onErrorPage && (await this.evaluate(`location.replace(${JSON.stringify(url)}), true`)) === true;
     const arrived = replaced && (await this.until(`location.href === ${JSON.stringify(url)} && origin === 'null' && document.readyState === 'complete'`));
     const loaderId = (await this.command<{ frameTree: { frame: { loaderId: string } } }>('Page.getFrameTree').catch(() => undefined))?.frameTree.frame.loaderId;

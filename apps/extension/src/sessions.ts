@@ -1,5 +1,6 @@
 import { createEvent, ExtensionEvents, responseFor, type CommandEnvelope, type EventEnvelope, type ResponseEnvelope, type SessionSettings } from '@browsermcp/protocol';
 import { errorResult, runCommand, ToolCalls, ToolError, ToolSession, type StopReason } from '@browsermcp/tools';
+import type { Page } from 'puppeteer-core';
 import { isExtensionPage, refusalFor } from './attach.js';
 import { ORIGINLESS_URL } from './agent-transport.js';
 import { Attachments, onExtensionPage, unstick } from './attachments.js';
@@ -17,6 +18,9 @@ import { renameGroup } from './tab-groups.js';
 
 export type { AgentSummary, LastAction } from './session-state.js';
 
+/** Longest an answer waits for the blocked page after its navigation was refused (the session caps waits at 2 s too). */
+const BLOCKED_PAGE_WAIT_MS = 2000;
+
 /**
  * The daemon's sessions in this browser: each owns some tabs, kept together in a tab group labelled with the client's
  * name, and runs the @browsermcp/tools engine on them through chrome.debugger. This class owns the sessions and
@@ -32,6 +36,8 @@ export class BrowserSessions {
   private readonly focus = new PersonFocus((tabId) => this.tabs.ownerOf(tabId) !== undefined);
 
   private readonly rules = new PersonRules();
+  /** Tabs heading for an off-limits site: each resolves the wait of the answer that led there once the tab shows why. */
+  private readonly blockedPages = new Map<number, () => void>();
   /** The person's answers to "may this agent use my browser?"; the badge counts the agents waiting for one. */
   readonly approvals = new Approvals(() => this.updateBadge());
 
@@ -78,17 +84,43 @@ export class BrowserSessions {
   /**
    * A session tab starts loading a page (a link, the page itself): an off-limits site is not shown to the agent, and
    * the agent is told in its next answer (it can navigate on). In a tab our debugger drives, the session's guard
-   * refuses the request and navigationFailed shows the person why; a tab without it is stopped here.
+   * refuses the request (and says why) and navigationFailed shows the person why; a tab without it is stopped here.
    */
   async navigationStarted(tabId: number, url: string): Promise<void> {
     const owner = this.tabs.ownerOf(tabId);
     if (owner && isExtensionPage(url)) return this.pageCommitted(tabId, url);
     const site = owner ? this.rules.offLimitsSite(url) : undefined;
     if (!owner || site === undefined) return;
+    // In a tab our debugger drives the session's guard refuses it, says why, and blockedPageFor holds the answer.
+    if (this.attachments.isAttached(tabId)) return;
     owner.tools?.addNote(
       `A page tried to open ${url.split(/[?#]/)[0]}; the tab shows the person a browsermcp page saying why instead. ${this.rules.offLimits(url) ?? ''}`,
     );
-    if (!this.attachments.isAttached(tabId)) await chrome.tabs.update(tabId, { url: ORIGINLESS_URL }).catch(() => undefined);
+    await chrome.tabs.update(tabId, { url: ORIGINLESS_URL }).catch(() => undefined);
+  }
+
+  /**
+   * The session's guard refused `page`'s navigation to `url`: where the person's list kept it out, resolves once the
+   * tab shows the blocked page (navigationFailed), so the answer to the call that led there describes the page the
+   * person sees, not Chrome's error page before it.
+   */
+  private blockedPageFor(page: Page, url: string): Promise<void> {
+    const tabId = this.attachments.tabOf(page);
+    if (tabId === undefined || this.rules.offLimitsSite(url) === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.blockedPageShown(tabId);
+      const timer = setTimeout(() => this.blockedPageShown(tabId), BLOCKED_PAGE_WAIT_MS);
+      this.blockedPages.set(tabId, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private blockedPageShown(tabId: number): void {
+    const done = this.blockedPages.get(tabId);
+    this.blockedPages.delete(tabId);
+    done?.();
   }
 
   /**
@@ -97,7 +129,9 @@ export class BrowserSessions {
    */
   async navigationFailed(tabId: number, url: string): Promise<void> {
     const site = this.tabs.ownerOf(tabId) ? this.rules.offLimitsSite(url) : undefined;
-    if (site !== undefined) await this.attachments.show(tabId, blockedPageHtml(url, site));
+    if (site === undefined) return;
+    await this.attachments.show(tabId, blockedPageHtml(url, site));
+    this.blockedPageShown(tabId);
   }
 
   /** A session tab shows a new page: on an extension's page, its debugger lets go at once (Attachments.leave). */
@@ -319,6 +353,7 @@ export class BrowserSessions {
             return s.clientName ?? undefined;
           },
         },
+        refusedNavigation: (page, url) => this.blockedPageFor(page, url),
         newPage: async () => {
           const tab = await chrome.tabs.create({ url: 'about:blank', active: false });
           await this.tabs.add(s, tab.id!);

@@ -294,12 +294,24 @@ it('sites the person put off limits in the options page: refused to agents; a pa
     expect(alsoRefused.isError).toBe(true);
     expect(text(alsoRefused)).toContain('The person has put localhost off limits for agents');
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    // A link there: the click's answer says why, and describes the page the tab shows then, the one the person sees
+    // (not Chrome's error page that comes before it).
+    const link = server.crossUrl('/form.html?via=link');
+    await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { document.body.insertAdjacentHTML('afterbegin', '<a id="offlink" href=${JSON.stringify(link)}>Off to the form</a>'); }` } });
+    const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: '#offlink' } }));
+    expect(clicked).toContain(`The page's request for ${link} was refused: The person has put localhost off limits`);
+    expect(clicked).toContain('- Page Title: Blocked by browsermcp');
+    expect(clicked).toContain(`- code: "${server.crossUrl('/form.html')}"`);
+    expect(clicked).not.toContain('chrome-error://');
+    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     // The page itself heads there: the agent never sees it, and hears why; the tab shows the person which entry of
     // their list kept it out (not a blank page).
     await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html?q=1'))}; }` } });
+    const notes: string[] = [];
     await expect
-      .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
-      .toContain(`A page tried to open ${server.crossUrl('/form.html')}; the tab shows the person a browsermcp page saying why instead. The person has put localhost off limits`);
+      .poll(async () => notes.push(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))) && notes.at(-1), { timeout: 10_000 })
+      .toContain('- Page Title: Blocked by browsermcp');
+    expect(notes.join('\n')).toContain(`The page's request for ${server.crossUrl('/form.html?q=1')} was refused: The person has put localhost off limits`);
     expect(await rig.browser.tabWith(server.crossUrl('/form.html?q=1'))).toBeUndefined();
     // The blocked page is an empty document with no origin that the extension wrote into, not one of its pages: the
     // agent that acts in that tab next has no extension privileges there.

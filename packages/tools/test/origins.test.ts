@@ -75,6 +75,29 @@ describe('origin lists on every request (real Chromium)', () => {
     expect(reachedBlocked().length).toBeGreaterThan(0);
   });
 
+  it("hands a refused navigation to the host, and the answer describes the page the host put in its place", async () => {
+    const handed: string[] = [];
+    const s = await h.session(
+      { checkUrl: originPolicy([], ['blocked.localhost']) },
+      {
+        // As the extension does: once Chrome's error page is in, its own page with the reason.
+        refusedNavigation: async (page, url) => {
+          handed.push(url);
+          await expect.poll(() => page.url()).toMatch(/^chrome-error:/);
+          await page.goto('about:blank');
+          await page.setContent('<title>Kept out</title><p>Not there</p>');
+        },
+      },
+    );
+    const opened = await call(s, 'browser_navigate', { url: h.server.url('/ways-out.html') });
+    const clicked = await call(s, 'browser_click', { target: refOf(opened, 'link "Leave by link"') });
+    expect(clicked).toContain(`The page's request for ${h.server.blockedOrigin}/item/by-link was refused`);
+    expect(clicked).toContain('- Page Title: Kept out');
+    expect(clicked).toContain('- paragraph: Not there');
+    // Only the navigation: the page's image, frame and fetch refused on the way are not the host's to show.
+    expect(handed).toEqual([`${h.server.blockedOrigin}/item/by-link`]);
+  });
+
   it('with an allowed list, data: and blob: documents are their own class; a popup past the list is sent to about:blank', async () => {
     const s = await h.session({ checkUrl: originPolicy([h.server.origin]) });
     expect(await callError(s, 'browser_navigate', { url: 'data:text/html,<h1>hi</h1>' })).toContain(

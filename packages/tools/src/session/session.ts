@@ -61,6 +61,11 @@ export interface SessionHost {
    * launched browser brings the current tab forward, since only the front tab of a window renders frames).
    */
   background?: boolean;
+  /**
+   * The origin lists refused a navigation of `page` to `url`: the host may show the tab something else in its place
+   * (the extension's blocked page); the answer to the call that led there waits for it, so it describes that page.
+   */
+  refusedNavigation?(page: Page, url: string): Promise<void>;
 }
 
 export interface SessionConfig {
@@ -341,6 +346,7 @@ export class ToolSession {
     tab.logs.maxEntries = this.config.maxLogEntries;
     tab.guard.onRefused = (refusal) => {
       this.refusedRequests = { count: this.refusedRequests.count + 1, last: refusal };
+      if (refusal.navigation && this.host.refusedNavigation) this.track(this.host.refusedNavigation(tab.page, refusal.url));
     };
     void tab.guard.use(this.config.checkUrl);
     tab.page.on('popup', (popup) => {

@@ -6,6 +6,8 @@ import type { UrlCheck } from '../engine/origins.js';
 export interface Refusal {
   url: string;
   why: string;
+  /** A navigation of the tab's main frame (a link, a redirect, `location.href =`), not one of its page's requests. */
+  navigation?: boolean;
 }
 
 /**
@@ -57,8 +59,8 @@ export class RequestGuard {
     this.lastRefusal = undefined;
   }
 
-  private refuse(url: string, why: string): void {
-    this.lastRefusal = { url, why };
+  private refuse(url: string, why: string, navigation = false): void {
+    this.lastRefusal = { url, why, navigation };
     this.onRefused(this.lastRefusal);
   }
 
@@ -67,7 +69,7 @@ export class RequestGuard {
     if (request.interceptResolutionState().action === ('disabled' as InterceptResolutionAction)) return;
     const why = this.check?.(request.url());
     if (why) {
-      this.refuse(request.url(), why);
+      this.refuse(request.url(), why, request.isNavigationRequest() && request.frame() === this.page.mainFrame());
       void request.abort('blockedbyclient').catch(() => undefined);
     } else if (request.isNavigationRequest() && request.frame() === this.page.mainFrame() && this.takeNavigation?.(request)) {
       // Taken: whoever took it lets it go or cancels it.
