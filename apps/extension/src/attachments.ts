@@ -106,12 +106,6 @@ export class Attachments {
     }
   }
 
-  /** The tab `page` drives, if it is one of ours. */
-  tabOf(page: Page): number | undefined {
-    for (const [tabId, p] of this.#pages) if (p === page) return tabId;
-    return undefined;
-  }
-
   /**
    * Shows `html` (a page the extension wrote) in an attached tab: Chrome lets no extension open a data: URL, and the
    * extension's own pages are no place for the agent that acts in that tab next. Returns false where the tab has no

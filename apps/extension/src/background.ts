@@ -38,6 +38,15 @@ export interface UiStatus {
 const sessions = new BrowserSessions((event) => connection.send(event));
 let connection: DaemonConnection;
 
+/** What the popup says after the person pressed Cancel on Chrome's "started debugging this browser" bar. */
+const CANCELLED_AT_BAR = "You pressed Cancel on Chrome's debugging bar: every agent here was stopped. Press Connect to let agents in again.";
+
+/** Disconnects and stays so (across worker restarts) until the person presses Connect; `why` shows in the popup. */
+async function pause(why?: string): Promise<void> {
+  await chrome.storage.local.set({ paused: true, pausedWhy: why ?? null });
+  connection.stop(why);
+}
+
 function browserName(): string {
   const m = /(?:Chrome|Chromium|Edg)\/(\d+)/.exec(navigator.userAgent);
   return m ? `${navigator.userAgent.includes('Edg/') ? 'Edge' : 'Chrome'} ${m[1]}` : 'Chromium';
@@ -70,8 +79,9 @@ const ready = (async () => {
     },
     status: (status) => void chrome.storage.session.set({ connection: status }),
   });
-  const { paused } = await chrome.storage.local.get('paused');
+  const { paused, pausedWhy } = await chrome.storage.local.get(['paused', 'pausedWhy']);
   if (paused !== true) connection.start();
+  else if (typeof pausedWhy === 'string') connection.stop(pausedWhy);
 })();
 
 chrome.tabs.onRemoved.addListener((tabId) => void ready.then(() => sessions.tabRemoved(tabId)));
@@ -80,7 +90,10 @@ chrome.webNavigation.onCreatedNavigationTarget.addListener(
 );
 chrome.tabs.onActivated.addListener(({ tabId, windowId }) => void ready.then(() => sessions.tabActivated(tabId, windowId)));
 chrome.debugger.onDetach.addListener((source, reason) => {
-  if (source.tabId !== undefined) void ready.then(() => sessions.debuggerDetached(source.tabId!, reason));
+  if (source.tabId === undefined) return;
+  void ready.then(async () => {
+    if (await sessions.debuggerDetached(source.tabId!, reason)) await pause(CANCELLED_AT_BAR);
+  });
 });
 
 // A stopped worker comes back only on an event: an alarm every 30 s brings it back to reconnect.
@@ -123,10 +136,9 @@ chrome.storage.onChanged.addListener((changes, area) => {
 chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (status: UiStatus) => void) => {
   void ready.then(async () => {
     if (request.type === 'disconnect') {
-      await chrome.storage.local.set({ paused: true });
-      connection.stop();
+      await pause();
     } else if (request.type === 'connect') {
-      await chrome.storage.local.set({ paused: false });
+      await chrome.storage.local.set({ paused: false, pausedWhy: null });
       connection.start(await loadSettings());
     } else if (request.type === 'stop') {
       await sessions.stopByPerson(request.sessionId);

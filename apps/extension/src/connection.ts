@@ -88,13 +88,13 @@ export class DaemonConnection {
   }
 
   /**
-   * The popup's Disconnect button: closes and stays closed until start() is called again. The daemon hears that the
-   * person paused it, and tells agents so.
+   * The popup's Disconnect button (or Cancel on Chrome's debugging bar, `why` then says so in the popup): closes and
+   * stays closed until start() is called again. The daemon hears that the person paused it, and tells agents so.
    */
-  stop(): void {
+  stop(why?: string): void {
     this.wanted = false;
     this.teardown(ExtensionCloseCodes.Paused, 'paused by the person');
-    this.setStatus('disconnected');
+    this.setStatus('disconnected', why);
   }
 
   send(envelope: Envelope): void {

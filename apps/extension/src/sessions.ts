@@ -1,4 +1,4 @@
-import { createEvent, ExtensionEvents, responseFor, type CommandEnvelope, type EventEnvelope, type ResponseEnvelope, type SessionSettings } from '@browsermcp/protocol';
+import { createEvent, ExtensionEvents, responseFor, type CommandEnvelope, type EventEnvelope, type PersonStop, type ResponseEnvelope, type SessionSettings, type SessionStoppedPayload } from '@browsermcp/protocol';
 import { errorResult, runCommand, ToolCalls, ToolError, ToolSession, type StopReason } from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
 import { isExtensionPage, refusalFor } from './attach.js';
@@ -175,10 +175,15 @@ export class BrowserSessions {
    * The person pressed Stop on an agent in the popup: its tabs close, and the daemon ends its session, so its
    * agent is told it was stopped rather than left to retry.
    */
-  async stopByPerson(sessionId: string): Promise<void> {
+  async stopByPerson(sessionId: string, via: PersonStop = 'popup'): Promise<void> {
     if (!this.sessions.has(sessionId)) return;
-    this.emit(createEvent({ sessionId, name: ExtensionEvents.sessionStopped, payload: null }));
+    this.emit(createEvent({ sessionId, name: ExtensionEvents.sessionStopped, payload: { via } satisfies SessionStoppedPayload }));
     await this.sessionClosed(sessionId);
+  }
+
+  /** Every agent here stops, as with Stop on each (Chrome's bar's Cancel let go of all their tabs). */
+  private async stopAllByPerson(via: PersonStop): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((id) => this.stopByPerson(id, via)));
   }
 
   /**
@@ -324,9 +329,19 @@ export class BrowserSessions {
     await adopt;
   }
 
-  /** Chrome reports the debugger gone from a tab: an agent's tab is attached again by its next command. */
-  async debuggerDetached(tabId: number, reason: string): Promise<void> {
+  /**
+   * Chrome reports the debugger gone from a tab: an agent's tab is attached again by its next command, unless the
+   * person pressed Cancel on Chrome's "started debugging this browser" bar (which lets go of every tab at once): that
+   * is the person's Stop for every agent here. Returns true then; the caller pauses the connection, so nothing attaches
+   * again until the person presses Connect.
+   */
+  async debuggerDetached(tabId: number, reason: string): Promise<boolean> {
+    if (reason === 'canceled_by_user' && this.tabs.ownerOf(tabId) !== undefined) {
+      await this.stopAllByPerson('debugger_bar');
+      return true;
+    }
     await this.attachments.detachedByChrome(tabId, reason, this.tabs.ownerOf(tabId) !== undefined);
+    return false;
   }
 
   /** The session's engine, with every tab it holds attached (again, after a worker restart or a detach). */

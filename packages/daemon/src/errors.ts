@@ -4,7 +4,7 @@
 // - `rpcCode`, the JSON-RPC code from ErrorCodes, for envelopes and JSON-RPC error responses.
 // Messages are read by the model at the other end, so they say what happened and what to do next.
 import createError from '@fastify/error';
-import { ErrorCodes, errorObject, httpStatusForErrorCode, toErrorObject, type ErrorObject } from '@browsermcp/protocol';
+import { ErrorCodes, errorObject, httpStatusForErrorCode, toErrorObject, type ErrorObject, type PersonStop } from '@browsermcp/protocol';
 
 export interface DaemonError extends Error {
   readonly code: string;
@@ -111,15 +111,22 @@ export const CommandCancelledError = defineError<'BMCP_ERR_CANCELLED', [command:
   ErrorCodes.Cancelled,
 );
 
-export const SessionStoppedError = defineError<'BMCP_ERR_SESSION_STOPPED', []>(
+export const SessionStoppedError = defineError<'BMCP_ERR_SESSION_STOPPED', [how: string]>(
   'BMCP_ERR_SESSION_STOPPED',
-  'the person stopped this agent in their browser (the Stop button in the browsermcp popup): its session and tabs are closed. Do not carry on with this task unless the person asks you again',
+  'the person stopped this agent in their browser (%s): its session and tabs are closed. Do not carry on with this task unless the person asks you again',
   ErrorCodes.SessionNotFound,
 );
 
+/** How the person stopped an agent, in SessionStoppedError's words; undefined when another instance heard it. */
+export function howStopped(via: PersonStop | undefined): string {
+  if (via === 'popup') return 'the Stop button in the browsermcp popup';
+  if (via === 'debugger_bar') return `Cancel on Chrome's "started debugging this browser" bar; browsermcp stays paused there until they press Connect in its popup`;
+  return 'in the browsermcp popup, or with Cancel on Chrome\'s debugging bar';
+}
+
 export const BrowserPausedError = defineError<'BMCP_ERR_BROWSER_PAUSED', [timeLeft: string]>(
   'BMCP_ERR_BROWSER_PAUSED',
-  'the person paused browsermcp in their browser (the Disconnect button in its popup); ask them to press Connect there, then try again. Their tabs are kept for %s',
+  "the person paused browsermcp in their browser (Disconnect in its popup, or Cancel on Chrome's debugging bar); ask them to press Connect in the browsermcp popup, then try again. Their tabs are kept for %s",
   ErrorCodes.BrowserDisconnected,
 );
 

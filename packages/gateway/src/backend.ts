@@ -1,4 +1,5 @@
 import type { ToolResult } from '@browsermcp/tools';
+import type { PersonStop } from '@browsermcp/protocol';
 
 /** How a session opens (see Backend.openSession). */
 export interface OpenSessionOptions {
@@ -62,4 +63,4 @@ export interface Backend {
 
 export type BrowserNotice =
   | { kind: 'browser'; browser: string; name: string | undefined; state: 'connected' | 'reconnecting' | 'gone' }
-  | { kind: 'stopped'; session: string };
+  | { kind: 'stopped'; session: string; via: PersonStop | undefined };

@@ -3,7 +3,9 @@ import type { BrowserNotice } from './backend.js';
 /** A log line for news of the person's browser (--extension): one sentence, and the fields to search by. */
 export function describeNotice(notice: BrowserNotice): { fields: Record<string, string>; message: string } {
   if (notice.kind === 'stopped') {
-    return { fields: { session: notice.session.slice(0, 8) }, message: 'the person stopped this agent in their browser (Stop in the browsermcp popup)' };
+    const how =
+      notice.via === 'debugger_bar' ? "Cancel on Chrome's debugging bar; browsermcp is paused in that browser" : notice.via === 'popup' ? 'Stop in the browsermcp popup' : 'in the popup or on Chrome\'s debugging bar';
+    return { fields: { session: notice.session.slice(0, 8) }, message: `the person stopped this agent in their browser (${how})` };
   }
   const who = notice.name ? `"${notice.name}"` : 'the browser';
   const fields = { browser: notice.browser };

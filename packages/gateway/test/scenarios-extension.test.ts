@@ -90,12 +90,54 @@ it('the person pauses browsermcp in the popup: agents are told so, and carry on 
     .toContainEqual(expect.stringMatching(/^extension disconnected: "Chrome \d+"; its agents' sessions wait for it to come back \(grace period\)$/));
   await expect
     .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
-    .toContain('the person paused browsermcp in their browser (the Disconnect button in its popup); ask them to press Connect there');
+    .toContain("the person paused browsermcp in their browser (Disconnect in its popup, or Cancel on Chrome's debugging bar); ask them to press Connect in the browsermcp popup");
   await rig.clickAsPerson(popup.page, `() => document.getElementById('toggle')`);
   await expect.poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 20_000 }).toContain('button "Click me"');
   await popup.close();
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await client.close();
+});
+
+it("Cancel on Chrome's debugging bar is the person's Stop: every agent here stops and hears why; none attaches again until the person presses Connect", async () => {
+  const { server } = rig;
+  const first = await connectClient(rig.gw, 'First agent');
+  const second = await connectClient(rig.gw, 'Second agent');
+  let later: Awaited<ReturnType<typeof connectClient>> | undefined;
+  const popup = await rig.openPopup();
+  try {
+    expect(text(await first.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }))).toContain('Fixture home');
+    expect(text(await second.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html?second') } }))).toContain('- Page URL');
+    // The person looks at an agent's tab, where Chrome shows its bar, and presses Cancel.
+    const agentTab = await rig.browser.tabWith(server.url('/index.html'));
+    await rig.browser.activate(agentTab!.id);
+    await rig.pressCancelOnDebuggingBar();
+    const told = `the person stopped this agent in their browser (Cancel on Chrome's "started debugging this browser" bar; browsermcp stays paused there until they press Connect in its popup)`;
+    await expect.poll(async () => text(await first.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 }).toContain(told);
+    expect(text(await second.callTool({ name: 'browser_click', arguments: { target: 'button' } }))).toContain(told);
+    // Their tabs are closed; the gateway's log says who stopped them and how.
+    await expect.poll(async () => (await rig.browser.tabs()).filter((t) => t.url.startsWith(server.url('/'))).map((t) => t.url)).toEqual([rig.personUrl]);
+    expect(rig.logs.map((l) => l.msg)).toContain("the person stopped this agent in their browser (Cancel on Chrome's debugging bar; browsermcp is paused in that browser)");
+    // Nothing attaches again: an agent that comes now is told to ask the person, and opens no tab.
+    later = await connectClient(rig.gw, 'Later agent');
+    const refused = await later.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?later') } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain("The person paused browsermcp in their browser (Disconnect in its popup, or Cancel on Chrome's debugging bar). Ask them to press Connect");
+    expect(await rig.browser.tabWith(server.url('/index.html?later'))).toBeUndefined();
+    // The popup says what happened; Connect lets agents in again.
+    await popup.page.send('Page.reload');
+    expect(await popup.page.waitFor<string>(() => !document.getElementById('error')!.hidden && document.getElementById('error')!.textContent)).toBe(
+      "You pressed Cancel on Chrome's debugging bar: every agent here was stopped. Press Connect to let agents in again.",
+    );
+    await rig.clickAsPerson(popup.page, `() => document.getElementById('toggle')`);
+    await expect.poll(async () => text(await later!.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?later') } })), { timeout: 20_000 }).toContain('Fixture home');
+  } finally {
+    await popup.close();
+    await rig.setStorage({ paused: false });
+    for (const client of [first, second, later].filter((c) => c !== undefined)) {
+      await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+      await client.close();
+    }
+  }
 });
 
 it('the popup says Connect, not Disconnect, while the extension cannot reach the gateway', async () => {

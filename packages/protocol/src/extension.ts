@@ -27,7 +27,10 @@ export const ExtensionEvents = {
   dialog: 'dialog',
   /** extension → daemon: a session's tab closed (the session closed it, or the person did). */
   tabClosed: 'tab_closed',
-  /** extension → daemon: the person stopped this agent in the popup; its session ends and its agent is told so. */
+  /**
+   * extension → daemon: the person stopped this agent (`sessionStoppedPayloadSchema`: Stop in the popup, or Cancel on
+   * Chrome's "started debugging this browser" bar); its session ends and its agent is told so.
+   */
   sessionStopped: 'session_stopped',
   /**
    * extension → daemon: the session's commands wait for the person (approving a new agent): the daemon holds their
@@ -172,6 +175,17 @@ export function parseWaitingForPerson(payload: unknown): Validated<WaitingForPer
 
 export const cancelPayloadSchema = z.object({ wireId: z.string().min(1), reason: z.enum(['cancelled', 'timeout']) });
 export type CancelPayload = z.infer<typeof cancelPayloadSchema>;
+
+/** How the person stopped an agent: the popup's Stop, or Cancel on Chrome's debugging bar. */
+export const PERSON_STOPS = ['popup', 'debugger_bar'] as const;
+export type PersonStop = (typeof PERSON_STOPS)[number];
+/** `null` (what extensions before the bar's Cancel send) is the popup's Stop. */
+export const sessionStoppedPayloadSchema = z.object({ via: z.enum(PERSON_STOPS) }).nullable();
+export type SessionStoppedPayload = z.infer<typeof sessionStoppedPayloadSchema>;
+
+export function parseSessionStopped(payload: unknown): Validated<SessionStoppedPayload> {
+  return validate(sessionStoppedPayloadSchema, payload, 'payload');
+}
 
 export function parseCancel(payload: unknown): Validated<CancelPayload> {
   return validate(cancelPayloadSchema, payload, 'payload');

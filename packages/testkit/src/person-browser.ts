@@ -18,6 +18,8 @@ export interface PersonBrowser {
   /** Where the DevTools HTTP endpoints are, e.g. http://127.0.0.1:PORT. */
   readonly endpoint: string;
   readonly headed: boolean;
+  /** The X display the headed browser draws on (its own Xvfb), for clicking Chrome's own bars with xdotool. */
+  readonly display: string | undefined;
   /** The browser's page targets (tabs, and extension pages opened as tabs), in Chrome's order. */
   tabs(): Promise<TargetInfo[]>;
   /** The tab showing `url` (exactly), or undefined. */
@@ -162,6 +164,7 @@ export async function launchPersonBrowser(options: PersonBrowserOptions = {}): P
   return {
     endpoint,
     headed,
+    display: screen?.display,
     tabs,
     async tabWith(url) {
       return (await tabs()).find((t) => t.url === url);

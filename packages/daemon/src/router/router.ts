@@ -1,10 +1,11 @@
-import { createCommand, generateWireId, parseToolResult, type ErrorObject, type EventEnvelope, type ResponseEnvelope, type ToolResult } from '@browsermcp/protocol';
+import { createCommand, generateWireId, parseToolResult, type ErrorObject, type EventEnvelope, type PersonStop, type ResponseEnvelope, type ToolResult } from '@browsermcp/protocol';
 import {
   CommandCancelledError,
   CommandFailedError,
   InvalidArgumentError,
   RouterClosedError,
   SessionClosedError,
+  howStopped,
   SessionStoppedError,
   SessionExistsError,
   TooManySessionsError,
@@ -55,8 +56,8 @@ export class SessionRouter {
   readonly #graceMs: number;
   readonly #maxSessionsPerUser: number;
   readonly #defaultExecutorId: string | undefined;
-  /** Sessions the person stopped, so their agents hear why (bounded by MAX_STOPPED). */
-  readonly #stopped = new Set<string>();
+  /** Sessions the person stopped, and how (undefined: another instance heard it), so their agents hear why (bounded by MAX_STOPPED). */
+  readonly #stopped = new Map<string, PersonStop | undefined>();
   readonly #logger: RouterLogger;
   readonly #remote: RouterOptions['remote'];
 
@@ -191,7 +192,7 @@ export class SessionRouter {
     this.#assertOpen();
     checkId(sessionId, 'sessionId');
     const session = await this.#store.getSession(sessionId);
-    if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError();
+    if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError(howStopped(this.#stopped.get(sessionId)));
     if (session === undefined || session.userId !== options.userId) throw new SessionNotFoundError(sessionId);
     const from = session.servedBy;
     if (options.servedBy !== undefined && from !== undefined && from !== options.servedBy && options.shared !== true && (await this.#remote?.drives(from, sessionId))) {
@@ -223,15 +224,20 @@ export class SessionRouter {
    * ends it ('stopped' to its listeners), its browser already closed its tabs, and its later commands answer
    * SessionStopped, so its agent hears why instead of "not open". False if the executor holds no such session.
    */
-  async stopSession(executorId: string, sessionId: string): Promise<boolean> {
+  async stopSession(executorId: string, sessionId: string, via: PersonStop = 'popup'): Promise<boolean> {
     this.#assertOpen();
     checkId(executorId, 'executorId');
     checkId(sessionId, 'sessionId');
     const session = await this.#store.getSession(sessionId);
     if (session === undefined || session.executorId !== executorId) return false;
-    this.#rememberStopped(sessionId);
+    this.#rememberStopped(sessionId, via);
     await this.#endSession(sessionId, 'stopped');
     return true;
+  }
+
+  /** How the person stopped `sessionId` (Stop in the popup, Cancel on Chrome's bar); undefined if unknown here. */
+  stoppedVia(sessionId: string): PersonStop | undefined {
+    return this.#stopped.get(sessionId);
   }
 
   /**
@@ -309,7 +315,7 @@ export class SessionRouter {
 
   async #run(lane: SessionLane, sessionId: string, request: DispatchRequest, timeoutMs: number): Promise<unknown> {
     const session = await this.#store.getSession(sessionId);
-    if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError();
+    if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError(howStopped(this.#stopped.get(sessionId)));
     if (session === undefined || (request.userId !== undefined && session.userId !== request.userId)) {
       throw new SessionNotFoundError(sessionId);
     }
@@ -519,17 +525,17 @@ export class SessionRouter {
 
   /** What this process holds for an ended session: its queue, its commands in flight, its listeners. */
   #forget(sessionId: string, reason: SessionCloseReason): void {
-    if (reason === 'stopped') this.#rememberStopped(sessionId);
-    const closedError = () => (reason === 'stopped' ? new SessionStoppedError() : new SessionClosedError(sessionId));
+    if (reason === 'stopped' && !this.#stopped.has(sessionId)) this.#rememberStopped(sessionId, undefined);
+    const closedError = () => (reason === 'stopped' ? new SessionStoppedError(howStopped(this.#stopped.get(sessionId))) : new SessionClosedError(sessionId));
     const lane = this.#lanes.close(sessionId, closedError());
     this.#pending.failWhere((pending) => pending.command.sessionId === sessionId, closedError);
     lane?.listeners.emitClosed(reason, (error) => this.#listenerFailed(sessionId, error));
   }
 
-  #rememberStopped(sessionId: string): void {
-    this.#stopped.add(sessionId);
+  #rememberStopped(sessionId: string, via: PersonStop | undefined): void {
+    this.#stopped.set(sessionId, via);
     // Bounded: the oldest stopped sessions are forgotten first (they then answer "not open").
-    if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.values().next().value!);
+    if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.keys().next().value!);
   }
 
   #listenerFailed(sessionId: string, error: unknown): void {

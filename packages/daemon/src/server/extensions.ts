@@ -10,6 +10,7 @@ import {
   ExtensionCloseCodes,
   ExtensionEvents,
   parseHelloPayload,
+  parseSessionStopped,
   responseFor,
   type CommandEnvelope,
   type InputFile,
@@ -286,8 +287,11 @@ export class ExtensionConnection implements Executor {
     } else if (name === ExtensionEvents.tabClosed && tabId !== undefined) {
       await this.o.router.releaseTab(this.id, tabId).catch(() => undefined);
     } else if (name === ExtensionEvents.sessionStopped) {
-      if (await this.o.router.stopSession(this.id, sessionId).catch(() => false)) {
-        this.o.log.info({ browserId: this.browserId, sessionId }, 'session stopped by the person');
+      const stop = parseSessionStopped(envelope.payload ?? null);
+      if (!stop.ok) return this.o.log.warn({ browserId: this.browserId, sessionId, problem: stop.message }, 'session_stopped with a bad payload; dropped');
+      const via = stop.value?.via ?? 'popup';
+      if (await this.o.router.stopSession(this.id, sessionId, via).catch(() => false)) {
+        this.o.log.info({ browserId: this.browserId, sessionId, via }, via === 'popup' ? 'session stopped by the person (Stop in the popup)' : "session stopped by the person (Cancel on Chrome's debugging bar)");
       }
     } else {
       await this.o.router.handleEvent(this.id, envelope);

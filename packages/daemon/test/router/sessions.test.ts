@@ -146,4 +146,16 @@ describe('a session the person stops', () => {
     // A session that was never open still reads as not open.
     await expect(router.dispatch('B', { name: 'browser_snapshot' })).rejects.toMatchObject({ code: 'BMCP_ERR_SESSION_NOT_FOUND' });
   });
+
+  it('says how the person stopped it: Stop in the popup, or Cancel on Chrome\'s debugging bar', async () => {
+    await router.openSession('A');
+    await router.openSession('B');
+    expect(await router.stopSession('browser-1', 'A')).toBe(true);
+    expect(await router.stopSession('browser-1', 'B', 'debugger_bar')).toBe(true);
+    await expect(router.dispatch('A', { name: 'browser_snapshot' })).rejects.toThrow('the person stopped this agent in their browser (the Stop button in the browsermcp popup)');
+    await expect(router.dispatch('B', { name: 'browser_snapshot' })).rejects.toThrow(
+      `the person stopped this agent in their browser (Cancel on Chrome's "started debugging this browser" bar; browsermcp stays paused there until they press Connect in its popup)`,
+    );
+    expect([router.stoppedVia('A'), router.stoppedVia('B'), router.stoppedVia('C')]).toEqual(['popup', 'debugger_bar', undefined]);
+  });
 });

@@ -112,7 +112,7 @@ export class ExtensionBackend extends RouterBackend {
       if (id) return id;
       if (this.pausedBrowser()) {
         throw new Error(
-          'The person paused browsermcp in their browser (the Disconnect button in its popup). Ask them to press Connect in the browsermcp popup, then call the tool again.',
+          "The person paused browsermcp in their browser (Disconnect in its popup, or Cancel on Chrome's debugging bar). Ask them to press Connect in the browsermcp popup, then call the tool again.",
         );
       }
       if (Date.now() >= deadline) {
@@ -132,7 +132,7 @@ export class ExtensionBackend extends RouterBackend {
   protected override listen(sessionId: string, daemonSessionId: string): Array<() => void> {
     return [
       this.router.onSessionClosed(daemonSessionId, (reason) => {
-        if (reason === 'stopped') this.notify({ kind: 'stopped', session: sessionId });
+        if (reason === 'stopped') this.notify({ kind: 'stopped', session: sessionId, via: this.router.stoppedVia(daemonSessionId) });
       }),
     ];
   }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EXTENSION_ID } from '@browsermcp/daemon';
-import { launchPersonBrowser, startFixtureServer, type FixtureServer, type PageConnection, type PersonBrowser } from '@browsermcp/testkit';
+import { captureScreen, clickScreen, findBlock, launchPersonBrowser, startFixtureServer, type FixtureServer, type PageConnection, type PersonBrowser } from '@browsermcp/testkit';
 import type { ExtensionBackend, RunningHttpGateway } from '../../src/index.js';
 import { connectClient, startGateway } from '../helpers.js';
 import { SCENARIO_FLAGS, type ModeRig } from './scenarios.js';
@@ -43,6 +43,11 @@ export interface PersonRig {
   openPopup(): Promise<{ page: PageConnection; close(options?: { backToPersonTab?: boolean }): Promise<void> }>;
   /** Clicks the element `find()` returns in a tab with a real (trusted) mouse click, as the person would. */
   clickAsPerson(page: PageConnection, find: string): Promise<void>;
+  /**
+   * Presses Cancel on Chrome's "<extension> started debugging this browser" bar of the tab in front, with the X
+   * pointer as the person does (headed only). Throws when the bar does not show within 10 s or stays after the click.
+   */
+  pressCancelOnDebuggingBar(): Promise<void>;
   /** Sets the extension's settings (chrome.storage.local), as its options page and popup store them. */
   setStorage(values: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
@@ -110,6 +115,7 @@ export async function startPersonRig(options: { headless?: boolean; flags?: read
         };
       },
       clickAsPerson,
+      pressCancelOnDebuggingBar: () => pressCancelOnDebuggingBar(browser),
       setStorage: (values) => control.evaluate((v: Record<string, unknown>) => (globalThis as unknown as StorageWindow).chrome.storage.local.set(v), values),
       async close() {
         await control.close().catch(() => undefined);
@@ -123,6 +129,28 @@ export async function startPersonRig(options: { headless?: boolean; flags?: read
     await gw.close();
     await server.close();
     throw error;
+  }
+}
+
+// Chrome's bars sit between its toolbar and the page; their buttons are Chrome's own blue (Chromium 150, light theme).
+const BAR_BAND = { left: 0, top: 60, right: 1400, bottom: 220 };
+const BAR_BUTTON_BLUE = [11, 87, 208];
+
+async function pressCancelOnDebuggingBar(browser: PersonBrowser): Promise<void> {
+  const display = browser.display;
+  if (!display) throw new Error("Chrome's debugging bar is pressed on a headed browser's display only");
+  const button = async () => {
+    // A button's face (Cancel is some 70 × 30 pixels), not an underline or a letter of the same blue.
+    const box = findBlock(await captureScreen(display), BAR_BUTTON_BLUE, BAR_BAND, 30);
+    return box && box.bottom - box.top > 15 ? box : undefined;
+  };
+  let cancel: Awaited<ReturnType<typeof button>>;
+  for (const end = Date.now() + 10_000; !(cancel = await button()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
+  if (!cancel) throw new Error("Chrome's \"started debugging this browser\" bar did not show within 10 s");
+  await clickScreen(display, (cancel.left + cancel.right) / 2, (cancel.top + cancel.bottom) / 2);
+  for (const end = Date.now() + 5000; await button(); ) {
+    if (Date.now() > end) throw new Error("Chrome's debugging bar is still there after the click on its Cancel");
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
