@@ -9,7 +9,7 @@ import {
   type PageSetupOptions,
   type SharedSettings,
 } from '@browsermcp/daemon';
-import type { CodegenLanguage, ConsoleLevel } from '@browsermcp/tools';
+import type { ToolSettingValues } from '@browsermcp/protocol';
 import type { Command } from 'commander';
 import { refuseOutOfMode } from './config/modes.js';
 import { cdpHeadersFrom, checkKeyStrength, daemonUrlsFrom, extensionIdsFrom, keysFrom, pageSetupFrom, secretsFrom, storageStateFrom, trustProxyFrom } from './config/values.js';
@@ -17,8 +17,8 @@ import { cdpHeadersFrom, checkKeyStrength, daemonUrlsFrom, extensionIdsFrom, key
 export { ConfigError };
 export { buildProgram } from './config/options.js';
 
-/** The shared settings (the daemon reads the same ones, the same way) and the gateway's own. */
-export interface GatewayConfig extends SharedSettings {
+/** The shared settings (the daemon reads the same ones, the same way), the tool settings (their table), and the gateway's own. */
+export interface GatewayConfig extends SharedSettings, ToolSettingValues {
   /** Drive the user's browser through the extension. */
   extension: boolean;
   /** The remote daemon's proxy endpoints, in failover order (empty: the embedded daemon), its token and the browser to use there. */
@@ -30,8 +30,6 @@ export interface GatewayConfig extends SharedSettings {
   cdpHeaders: Record<string, string>;
   /** --cdp-timeout, ms; 0 waits as long as it takes. */
   cdpTimeoutMs: number;
-  allowedOrigins: string[];
-  blockedOrigins: string[];
   /** Input files from anywhere, and file: URLs (--allow-unrestricted-file-access), but for the protected ones. */
   allowUnrestrictedFileAccess: boolean;
   /** The server's own files and folders the flags name (keys, secrets, config, profile): no tool reads them. */
@@ -55,34 +53,13 @@ export interface GatewayConfig extends SharedSettings {
   progressIntervalMs: number;
   /** --keep-browser-state, in ms: sessions of one key share a browser state that outlives each of them this long. */
   keepBrowserStateMs: number | undefined;
-  snapshotMaxChars: number;
-  snapshotMode: 'changes' | 'full' | 'none';
-  snapshotBoxes: boolean;
-  actionTimeoutMs: number;
-  settleTimeoutMs: number;
-  /** --no-webmcp: false. */
-  webmcp: boolean;
-  navigationTimeoutMs: number;
-  consoleLevel: ConsoleLevel;
-  imageResponses: 'allow' | 'omit' | 'only';
-  testIdAttribute: string;
   /** --extension-id: the extension ids that may connect (the development build's by default). */
   extensionIds: string[];
-  /** --max-tabs: most tabs one session may hold. */
-  maxTabs: number;
-  /** --max-log-entries: console messages and requests kept per tab, each. */
-  maxLogEntries: number;
-  /** --console-lines-in-answer: console messages an action's answer carries (the rest counted). */
-  consoleLinesInAnswer: number;
-  /** --max-tab-memory: MB a tab's page may hold before it is closed (with a note to its agent). */
-  maxTabMemoryMb: number;
   /** --max-sessions / --max-sessions-per-key: open MCP sessions in all and per API key. */
   maxSessions: number;
   maxSessionsPerKey: number;
   /** --max-browser-states-per-key: named browser states one key may have open at once. */
   maxBrowserStatesPerKey: number;
-  /** --codegen: the language of the Playwright code in action answers, or none. */
-  codegen: CodegenLanguage | 'none';
   /** --secrets: name → value. */
   secrets: Record<string, string> | undefined;
   /** How each page and context of a launched (or CDP) browser is set up. */

@@ -3,6 +3,7 @@ import { keyHash } from './agent-identity.js';
 import { hostname, networkInterfaces } from 'node:os';
 import { allowedHostNames, chromeToLaunch, formatDuration, isLoopbackHost, loadPairingSecret } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
+import { TOOL_SETTING_KEYS, type ToolSettingKey } from '@browsermcp/protocol';
 import type { Backend } from './backend.js';
 import { EmbeddedBackend } from './backends/embedded.js';
 import { ExtensionBackend } from './backends/extension.js';
@@ -93,25 +94,9 @@ export function stateKeepMs(config: GatewayConfig): number {
 /** The flags that shape how tools behave, in the one form both backends apply (the extension gets them per session). */
 function toolSettings(config: GatewayConfig): ToolSettings {
   return {
-    snapshotMaxChars: config.snapshotMaxChars,
-    allowedOrigins: config.allowedOrigins,
-    blockedOrigins: config.blockedOrigins,
-    actionTimeoutMs: config.actionTimeoutMs,
-    settleTimeoutMs: config.settleTimeoutMs,
-    webmcp: config.webmcp,
-    navigationTimeoutMs: config.navigationTimeoutMs,
-    testIdAttribute: config.testIdAttribute,
-    snapshotMode: config.snapshotMode,
-    snapshotBoxes: config.snapshotBoxes,
-    consoleLevel: config.consoleLevel,
-    imageResponses: config.imageResponses,
+    ...(Object.fromEntries(TOOL_SETTING_KEYS.map((key) => [key, config[key]])) as Pick<GatewayConfig, ToolSettingKey>),
     allowFileUrls: config.allowUnrestrictedFileAccess,
     ...(config.allowUnrestrictedFileAccess ? { protectedPaths: config.protectedPaths } : {}),
-    codegen: config.codegen,
-    maxTabs: config.maxTabs,
-    maxLogEntries: config.maxLogEntries,
-    consoleLinesInAnswer: config.consoleLinesInAnswer,
-    maxTabMemoryMb: config.maxTabMemoryMb,
     ...(config.secrets ? { secrets: config.secrets } : {}),
   };
 }

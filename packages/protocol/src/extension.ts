@@ -1,6 +1,7 @@
 // The daemon ↔ extension control messages that ride in v2 event envelopes. The daemon and the extension ship apart
 // (npm vs the Chrome Web Store), so this contract is versioned like any public API: add fields as optional.
 import { z } from 'zod';
+import { toolSettingsShape } from './tool-settings';
 import { validate, type Validated } from './validate';
 
 /** Names of the control events, in both directions. */
@@ -50,43 +51,16 @@ export const ExtensionEvents = {
   cancel: 'cancel',
 } as const;
 
-/** The values of the tool flags that take one of a few words: declared here once, for the CLIs, tools and the wire. */
-export const SNAPSHOT_MODES = ['changes', 'full', 'none'] as const;
-export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
-export const IMAGE_RESPONSES = ['allow', 'omit', 'only'] as const;
-export const CODEGEN_LANGUAGES = ['typescript', 'python', 'java', 'csharp'] as const;
 
 /**
  * What the gateway was told about how tools behave (its flags), applied by the extension to a session's tools
  * exactly as the launched browser's executor applies them.
  */
 export const sessionSettingsSchema = z.object({
-  /** Snapshots longer than this are cut (--snapshot-max-chars). */
-  snapshotMaxChars: z.number().int().min(1).optional(),
-  /** Origins pages may open; empty for any (--allowed-origins). */
-  allowedOrigins: z.array(z.string().min(1)).optional(),
-  /** Origins pages may never open (--blocked-origins). */
-  blockedOrigins: z.array(z.string().min(1)).optional(),
+  /** The tool flags (tool-settings.ts), with the CLIs' bounds. */
+  ...toolSettingsShape,
   /** Optional tool groups the session may use (--caps). */
   caps: z.array(z.string().min(1)).optional(),
-  /** How long an action waits for its element (--timeout-action), ms. */
-  actionTimeoutMs: z.number().int().min(1).optional(),
-  /** The longest an action waits for the page to settle after it (--timeout-settle), ms; 0 does not wait. */
-  settleTimeoutMs: z.number().int().min(0).optional(),
-  /** Pages' own tools (WebMCP) are collected and may be called; false with --no-webmcp. */
-  webmcp: z.boolean().optional(),
-  /** How long a navigation may take (--timeout-navigation), ms. */
-  navigationTimeoutMs: z.number().int().min(1).optional(),
-  /** The attribute generated locators read as a test id (--test-id-attribute). */
-  testIdAttribute: z.string().min(1).optional(),
-  /** "changes": actions answer with what changed since the last snapshot; "full": the whole page; "none": none (--snapshot-mode). */
-  snapshotMode: z.enum(SNAPSHOT_MODES).optional(),
-  /** Snapshots carry each element's box (--snapshot-boxes). */
-  snapshotBoxes: z.boolean().optional(),
-  /** The console messages answers carry (--console-level). */
-  consoleLevel: z.enum(CONSOLE_LEVELS).optional(),
-  /** Images in answers: sent, left out, or alone (--image-responses). */
-  imageResponses: z.enum(IMAGE_RESPONSES).optional(),
   /**
    * Secrets by name (--secrets): a name typed or filled becomes its value in the page, and a value never appears in
    * an answer. Kept in the worker's memory for the session only.
@@ -96,16 +70,6 @@ export const sessionSettingsSchema = z.object({
   allowFileUrls: z.boolean().optional(),
   /** The server's own files and folders (key files, secrets, config, profile), which file: URLs never open. */
   protectedPaths: z.array(z.string().min(1).max(4096)).max(100).optional(),
-  /** The language of the Playwright code in action answers, or none (--codegen). */
-  codegen: z.enum([...CODEGEN_LANGUAGES, 'none']).optional(),
-  /** Most tabs a session may hold; popups past it are closed (--max-tabs). */
-  maxTabs: z.number().int().min(1).optional(),
-  /** Console messages and requests kept per tab, each (--max-log-entries). */
-  maxLogEntries: z.number().int().min(1).optional(),
-  /** Console messages an action's answer carries (--console-lines-in-answer). */
-  consoleLinesInAnswer: z.number().int().min(0).optional(),
-  /** --max-tab-memory, MB. */
-  maxTabMemoryMb: z.number().int().min(1).optional(),
   /**
    * Where the daemon saves what tools write (--output-dir), shown to the agent; the daemon reads uploads for the
    * session under its file roots. Absent: no file access, and the tools that need it say so.

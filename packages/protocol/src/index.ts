@@ -4,6 +4,7 @@ export * from './envelope';
 export * from './ids';
 export * from './proxy';
 export * from './extension';
+export * from './tool-settings';
 export * from './pairing';
 export { describeIssues } from './validate';
 export * from './cluster';

@@ -1,8 +1,8 @@
+import { TOOL_SETTING_DEFAULTS, TOOL_SETTING_KEYS, type ToolSettingValues } from '@browsermcp/protocol';
 import { watchMemory } from '../tab/tab-memory.js';
 import type { Page } from 'puppeteer-core';
 import { ToolError } from '../engine/errors.js';
 import type { GifRecorder } from '../tab/gif.js';
-import type { CodegenLanguage } from '../engine/codegen.js';
 import type { UrlCheck } from '../engine/origins.js';
 import type { Refusal } from '../tab/request-guard.js';
 import { Tab } from '../tab/tab.js';
@@ -68,22 +68,22 @@ export interface SessionHost {
   refusedNavigation?(page: Page, url: string): Promise<void>;
 }
 
-export interface SessionConfig {
-  /** Snapshots longer than this are cut at a node boundary with a note. */
-  snapshotMaxChars: number;
-  /** Whether action tools append a snapshot of the page they changed (what playwright-mcp does). */
+/**
+ * The tool settings as the engine takes them: the protocol's table (TOOL_SETTINGS, where each is declared, with its
+ * flag, default and help) but for the origin lists, which arrive as `checkUrl`, and --snapshot-mode, which arrives
+ * as the two switches below.
+ */
+export type EngineToolSettings = Omit<ToolSettingValues, 'allowedOrigins' | 'blockedOrigins' | 'snapshotMode'>;
+export const ENGINE_TOOL_SETTING_KEYS = TOOL_SETTING_KEYS.filter((key): key is keyof EngineToolSettings => !['allowedOrigins', 'blockedOrigins', 'snapshotMode'].includes(key));
+
+export interface SessionConfig extends EngineToolSettings {
+  /** Whether action tools append a snapshot of the page they changed (what playwright-mcp does): not --snapshot-mode none. */
   includeSnapshot: boolean;
   /**
    * Whether that snapshot gives only what changed since the last one shown, while the document stays (a new
    * document, or a change nearly as long as the page, gives it whole): `--snapshot-mode changes`, the default.
    */
   snapshotChanges: boolean;
-  /** How long an action waits for its element to become actionable. */
-  actionTimeoutMs: number;
-  /** The longest an action then waits for the page to go quiet (--timeout-settle); 0 does not wait. */
-  settleTimeoutMs: number;
-  /** Pages' own tools (WebMCP) are collected with snapshots and may be called; off with --no-webmcp. */
-  webmcp: boolean;
   /** Lets `browser_navigate` open file: URLs (off by default: pages could read local files). */
   allowFileUrls?: boolean;
   /** The server's own files and folders, which file: URLs never open (besides /proc, /sys and /dev). */
@@ -93,59 +93,21 @@ export interface SessionConfig {
    * undefined to allow. Checked on the agent's navigations and on every request the session's pages make.
    */
   checkUrl?: UrlCheck | undefined;
-  /** The attribute generated locators read as a test id (getByTestId). */
-  testIdAttribute: string;
-  /** How long a navigation (navigate, back, forward) may take. */
-  navigationTimeoutMs: number;
-  /** Snapshots carry each element's box. */
-  snapshotBoxes: boolean;
-  /** The console messages answers carry: this level and more severe. */
-  consoleLevel: ConsoleLevel;
-  /** Images in answers: sent, left out, or sent alone without the text. */
-  imageResponses: 'allow' | 'omit' | 'only';
   /**
    * Secrets by name (--secrets): a name typed or filled is replaced by its value in the page, and a value never
    * appears in an answer (written `<secret>NAME</secret>`).
    */
   secrets?: Readonly<Record<string, string>> | undefined;
-  /** The language of the Playwright code each action's answer carries (--codegen), or none. */
-  codegen: CodegenLanguage | 'none';
-  /** Most tabs a session may hold (--max-tabs): a popup past it is closed, a new tab refused. */
-  maxTabs: number;
-  /** Console messages and requests each tab keeps (--max-log-entries), each in a ring. */
-  maxLogEntries: number;
-  /** Console messages an action's answer carries, the newest; the rest are counted (--console-lines-in-answer). */
-  consoleLinesInAnswer: number;
-  /** Memory a tab's page may hold, in MB (--max-tab-memory): past it the tab is closed, with a note to its agent. */
-  maxTabMemoryMb: number;
 }
 
-import { DEFAULT_LOG_ENTRIES, type ConsoleLevel } from '../tab/tab-logs.js';
-import { DEFAULT_SETTLE_TIMEOUT_MS } from '../tab/tab-actions.js';
-export { CONSOLE_LEVELS, DEFAULT_LOG_ENTRIES, type ConsoleLevel } from '../tab/tab-logs.js';
+export { CONSOLE_LEVELS, type ConsoleLevel } from '../tab/tab-logs.js';
 
-/** Memory one tab's page may hold unless the session says otherwise (--max-tab-memory): far above any page a person uses. */
-export const DEFAULT_MAX_TAB_MEMORY_MB = 2048;
 const MB = 1024 * 1024;
 
-
 export const defaultSessionConfig: SessionConfig = {
-  snapshotMaxChars: 40_000,
+  ...(Object.fromEntries(ENGINE_TOOL_SETTING_KEYS.map((key) => [key, TOOL_SETTING_DEFAULTS[key]])) as unknown as EngineToolSettings),
   includeSnapshot: true,
   snapshotChanges: true,
-  actionTimeoutMs: 5_000,
-  settleTimeoutMs: DEFAULT_SETTLE_TIMEOUT_MS,
-  webmcp: true,
-  testIdAttribute: 'data-testid',
-  navigationTimeoutMs: 60_000,
-  snapshotBoxes: false,
-  consoleLevel: 'info',
-  imageResponses: 'allow',
-  codegen: 'typescript',
-  maxTabs: 50,
-  maxLogEntries: DEFAULT_LOG_ENTRIES,
-  consoleLinesInAnswer: 20,
-  maxTabMemoryMb: DEFAULT_MAX_TAB_MEMORY_MB,
 };
 
 /** The tab the model last saw in an answer (its refs are that tab's), and where it was then (see stale-refs.ts). */

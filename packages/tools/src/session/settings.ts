@@ -1,6 +1,6 @@
-import type { SessionSettings } from '@browsermcp/protocol';
+import { TOOL_SETTING_KEYS, TOOL_SETTINGS, type SessionSettings, type ToolSettingSpec } from '@browsermcp/protocol';
 import { originPolicy } from '../engine/origins.js';
-import type { ConsoleLevel, SessionConfig } from './session.js';
+import { ENGINE_TOOL_SETTING_KEYS, type SessionConfig } from './session.js';
 
 /**
  * The gateway's flags that shape how tools behave, in the form they travel to any host (the extension, a remote
@@ -11,7 +11,11 @@ export type ToolSettings = Omit<SessionSettings, 'caps' | 'outputDir'>;
 /** Settings a daemon cannot take from a client, with why and what to do. */
 export class SettingsConflictError extends Error {}
 
-const LIMITS = ['snapshotMaxChars', 'maxTabs', 'maxLogEntries', 'consoleLinesInAnswer', 'maxTabMemoryMb'] as const;
+/** The settings whose operator value is an upper bound on what a client asks (`limit` in the table). */
+const LIMITS = TOOL_SETTING_KEYS.filter((key) => {
+  const spec: ToolSettingSpec = TOOL_SETTINGS[key];
+  return spec.kind === 'int' && spec.limit === true;
+}) as Array<'snapshotMaxChars' | 'maxTabs' | 'maxLogEntries' | 'consoleLinesInAnswer' | 'maxTabMemoryMb'>;
 
 /**
  * What a client asks (its gateway's flags) within what the daemon's operator set: the operator's limits are upper
@@ -54,27 +58,15 @@ export function settingsWithin(own: SessionSettings | undefined, asked: SessionS
 /** The session config these settings ask for; the same in a launched browser and in the extension. */
 export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig> {
   const checkUrl = originPolicy(settings.allowedOrigins, settings.blockedOrigins);
-  const defined = <K extends keyof SessionConfig>(key: K, value: SessionConfig[K] | undefined) => (value === undefined ? {} : { [key]: value });
+  // The table's settings the engine takes as they are, where given; then the ones it takes in its own form.
+  const same = Object.fromEntries(ENGINE_TOOL_SETTING_KEYS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]])) as Partial<SessionConfig>;
   return {
-    ...defined('snapshotMaxChars', settings.snapshotMaxChars),
+    ...same,
     ...(checkUrl ? { checkUrl } : {}),
-    ...defined('actionTimeoutMs', settings.actionTimeoutMs),
-    ...defined('settleTimeoutMs', settings.settleTimeoutMs),
-    ...defined('webmcp', settings.webmcp),
-    ...defined('navigationTimeoutMs', settings.navigationTimeoutMs),
-    ...defined('testIdAttribute', settings.testIdAttribute),
     ...(settings.snapshotMode === 'none' ? { includeSnapshot: false } : {}),
     ...(settings.snapshotMode === 'full' ? { snapshotChanges: false } : {}),
-    ...defined('snapshotBoxes', settings.snapshotBoxes),
-    ...defined('consoleLevel', settings.consoleLevel),
-    ...defined('imageResponses', settings.imageResponses),
-    ...defined('secrets', settings.secrets),
-    ...defined('allowFileUrls', settings.allowFileUrls),
-    ...defined('protectedPaths', settings.protectedPaths),
-    ...defined('codegen', settings.codegen),
-    ...defined('maxTabs', settings.maxTabs),
-    ...defined('maxLogEntries', settings.maxLogEntries),
-    ...defined('consoleLinesInAnswer', settings.consoleLinesInAnswer),
-    ...defined('maxTabMemoryMb', settings.maxTabMemoryMb),
+    ...(settings.secrets !== undefined ? { secrets: settings.secrets } : {}),
+    ...(settings.allowFileUrls !== undefined ? { allowFileUrls: settings.allowFileUrls } : {}),
+    ...(settings.protectedPaths !== undefined ? { protectedPaths: settings.protectedPaths } : {}),
   };
 }

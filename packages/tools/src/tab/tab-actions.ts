@@ -1,3 +1,4 @@
+import { TOOL_SETTING_DEFAULTS } from '@browsermcp/protocol';
 import type { ElementHandle, Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { ToolError } from '../engine/errors.js';
 import { frameOffset } from '../engine/frames.js';
@@ -27,8 +28,6 @@ export interface ActionOptions {
   /** The action moves the pointer (hover, drag): in a tab Chrome paints only now and then, each move waits for a frame. */
   pointerMoves?: true | undefined;
 }
-/** How long an action waits for the DOM to settle unless the session says (--timeout-settle). */
-export const DEFAULT_SETTLE_TIMEOUT_MS = 1000;
 const NAVIGATION_CAP_MS = 10_000;
 const REQUESTS_CAP_MS = 5_000;
 // How long an action's first input event may take to reach the page (moves and keys can wait for the next frame; a
@@ -59,7 +58,7 @@ export class TabActions {
     private readonly modals: TabModals,
     private readonly logs: TabLogs,
     /** --timeout-settle: the longest an action waits for the page to go quiet after it; 0 does not wait. */
-    private readonly settleCapMs = DEFAULT_SETTLE_TIMEOUT_MS,
+    private readonly settleCapMs = TOOL_SETTING_DEFAULTS.settleTimeoutMs,
   ) {}
 
   /**

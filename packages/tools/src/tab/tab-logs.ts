@@ -1,13 +1,10 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { newestLines } from '../engine/lists.js';
 import { cutText, MAX_CONSOLE_ENTRY_CHARS, MAX_CONSOLE_RING_CHARS } from '../engine/sizes.js';
-import { CONSOLE_LEVELS } from '@browsermcp/protocol';
+import { CONSOLE_LEVELS, TOOL_SETTING_DEFAULTS } from '@browsermcp/protocol';
 
 export { CONSOLE_LEVELS };
 export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
-
-/** Entries each tab's console and network rings keep unless the session says otherwise (--max-log-entries). */
-export const DEFAULT_LOG_ENTRIES = 1000;
 
 export interface ConsoleEntry {
   level: string;
@@ -41,7 +38,7 @@ export class TabLogs {
   /** Counts the main frame's documents: console and network views show the current one's by default. */
   currentDocument = 0;
   /** Entries each ring keeps: a page that logs or fetches without end holds this many, not more. */
-  maxEntries = DEFAULT_LOG_ENTRIES;
+  maxEntries = TOOL_SETTING_DEFAULTS.maxLogEntries;
   private consoleSeen = 0;
   /** The characters the console ring holds. */
   private consoleChars = 0;
