@@ -45,7 +45,8 @@ await build({
   define: { __EXTENSION_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
 });
-await cp(new URL('static/', here), dist, { recursive: true });
+// The icon's SVG source stays out: scripts/icons.mjs renders the PNGs Chrome takes.
+await cp(new URL('static/', here), dist, { recursive: true, filter: (src) => !src.endsWith('.svg') });
 const manifest = JSON.parse(await readFile(new URL('manifest.json', dist), 'utf8'));
 manifest.version = version;
 await writeFile(new URL('manifest.json', dist), `${JSON.stringify(manifest, null, 2)}\n`);

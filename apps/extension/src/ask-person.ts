@@ -17,11 +17,19 @@ function clear(id: string): void {
   void chrome.notifications.clear(id).catch(() => undefined);
 }
 
+/**
+ * Chrome's notification shows about 30 characters of a title and of the source line, on one line each (measured in
+ * Chromium 150's message center at 1400 × 900): the title is the question with the name, the source line the product;
+ * a name too long for the title comes whole in the message.
+ */
+const TITLE_NAME_CHARS = 22;
+
 export function showApprovalRequest(sessionId: string, name: string, identity: string, wants: string): void {
+  const who = name.length > TITLE_NAME_CHARS ? `"${name}" (${identity})` : `The agent (${identity})`;
   notify(`${PREFIX}${sessionId}`, {
-    title: `"${name}" asks to use your browser`,
-    message: `${identity}. It wants to ${wants}.`,
-    contextMessage: 'browsermcp: Always allow is in the toolbar popup',
+    title: `Allow "${name}"?`,
+    message: `${who} wants to use your browser: ${wants}.`,
+    contextMessage: 'browsermcp',
     buttons: [{ title: 'Allow once' }, { title: 'Deny' }],
   });
 }
@@ -42,7 +50,8 @@ const HANDOFF_PREFIX = 'handoff:';
  * even with the extension unpinned; clicking it shows the agent's tab, where the banner waits for Done or Decline.
  */
 export function showHandoff(sessionId: string, name: string, message: string): void {
-  notify(`${HANDOFF_PREFIX}${sessionId}`, { title: `"${name}" needs you`, message, contextMessage: 'browsermcp: click to see its tab, then Done or Decline there' });
+  const whole = name.length > TITLE_NAME_CHARS ? `"${name}": ` : '';
+  notify(`${HANDOFF_PREFIX}${sessionId}`, { title: `"${name}" needs you`, message: `${whole}${message.replace(/^Waiting for the person: /, '')} Click to see its tab.`, contextMessage: 'browsermcp' });
 }
 
 export function clearHandoff(sessionId: string): void {

@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EXTENSION_ID } from '@browsermcp/daemon';
-import type { PageConnection } from '@browsermcp/testkit';
+import { captureScreen, findBlock, screenPng, type PageConnection } from '@browsermcp/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, text } from './helpers.js';
 import type { ExtensionBackend } from '../src/index.js';
-import { PERSON_RIG_KEYS, startPersonRig, type PersonRig } from './scenarios/person-rig.js';
+import { PERSON_RIG_KEYS, READABILITY_PROBLEMS, startPersonRig, type PersonRig } from './scenarios/person-rig.js';
 
 // The pictures in apps/extension/README.md and the root README, made from the built extension in a headed Chromium
 // (the person rig of the extension scenarios): `npx -y pnpm@12.4.2 --filter @browsermcp/gateway pictures`. Not part
@@ -29,6 +29,7 @@ let researcher: Client;
 let booker: Client;
 const RESEARCHER = 'Research assistant';
 const BOOKER = 'Travel booker';
+const RECONCILER = 'Quarterly expense report reconciliation assistant';
 
 beforeAll(async () => {
   await mkdir(DOCS, { recursive: true });
@@ -50,6 +51,8 @@ async function picture(page: PageConnection, name: string, width: number, region
   await page.send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: SCALE, mobile: false });
   try {
     await nextFrames(page);
+    // Every picture reads well at the size the person sees it: no sideways scroll, no text a few letters wide.
+    expect(await page.evaluate(READABILITY_PROBLEMS), name).toEqual([]);
     const box = await page.evaluate<Box>(region);
     const clip = { x: Math.floor(box.x), y: Math.floor(box.y), width: Math.ceil(box.width), height: Math.ceil(box.height), scale: 1 };
     const { data } = await page.send<{ data: string }>('Page.captureScreenshot', { format: 'png', clip });
@@ -59,6 +62,43 @@ async function picture(page: PageConnection, name: string, width: number, region
     // Laid out at its own size again before the person clicks in it.
     await nextFrames(page);
   }
+}
+
+/** The grey of Chrome's notification cards (Chromium 150's message center, light theme). */
+const NOTIFICATION_GREY = [233, 233, 232];
+
+/**
+ * Writes `name`: Chrome's notification cards as they stand on the person's screen (the bottom right of the display,
+ * read with xwd), once `count` of them show.
+ */
+async function notificationsPicture(name: string, count: number): Promise<void> {
+  const display = rig.browser.display!;
+  for (const end = Date.now() + 15_000; ; ) {
+    const screen = await captureScreen(display);
+    const corner = { left: Math.floor(screen.width / 2), top: Math.floor(screen.height / 4), right: screen.width - 1, bottom: screen.height - 1 };
+    // Cards some 350 px wide, a few pixels apart.
+    const box = findBlock(screen, NOTIFICATION_GREY, corner, 300, 2, 16);
+    const cards = box ? countBlocks(screen, box) : 0;
+    if (box && cards >= count) {
+      const margin = { left: box.left - 6, top: box.top - 6, right: Math.min(screen.width - 1, box.right + 6), bottom: Math.min(screen.height - 1, box.bottom + 6) };
+      await writeFile(join(DOCS, name), screenPng(screen, margin));
+      return;
+    }
+    if (Date.now() > end) throw new Error(`${count} notification cards did not show within 15 s (saw ${cards})`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** How many cards stand in `box`: runs of rows with the cards' grey at its left edge. */
+function countBlocks(screen: Awaited<ReturnType<typeof captureScreen>>, box: { left: number; top: number; bottom: number }): number {
+  let cards = 0;
+  let inCard = false;
+  for (let y = box.top; y <= box.bottom; y++) {
+    const grey = screen.rgb(box.left + 2, y).every((v, i) => Math.abs(v - NOTIFICATION_GREY[i]!) <= 2);
+    if (grey && !inCard) cards++;
+    inCard = grey;
+  }
+  return cards;
 }
 
 /** Two frames: a new layout is painted. */
@@ -99,12 +139,20 @@ describe('the extension README’s pictures', () => {
     await rig.setStorage({ askBeforeNewAgents: true, allowedAgents: [] });
     booker = await connectClient(rig.gw, BOOKER, { key: PERSON_RIG_KEYS[1] });
     const waiting = booker.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } }, undefined, { timeout: 60_000 });
+    // A second one, with a long name, waits too: both rows, and both notifications, read whole.
+    const reconciler = await connectClient(rig.gw, RECONCILER, { key: PERSON_RIG_KEYS[1] });
+    const alsoWaiting = reconciler.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?month=2026-11') } }, undefined, { timeout: 60_000 });
+    await notificationsPicture('notifications.png', 2);
     const popup = await rig.openPopup();
-    await popup.page.waitFor((name: string) => Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)), [BOOKER]);
+    await popup.page.waitFor(() => document.querySelectorAll('li.agent.pending').length === 2);
     await picture(popup.page, 'approval-pending.png', POPUP_WIDTH, POPUP_BOX);
-    // Always allow, as the person: the options page lists the agent afterwards.
+    // Always allow, as the person: the options page lists the agent afterwards. The other one is denied.
     await rig.clickAsPerson(popup.page, agentButton(BOOKER, '.decide-always'));
     expect(text(await waiting)).toContain('- Page Title: Form');
+    await rig.clickAsPerson(popup.page, agentButton(RECONCILER, '.decide-deny'));
+    expect(text(await alsoWaiting)).toContain('The person denied');
+    await (reconciler.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+    await reconciler.close();
     await popup.close();
     await rig.setStorage({ askBeforeNewAgents: false });
   });

@@ -6,7 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend } from '../src/index.js';
 import { connectClient, modernClient, text } from './helpers.js';
-import { PERSON_RIG_KEYS, personModeRig, startPersonRig, type ChromeTabs, type PersonRig } from './scenarios/person-rig.js';
+import { PERSON_RIG_KEYS, personModeRig, READABILITY_PROBLEMS, startPersonRig, type ChromeTabs, type PersonRig } from './scenarios/person-rig.js';
 import { runScenarios } from './scenarios/scenarios.js';
 
 // The shared scenarios in the person's own browser, as the person has it: the built extension in a headed Chromium
@@ -616,6 +616,39 @@ describe('a new agent must be allowed by the person', () => {
       expect((await askedAgain).isError).toBeFalsy();
       await (revoked.transport as StreamableHTTPClientTransport).terminateSession();
     } finally {
+      await setAsk(false);
+    }
+  });
+
+  it('two agents waiting, one with a long name: the popup reads well at its real size, each name and wish on whole lines', async () => {
+    const { server } = rig;
+    await setAsk(true);
+    const long = 'Quarterly expense report reconciliation assistant';
+    const clients = [await connectClient(rig.gw, 'Travel booker'), await connectClient(rig.gw, long, { key: PERSON_RIG_KEYS[1] })];
+    const calls = clients.map((c, i) => c.callTool({ name: 'browser_navigate', arguments: { url: server.url(`/index.html?waiting=${i}&a-long-query-string-that-runs-on=1234567890`) } }, undefined, { timeout: 60_000 }));
+    const popup = await rig.openPopup();
+    try {
+      await popup.page.waitFor(() => document.querySelectorAll('li.agent.pending').length === 2);
+      expect(await popup.page.evaluate(READABILITY_PROBLEMS)).toEqual([]);
+      // Each one's buttons under its words, the whole row for the name.
+      const rows = await popup.page.evaluate<Array<{ name: number; buttons: number; nameBottom: number; buttonsTop: number }>>(() =>
+        Array.from(document.querySelectorAll('li.agent.pending')).map((li) => {
+          const name = li.querySelector('strong')!.getBoundingClientRect();
+          const buttons = li.querySelector('.decide')!.getBoundingClientRect();
+          return { name: name.width, buttons: buttons.width, nameBottom: li.querySelector('.agent-show')!.getBoundingClientRect().bottom, buttonsTop: buttons.top };
+        }),
+      );
+      for (const row of rows) expect(row.buttonsTop).toBeGreaterThanOrEqual(row.nameBottom);
+      expect(Math.max(...rows.map((r) => r.name))).toBeGreaterThan(200);
+    } finally {
+      await popup.close();
+      await answer('Travel booker', 'deny');
+      await answer(long, 'deny');
+      await Promise.allSettled(calls);
+      for (const c of clients) {
+        await (c.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+        await c.close();
+      }
       await setAsk(false);
     }
   });

@@ -13,4 +13,4 @@ export { launchPersonBrowser } from './person-browser.js';
 export type { PageConnection, PersonBrowser, PersonBrowserOptions, TargetInfo } from './person-browser.js';
 export { runTempDir } from './run-temp-dir.js';
 export { picture, sameColour, type Picture } from './pixels.js';
-export { captureScreen, clickScreen, findBlock, parseXwd, type Screen, type ScreenBox } from './x-screen.js';
+export { captureScreen, clickScreen, findBlock, parseXwd, screenPng, type Screen, type ScreenBox } from './x-screen.js';

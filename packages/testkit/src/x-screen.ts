@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { encode } from 'fast-png';
 
 const run = promisify(execFile);
 
@@ -50,15 +51,18 @@ export function parseXwd(dump: Buffer): Screen {
 
 /**
  * The tallest block of `colour` (within `tolerance` a channel) inside `within`: contiguous rows each holding a run
- * of that colour at least `minWidth` pixels long (a button's face, not a stray pixel of text or a thin underline).
+ * of that colour at least `minWidth` pixels long (a button's face, not a stray pixel of text or a thin underline);
+ * blocks up to `rowGap` rows apart count as one.
  */
 /** Most pixels between two runs of a block's colour that still make one run (a label's letters). */
 const MAX_GAP = 16;
 
-export function findBlock(screen: Screen, colour: readonly number[], within: ScreenBox, minWidth: number, tolerance = 8): ScreenBox | undefined {
+export function findBlock(screen: Screen, colour: readonly number[], within: ScreenBox, minWidth: number, tolerance = 8, rowGap = 0): ScreenBox | undefined {
   const matches = (x: number, y: number) => screen.rgb(x, y).every((v, c) => Math.abs(v - colour[c]!) <= tolerance);
   let best: ScreenBox | undefined;
   let current: ScreenBox | undefined;
+  // Rows without the colour since the current block's last: up to `rowGap` of them join two blocks (stacked cards).
+  let missing = 0;
   for (let y = within.top; y <= Math.min(within.bottom, screen.height); y++) {
     // Runs a few pixels apart are one (the white letters of a button's label split its face).
     let run: { left: number; right: number } | undefined;
@@ -77,11 +81,14 @@ export function findBlock(screen: Screen, colour: readonly number[], within: Scr
     }
     if (run) {
       current = current ? { left: Math.min(current.left, run.left), top: current.top, right: Math.max(current.right, run.right), bottom: y } : { ...run, top: y, bottom: y };
-    } else if (current) {
+      missing = 0;
+    } else if (current && ++missing > rowGap) {
       if (!best || current.bottom - current.top > best.bottom - best.top) best = current;
       current = undefined;
+      missing = 0;
     }
   }
+  if (current && (!best || current.bottom - current.top > best.bottom - best.top)) best = current;
   return best;
 }
 
@@ -90,4 +97,13 @@ export async function clickScreen(display: string, x: number, y: number): Promis
   await run('xdotool', ['mousemove', '--sync', String(Math.round(x)), String(Math.round(y)), 'click', '1'], { env: { ...process.env, DISPLAY: display } }).catch((error: Error) => {
     throw new Error(`cannot click with xdotool (${error.message}): install it (apt-get install -y xdotool)`);
   });
+}
+
+/** The box of the screen as a PNG (a README picture of Chrome's own UI: a notification, a bar). */
+export function screenPng(screen: Screen, box: ScreenBox): Uint8Array {
+  const width = box.right - box.left + 1;
+  const height = box.bottom - box.top + 1;
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set(screen.rgb(box.left + x, box.top + y), (y * width + x) * 3);
+  return encode({ width, height, data, channels: 3, depth: 8 });
 }

@@ -53,6 +53,27 @@ export interface PersonRig {
   close(): Promise<void>;
 }
 
+/**
+ * What makes an extension page hard to read at its real size, as a function source for PageConnection.evaluate: the
+ * page wider than its window (a sideways scroll), or a text squeezed into a column a few letters wide (a name
+ * wrapping "Tra / vel / bo / oke / r"). Empty when it reads well.
+ */
+export const READABILITY_PROBLEMS = `() => {
+  const problems = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth + 1) problems.push('the page is ' + root.scrollWidth + ' px wide in a ' + root.clientWidth + ' px window');
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.trim();
+    if (text.length < 12 || !node.parentElement || node.parentElement.closest('[hidden], script, style')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const lines = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+    if (lines > 1 && text.length / lines < 12) problems.push('"' + text.slice(0, 40) + '" wraps to ' + lines + ' lines of ' + Math.round(text.length / lines) + ' characters');
+  }
+  return problems;
+}`;
+
 export type ChromeTabs = { chrome: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string; active: boolean; groupId?: number }>> } } };
 export type StorageWindow = { chrome: { storage: { local: { set(v: object): Promise<void> } } } };
 
