@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
+import { rmSync } from 'node:fs';
+import { rustBookPath, startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
 import { Driver } from './driver.js';
 import { machineInfo, treeCpu, treeMemory, type MachineInfo } from './proc.js';
 import { routerBench, type RouterLevel } from './router-bench.js';
@@ -129,16 +127,6 @@ interface Page {
   path: string;
 }
 
-/** Where the big real page of the benchmark is: the Rust book on one page (1.9 MB), in the docs of an installed Rust. */
-export function rustBookPath(): string | undefined {
-  try {
-    const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const file = join(sysroot, 'share/doc/rust/html/book/print.html');
-    return existsSync(file) ? file : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function pagesFor(rows: number[], rustBook: boolean): Page[] {
   return [

@@ -1,7 +1,7 @@
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EXTENSION_ID } from '@browsermcp/daemon';
 import { formatPairingCode, newPairingSecret } from '@browsermcp/protocol';
-import { freePort } from '@browsermcp/testkit';
+import { freePort, rustBookPath } from '@browsermcp/testkit';
 import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend } from '../src/index.js';
@@ -16,8 +16,11 @@ import { runScenarios } from './scenarios/scenarios.js';
 
 let rig: PersonRig;
 
+/** The big real page: the Rust book on one page, which prints itself once loaded (testkit's rustBookPath). */
+const RUST_BOOK = rustBookPath();
+
 beforeAll(async () => {
-  rig = await startPersonRig();
+  rig = await startPersonRig({ files: RUST_BOOK ? { '/rust-book.html': RUST_BOOK } : {} });
 });
 afterAll(async () => {
   await rig?.close();
@@ -46,6 +49,30 @@ it('agent tabs open in the background: the tab the person looks at stays in fron
   expect(await personLooksAt()).toEqual({ visible: 'visible', focused: true });
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await client.close();
+});
+
+it("the Rust book in a background tab (it prints itself once loaded): snapshot, find, text and a click answer; nothing printed, the person's tab stays in front", async () => {
+  if (!RUST_BOOK) throw new Error('the Rust book comes with an installed Rust (rustup; rustc --print sysroot): install one for this test');
+  const client = await connectClient(rig.gw, 'Book reader');
+  const url = rig.server.url('/rust-book.html');
+  try {
+    const answers = [text(await client.callTool({ name: 'browser_navigate', arguments: { url } }))];
+    expect(answers[0]).toContain('- Page Title: The Rust Programming Language');
+    // Its window.print() 100 ms after load would have stopped the page behind Chrome's print dialog (every call then
+    // waited 90 s): the agent is told instead, and the page answers.
+    await expect
+      .poll(async () => answers.push(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))) && answers.join('\n'), { timeout: 10_000 })
+      .toContain('The page in tab 0 called window.print(): nothing was printed');
+    expect(answers.at(-1)).toContain('heading "The Rust Programming Language"');
+    expect(text(await client.callTool({ name: 'browser_find', arguments: { text: 'references and borrowing' } }))).toMatch(/link "References and Borrowing"/i);
+    expect(text(await client.callTool({ name: 'browser_get_text', arguments: { target: '#what-is-ownership + p' } }))).toContain('Ownership is a set of rules that govern how a Rust program manages memory.');
+    await client.callTool({ name: 'browser_click', arguments: { target: 'a[href="#references-and-borrowing"]' } });
+    expect(text(await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => location.hash' } }))).toContain('"#references-and-borrowing"');
+    expect(await rig.activeUrls()).toEqual([rig.personUrl]);
+  } finally {
+    await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+    await client.close();
+  }
 });
 
 it('an action whose input never reached the page answers an error, never "Clicked"', async () => {

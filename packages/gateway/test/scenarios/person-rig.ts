@@ -78,12 +78,12 @@ export type ChromeTabs = { chrome: { tabs: { query(q: object): Promise<Array<{ i
 export type StorageWindow = { chrome: { storage: { local: { set(v: object): Promise<void> } } } };
 
 /** The person's browser with the extension, paired with a gateway run with `flags` (the scenarios' by default). */
-export async function startPersonRig(options: { headless?: boolean; flags?: readonly string[] } = {}): Promise<PersonRig> {
+export async function startPersonRig(options: { headless?: boolean; flags?: readonly string[]; files?: Record<string, string> } = {}): Promise<PersonRig> {
   const logs: Array<Record<string, unknown>> = [];
   // Two API keys: an agent's identity in the person's browser is the key its gateway checked.
   const [gw, server] = await Promise.all([
     startGateway(['--extension', '--daemon-port', '0', '--api-key-file', keyFile(), ...(options.flags ?? SCENARIO_FLAGS)], { logs }),
-    startFixtureServer(),
+    startFixtureServer(options.files ? { files: options.files } : {}),
   ]);
   const personUrl = server.url('/links.html?person=reading');
   const browser = await launchPersonBrowser({ extensionDir: EXTENSION_DIR, startUrl: personUrl, headless: options.headless === true });

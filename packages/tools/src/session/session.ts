@@ -249,6 +249,14 @@ export class ToolSession {
       );
       this.forgetRefusals();
     }
+    this.tabList.forEach((tab, index) => {
+      if (!tab.printsAsked) return;
+      const times = tab.printsAsked === 1 ? '' : ` (${tab.printsAsked.toLocaleString('en')} times)`;
+      notes.push(
+        `The page in tab ${index} called window.print()${times}: nothing was printed, since Chrome's print dialog would stop the page until someone closed it. For a PDF of the page, use browser_pdf_save.`,
+      );
+      tab.printsAsked = 0;
+    });
     return notes;
   }
 

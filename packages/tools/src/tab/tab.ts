@@ -5,6 +5,7 @@ import { ToolError } from '../engine/errors.js';
 import { FrameRefs } from '../engine/frames.js';
 import { inPage } from '../engine/in-page.js';
 import { OwnNavigation } from './own-navigation.js';
+import { holdPrints } from './print-guard.js';
 import { RequestGuard } from './request-guard.js';
 import type { UploadFile } from '../engine/files.js';
 import { TabActions, type ActionOptions } from './tab-actions.js';
@@ -43,6 +44,8 @@ export class Tab {
   private readonly snapshots: TabSnapshots;
   private readonly actions: TabActions;
   private closed = false;
+  /** Times the page called window.print() since the last answer (print-guard.ts: nothing was printed). */
+  printsAsked = 0;
   /** A tab of the person's browser, behind their own: Chrome paints it only now and then (see `framesWhile`). */
   private readonly background: boolean;
   /** CSS media emulated in this tab (browser_emulate_media): Chromium takes the whole set on every change. */
@@ -64,6 +67,8 @@ export class Tab {
     void watchWebMcpChanges(page, () => {
       if (this.webmcpOn() && !this.isClosed) void this.refreshWebMcp().catch(() => undefined);
     }).catch(() => undefined);
+    // Before the page's own scripts: its window.print() would stop it behind Chrome's print dialog.
+    void holdPrints(page, () => void this.printsAsked++).catch(() => undefined);
     this.background = options.background === true;
     this.logs = new TabLogs(page);
     this.guard = new RequestGuard(page);
