@@ -547,6 +547,14 @@ export const scenarios: Scenario[] = [
       });
       expect(forms.match(/<secret>ACCOUNT_PASSWORD<\/secret>/g)).toHaveLength(5);
       for (const form of [Buffer.from('hunter2-s3cret').toString('base64'), Buffer.from('hunter2-s3cret').toString('hex'), 'h u n t e r 2']) expect(forms).not.toContain(form);
+      // Nor in a picture: the field holding it is painted over (its colour across the field), and given back after.
+      await call(c, 'browser_evaluate', { function: "() => { document.querySelector('#name').style.cssText = 'width: 300px; height: 40px; font-size: 24px'; }" });
+      const shot = await callResult(c, 'browser_take_screenshot', { target: '#name' });
+      const image = (shot.content as Array<{ type: string; data?: string }>).find((part) => part.type === 'image');
+      expect(image, text(shot)).toBeDefined();
+      const field = picture(Buffer.from(image!.data!, 'base64'));
+      for (const fx of [0.2, 0.5, 0.8]) expect(field.at(fx, 0.5), `the field at ${fx}`).toSatisfy((rgb: number[]) => sameColour(rgb, [31, 35, 40], 12));
+      expect(await call(c, 'browser_evaluate', { function: "() => document.querySelector('#name').getAttribute('style')" })).toContain('"width: 300px; height: 40px; font-size: 24px;"');
     },
   },
   {

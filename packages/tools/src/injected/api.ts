@@ -5,6 +5,7 @@ import { frameContentOffset, isHidden, scrollToCenter, viewportSize } from './fr
 import { hideHighlight, highlight } from './highlight.js';
 import { inputReceived } from './input.js';
 import { listenerMarksStale, markPressed } from './listeners.js';
+import { maskSecretFields, unmaskSecretFields } from './mask.js';
 import { accessibleName, locatorSpecFor, valueToVerify } from './locator.js';
 import { parcelPart, parkedCount } from './parcel.js';
 import { askPerson } from './person.js';
@@ -50,6 +51,8 @@ export const injectedApi = {
   listenerMarksStale,
   markPressed,
   choiceRefused,
+  maskSecretFields,
+  unmaskSecretFields,
 };
 
 export type InjectedApi = typeof injectedApi;

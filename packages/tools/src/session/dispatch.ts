@@ -8,7 +8,7 @@ import { renderChanges } from '../tab/snapshot-changes.js';
 import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
-import { redactSecretForms, secretPattern } from './secret-forms.js';
+import { redactSecretForms, secretPatterns } from './secret-forms.js';
 import { PAGE_TOOLS_META, pageToolInfos } from '../engine/webmcp.js';
 
 export class UnknownToolError extends Error {
@@ -117,24 +117,9 @@ async function stoppedAnswer(session: ToolSession, name: string, reason: StopRea
 }
 
 // --secrets: a value the page shows (a filled field, an echo, its base64, hex, percent-encoding or its characters
-// spaced apart) never reaches the model (secret-forms.ts); longest first, so a secret that contains another is
-// replaced whole. The patterns are made once per set of secrets.
-const secretPatterns = new WeakMap<Readonly<Record<string, string>>, Array<[string, RegExp]>>();
-
-function patternsOf(secrets: Readonly<Record<string, string>>): Array<[string, RegExp]> {
-  let patterns = secretPatterns.get(secrets);
-  if (!patterns) {
-    patterns = Object.entries(secrets)
-      .filter(([, value]) => value !== '')
-      .sort((a, b) => b[1].length - a[1].length)
-      .map(([name, value]) => [name, secretPattern(value)]);
-    secretPatterns.set(secrets, patterns);
-  }
-  return patterns;
-}
-
+// spaced apart) never reaches the model (secret-forms.ts).
 function redactSecrets(result: ToolResult, secrets: Readonly<Record<string, string>> | undefined): ToolResult {
-  const patterns = secrets ? patternsOf(secrets) : [];
+  const patterns = secrets ? secretPatterns(secrets) : [];
   if (!patterns.length) return result;
   return { ...result, content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redactSecretForms(c.text, patterns) } : c)) };
 }
@@ -173,7 +158,7 @@ function noteTabsClosedOutside(session: ToolSession, response: Response): void {
 async function recordFrame(session: ToolSession, name: string): Promise<void> {
   const tab = session.peekCurrentTab();
   if (!session.recorder || !tab || tab.modalStates().length || name.startsWith('browser_gif_')) return;
-  await session.recorder.capture(tab, session.host.background).catch(() => undefined);
+  await session.recorder.capture(tab, { background: session.host.background, mask: session.secretMasks }).catch(() => undefined);
 }
 
 function errorText(err: unknown): string {

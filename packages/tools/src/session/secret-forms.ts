@@ -76,3 +76,20 @@ export function secretPattern(value: string): RegExp {
 export function redactSecretForms(text: string, secrets: ReadonlyArray<readonly [name: string, pattern: RegExp]>): string {
   return secrets.reduce((t, [name, pattern]) => t.replace(pattern, `<secret>${name}</secret>`), text);
 }
+
+// The patterns of a set of secrets, made once per set (the config object): longest first, so a secret that contains
+// another is replaced whole.
+const patternCache = new WeakMap<Readonly<Record<string, string>>, Array<[string, RegExp]>>();
+
+/** Each secret's name and the pattern of its forms (secretPattern), longest secret first. */
+export function secretPatterns(secrets: Readonly<Record<string, string>>): Array<[name: string, pattern: RegExp]> {
+  let patterns = patternCache.get(secrets);
+  if (!patterns) {
+    patterns = Object.entries(secrets)
+      .filter(([, value]) => value !== '')
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(([name, value]) => [name, secretPattern(value)]);
+    patternCache.set(secrets, patterns);
+  }
+  return patterns;
+}

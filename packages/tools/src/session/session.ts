@@ -6,6 +6,7 @@ import type { GifRecorder } from '../tab/gif.js';
 import type { UrlCheck } from '../engine/origins.js';
 import type { Refusal } from '../tab/request-guard.js';
 import { Tab } from '../tab/tab.js';
+import { secretPatterns } from './secret-forms.js';
 import { withTimeout } from '../engine/timing.js';
 
 export type { FileAccess, UploadFile } from '../engine/files.js';
@@ -159,6 +160,11 @@ export class ToolSession {
 
   get tabs(): readonly Tab[] {
     return this.tabList;
+  }
+
+  /** What a capture paints over (--secrets): the fields whose text matches one of these. */
+  get secretMasks(): RegExp[] {
+    return this.config.secrets ? secretPatterns(this.config.secrets).map(([, pattern]) => pattern) : [];
   }
 
   /** The value of a secret (--secrets) when `name` is one, else undefined. */

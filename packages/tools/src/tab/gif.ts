@@ -1,6 +1,6 @@
 import { decode } from 'fast-png';
 import { applyPalette, GIFEncoder, quantize } from 'gifenc';
-import type { Tab } from './tab.js';
+import type { CaptureOptions, Tab } from './tab.js';
 
 const MAX_FRAMES = 200;
 const MAX_WIDTH = 800;
@@ -24,13 +24,13 @@ export class GifRecorder {
     return this.frames.length;
   }
 
-  async capture(tab: Tab, background = false): Promise<void> {
+  async capture(tab: Tab, options: CaptureOptions = {}): Promise<void> {
     if (this.frames.length >= MAX_FRAMES) {
       this.dropped++;
       return;
     }
     const view = await tab.viewportClip();
-    const png = await tab.capture({ format: 'png', clip: { ...view, scale: Math.min(1, MAX_WIDTH / Math.max(1, view.width)) }, captureBeyondViewport: false }, { background });
+    const png = await tab.capture({ format: 'png', clip: { ...view, scale: Math.min(1, MAX_WIDTH / Math.max(1, view.width)) }, captureBeyondViewport: false }, options);
     this.frames.push({ png, at: Date.now() });
   }
 

@@ -27,6 +27,13 @@ const FRAME_ASK_MS = 250;
 export type { ModalState } from './tab-modals.js';
 export type { SnapshotOptions } from './tab-snapshot.js';
 
+export interface CaptureOptions {
+  /** The person's own browser: a tab behind theirs is not brought forward. */
+  background?: boolean | undefined;
+  /** Fields whose text matches one of these are painted over in the picture (--secrets: ToolSession.secretMasks). */
+  mask?: readonly RegExp[] | undefined;
+}
+
 /**
  * One browser tab as the tools see it: the puppeteer Page and what the tools keep about it, each part its own
  * module: logs (console and network), the request guard (origin lists), modals (dialogs, file choosers), refs
@@ -113,7 +120,20 @@ export class Tab {
    * (the person's own browser): then the picture is refused at once, saying why. An agent's tab there is not hidden
    * (the extension emulates focus for it) but Chrome paints it only now and then: see paintedCapture.
    */
-  async capture(params: Protocol.Page.CaptureScreenshotRequest, options: { background?: boolean | undefined } = {}): Promise<Uint8Array> {
+  async capture(params: Protocol.Page.CaptureScreenshotRequest, options: CaptureOptions = {}): Promise<Uint8Array> {
+    if (!options.mask?.length) return this.captureAsIs(params, options);
+    // Every frame paints over its fields that hold a secret for the length of the capture (injected/mask.ts).
+    const patterns = options.mask.map((p): [string, string] => [p.source, p.flags]);
+    const frames = this.page.frames();
+    await Promise.all(frames.map((frame) => inPage(frame, 'maskSecretFields', patterns).catch(() => 0)));
+    try {
+      return await this.captureAsIs(params, options);
+    } finally {
+      await Promise.all(frames.map((frame) => inPage(frame, 'unmaskSecretFields').catch(() => undefined)));
+    }
+  }
+
+  private async captureAsIs(params: Protocol.Page.CaptureScreenshotRequest, options: CaptureOptions): Promise<Uint8Array> {
     const hidden = await inPage(this.page.mainFrame(), 'isHidden').catch(() => false);
     if (hidden && options.background) {
       throw new ToolError(

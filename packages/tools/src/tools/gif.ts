@@ -17,7 +17,7 @@ const start = defineTabTool({
   async handle(tab, _args, response, session) {
     if (session.recorder) throw new ToolError('A GIF is already being recorded; stop it with browser_gif_stop first.');
     const recorder = new GifRecorder();
-    await recorder.capture(tab, session.host.background);
+    await recorder.capture(tab, { background: session.host.background, mask: session.secretMasks });
     session.recorder = recorder;
     response.addResult('Recording: every following action adds a frame. Call browser_gif_stop to get the GIF.');
   },

@@ -33,7 +33,7 @@ const screenshot = defineTabTool({
     // At CSS scale on a high-density screen, Chromium scales the capture down itself (a clip with a scale).
     const shrink = scale === 'css' && size.devicePixelRatio !== 1 ? 1 / size.devicePixelRatio : undefined;
     const format = { format: type, ...(type === 'png' ? {} : { quality: 80 }) } as const;
-    const background = { background: session.host.background };
+    const background = { background: session.host.background, mask: session.secretMasks };
     const scaled = shrink ?? 1;
     let bytes: Uint8Array;
     if (target) {
