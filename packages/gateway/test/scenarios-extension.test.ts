@@ -372,6 +372,12 @@ it('sites the person put off limits in the options page: refused to agents; a pa
     expect(clicked).toContain('- Page Title: Blocked by browsermcp');
     expect(clicked).toContain(`- code: "${server.crossUrl('/form.html')}"`);
     expect(clicked).not.toContain('chrome-error://');
+    const redirected = await client.callTool({ name: 'browser_navigate', arguments: { url: server.url(`/redirect?to=${encodeURIComponent(server.crossUrl('/form.html?via=redirect'))}`) } });
+    // Reached by a redirect: the navigation says where it was stopped, and the tab shows the person why (not Chrome's
+    // error page).
+    expect(redirected.isError).toBe(true);
+    expect(text(redirected)).toContain(`was stopped at ${server.crossUrl('/form.html?via=redirect')}: The person has put localhost off limits`);
+    expect((await rig.browser.tabs()).map((t) => t.title)).toContain('Blocked by browsermcp');
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     // The page itself heads there: the agent never sees it, and hears why; the tab shows the person which entry of
     // their list kept it out (not a blank page).
