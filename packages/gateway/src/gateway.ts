@@ -53,6 +53,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
         filePaths: config.filePaths,
       },
       keepStateMs: config.keepBrowserStateMs,
+      keyLabels: keyLabelsOf(config),
     });
   }
   return new EmbeddedBackend({
@@ -81,6 +82,11 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     proxy: config.proxy,
     keepStateMs: config.keepBrowserStateMs,
   });
+}
+
+/** --api-key-file's labels by the key's hash (how sessions name their caller), never by the key. */
+function keyLabelsOf(config: GatewayConfig): Map<string, string> {
+  return new Map([...config.apiKeyLabels].map(([key, label]) => [keyHash(key), label]));
 }
 
 /** How long a key's browser state outlives its last 2026-07-28 request when --keep-browser-state does not say. */
@@ -144,7 +150,7 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     progressIntervalMs: config.progressIntervalMs,
     sessionRecords: config.saveSession ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`)) : undefined,
     trustProxy: config.trustProxy,
-    keyLabels: new Map([...config.apiKeyLabels].map(([key, label]) => [keyHash(key), label])),
+    keyLabels: keyLabelsOf(config),
     logStream: extra.logStream,
   });
   try {

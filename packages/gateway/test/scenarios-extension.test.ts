@@ -5,8 +5,9 @@ import { freePort, rustBookPath } from '@browsermcp/testkit';
 import { WebSocket, WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend } from '../src/index.js';
+import { keyFingerprint } from '../src/agent-identity.js';
 import { connectClient, modernClient, text } from './helpers.js';
-import { PERSON_RIG_KEYS, personModeRig, READABILITY_PROBLEMS, startPersonRig, type ChromeTabs, type PersonRig } from './scenarios/person-rig.js';
+import { PERSON_RIG_KEY_LABEL, PERSON_RIG_KEYS, personModeRig, READABILITY_PROBLEMS, startPersonRig, type ChromeTabs, type PersonRig } from './scenarios/person-rig.js';
 import { runScenarios } from './scenarios/scenarios.js';
 
 // The shared scenarios in the person's own browser, as the person has it: the built extension in a headed Chromium
@@ -663,6 +664,10 @@ describe('a new agent must be allowed by the person', () => {
     try {
       await popup.page.waitFor(() => document.querySelectorAll('li.agent.pending').length === 2);
       expect(await popup.page.evaluate(READABILITY_PROBLEMS)).toEqual([]);
+      // Who each one is: the fingerprint of the key its gateway checked, the same the gateway's banner prints, and
+      // the label the key has in --api-key-file.
+      const identities = await popup.page.evaluate<string[]>(() => Array.from(document.querySelectorAll('li.agent.pending .agent-identity'), (el) => el.textContent ?? ''));
+      expect(identities).toEqual([keyFingerprint(PERSON_RIG_KEYS[0]), `${keyFingerprint(PERSON_RIG_KEYS[1])} (${PERSON_RIG_KEY_LABEL})`]);
       // Each one's buttons under its words, the whole row for the name.
       const rows = await popup.page.evaluate<Array<{ name: number; buttons: number; nameBottom: number; buttonsTop: number }>>(() =>
         Array.from(document.querySelectorAll('li.agent.pending')).map((li) => {

@@ -26,6 +26,8 @@ export interface ExtensionBackendOptions {
   files?: Pick<NodeFileAccessOptions, 'outputDir' | 'roots' | 'unrestricted' | 'protectedPaths' | 'maxOutputBytes' | 'filePaths'>;
   /** --keep-browser-state: how long an owner's tabs outlive its last session, in ms. */
   keepStateMs?: number | undefined;
+  /** The labels of --api-key-file's `label=key` lines, by the key's hash: shown to the person beside its fingerprint. */
+  keyLabels?: ReadonlyMap<string, string> | undefined;
 }
 
 /**
@@ -124,8 +126,13 @@ export class ExtensionBackend extends RouterBackend {
     }
   }
 
-  protected async openDaemonSession(id: string, { clientName, owner }: OpenSessionOptions, executorId: string | undefined): Promise<void> {
-    const agent = agentIdentity(owner);
+  protected async openDaemonSession(id: string, { clientName, owner, caller }: OpenSessionOptions, executorId: string | undefined): Promise<void> {
+    // The key's hash (a browser state's owner also names its handle): the person sees the fingerprint the gateway's
+    // banner gives that key, and its label from --api-key-file.
+    const key = caller ?? owner;
+    const identity = agentIdentity(key);
+    const label = key === undefined ? undefined : this.options.keyLabels?.get(key);
+    const agent = identity && label ? `${identity} (${label})` : identity;
     await this.router.openSession(id, { ...(executorId ? { executorId } : {}), ...(clientName ? { clientName } : {}), ...(agent ? { agent } : {}) });
   }
 

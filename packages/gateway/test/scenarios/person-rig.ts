@@ -15,10 +15,13 @@ import { SCENARIO_FLAGS, type ModeRig } from './scenarios.js';
 
 /** The gateway's API keys: clients use the first unless a test says otherwise. */
 export const PERSON_RIG_KEYS = ['person-rig-key-one-0123456789abcdef', 'person-rig-key-two-0123456789abcdef'] as const;
+/** The label of the second key in the gateway's --api-key-file. */
+export const PERSON_RIG_KEY_LABEL = 'travel-desk';
 
 function keyFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'bmcp-person-keys-')), 'keys');
-  writeFileSync(file, `${PERSON_RIG_KEYS.join('\n')}\n`);
+  // The second key with a label, as the person sees it beside the key's fingerprint.
+  writeFileSync(file, `${PERSON_RIG_KEYS[0]}\n${PERSON_RIG_KEY_LABEL}=${PERSON_RIG_KEYS[1]}\n`);
   return file;
 }
 
