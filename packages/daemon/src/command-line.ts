@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command, type OptionValueSource } from 'commander';
 import { optionalCapabilities, parseOriginPattern, type Capability } from '@browsermcp/tools';
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS } from './router/index.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_KEPT_STATES } from './router/index.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST } from './server/constants.js';
 import { defaultPairingFile } from './server/pairing-secret.js';
@@ -94,6 +94,7 @@ export type SharedSettingKey =
   | 'filePaths'
   | 'fileRoots'
   | 'gracePeriod'
+  | 'maxBrowserStates'
   | 'commandTimeout'
   | 'maxConnectionsPerAddress'
   | 'requestTimeout'
@@ -165,6 +166,10 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     ).default('relative'),
     fileRoots: settingOption('--file-roots <list>', describe('fileRoots', 'more directories uploads and storage states may be read from, comma-separated (default: none)')),
     gracePeriod: settingOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection')).default(String(DEFAULT_GRACE_PERIOD_SECONDS)),
+    maxBrowserStates: settingOption(
+      '--max-browser-states <n>',
+      describe('maxBrowserStates', "most browser states kept at once, every key's together (each holds a browser context and its tabs); at the limit a new one is refused until one closes"),
+    ).default(String(DEFAULT_MAX_KEPT_STATES)),
     commandTimeout: settingOption('--command-timeout <seconds>', describe('commandTimeout', "longest a single tool call may take (a browser starting for it does not count)")).default(String(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
     maxConnectionsPerAddress: settingOption(
       '--max-connections-per-address <n>',
@@ -369,6 +374,8 @@ export interface SharedSettings {
   filePaths: FilePathMode;
   fileRoots: string[];
   gracePeriodMs: number;
+  /** --max-browser-states: most browser states kept at once. */
+  maxBrowserStates: number;
   commandTimeoutMs: number;
   /** --max-connections-per-address and --request-timeout: what one slow or greedy client may hold. */
   connectionLimits: ConnectionLimits;
@@ -469,6 +476,7 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     pairingFile: resolve(values.str('pairingFile') ?? defaultPairingFile()),
     fileRoots: values.list('fileRoots'),
     gracePeriodMs: (values.int('gracePeriod', 0, 86_400) ?? DEFAULT_GRACE_PERIOD_SECONDS) * 1000,
+    maxBrowserStates: values.int('maxBrowserStates', 1, 100_000) ?? DEFAULT_MAX_KEPT_STATES,
     commandTimeoutMs: (values.int('commandTimeout', 1, 3600) ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
     connectionLimits: {
       maxPerAddress: values.int('maxConnectionsPerAddress', 1, 100_000) ?? DEFAULT_CONNECTION_LIMITS.maxPerAddress,

@@ -63,6 +63,12 @@ export const TooManySessionsError = defineError<'BMCP_ERR_TOO_MANY_SESSIONS', [u
   ErrorCodes.RateLimited,
 );
 
+export const TooManyStatesError = defineError<'BMCP_ERR_TOO_MANY_STATES', [count: number, max: number]>(
+  'BMCP_ERR_TOO_MANY_STATES',
+  'this browsermcp keeps %d browser states, the most it may (--max-browser-states %d): close one of yours with browser_state_close, or wait until an unused one closes by itself, then try again',
+  ErrorCodes.RateLimited,
+);
+
 export const SessionInUseError = defineError<'BMCP_ERR_SESSION_IN_USE', [sessionId: string, instanceId: string]>(
   'BMCP_ERR_SESSION_IN_USE',
   'session %s is driven by a live client connection on daemon %s of this cluster; disconnect that client first (a client that dropped frees it at once)',

@@ -42,6 +42,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       extensionIds: config.extensionIds,
       commandTimeoutMs: config.commandTimeoutMs,
       graceMs: config.gracePeriodMs,
+      maxKeptStates: config.maxBrowserStates,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
       // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.
       files: {
@@ -81,6 +82,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     acceptInsecureCerts: config.acceptInsecureCerts,
     proxy: config.proxy,
     keepStateMs: config.keepBrowserStateMs,
+    maxKeptStates: config.maxBrowserStates,
   });
 }
 

@@ -100,6 +100,30 @@ describe('MCP 2026-07-28', () => {
     }
   });
 
+  it("holds every key together to --max-browser-states: past it a new state (a handle, or a key's default one) is refused, saying which cap, until one closes", async () => {
+    const gateway = await startGateway(['--api-key', `${KEYS[0]},${KEYS[1]}`, '--max-browser-states', '2']);
+    try {
+      const [alice, bob] = await Promise.all([modernClient(gateway.url, KEYS[0]!), modernClient(gateway.url, KEYS[1]!)]);
+      const handleOf = (answer: string) => /bs_[A-Za-z0-9_-]{32}/.exec(answer)![0];
+      const aliceState = handleOf(text(await alice.callTool({ name: 'browser_state_open', arguments: {} })));
+      handleOf(text(await bob.callTool({ name: 'browser_state_open', arguments: {} })));
+      // Two kept, the most: a third is refused whoever asks, with the cap and what to do; nothing is opened.
+      const refused = await bob.callTool({ name: 'browser_state_open', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toContain('this browsermcp keeps 2 browser states, the most it may (--max-browser-states 2): close one of yours with browser_state_close');
+      const noDefault = await bob.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      expect(noDefault.isError).toBe(true);
+      expect(text(noDefault)).toContain('--max-browser-states 2');
+      expect(text(await bob.callTool({ name: 'browser_state_list', arguments: {} })).match(/bs_/g)).toHaveLength(1);
+      // One closes: room again.
+      await alice.callTool({ name: 'browser_state_close', arguments: { browser: aliceState } });
+      expect(text(await bob.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }))).toContain('Fixture home');
+      await Promise.all([alice.close(), bob.close()]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('opens browser states as handles: one serves calls on either gateway, apart from the default state and from other keys, until closed', async () => {
     const alice = await modernClient(balancer.url, KEYS[0]!);
     const opened = text(await alice.callTool({ name: 'browser_state_open', arguments: {} }));

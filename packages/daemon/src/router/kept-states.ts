@@ -1,5 +1,6 @@
 import { generateWireId } from '@browsermcp/protocol';
 import type { Deadlines } from '../deadlines';
+import { TooManyStatesError } from '../errors';
 import { checkDelay, checkId } from './checks';
 import type { RouterStore, StateHolder, StateRecord } from './store';
 import type { RouterLogger } from './types';
@@ -14,6 +15,8 @@ export interface KeptStatesOptions {
   /** Throws RouterClosed once the router is closed. */
   readonly assertOpen: () => void;
   readonly isClosed: () => boolean;
+  /** Most states kept at once (RouterOptions.maxKeptStates). */
+  readonly max: number;
 }
 
 /**
@@ -48,6 +51,16 @@ export class KeptStates {
       ...rest,
       holders: [...rest.holders.filter((h) => h.id !== holder.id), holder],
     }));
+  }
+
+  /**
+   * Throws TooManyStates when the store keeps the most states it may: asked before a session is opened to be kept
+   * (so a refused one leaves nothing open). Two owners at the limit at once may both pass: it bounds, it does not count.
+   */
+  async checkRoom(): Promise<void> {
+    this.#options.assertOpen();
+    const count = (await this.#options.store.listStates()).length;
+    if (count >= this.#options.max) throw new TooManyStatesError(count, this.#options.max);
   }
 
   /**

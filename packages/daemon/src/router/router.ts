@@ -34,6 +34,8 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 90_000;
 export const DEFAULT_GRACE_MS = 5 * 60_000;
 /** Most sessions one user may have open on a daemon (or a cluster: the store is shared). */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
+/** Most browser states kept at once (each holds a browser context and its tabs). */
+export const DEFAULT_MAX_KEPT_STATES = 200;
 const silentLogger: RouterLogger = { warn() {} };
 
 /** How many stopped sessions the router remembers. */
@@ -109,7 +111,9 @@ export class SessionRouter {
       isClosed,
       listenerFailed: (sessionId, error) => this.#listenerFailed(sessionId, error),
     });
-    this.states = new KeptStates({ store, deadlines: this.#deadlines, logger: this.#logger, closeSession: (id) => this.closeSession(id), assertOpen, isClosed });
+    const maxStates = options.maxKeptStates ?? DEFAULT_MAX_KEPT_STATES;
+    if (!Number.isInteger(maxStates) || maxStates < 1) throw new InvalidArgumentError('"maxKeptStates" must be a whole number of at least 1');
+    this.states = new KeptStates({ store, deadlines: this.#deadlines, logger: this.#logger, closeSession: (id) => this.closeSession(id), assertOpen, isClosed, max: maxStates });
     this.peer = new PeerApi({
       executors: this.#executors,
       sender: this.#sender,

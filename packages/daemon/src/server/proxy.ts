@@ -201,6 +201,8 @@ class ProxyClient {
     }
     const resumed = sessionId !== undefined;
     if (sessionId === undefined) {
+      // A new kept state must have room before its session opens (--max-browser-states).
+      if (keep !== undefined) await router.states.checkRoom();
       sessionId = `proxy-${this.clientId}-${connectionId}`;
       await router.openSession(sessionId, {
         executorId: extensionId,

@@ -76,3 +76,21 @@ it('lists the named states of one principal, and closes one at once with its ses
   expect(await router.states.close('erin/bs_1')).toBe(false);
   expect(await router.hasSession('other')).toBe(true);
 });
+
+it('has room for --max-browser-states (every owner together): checkRoom refuses past it, naming the flag, until one closes', async () => {
+  const { SessionRouter } = await import('../../src/index');
+  const bounded = new SessionRouter({ maxKeptStates: 2 });
+  try {
+    for (const [owner, session] of [['a', 's1'], ['b', 's2']] as const) {
+      await bounded.states.checkRoom();
+      await bounded.openSession(session, { executorId: 'none' }).catch(() => undefined);
+      await bounded.states.keep(owner, session, 60_000, { id: `h-${owner}` });
+    }
+    await expect(bounded.states.checkRoom()).rejects.toMatchObject({ code: 'BMCP_ERR_TOO_MANY_STATES', message: expect.stringContaining('keeps 2 browser states, the most it may (--max-browser-states 2)') });
+    await bounded.states.close('a');
+    await expect(bounded.states.checkRoom()).resolves.toBeUndefined();
+  } finally {
+    await bounded.close();
+  }
+  expect(() => new SessionRouter({ maxKeptStates: 0 })).toThrow('"maxKeptStates" must be a whole number of at least 1');
+});

@@ -5,6 +5,8 @@ import { RouterBackend } from './router-backend.js';
 export interface EmbeddedBackendOptions extends LocalExecutorOptions {
   commandTimeoutMs?: number | undefined;
   graceMs?: number | undefined;
+  /** --max-browser-states: most browser states kept at once. */
+  maxKeptStates?: number | undefined;
   /** --keep-browser-state: how long an owner's browser state outlives its last session, in ms. */
   keepStateMs?: number | undefined;
 }
@@ -24,6 +26,7 @@ export class EmbeddedBackend extends RouterBackend {
       defaultExecutorId: 'local',
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+      ...(options.maxKeptStates !== undefined ? { maxKeptStates: options.maxKeptStates } : {}),
     });
     this.executor = new LocalExecutor(this.router, { ...options, sessionRoots: this.files.lookup, sessionWorkspace: this.files.workspace, sessionOwner: this.files.owner });
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';

@@ -15,6 +15,8 @@ export interface ExtensionBackendOptions {
   extensionIds?: string[] | undefined;
   commandTimeoutMs?: number | undefined;
   graceMs?: number | undefined;
+  /** --max-browser-states: most browser states kept at once. */
+  maxKeptStates?: number | undefined;
   /** How long a tool call waits for a browser to connect before it says how to connect one. */
   connectWaitMs?: number;
   /** How tools behave in the extension's sessions (the gateway's flags), as the launched browser applies them. */
@@ -64,6 +66,7 @@ export class ExtensionBackend extends RouterBackend {
       ...(options.files ? { extensionFiles: { ...options.files, sessionRoots: files.lookup, sessionWorkspace: files.workspace, sessionOwner: files.owner } } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+      ...(options.maxKeptStates !== undefined ? { maxKeptStates: options.maxKeptStates } : {}),
     }).catch((err: unknown) => {
       throw portInUse(err, options.daemonPort, '--daemon-port');
     });

@@ -34,6 +34,8 @@ export class SessionStates {
     const router = this.router();
     if (await this.take(owner, sessionId)) return;
     if (kept.existing) throw new StateNotFoundError();
+    // Room for one more before its session opens (--max-browser-states): a refused one leaves nothing open.
+    await router.states.checkRoom();
     await open(sessionId);
     const state = await router.states.keep(owner, sessionId, keepMs, { id: sessionId }, { principal: kept.principal, name: kept.name });
     if (state) {

@@ -96,6 +96,7 @@ function options(): Option[] {
     serverFile(opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)')),
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),
     s.gracePeriod,
+    appliesIn(s.maxBrowserStates, ['launch', 'cdp', 'extension'], "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon."),
     opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most').default('1800'),
     opt('--progress-interval <seconds>', 'how often a call that waits (a slow page, the person\'s approval, a starting browser) sends a progress notification, to clients that ask for them').default('10'),
     opt('--save-session', "record each session's tool calls and answers (Markdown) in session-<time>-<session>/session.md under the caller's output directory, written by the gateway (default: off)"),
