@@ -8,11 +8,13 @@ import {
   isPairingProof,
   newPairingNonce,
   pairingProof,
+  SealedChannel,
   type CommandEnvelope,
   type Envelope,
   type EventEnvelope,
   type HelloPayload,
   type JsonRpcId,
+  type PairingNonces,
 } from '@browsermcp/protocol';
 import { checkDaemonUrl, needsPairing, type Settings } from './settings.js';
 
@@ -51,6 +53,9 @@ const FATAL_CLOSE: Record<number, string> = {
  */
 export class DaemonConnection {
   private ws: WebSocket | undefined;
+  /** After a pairing: the sealed channel of `ws` (protocol's channel.ts); frames go out one after another. */
+  private channel: SealedChannel | undefined;
+  private outbox: Promise<void> = Promise.resolve();
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private keepAlive: ReturnType<typeof setInterval> | undefined;
@@ -98,7 +103,22 @@ export class DaemonConnection {
   }
 
   send(envelope: Envelope): void {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(envelope));
+    if (this.ws) this.write(this.ws, JSON.stringify(envelope));
+  }
+
+  /** Sends a text frame on `ws`: sealed once paired, in the order of the calls. */
+  private write(ws: WebSocket, text: string): void {
+    const channel = this.channel;
+    if (!channel) {
+      if (ws.readyState === WebSocket.OPEN) ws.send(text);
+      return;
+    }
+    this.outbox = this.outbox
+      .then(async () => {
+        const frame = await channel.seal(text);
+        if (this.ws === ws && ws.readyState === WebSocket.OPEN) ws.send(frame);
+      })
+      .catch(() => undefined);
   }
 
   private teardown(code = 1000, reason = 'reconnecting'): void {
@@ -106,6 +126,7 @@ export class DaemonConnection {
     clearInterval(this.keepAlive);
     const ws = this.ws;
     this.ws = undefined;
+    this.channel = undefined;
     if (ws && ws.readyState <= WebSocket.OPEN) ws.close(code, reason);
   }
 
@@ -125,13 +146,14 @@ export class DaemonConnection {
       return;
     }
     this.ws = ws;
+    this.channel = undefined;
     let helloSent = false;
     const sayHello = async () => {
       if (helloSent || this.ws !== ws) return;
       helloSent = true;
       const hello = await this.handlers.hello();
       if (this.ws !== ws) return;
-      ws.send(JSON.stringify({ wireId: crypto.randomUUID(), sessionId: 'hello', type: 'event', name: ExtensionEvents.hello, payload: hello }));
+      this.write(ws, JSON.stringify({ wireId: crypto.randomUUID(), sessionId: 'hello', type: 'event', name: ExtensionEvents.hello, payload: hello }));
       this.attempt = 0;
       this.setStatus('connected');
       this.keepAlive = setInterval(() => this.send({ wireId: crypto.randomUUID(), sessionId: 'keepalive', type: 'event', name: ExtensionEvents.keepalive, payload: null }), KEEPALIVE_MS);
@@ -145,19 +167,39 @@ export class DaemonConnection {
       this.setStatus('error', why, pairing);
     };
     // The nonces of this connection's pairing proofs, once the daemon asked for them.
-    let nonces: { daemon: string; extension: string } | undefined;
+    let nonces: PairingNonces | undefined;
     // Until the daemon has proven it holds the pairing secret (or, for wss://, TLS and the token vouch for it), this
     // browser sends no hello and runs nothing: a program squatting on the daemon's port would otherwise drive it.
     let trusted = !needsPairing(this.settings.daemonUrl);
     const secret = this.settings.pairingSecret;
     const unpaired = `This browser is not paired with browsermcp at ${this.settings.daemonUrl}: paste the pairing code browsermcp printed when it started (bmcp-pair-1.…) into this popup, and press Pair.`;
     const unasked = `The program at ${this.settings.daemonUrl} did not ask this browser to pair, so it is not the browsermcp you paired with. Stop it, or start browsermcp-gateway --extension there.`;
-    const answer = (id: JsonRpcId, pairing?: { nonce: string; proof: string }) =>
+    const answer = (id: JsonRpcId, pairing?: { nonce: string; proof: string; address: string }) =>
       ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken, ...(pairing ? { pairing } : {}) } }));
+    // Once paired, the channel that opens the daemon's frames (in the order they came).
+    let sealed: SealedChannel | undefined;
+    const handle = (text: string) => {
+      const parsed = parseEnvelope(text);
+      if (!parsed.ok) return;
+      const envelope = parsed.envelope;
+      if (envelope.type === 'command') this.handlers.command(envelope);
+      else if (envelope.type === 'event') this.handlers.event(envelope);
+    };
     // The daemon speaks first: `authenticate` (answered with the token and the pairing proof) or `authenticated`.
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
       const text = typeof event.data === 'string' ? event.data : '';
+      if (sealed) {
+        void sealed.open(text).then((opened) => {
+          if (this.ws !== ws) return;
+          if (opened !== undefined) return handle(opened);
+          // Not sealed by the daemon at its place: something sits between them. Drop the connection, try again.
+          this.teardown(1000, 'a frame the daemon did not seal');
+          this.setStatus('error', `A frame from ${this.settings.daemonUrl} was not sealed by the browsermcp you paired with: something sits between them. Reconnecting…`);
+          this.scheduleRetry();
+        });
+        return;
+      }
       const rpc = parseMessage(text);
       if (rpc.ok && rpc.kind === 'request' && rpc.message.method === ProxyMethods.authenticate) {
         const id = rpc.message.id;
@@ -165,10 +207,11 @@ export class DaemonConnection {
         const daemonNonce = asked.ok ? asked.value?.pairing?.nonce : undefined;
         // No pairing asked (a wss:// daemon), or none this browser can give there (a relay behind TLS): the token alone.
         if (daemonNonce === undefined || !secret) return trusted ? answer(id) : refuse(daemonNonce === undefined ? unasked : unpaired);
-        const ours = { daemon: daemonNonce, extension: newPairingNonce() };
+        // Proven for the address dialled: the daemon refuses a proof relayed to it from another.
+        const ours = { daemon: daemonNonce, extension: newPairingNonce(), address: this.settings.daemonUrl };
         nonces = ours;
         void pairingProof(secret, 'extension', ours).then((proof) => {
-          if (this.ws === ws) answer(id, { nonce: ours.extension, proof });
+          if (this.ws === ws) answer(id, { nonce: ours.extension, proof, address: ours.address });
         });
         return;
       }
@@ -177,8 +220,14 @@ export class DaemonConnection {
         if (!nonces || !secret) return refuse(secret ? unasked : unpaired);
         const said = parseProxyParams(ProxyMethods.authenticated, rpc.message.params);
         const proof = said.ok ? said.value?.pairing?.proof : undefined;
-        void isPairingProof(secret, 'daemon', nonces, proof).then((ok) => {
+        const proven = nonces;
+        void isPairingProof(secret, 'daemon', proven, proof).then(async (ok) => {
           if (!ok) return refuse(`The program at ${this.settings.daemonUrl} could not prove it is the browsermcp you paired with. If browsermcp printed a new pairing code, paste it here; otherwise stop that program.`, true);
+          // Every frame from here on, both ways, is sealed for this connection.
+          const channel = await SealedChannel.create(secret, proven, 'extension');
+          if (this.ws !== ws) return;
+          this.channel = channel;
+          sealed = channel;
           trusted = true;
           void sayHello();
         });
@@ -186,11 +235,7 @@ export class DaemonConnection {
       }
       // Nothing from a daemon that has not proven itself is acted on.
       if (!trusted) return;
-      const parsed = parseEnvelope(text);
-      if (!parsed.ok) return;
-      const envelope = parsed.envelope;
-      if (envelope.type === 'command') this.handlers.command(envelope);
-      else if (envelope.type === 'event') this.handlers.event(envelope);
+      handle(text);
     };
     ws.onclose = (event) => {
       if (this.ws !== ws) return;

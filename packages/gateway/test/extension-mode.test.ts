@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '@browsermcp/daemon';
-import { newPairingSecret } from '@browsermcp/protocol';
-import { launchExtensionBrowser, openExtensionPage, startFixtureServer, stopExtensionWorker, type FixtureServer } from '@browsermcp/testkit';
+import { formatPairingCode, newPairingSecret, parsePairingCode } from '@browsermcp/protocol';
+import { launchExtensionBrowser, openExtensionPage, startFixtureServer, startWsRelay, stopExtensionWorker, type FixtureServer } from '@browsermcp/testkit';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtensionBackend, type RunningHttpGateway } from '../src/index.js';
@@ -142,6 +142,36 @@ describe('--extension without a connected browser', () => {
       expect((await fetch(`${daemonHttp}/health`)).status).toBe(200);
     } finally {
       await backend.close();
+    }
+  });
+});
+
+describe('--extension behind a relay where the extension dials (a program on the port it was told, passing all on)', () => {
+  it('pairs nothing through it: the gateway refuses a proof made for the relay\'s address, and the relay reads no session, secret or command', async () => {
+    const backend = gw.backend as ExtensionBackend;
+    const relay = await startWsRelay(backend.extensionUrl);
+    const storage = (values: object) =>
+      control.evaluate((v: object) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set(v), values);
+    try {
+      // The extension holds the secret for the relay's address (the relay squats where its code says the daemon is).
+      const { secret } = (parsePairingCode(backend.pairingCode) as { ok: true; value: { secret: Uint8Array } }).value;
+      await storage({ daemonUrl: relay.address, pairingCode: formatPairingCode({ url: relay.address, secret }) });
+      await expect.poll(() => relay.seen(), { timeout: 15_000 }).toContain("this browser's pairing was made for another address");
+      const popup = await openExtensionPage(browser, EXTENSION_ID, 'popup.html');
+      try {
+        await expect.poll(() => popup.evaluate(() => document.getElementById('error')?.textContent ?? ''), { timeout: 10_000 }).toContain('did not accept this pairing code');
+      } finally {
+        await popup.close();
+      }
+      // What the relay carried: the question, the extension's proof for the relay's address, the refusal. Nothing
+      // of a session.
+      expect(relay.seen()).not.toContain('"authenticated"');
+      expect(relay.seen()).not.toContain('session_opened');
+      expect(relay.seen()).not.toContain('"hello"');
+    } finally {
+      await storage({ daemonUrl: backend.extensionUrl, pairingCode: backend.pairingCode, paused: false });
+      relay.close();
+      await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
     }
   });
 });

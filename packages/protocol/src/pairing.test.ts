@@ -6,6 +6,7 @@ import {
   isPairingProof,
   newPairingNonce,
   newPairingSecret,
+  pairingAddressProblem,
   pairingProof,
   parsePairingCode,
   PAIRING_CODE_PREFIX,
@@ -45,9 +46,9 @@ describe('pairing codes', () => {
 });
 
 describe('pairing proofs', () => {
-  const nonces = { daemon: newPairingNonce(), extension: newPairingNonce() };
+  const nonces = { daemon: newPairingNonce(), extension: newPairingNonce(), address: 'ws://127.0.0.1:8765/extension' };
 
-  it('prove the secret for these nonces only, and each side only as itself', async () => {
+  it('prove the secret for these nonces and this address only, and each side only as itself', async () => {
     const secret = newPairingSecret();
     const proof = await pairingProof(secret, 'extension', nonces);
     expect(await isPairingProof(secret, 'extension', nonces, proof)).toBe(true);
@@ -55,6 +56,16 @@ describe('pairing proofs', () => {
     expect(await isPairingProof(newPairingSecret(), 'extension', nonces, proof)).toBe(false);
     expect(await isPairingProof(secret, 'daemon', nonces, proof)).toBe(false);
     expect(await isPairingProof(secret, 'extension', { ...nonces, daemon: newPairingNonce() }, proof)).toBe(false);
+    // Made for the address the extension dialled: a relay there cannot pass it on to a daemon at another.
+    expect(await isPairingProof(secret, 'extension', { ...nonces, address: 'ws://127.0.0.1:9999/extension' }, proof)).toBe(false);
     for (const bad of [undefined, '', 'not base64!', 42]) expect(await isPairingProof(secret, 'extension', nonces, bad)).toBe(false);
+  });
+});
+
+describe('the address a proof is made for', () => {
+  it("is this daemon's own extension endpoint: loopback, its port, /extension", () => {
+    for (const ok of ['ws://127.0.0.1:8765/extension', 'ws://localhost:8765/extension', 'ws://[::1]:8765/extension']) expect(pairingAddressProblem(ok, 8765)).toBeUndefined();
+    expect(pairingAddressProblem('ws://127.0.0.1:8766/extension', 8765)).toContain('something else took the address it dialled');
+    for (const bad of ['wss://127.0.0.1:8765/extension', 'ws://example.com:8765/extension', 'ws://127.0.0.1:8765/mcp', 'nonsense']) expect(pairingAddressProblem(bad, 8765)).toBeDefined();
   });
 });

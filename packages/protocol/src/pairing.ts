@@ -85,10 +85,15 @@ export function newPairingNonce(): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(NONCE_BYTES)));
 }
 
-/** Both sides' nonces of one connection. */
+/**
+ * Both sides' nonces of one connection, and the address the extension dialled: a proof (and the channel's keys,
+ * channel.ts) holds for that address only, so a program the extension dialled instead cannot relay the handshake to
+ * the real daemon at another.
+ */
 export interface PairingNonces {
   daemon: string;
   extension: string;
+  address: string;
 }
 
 /** Which side proves: each signs a different message, so neither proof can be replayed as the other. */
@@ -99,7 +104,7 @@ function hmacKey(secret: Uint8Array, usage: 'sign' | 'verify'): Promise<CryptoKe
 }
 
 function proofMessage(role: PairingRole, nonces: PairingNonces): Uint8Array<ArrayBuffer> {
-  return new TextEncoder().encode(`${PAIRING_CODE_PREFIX} ${role} ${nonces.daemon} ${nonces.extension}`);
+  return new TextEncoder().encode(`${PAIRING_CODE_PREFIX} ${role} ${nonces.daemon} ${nonces.extension} ${nonces.address}`);
 }
 
 /** `role`'s proof that it holds the secret, for this connection's nonces. */
@@ -114,4 +119,22 @@ export async function isPairingProof(secret: Uint8Array, role: PairingRole, nonc
   const mac = fromBase64Url(proof);
   if (!mac) return false;
   return crypto.subtle.verify('HMAC', await hmacKey(secret, 'verify'), mac as Uint8Array<ArrayBuffer>, proofMessage(role, nonces));
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Why `address` (the one the extension says it dialled) is not this daemon's extension endpoint on `port`, or
+ * undefined when it is: ws:// on a loopback name, this port, /extension.
+ */
+export function pairingAddressProblem(address: string, port: number): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return `"${address}" is not an address`;
+  }
+  if (url.protocol !== 'ws:' || !LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== '/extension') return `${address} is not a loopback ws://…/extension address`;
+  if (Number(url.port || 80) !== port) return `the extension dialled ${address}, and this browsermcp listens on port ${port}: something else took the address it dialled`;
+  return undefined;
 }

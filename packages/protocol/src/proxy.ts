@@ -49,8 +49,11 @@ export const authenticateResultSchema = z.object({
   name: nonEmptyString,
   /** The daemon user's token (a hosted daemon); empty or absent where the daemon asks for none. */
   accessToken: z.string().optional(),
-  /** The extension's nonce and its proof that it holds the pairing secret, when the daemon asked for pairing. */
-  pairing: z.object({ nonce: nonEmptyString, proof: nonEmptyString }).optional(),
+  /**
+   * The extension's nonce, the address it dialled and its proof (over both) that it holds the pairing secret, when
+   * the daemon asked for pairing. Every frame after `authenticated` is then sealed (channel.ts).
+   */
+  pairing: z.object({ nonce: nonEmptyString, proof: nonEmptyString, address: nonEmptyString }).optional(),
 });
 export type AuthenticateResult = z.infer<typeof authenticateResultSchema>;
 

@@ -15,3 +15,4 @@ export { runTempDir } from './run-temp-dir.js';
 export { picture, sameColour, type Picture } from './pixels.js';
 export { captureScreen, clickScreen, findBlock, parseXwd, screenPng, type Screen, type ScreenBox } from './x-screen.js';
 export { rustBookPath } from './rust-book.js';
+export { startWsRelay, type WsRelay } from './ws-relay.js';

@@ -23,6 +23,7 @@ async function extensionEndpointPlugin(app: FastifyInstance): Promise<void> {
       log: request.log,
       verifier: options.verifier,
       pairingSecret: options.pairingSecret,
+      port: request.socket.localPort ?? 0,
       helloTimeoutMs: options.helloTimeoutMs,
       graceMs: options.graceMs,
       sessionSettings: options.sessionSettings,

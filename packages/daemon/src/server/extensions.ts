@@ -21,7 +21,9 @@ import {
   type SessionSettings,
   isPairingProof,
   newPairingNonce,
+  pairingAddressProblem,
   pairingProof,
+  SealedChannel,
 } from '@browsermcp/protocol';
 import { errorResult, ToolError } from '@browsermcp/tools';
 import type { FastifyBaseLogger } from 'fastify';
@@ -111,6 +113,8 @@ export interface ExtensionConnectionOptions {
   verifier: TokenVerifier | undefined;
   /** The pairing secret every connection must prove it holds (see DaemonAppOptions.pairingSecret). */
   pairingSecret?: Uint8Array | undefined;
+  /** The port the extension reached this daemon on: a pairing proof holds only for an address with this port. */
+  port: number;
   helloTimeoutMs: number;
   graceMs: number;
   /** Sent with every session_opened: how tools behave in this browser's sessions. */
@@ -134,6 +138,9 @@ export class ExtensionConnection implements Executor {
   private readonly pairingNonce: string | undefined;
   private readonly helloTimer: ReturnType<typeof setTimeout>;
   private readonly o: ExtensionConnectionOptions;
+  /** After a pairing: every frame either way is sealed (protocol's channel.ts); sends go out one after another. */
+  private channel: SealedChannel | undefined;
+  private outbox: Promise<void> = Promise.resolve();
   private static authSequence = 0;
 
   constructor(options: ExtensionConnectionOptions) {
@@ -181,7 +188,7 @@ export class ExtensionConnection implements Executor {
       return;
     }
     this.checkOpen();
-    this.o.socket.send(JSON.stringify({ ...command, ...(files.length ? { files } : {}), ...(namedOutputDir !== undefined ? { namedOutputDir } : {}) }));
+    this.write(JSON.stringify({ ...command, ...(files.length ? { files } : {}), ...(namedOutputDir !== undefined ? { namedOutputDir } : {}) }));
   }
 
   private checkOpen(): void {
@@ -243,8 +250,19 @@ export class ExtensionConnection implements Executor {
   }
 
   private sendJson(message: unknown): void {
+    this.write(JSON.stringify(message));
+  }
+
+  /** Sends a text frame: sealed on a paired channel, in the order of the calls. */
+  private write(text: string): void {
     // ws reports a send on a closing socket through the callback; there is nobody left to tell then.
-    this.o.socket.send(JSON.stringify(message), () => undefined);
+    const channel = this.channel;
+    if (!channel) return this.o.socket.send(text, () => undefined);
+    this.outbox = this.outbox.then(async () => this.o.socket.send(await channel.seal(text), () => undefined)).catch(() => undefined);
+  }
+
+  private isClosed(): boolean {
+    return this.state === 'closed';
   }
 
   private closeWith(code: number, reason: string): void {
@@ -253,9 +271,17 @@ export class ExtensionConnection implements Executor {
     this.o.socket.close(code, reason.slice(0, 120));
   }
 
-  private async onMessage(text: string): Promise<void> {
+  private async onMessage(frame: string): Promise<void> {
     if (this.state === 'closed') return;
-    if (this.state === 'authenticating') return this.onAuthAnswer(text);
+    if (this.state === 'authenticating') return this.onAuthAnswer(frame);
+    const text = this.channel ? await this.channel.open(frame) : frame;
+    if (text === undefined) {
+      // Not sealed by the paired browser at its place: something between them injected, replayed or dropped a frame.
+      this.o.log.warn({ browserId: this.browserId }, 'closed an extension connection that carried a frame its paired browser did not seal');
+      return this.closeWith(CloseCodes.Unauthorized, 'a frame that the paired browser did not seal: something sits between them');
+    }
+    // Closed while the frame was opened.
+    if (this.isClosed()) return;
     const parsed = parseEnvelope(text);
     if (!parsed.ok) {
       if (this.state === 'waiting-hello') return this.closeWith(CloseCodes.BadHello, `bad hello: ${parsed.error.message}`);
@@ -308,11 +334,19 @@ export class ExtensionConnection implements Executor {
     const result = parseProxyResult(ProxyMethods.authenticate, response.result);
     if (!result.ok) return this.closeWith(CloseCodes.Unauthorized, result.error.message);
     let daemonProof: string | undefined;
+    let channel: SealedChannel | undefined;
     // Pairing is required where no token says who the extension is; beside a token it is optional (a hosted relay's
     // extension over wss:// has none), but a proof given must hold.
     const answer = result.value.pairing;
     if (this.o.pairingSecret && this.pairingNonce && (answer !== undefined || !this.o.verifier)) {
-      const nonces = { daemon: this.pairingNonce, extension: answer?.nonce ?? '' };
+      const nonces = { daemon: this.pairingNonce, extension: answer?.nonce ?? '', address: answer?.address ?? '' };
+      // Proven for the address it dialled, which must be this daemon's: a program the extension dialled instead
+      // cannot relay the handshake here.
+      const elsewhere = answer ? pairingAddressProblem(answer.address, this.o.port) : undefined;
+      if (elsewhere) {
+        this.o.log.warn({ address: answer?.address }, 'refused an extension whose pairing was made for another address');
+        return this.closeWith(CloseCodes.Unauthorized, `this browser's pairing was made for another address: ${elsewhere}`);
+      }
       if (!answer || !(await isPairingProof(this.o.pairingSecret, 'extension', nonces, answer.proof))) {
         this.o.log.warn({ paired: answer !== undefined }, 'refused an extension that is not paired with this daemon');
         return this.closeWith(
@@ -321,6 +355,7 @@ export class ExtensionConnection implements Executor {
         );
       }
       daemonProof = await pairingProof(this.o.pairingSecret, 'daemon', nonces);
+      channel = await SealedChannel.create(this.o.pairingSecret, nonces, 'daemon');
     }
     if (this.o.verifier) {
       try {
@@ -335,6 +370,8 @@ export class ExtensionConnection implements Executor {
     if (this.state !== 'authenticating') return;
     this.state = 'waiting-hello';
     this.sendJson(jsonRpcNotification(ProxyMethods.authenticated, daemonProof ? { pairing: { proof: daemonProof } } : undefined));
+    // From the next frame on, both ways: sealed.
+    this.channel = channel;
   }
 
   private async onHello(payload: unknown): Promise<void> {
