@@ -7,6 +7,7 @@ import { Attachments, onExtensionPage, unstick } from './attachments.js';
 import { clearHandoff, showHandoff } from './ask-person.js';
 import { awaitApproval } from './agent-approval.js';
 import { blockedPageHtml } from './blocked-page.js';
+import { BlockedWaits } from './blocked-waits.js';
 import { PersonRules } from './person-rules.js';
 import { forgetApproval, recallApproval, rememberApproval } from './remembered-approvals.js';
 import { Approvals, canShareWith, parseAllowedAgents, type AllowedAgent, type Decision } from './approvals.js';
@@ -18,15 +19,13 @@ import { renameGroup } from './tab-groups.js';
 
 export type { AgentSummary, LastAction } from './session-state.js';
 
-/** Longest an answer waits for the blocked page after its navigation was refused (the session caps waits at 2 s too). */
-const BLOCKED_PAGE_WAIT_MS = 2000;
-
 /**
  * The daemon's sessions in this browser: each owns some tabs, kept together in a tab group labelled with the client's
  * name, and runs the @browsermcp/tools engine on them through chrome.debugger. This class owns the sessions and
  * coordinates; its rooms hold the rest: which tab is whose (session-tabs.ts), the debugger connections
  * (attachments.ts), tab groups (tab-groups.ts), where the person looks (focus.ts), what survives a worker restart
- * (session-store.ts), the person's Allow (agent-approval.ts) and rules (person-rules.ts).
+ * (session-store.ts), the person's Allow (agent-approval.ts) and rules (person-rules.ts), and the answers that wait for
+ * a blocked page (blocked-waits.ts).
  */
 export class BrowserSessions {
   private readonly sessions = new Map<string, SessionState>();
@@ -36,8 +35,8 @@ export class BrowserSessions {
   private readonly focus = new PersonFocus((tabId) => this.tabs.ownerOf(tabId) !== undefined);
 
   private readonly rules = new PersonRules();
-  /** Tabs heading for an off-limits site: each resolves the wait of the answer that led there once the tab shows why. */
-  private readonly blockedPages = new Map<number, () => void>();
+  /** Tabs heading for an off-limits site: the answer that led there waits until the tab shows why. */
+  private readonly blockedWaits = new BlockedWaits();
   /** The person's answers to "may this agent use my browser?"; the badge counts the agents waiting for one. */
   readonly approvals = new Approvals(() => this.updateBadge());
 
@@ -107,20 +106,7 @@ export class BrowserSessions {
   private blockedPageFor(page: Page, url: string): Promise<void> {
     const tabId = this.attachments.tabOf(page);
     if (tabId === undefined || this.rules.offLimitsSite(url) === undefined) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.blockedPageShown(tabId);
-      const timer = setTimeout(() => this.blockedPageShown(tabId), BLOCKED_PAGE_WAIT_MS);
-      this.blockedPages.set(tabId, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
-  private blockedPageShown(tabId: number): void {
-    const done = this.blockedPages.get(tabId);
-    this.blockedPages.delete(tabId);
-    done?.();
+    return this.blockedWaits.wait(tabId);
   }
 
   /**
@@ -131,7 +117,7 @@ export class BrowserSessions {
     const site = this.tabs.ownerOf(tabId) ? this.rules.offLimitsSite(url) : undefined;
     if (site === undefined) return;
     await this.attachments.show(tabId, blockedPageHtml(url, site));
-    this.blockedPageShown(tabId);
+    this.blockedWaits.shown(tabId);
   }
 
   /** A session tab shows a new page: on an extension's page, its debugger lets go at once (Attachments.leave). */
