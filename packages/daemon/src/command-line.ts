@@ -4,11 +4,10 @@
  * check per value. Each CLI builds its commander program from `sharedOptions()` plus its own options, then reads the
  * shared values with `readSharedSettings`. It lives here because the gateway depends on the daemon, not the reverse.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Option, type Command, type OptionValueSource } from 'commander';
-import { optionalCapabilities, parseOriginPattern, type Capability } from '@browsermcp/tools';
+import type { Option } from 'commander';
+import { optionalCapabilities, type Capability } from '@browsermcp/tools';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_KEPT_STATES } from './router/index.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST } from './server/constants.js';
@@ -16,9 +15,9 @@ import { defaultPairingFile } from './server/pairing-secret.js';
 import { refusedBrowserArg } from './local/browser.js';
 import { BROWSER_CHANNELS, findChannel } from './local/chrome.js';
 import { FILE_PATH_MODES, type FilePathMode } from './local/files.js';
-import { applySwitchVariables, BOOLEAN_WORDS, parseBooleanText } from './boolean-env.js';
+import { ConfigError, repeatableOption, serverFile, settingOption, type SettingValues } from './setting-values.js';
 
-export const ENV_PREFIX = 'BROWSERMCP_';
+export { applySettingSources, ConfigError, ENV_PREFIX, repeatableOption, serverFile, serverFilePaths, settingOption, SettingValues } from './setting-values.js';
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
 export const DEFAULT_GRACE_PERIOD_SECONDS = DEFAULT_GRACE_MS / 1000;
 /**
@@ -31,43 +30,6 @@ export const DEFAULT_VIEWPORT_SIZE = '1280x720';
 export const DEFAULT_IDLE_TIMEOUT_MS = 3_600_000;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** A bad setting (flag, environment variable or config file): the message names the flag and the fix; the CLIs exit 2. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-/** An option with its environment variable: "--viewport-size" reads BROWSERMCP_VIEWPORT_SIZE. */
-export function settingOption(flags: string, description: string): Option {
-  const option = new Option(flags, description);
-  const long = option.long ?? option.name();
-  return option.env(`${ENV_PREFIX}${long.replace(/^--/, '').replace(/-/g, '_').toUpperCase()}`);
-}
-
-const repeatable = new WeakSet<Option>();
-const serverFiles = new WeakSet<Option>();
-
-/**
- * Marks an option whose value names one of the server's own files or folders (keys, secrets, config, profile): no
- * tool ever reads what it names (local/protected-files.ts), whatever the roots.
- */
-export function serverFile(option: Option): Option {
-  serverFiles.add(option);
-  return option;
-}
-
-/** What the program's server-file options name, as absolute paths (lists split): the files no tool may read. */
-export function serverFilePaths(program: Command): string[] {
-  const values = new SettingValues(program);
-  return program.options.filter((o) => serverFiles.has(o)).flatMap((o) => values.list(o.attributeName()).map((p) => resolve(p)));
-}
-
-/** An option given once per value (values may hold commas, e.g. a header or a browser flag); it reads as a list. */
-export function repeatableOption(flags: string, description: string): Option {
-  const option = settingOption(flags, description).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
-  repeatable.add(option);
-  return option;
-}
 
 /** The settings both CLIs have, by their commander attribute name (the config file's key). */
 export type SharedSettingKey =
@@ -187,155 +149,6 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     ),
     logLevel: settingOption('--log-level <level>', describe('logLevel', `log level: ${LOG_LEVELS.join(', ')}`)).default('info'),
   };
-}
-
-/** Checked reads of a parsed program's values, wherever each came from (flag, environment, config file, default). */
-export class SettingValues {
-  readonly #program: Command;
-
-  constructor(program: Command) {
-    this.#program = program;
-  }
-
-  /** The flag users type for an attribute, for messages: "viewportSize" → "--viewport-size", "auth" → "--no-auth". */
-  flag(key: string): string {
-    const options = this.#program.options.filter((o) => o.attributeName() === key);
-    // A pair (--sandbox / --no-sandbox) names the one that set the value.
-    const option = options.length > 1 ? options.find((o) => o.negate === (this.raw(key) === false)) : options[0];
-    return option?.long ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  }
-
-  source(key: string): OptionValueSource | undefined {
-    return this.#program.getOptionValueSource(key);
-  }
-
-  /** Set on purpose (flag, environment or config file), not left at its default: a flag that cannot apply is refused. */
-  given(key: string): boolean {
-    const source = this.source(key);
-    return source !== undefined && source !== 'default';
-  }
-
-  raw(key: string): unknown {
-    return this.#program.getOptionValue(key);
-  }
-
-  str(key: string): string | undefined {
-    const value = this.raw(key);
-    return value === undefined || value === null || value === '' ? undefined : String(value);
-  }
-
-  /** A switch; a config file may say it in words too ("true", "off"…), and anything else is refused. */
-  bool(key: string): boolean {
-    const value = this.raw(key);
-    if (value === undefined || value === null || typeof value === 'boolean') return value === true;
-    const parsed = parseBooleanText(String(value));
-    if (parsed === undefined) throw new ConfigError(`${this.flag(key)} must be yes or no (${BOOLEAN_WORDS}), got "${String(value)}".`);
-    return parsed;
-  }
-
-  /** A comma-separated list; a list an old repeated spelling gave stays as it is. */
-  list(key: string): string[] {
-    const value = this.raw(key);
-    const items = Array.isArray(value) ? value.map(String) : (this.str(key) ?? '').split(',');
-    return items.map((s) => s.trim()).filter(Boolean);
-  }
-
-  /** A repeatable option's values: each one whole, commas and all. */
-  many(key: string): string[] {
-    const value = this.raw(key);
-    if (value === undefined || value === null || value === '') return [];
-    return Array.isArray(value) ? value.map(String) : [String(value)];
-  }
-
-  int(key: string, min: number, max: number): number | undefined {
-    const text = this.str(key);
-    if (text === undefined) return undefined;
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${this.flag(key)} must be a whole number from ${min} to ${max}, got "${text}".`);
-    return n;
-  }
-
-  oneOf<T extends string>(key: string, values: readonly T[]): T | undefined {
-    const text = this.str(key);
-    if (text === undefined) return undefined;
-    if (!(values as readonly string[]).includes(text)) throw new ConfigError(`${this.flag(key)} must be one of ${values.join(', ')}, got "${text}".`);
-    return text as T;
-  }
-
-  /**
-   * --allowed-origins / --blocked-origins entries, split on commas or semicolons (@playwright/mcp's separator) and
-   * normalized: origins, origins on any port, host names, data: and blob:.
-   */
-  originPatterns(key: string): string[] {
-    return this.list(key)
-      .flatMap((item) => item.split(';'))
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((entry) => {
-        try {
-          return parseOriginPattern(entry);
-        } catch (err) {
-          throw new ConfigError(`${this.flag(key)}: ${(err as Error).message}`);
-        }
-      });
-  }
-
-  /** Web origins, normalized ("https://Example.com/" → "https://example.com"). */
-  origins(key: string): string[] {
-    return this.list(key).map((value) => {
-      try {
-        return new URL(value).origin.toLowerCase();
-      } catch {
-        throw new ConfigError(`${this.flag(key)}: "${value}" is not an origin such as https://example.com.`);
-      }
-    });
-  }
-}
-
-/**
- * After commander's parse: the switches' variables read for what they say (boolean-env.ts), then the --config file
- * merged in: defaults < config file < environment < command line. Keys are the options' camelCase names; hidden
- * options (old spellings) are not keys.
- */
-export function applySettingSources(program: Command, env: NodeJS.ProcessEnv = process.env): void {
-  applySwitchVariables(program, env, (message) => new ConfigError(message));
-  const values = new SettingValues(program);
-  const path = values.str('config');
-  if (path === undefined) return;
-  const file = readConfigFile(path);
-  const options = new Map(program.options.filter((o) => !o.hidden).map((o) => [o.attributeName(), o]));
-  for (const [key, value] of Object.entries(file)) {
-    const option = options.get(key);
-    if (!option) throw new ConfigError(`--config: unknown option "${key}". Keys are the flags in camelCase, e.g. "viewportSize".`);
-    const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-    if (!scalar(value) && !(Array.isArray(value) && value.every(scalar))) {
-      throw new ConfigError(`--config: "${key}" must be a string, number, boolean or a list of them, as ${option.long ?? key} takes.`);
-    }
-    if (!values.given(key)) {
-      // A repeatable option's list stays a list (its values may hold commas); any other list is the comma form.
-      const flagValue = Array.isArray(value) && !repeatable.has(option) ? value.join(',') : value;
-      program.setOptionValueWithSource(key, flagValue, 'config');
-    }
-  }
-}
-
-function readConfigFile(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`--config ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError(`--config ${path}: not valid JSON (${(err as Error).message}).`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(`--config ${path}: must be a JSON object of options, e.g. {"port": 3456}.`);
-  }
-  return parsed as Record<string, unknown>;
 }
 
 /** The shared settings, checked. Field names match the gateway's config, which extends this. */
