@@ -3,7 +3,7 @@
 // result. With several `urls` it reconnects to the next at once when its socket drops (a daemon died), as the real
 // extension reconnects to a load balancer.
 import { parentPort, workerData } from 'node:worker_threads';
-import { newPairingNonce, pairingProof } from '@browsermcp/protocol';
+import { newPairingNonce, pairingProof, SealedChannel } from '@browsermcp/protocol';
 import { WebSocket } from 'ws';
 
 // `pairingSecret`: the daemons' (a CLI daemon without auth requires its extension to be paired).
@@ -14,24 +14,47 @@ let attempt = 0;
 let socket;
 
 function open(index) {
-  const ws = new WebSocket(urls[index % urls.length], { origin, perMessageDeflate: false });
+  const url = urls[index % urls.length];
+  const ws = new WebSocket(url, { origin, perMessageDeflate: false });
   socket = ws;
-  ws.on('message', async (raw) => {
-    const message = JSON.parse(raw.toString());
+  // Paired, as the real extension: proofs for the address dialled, then every frame sealed, in order both ways.
+  let nonces;
+  let channel;
+  let outbox = Promise.resolve();
+  let inbox = Promise.resolve();
+  const send = (message) => {
+    const text = JSON.stringify(message);
+    if (!channel) return ws.send(text);
+    const sealing = channel;
+    outbox = outbox.then(async () => ws.send(await sealing.seal(text))).catch(() => undefined);
+  };
+  const onMessage = async (text) => {
+    const message = JSON.parse(text);
     // The daemon speaks first: its pairing question (answered with the proof), then `authenticated`: say hello.
     if (message.method === 'authenticate') {
-      const nonces = { daemon: message.params?.pairing?.nonce ?? '', extension: newPairingNonce() };
-      const pairing = pairingSecret && message.params?.pairing ? { nonce: nonces.extension, proof: await pairingProof(pairingSecret, 'extension', nonces) } : undefined;
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { name: 'bench', ...(pairing ? { pairing } : {}) } }));
+      nonces = { daemon: message.params?.pairing?.nonce ?? '', extension: newPairingNonce(), address: url };
+      const pairing = pairingSecret && message.params?.pairing ? { nonce: nonces.extension, address: url, proof: await pairingProof(pairingSecret, 'extension', nonces) } : undefined;
+      send({ jsonrpc: '2.0', id: message.id, result: { name: 'bench', ...(pairing ? { pairing } : {}) } });
       return;
     }
     if (message.method === 'authenticated') {
-      ws.send(JSON.stringify({ wireId: `hello-${browserId}-${attempt++}`, sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId, browser: 'bench', version: '0.0.0', tabs: [] } }));
+      if (pairingSecret && message.params?.pairing) channel = await SealedChannel.create(pairingSecret, nonces, 'extension');
+      send({ wireId: `hello-${browserId}-${attempt++}`, sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId, browser: 'bench', version: '0.0.0', tabs: [] } });
       parentPort.postMessage('open');
       return;
     }
     if (message.type !== 'command') return;
-    ws.send(JSON.stringify({ wireId: message.wireId, sessionId: message.sessionId, type: 'response', name: message.name, data: { content: [{ type: 'text', text: 'ok' }] }, tabId: message.tabId ?? `tab-${message.sessionId}` }));
+    send({ wireId: message.wireId, sessionId: message.sessionId, type: 'response', name: message.name, data: { content: [{ type: 'text', text: 'ok' }] }, tabId: message.tabId ?? `tab-${message.sessionId}` });
+  };
+  ws.on('message', (raw) => {
+    const text = raw.toString();
+    // Frames are handled one after another (sealed ones open in order).
+    inbox = inbox
+      .then(async () => {
+        const opened = channel ? await channel.open(text) : text;
+        if (opened !== undefined) await onMessage(opened);
+      })
+      .catch(() => undefined);
   });
   ws.on('error', (error) => {
     if (urls.length === 1) parentPort.postMessage(`error: ${error.message}`);
