@@ -1,45 +1,24 @@
 import { createCommand, generateWireId, parseToolResult, type ErrorObject, type EventEnvelope, type PersonStop, type ResponseEnvelope, type ToolResult } from '@browsermcp/protocol';
-import {
-  CommandCancelledError,
-  CommandFailedError,
-  InvalidArgumentError,
-  RouterClosedError,
-  SessionClosedError,
-  howStopped,
-  SessionStoppedError,
-  SessionExistsError,
-  TooManySessionsError,
-  SessionInUseError,
-  SessionNotFoundError,
-  TabNotFoundError,
-  TabOwnedError,
-  executorError,
-} from '../errors';
+import { CommandCancelledError, CommandFailedError, executorError, RouterClosedError, SessionClosedError, SessionExistsError, SessionInUseError, SessionNotFoundError, TooManySessionsError } from '../errors';
 import { Deadlines } from '../deadlines';
 import { checkDelay, checkId, checkListener } from './checks';
 import { EventRoutes } from './events';
 import { ExecutorRegistry } from './executors';
 import { KeptStates } from './kept-states';
 import type { SessionCloseReason, SessionClosedListener, SessionEventListener, Unsubscribe } from './listeners';
-import { InMemoryRouterStore } from './memory-store';
 import { PeerApi } from './peer-api';
 import { PendingCommands } from './pending';
 import { CommandSender } from './send';
 import { SessionLanes, type SessionLane } from './session-lanes';
 import type { RouterStore, SessionRecord } from './store';
 import type { ConnectResult, DispatchRequest, Executor, OpenSessionOptions, ReportedTab, RouterLogger, RouterOptions, RouterStats } from './types';
+import { checkRouterOptions } from './router-options';
+import { StoppedSessions } from './stopped-sessions';
+import { TabClaims } from './tab-claims';
+import { checkDispatch, sessionRecordFor } from './requests';
 
-/** Long enough for a slow navigation (60 s by default) plus the snapshot after it. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 90_000;
-export const DEFAULT_GRACE_MS = 5 * 60_000;
-/** Most sessions one user may have open on a daemon (or a cluster: the store is shared). */
-export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
-/** Most browser states kept at once (each holds a browser context and its tabs). */
-export const DEFAULT_MAX_KEPT_STATES = 200;
-const silentLogger: RouterLogger = { warn() {} };
+export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_KEPT_STATES, DEFAULT_MAX_SESSIONS_PER_USER } from './router-options';
 
-/** How many stopped sessions the router remembers. */
-const MAX_STOPPED = 10_000;
 /** How much longer than the browser waits for the person a held command waits, so the browser's answer comes first. */
 const HOLD_MARGIN_MS = 5_000;
 
@@ -49,8 +28,10 @@ const HOLD_MARGIN_MS = 5_000;
  * its own tabs, routes browser events to the session that owns the tab, and keeps an executor's sessions for a
  * grace period after it disconnects. Shared state lives in a RouterStore; what is bound to this process (queues,
  * commands in flight, listeners, connected executors, timers) lives here. This class holds sessions, dispatch and
- * listeners; its rooms hold the rest: executors and their grace periods (executors.ts), event routing (events.ts),
- * kept browser states (`states`, kept-states.ts) and what other cluster instances ask (`peer`, peer-api.ts).
+ * listeners; its rooms hold the rest: its options (router-options.ts), what callers ask checked (requests.ts), which tab
+ * is whose (tab-claims.ts), sessions the person stopped (stopped-sessions.ts), executors and their grace periods
+ * (executors.ts), event routing (events.ts), kept browser states (`states`, kept-states.ts) and what other cluster
+ * instances ask (`peer`, peer-api.ts).
  */
 export class SessionRouter {
   readonly #store: RouterStore;
@@ -58,8 +39,8 @@ export class SessionRouter {
   readonly #graceMs: number;
   readonly #maxSessionsPerUser: number;
   readonly #defaultExecutorId: string | undefined;
-  /** Sessions the person stopped, and how (undefined: another instance heard it), so their agents hear why (bounded by MAX_STOPPED). */
-  readonly #stopped = new Map<string, PersonStop | undefined>();
+  readonly #stopped = new StoppedSessions();
+  readonly #tabs: TabClaims;
   readonly #logger: RouterLogger;
   readonly #remote: RouterOptions['remote'];
 
@@ -77,24 +58,15 @@ export class SessionRouter {
   #closed = false;
 
   constructor(options: RouterOptions = {}) {
-    // Options are checked once, here, so a bad one fails at startup rather than on some later command.
-    this.#commandTimeoutMs = checkDelay(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_COMMAND_TIMEOUT_MS, 1);
-    this.#graceMs = checkDelay(options.graceMs, 'graceMs', DEFAULT_GRACE_MS, 0);
-    this.#maxSessionsPerUser = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
-    if (!Number.isInteger(this.#maxSessionsPerUser) || this.#maxSessionsPerUser < 1) {
-      throw new InvalidArgumentError('"maxSessionsPerUser" must be a whole number of at least 1');
-    }
-    if (options.defaultExecutorId !== undefined) checkId(options.defaultExecutorId, 'defaultExecutorId');
-    this.#defaultExecutorId = options.defaultExecutorId;
-    if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null)) {
-      throw new InvalidArgumentError('"store" must be a RouterStore');
-    }
-    this.#store = options.store ?? new InMemoryRouterStore();
-    if (options.logger !== undefined && typeof options.logger?.warn !== 'function') {
-      throw new InvalidArgumentError('"logger" must have a warn method');
-    }
-    this.#logger = options.logger ?? silentLogger;
-    this.#remote = options.remote;
+    const checked = checkRouterOptions(options);
+    this.#commandTimeoutMs = checked.commandTimeoutMs;
+    this.#graceMs = checked.graceMs;
+    this.#maxSessionsPerUser = checked.maxSessionsPerUser;
+    this.#defaultExecutorId = checked.defaultExecutorId;
+    this.#store = checked.store;
+    this.#logger = checked.logger;
+    this.#remote = checked.remote;
+    this.#tabs = new TabClaims(this.#store, this.#logger);
 
     const store = this.#store;
     const isClosed = () => this.#closed;
@@ -111,9 +83,7 @@ export class SessionRouter {
       isClosed,
       listenerFailed: (sessionId, error) => this.#listenerFailed(sessionId, error),
     });
-    const maxStates = options.maxKeptStates ?? DEFAULT_MAX_KEPT_STATES;
-    if (!Number.isInteger(maxStates) || maxStates < 1) throw new InvalidArgumentError('"maxKeptStates" must be a whole number of at least 1');
-    this.states = new KeptStates({ store, deadlines: this.#deadlines, logger: this.#logger, closeSession: (id) => this.closeSession(id), assertOpen, isClosed, max: maxStates });
+    this.states = new KeptStates({ store, deadlines: this.#deadlines, logger: this.#logger, closeSession: (id) => this.closeSession(id), assertOpen, isClosed, max: checked.maxKeptStates });
     this.peer = new PeerApi({
       executors: this.#executors,
       sender: this.#sender,
@@ -140,32 +110,9 @@ export class SessionRouter {
    */
   async openSession(sessionId: string, options: OpenSessionOptions = {}): Promise<SessionRecord> {
     this.#assertOpen();
-    checkId(sessionId, 'sessionId');
-    const { clientName, agent } = options;
-    if (clientName !== undefined && typeof clientName !== 'string') {
-      throw new InvalidArgumentError('"clientName" must be a string');
-    }
-    if (agent !== undefined && (typeof agent !== 'string' || agent.length > 200)) {
-      throw new InvalidArgumentError('"agent" must be a string of at most 200 characters');
-    }
-    const executorId = options.executorId ?? this.#defaultExecutorId;
-    if (executorId === undefined) {
-      throw new InvalidArgumentError('openSession needs an executorId, or a router with a defaultExecutorId');
-    }
-    checkId(executorId, 'executorId');
+    const session = sessionRecordFor(sessionId, options, this.#defaultExecutorId);
+    const { executorId, userId } = session;
     const executor = this.#executors.live(executorId);
-    const { userId, servedBy } = options;
-    if (userId !== undefined) checkId(userId, 'userId');
-    if (servedBy !== undefined) checkId(servedBy, 'servedBy');
-    const session: SessionRecord = {
-      sessionId,
-      executorId,
-      ...(clientName !== undefined ? { clientName } : {}),
-      ...(agent !== undefined ? { agent } : {}),
-      ...(userId !== undefined ? { userId } : {}),
-      ...(servedBy !== undefined ? { servedBy } : {}),
-      ...(options.settings !== undefined ? { settings: options.settings } : {}),
-    };
     // One user cannot take the daemon's sessions (and browser contexts) for everyone else.
     if (userId !== undefined) {
       const open = (await this.#store.listSessions()).filter((s) => s.userId === userId).length;
@@ -196,7 +143,7 @@ export class SessionRouter {
     this.#assertOpen();
     checkId(sessionId, 'sessionId');
     const session = await this.#store.getSession(sessionId);
-    if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError(howStopped(this.#stopped.get(sessionId)));
+    if (session === undefined && this.#stopped.has(sessionId)) throw this.#stopped.error(sessionId);
     if (session === undefined || session.userId !== options.userId) throw new SessionNotFoundError(sessionId);
     const from = session.servedBy;
     if (options.servedBy !== undefined && from !== undefined && from !== options.servedBy && options.shared !== true && (await this.#remote?.drives(from, sessionId))) {
@@ -234,14 +181,14 @@ export class SessionRouter {
     checkId(sessionId, 'sessionId');
     const session = await this.#store.getSession(sessionId);
     if (session === undefined || session.executorId !== executorId) return false;
-    this.#rememberStopped(sessionId, via);
+    this.#stopped.remember(sessionId, via);
     await this.#endSession(sessionId, 'stopped');
     return true;
   }
 
   /** How the person stopped `sessionId` (Stop in the popup, Cancel on Chrome's bar); undefined if unknown here. */
   stoppedVia(sessionId: string): PersonStop | undefined {
-    return this.#stopped.get(sessionId);
+    return this.#stopped.via(sessionId);
   }
 
   /**
@@ -278,19 +225,7 @@ export class SessionRouter {
     let timeoutMs: number;
     try {
       this.#assertOpen();
-      checkId(sessionId, 'sessionId');
-      if (typeof request !== 'object' || request === null) {
-        throw new InvalidArgumentError('a command must be an object');
-      }
-      checkId(request.name, 'command name');
-      if (request.tabId !== undefined) checkId(request.tabId, 'tabId');
-      if (request.originId !== undefined) checkId(request.originId, 'originId');
-      if (request.userId !== undefined) checkId(request.userId, 'userId');
-      if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
-        throw new InvalidArgumentError('"signal" must be an AbortSignal');
-      }
-      if (request.signal?.aborted) throw new CommandCancelledError(request.name);
-      timeoutMs = checkDelay(request.timeoutMs, 'timeoutMs', this.#commandTimeoutMs, 1);
+      timeoutMs = checkDispatch(sessionId, request, this.#commandTimeoutMs);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -319,7 +254,7 @@ export class SessionRouter {
 
   async #run(lane: SessionLane, sessionId: string, request: DispatchRequest, timeoutMs: number): Promise<unknown> {
     const session = await this.#store.getSession(sessionId);
-    if (session === undefined && this.#stopped.has(sessionId)) throw new SessionStoppedError(howStopped(this.#stopped.get(sessionId)));
+    if (session === undefined && this.#stopped.has(sessionId)) throw this.#stopped.error(sessionId);
     if (session === undefined || (request.userId !== undefined && session.userId !== request.userId)) {
       throw new SessionNotFoundError(sessionId);
     }
@@ -327,11 +262,7 @@ export class SessionRouter {
     // Only a tab the caller named goes out with the command: without one, the executor runs it in the session's
     // current tab, which the browser knows better than this store (the person may have closed or moved it).
     const { tabId } = request;
-    if (tabId !== undefined) {
-      const owner = await this.#store.getTabOwner(executorId, tabId);
-      if (owner === undefined) throw new TabNotFoundError(tabId);
-      if (owner !== sessionId) throw new TabOwnedError(tabId);
-    }
+    if (tabId !== undefined) await this.#tabs.checkOwner(executorId, sessionId, tabId);
 
     // No await from here to send: a close or a disconnect cannot slip in between these checks and the send.
     this.#assertOpen();
@@ -347,24 +278,8 @@ export class SessionRouter {
     if (response.error !== undefined) throw executorError(response.error);
     // The executor names the session's current tab after the command (one it opened, selected or moved to). Most
     // commands stay in the tab the session already had: no store writes then (each is a round trip in a cluster).
-    if (response.tabId !== undefined && response.tabId !== session.currentTabId) await this.#adoptTab(sessionId, response.tabId);
+    if (response.tabId !== undefined && response.tabId !== session.currentTabId) await this.#tabs.adopt(sessionId, response.tabId);
     return response.data;
-  }
-
-  /** Makes the tab an executor answered with the session's own and its current tab, unless another session owns it. */
-  async #adoptTab(sessionId: string, tabId: string): Promise<void> {
-    // The browser already did the work: a bookkeeping failure here is logged, not turned into a failed command.
-    try {
-      const owner = await this.#store.claimTab(sessionId, tabId);
-      if (owner === undefined) return; // the session closed meanwhile
-      if (owner !== sessionId) {
-        this.#logger.warn({ sessionId, tabId }, "an executor answered with another session's tab; ownership unchanged");
-        return;
-      }
-      await this.#store.setCurrentTab(sessionId, tabId);
-    } catch (error) {
-      this.#logger.warn({ sessionId, tabId, error }, 'could not record the tab a command ran in');
-    }
   }
 
   // ── what executors report ─────────────────────────────────────────────────────────────────────────────────────
@@ -401,15 +316,7 @@ export class SessionRouter {
   /** An executor reports that a tab of its browser belongs to a session; it becomes the session's current tab. */
   async claimTab(executorId: string, sessionId: string, tabId: string): Promise<void> {
     this.#assertOpen();
-    checkId(executorId, 'executorId');
-    checkId(sessionId, 'sessionId');
-    checkId(tabId, 'tabId');
-    const session = await this.#store.getSession(sessionId);
-    if (session === undefined || session.executorId !== executorId) throw new SessionNotFoundError(sessionId);
-    const owner = await this.#store.claimTab(sessionId, tabId);
-    if (owner === undefined) throw new SessionNotFoundError(sessionId);
-    if (owner !== sessionId) throw new TabOwnedError(tabId);
-    await this.#store.setCurrentTab(sessionId, tabId);
+    await this.#tabs.claim(executorId, sessionId, tabId);
   }
 
   /**
@@ -418,9 +325,7 @@ export class SessionRouter {
    */
   async releaseTab(executorId: string, tabId: string): Promise<boolean> {
     this.#assertOpen();
-    checkId(executorId, 'executorId');
-    checkId(tabId, 'tabId');
-    return (await this.#store.releaseTab(executorId, tabId)) !== undefined;
+    return this.#tabs.release(executorId, tabId);
   }
 
   // ── executors coming and going ────────────────────────────────────────────────────────────────────────────────
@@ -460,15 +365,7 @@ export class SessionRouter {
 
   /** Subscribes to the browser events of one session's tabs. Listeners are dropped when the session closes. */
   onEvent(sessionId: string, listener: SessionEventListener): Unsubscribe {
-    this.#assertOpen();
-    checkId(sessionId, 'sessionId');
-    checkListener(listener);
-    const lane = this.#lanes.get(sessionId);
-    const remove = lane.listeners.addEventListener(listener);
-    return () => {
-      remove();
-      this.#lanes.release(sessionId, lane);
-    };
+    return this.#subscribe(sessionId, listener, (lane) => lane.listeners.addEventListener(listener));
   }
 
   /**
@@ -476,11 +373,15 @@ export class SessionRouter {
    * ('browser-gone'). Listeners are dropped once told.
    */
   onSessionClosed(sessionId: string, listener: SessionClosedListener): Unsubscribe {
+    return this.#subscribe(sessionId, listener, (lane) => lane.listeners.addClosedListener(listener));
+  }
+
+  #subscribe(sessionId: string, listener: unknown, add: (lane: SessionLane) => () => void): Unsubscribe {
     this.#assertOpen();
     checkId(sessionId, 'sessionId');
     checkListener(listener);
     const lane = this.#lanes.get(sessionId);
-    const remove = lane.listeners.addClosedListener(listener);
+    const remove = add(lane);
     return () => {
       remove();
       this.#lanes.release(sessionId, lane);
@@ -529,17 +430,11 @@ export class SessionRouter {
 
   /** What this process holds for an ended session: its queue, its commands in flight, its listeners. */
   #forget(sessionId: string, reason: SessionCloseReason): void {
-    if (reason === 'stopped' && !this.#stopped.has(sessionId)) this.#rememberStopped(sessionId, undefined);
-    const closedError = () => (reason === 'stopped' ? new SessionStoppedError(howStopped(this.#stopped.get(sessionId))) : new SessionClosedError(sessionId));
+    if (reason === 'stopped' && !this.#stopped.has(sessionId)) this.#stopped.remember(sessionId, undefined);
+    const closedError = () => (reason === 'stopped' ? this.#stopped.error(sessionId) : new SessionClosedError(sessionId));
     const lane = this.#lanes.close(sessionId, closedError());
     this.#pending.failWhere((pending) => pending.command.sessionId === sessionId, closedError);
     lane?.listeners.emitClosed(reason, (error) => this.#listenerFailed(sessionId, error));
-  }
-
-  #rememberStopped(sessionId: string, via: PersonStop | undefined): void {
-    this.#stopped.set(sessionId, via);
-    // Bounded: the oldest stopped sessions are forgotten first (they then answer "not open").
-    if (this.#stopped.size > MAX_STOPPED) this.#stopped.delete(this.#stopped.keys().next().value!);
   }
 
   #listenerFailed(sessionId: string, error: unknown): void {
