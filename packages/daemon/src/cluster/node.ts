@@ -1,49 +1,33 @@
-import { randomBytes } from 'node:crypto';
 import {
   parseClusterReply,
-  parseClusterRequest,
   parseForwardedEvent,
   parseSessionEnded,
   type BrowserEntry,
   type ClusterReply,
   type ClusterRequest,
-  type CommandEnvelope,
   type EventEnvelope,
   type ExtensionInfo,
 } from '@browsermcp/protocol';
-import { Kvm } from '@nats-io/kv';
-import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import {
-  BrowserNotConnectedError,
-  BrowserUnavailableError,
-  ClusterUnavailableError,
-  crossError,
-  InstanceRejoiningError,
-  crossedError,
-  InvalidArgumentError,
-  isDaemonError,
-  SessionNotFoundError,
-  TabNotFoundError,
-  TabOwnedError,
-} from '../errors.js';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { BrowserNotConnectedError, BrowserUnavailableError, ClusterUnavailableError, InstanceRejoiningError, crossedError, isDaemonError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
-import { MAX_HOLD_MS } from '../router/events.js';
-import type { Executor, ExecutorKind, RemoteExecutors, RouterLogger, SessionRecord, SessionRouter } from '../router/index.js';
+import type { Executor, RemoteExecutors, SessionRouter } from '../router/index.js';
 import type { SessionCloseReason } from '../router/listeners.js';
 import type { ExtensionRegistry } from '../server/extensions.js';
-import { BrowserDirectory } from './directory.js';
-import { KvRouterStore } from './kv-store.js';
-import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
-import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
+import type { BrowserDirectory } from './directory.js';
+import { DEFAULT_DIRECTORY_TTL_MS, joinCluster, type ClusterOptions } from './join.js';
+import type { KvRouterStore } from './kv-store.js';
+import { answers, jsonOf, PING_TIMEOUT_MS, readMessage } from './messages.js';
+import { ClusterNames } from './names.js';
+import { redactNatsUrl } from './nats-connection.js';
+import { overdue } from './overdue.js';
+import { PeerRequests } from './peer-requests.js';
+import { RemoteExecutor } from './remote-executor.js';
+
+export { DEFAULT_DIRECTORY_TTL_MS, randomInstanceId, type ClusterOptions } from './join.js';
 
 /** How often an instance writes its entries again; they expire after DIRECTORY_TTL_MS without it. */
 export const DEFAULT_CLUSTER_HEARTBEAT_MS = 2_000;
-/** A dead instance's browsers leave the directory this long after its last heartbeat. */
-export const DEFAULT_DIRECTORY_TTL_MS = 6_000;
-/** How long a reply to a session call (open, close) may take. */
-const CALL_TIMEOUT_MS = 10_000;
-/** How long a live instance may take to answer a ping. */
-const PING_TIMEOUT_MS = 1_500;
 /** How long each step of leaving the cluster may wait on NATS. */
 const CLOSE_STEP_MS = 2_000;
 
@@ -59,22 +43,6 @@ async function withDeadline<T>(promise: Promise<T> | undefined, ms: number): Pro
   } finally {
     clearTimeout(timer);
   }
-}
-
-export interface ClusterOptions extends NatsConnectSettings {
-  /** This daemon's id in the cluster; random when not given. */
-  instanceId?: string | undefined;
-  version: string;
-  logger: RouterLogger & { info(details: Record<string, unknown>, message: string): void };
-  /** Buckets and subjects start with this (default "browsermcp"), so clusters can share one NATS. */
-  prefix?: string | undefined;
-  heartbeatMs?: number | undefined;
-  directoryTtlMs?: number | undefined;
-}
-
-/** A random id for an instance that was not given one: short enough to read in logs. */
-export function randomInstanceId(): string {
-  return randomBytes(4).toString('hex');
 }
 
 /**
@@ -155,58 +123,12 @@ export class ClusterNode implements RemoteExecutors {
     }
   }
 
-  /** Connects to NATS and opens (or creates) the cluster's buckets. Fails with a message naming the fix. */
+  /** Connects to NATS and opens (or creates) the cluster's buckets (join.ts). Fails with a message naming the fix. */
   static async connect(options: ClusterOptions): Promise<ClusterNode> {
-    const instanceId = options.instanceId ?? randomInstanceId();
-    if (!INSTANCE_ID_PATTERN.test(instanceId)) {
-      throw new InvalidArgumentError(`instance id "${instanceId}" must be 1-64 letters, digits, "-" or "_"`);
-    }
-    const names = new ClusterNames(options.prefix);
-    const connectOptions = natsConnectionOptions(options, `browsermcp-daemon ${instanceId}`, names.inboxPrefix(instanceId));
-    let nc: NatsConnection;
-    try {
-      nc = await connect(connectOptions);
-    } catch (error) {
-      throw natsConnectError(error, options);
-    }
-    const where = redactNatsUrl(options.url);
-    try {
-      // A NATS anyone may join lets anyone read and drive every session: refused unless asked for on purpose.
-      if (nc.info?.auth_required !== true && options.allowAnonymous !== true) {
-        throw new InvalidArgumentError(
-          `NATS at ${where} lets anyone connect without credentials, and whoever reaches it could read and drive every session. ` +
-            'Give each daemon a NATS user with its own permissions (browsermcp-daemon nats-config writes the server\'s config), ' +
-            'or pass --nats-allow-anonymous for a NATS that only trusted processes can reach',
-        );
-      }
-      if (nc.info?.auth_required === true && !hasNatsCredentials(options)) {
-        throw new InvalidArgumentError(`NATS at ${where} needs credentials: give --nats-nkey-seed-file, --nats-creds-file, --nats-token or a user and password in --nats`);
-      }
-      const kvm = new Kvm(nc);
-      const router = await kvm.create(names.routerBucket, { history: 1 });
-      const browsers = await kvm.create(names.browsersBucket, {
-        history: 1,
-        ttl: options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS,
-      });
-      const directory = new BrowserDirectory(browsers, names, instanceId);
-      await directory.start();
-      // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
-      // old id after a crash finds the entry of its dead self, which has not expired yet.
-      if (directory.instances().some((i) => i.instanceId === instanceId) && (await answers(nc, names.instanceSubject(instanceId)))) {
-        throw new InvalidArgumentError(`instance id "${instanceId}" is already in use in this cluster; give each daemon its own --instance-id`);
-      }
-      let node: ClusterNode | undefined;
-      const store = new KvRouterStore(router, () => node?.down === true);
-      node = new ClusterNode(nc, store, directory, instanceId, await store.sharedSecret('state-owners'), options);
-      return node;
-    } catch (error) {
-      await nc.close();
-      const message = (error as Error).message;
-      if (/jetstream (is )?not (enabled|available)|no responders/i.test(message)) {
-        throw new InvalidArgumentError(`NATS at ${where} has no JetStream: start nats-server with -js (and -sd <dir>)`);
-      }
-      throw error;
-    }
+    let node: ClusterNode | undefined;
+    const joined = await joinCluster(options, () => node?.down === true);
+    node = new ClusterNode(joined.nc, joined.store, joined.directory, joined.instanceId, joined.stateSecret, options);
+    return node;
   }
 
   /** The executor id of this instance's own launched browser: unique in the cluster. */
@@ -234,8 +156,16 @@ export class ClusterNode implements RemoteExecutors {
       connected: true,
     };
     this.#attached = { router, extensions, localBrowser: local, driving };
+    const requests = new PeerRequests({
+      store: this.store,
+      router: () => this.router,
+      userOf: (executorId) => extensions.records.get(executorId)?.userId,
+      driving,
+      maxPayload: () => this.#nc.info?.max_payload ?? 1024 * 1024,
+      logger: this.#options.logger,
+    });
     this.#subscriptions.push(
-      this.#nc.subscribe(this.#names.instanceSubject(this.instanceId), { callback: (_error, msg) => void this.#serve(msg) }),
+      this.#nc.subscribe(this.#names.instanceSubject(this.instanceId), { callback: (_error, msg) => void requests.serve(msg) }),
       this.#nc.subscribe(this.#names.eventSubject, { callback: (_error, msg) => this.#onForwardedEvent(msg) }),
       this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => void this.#onSessionEnded(msg) }),
     );
@@ -378,71 +308,6 @@ export class ClusterNode implements RemoteExecutors {
     }
   }
 
-  async #serve(msg: Msg): Promise<void> {
-    const request = parseClusterRequest(jsonOf(msg));
-    if (!request.ok) {
-      this.#options.logger.warn({ reason: request.message }, 'dropped an unreadable cluster request');
-      return this.#reply(msg, { ok: false, error: crossError(new InvalidArgumentError(`unreadable cluster request: ${request.message}`)) });
-    }
-    const { router } = this;
-    const call = request.value;
-    try {
-      switch (call.op) {
-        case 'send':
-          await this.#checkSession(call.executorId, call.command.sessionId, call.command.tabId);
-          return this.#reply(msg, { ok: true, response: await router.peer.run(call.executorId, call.command, call.timeoutMs) });
-        case 'open':
-          await router.peer.openSession(await this.#checkSession(call.session.executorId, call.session.sessionId));
-          return this.#reply(msg, { ok: true });
-        case 'close':
-          // Sent once the session left the store: one still open there is not closed on another's word.
-          if ((await this.store.getSession(call.sessionId)) !== undefined) {
-            throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
-          }
-          await router.peer.closeSession(call.executorId, call.sessionId);
-          return this.#reply(msg, { ok: true });
-        case 'cancel':
-          router.peer.cancel(call.wireId, call.reason);
-          return undefined;
-        case 'ping':
-          return this.#reply(msg, { ok: true });
-        case 'driving':
-          return this.#reply(msg, { ok: true, driving: this.#attached?.driving(call.sessionId) ?? false });
-      }
-    } catch (error) {
-      return this.#reply(msg, { ok: false, error: crossError(error) });
-    }
-  }
-
-  /**
-   * What another instance asks of a browser held here, checked against the store rather than taken on its word: the
-   * session is open on this browser, for the user whose browser it is, and the tab it names is the session's.
-   */
-  async #checkSession(executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
-    const session = await this.store.getSession(sessionId);
-    const user = this.#attached?.extensions.records.get(executorId)?.userId;
-    if (session === undefined || session.executorId !== executorId || (user != null && session.userId !== user)) throw new SessionNotFoundError(sessionId);
-    if (tabId !== undefined) {
-      const owner = await this.store.getTabOwner(executorId, tabId);
-      if (owner === undefined) throw new TabNotFoundError(tabId);
-      if (owner !== sessionId) throw new TabOwnedError(tabId);
-    }
-    return session;
-  }
-
-  #reply(msg: Msg, reply: ClusterReply): void {
-    if (!msg.reply) return;
-    let text = JSON.stringify(reply);
-    const max = this.#nc.info?.max_payload ?? 1024 * 1024;
-    if (Buffer.byteLength(text) > max) {
-      const error = new ClusterUnavailableError(
-        `the answer (${Buffer.byteLength(text)} bytes) is larger than NATS lets one message be (max_payload ${max}); raise max_payload in nats-server's config`,
-      );
-      text = JSON.stringify({ ok: false, error: crossError(error) } satisfies ClusterReply);
-    }
-    msg.respond(text);
-  }
-
   #onForwardedEvent(msg: Msg): void {
     const forwarded = readMessage(msg, parseForwardedEvent);
     if (forwarded) void this.#attached?.router.peer.forwardedEvent(forwarded.executorId, forwarded.event);
@@ -569,80 +434,4 @@ export class ClusterNode implements RemoteExecutors {
     for (const subscription of this.#subscriptions) subscription.unsubscribe();
     if (this.#down || !(await withDeadline(this.#nc.drain().then(() => true), CLOSE_STEP_MS))) await this.#nc.close();
   }
-}
-
-/** Whether anything answers a ping on `subject` (a live instance does; "no responders" or silence: none). */
-async function answers(nc: NatsConnection, subject: string): Promise<boolean> {
-  try {
-    await nc.request(subject, JSON.stringify({ op: 'ping' } satisfies ClusterRequest), { timeout: PING_TIMEOUT_MS });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A message's JSON, or undefined when it is not JSON (the parsers then say what is wrong). */
-function jsonOf(msg: Msg): unknown {
-  try {
-    return msg.json();
-  } catch {
-    return undefined;
-  }
-}
-
-/** A broadcast read with its parser; one that does not parse is dropped (nobody waits for an answer to it). */
-function readMessage<T>(msg: Msg, parse: (value: unknown) => { ok: true; value: T } | { ok: false }): T | undefined {
-  const result = parse(jsonOf(msg));
-  return result.ok ? result.value : undefined;
-}
-
-/** A browser another instance holds, as an Executor of this instance's router. */
-class RemoteExecutor implements Executor {
-  constructor(
-    readonly id: string,
-    readonly kind: ExecutorKind,
-    private readonly node: ClusterNode,
-  ) {}
-
-  async send(command: CommandEnvelope, timeoutMs: number): Promise<void> {
-    // Waits as long as the router could (a command held for the person included); the router's own timeout
-    // answers the caller first and cancels the command there.
-    const reply = await this.node.request(this.id, { op: 'send', executorId: this.id, command, timeoutMs }, timeoutMs + MAX_HOLD_MS);
-    if (reply.response !== undefined) this.node.router.handleResponse(this.id, reply.response);
-  }
-
-  async openSession(session: SessionRecord): Promise<void> {
-    await this.node.request(this.id, { op: 'open', session: { ...session } }, CALL_TIMEOUT_MS);
-  }
-
-  async closeSession(sessionId: string): Promise<void> {
-    await this.node.request(this.id, { op: 'close', executorId: this.id, sessionId }, CALL_TIMEOUT_MS);
-  }
-
-  cancel(command: CommandEnvelope, reason: 'cancelled' | 'timeout'): void {
-    this.node.notify(this.id, { op: 'cancel', wireId: command.wireId, reason });
-  }
-}
-
-/**
- * Of `ids`, those that have been failing `fine` for at least `graceMs` (`since` keeps when each started failing and
- * forgets ids that are fine again or gone); each is returned once.
- */
-function overdue(since: Map<string, number>, ids: readonly string[], fine: (id: string) => boolean, now: number, graceMs: number): Map<string, number> {
-  const wanted = new Set(ids);
-  for (const id of [...since.keys()]) if (!wanted.has(id)) since.delete(id);
-  const due = new Map<string, number>();
-  for (const id of wanted) {
-    if (fine(id)) {
-      since.delete(id);
-      continue;
-    }
-    const start = since.get(id) ?? now;
-    since.set(id, start);
-    if (now - start >= graceMs) {
-      since.delete(id);
-      due.set(id, start);
-    }
-  }
-  return due;
 }

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { Kvm } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { InvalidArgumentError } from '../errors.js';
+import type { RouterLogger } from '../router/index.js';
+import { BrowserDirectory } from './directory.js';
+import { KvRouterStore } from './kv-store.js';
+import { answers } from './messages.js';
+import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
+import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
+
+/** A dead instance's browsers leave the directory this long after its last heartbeat. */
+export const DEFAULT_DIRECTORY_TTL_MS = 6_000;
+
+export interface ClusterOptions extends NatsConnectSettings {
+  /** This daemon's id in the cluster; random when not given. */
+  instanceId?: string | undefined;
+  version: string;
+  logger: RouterLogger & { info(details: Record<string, unknown>, message: string): void };
+  /** Buckets and subjects start with this (default "browsermcp"), so clusters can share one NATS. */
+  prefix?: string | undefined;
+  heartbeatMs?: number | undefined;
+  directoryTtlMs?: number | undefined;
+}
+
+/** A random id for an instance that was not given one: short enough to read in logs. */
+export function randomInstanceId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/** What joining gives a cluster node: its connection, the store, the directory, its id and the daemons' shared secret. */
+export interface JoinedCluster {
+  nc: NatsConnection;
+  store: KvRouterStore;
+  directory: BrowserDirectory;
+  instanceId: string;
+  stateSecret: Uint8Array;
+}
+
+/**
+ * Connects to NATS and opens (or creates) the cluster's buckets and directory, refusing a NATS anyone may join and an
+ * instance id another live daemon holds. Fails with a message naming the fix; `isDown` tells the store whether NATS
+ * is away (the node's own reading).
+ */
+export async function joinCluster(options: ClusterOptions, isDown: () => boolean): Promise<JoinedCluster> {
+  const instanceId = options.instanceId ?? randomInstanceId();
+  if (!INSTANCE_ID_PATTERN.test(instanceId)) {
+    throw new InvalidArgumentError(`instance id "${instanceId}" must be 1-64 letters, digits, "-" or "_"`);
+  }
+  const names = new ClusterNames(options.prefix);
+  const connectOptions = natsConnectionOptions(options, `browsermcp-daemon ${instanceId}`, names.inboxPrefix(instanceId));
+  let nc: NatsConnection;
+  try {
+    nc = await connect(connectOptions);
+  } catch (error) {
+    throw natsConnectError(error, options);
+  }
+  const where = redactNatsUrl(options.url);
+  try {
+    // A NATS anyone may join lets anyone read and drive every session: refused unless asked for on purpose.
+    if (nc.info?.auth_required !== true && options.allowAnonymous !== true) {
+      throw new InvalidArgumentError(
+        `NATS at ${where} lets anyone connect without credentials, and whoever reaches it could read and drive every session. ` +
+          'Give each daemon a NATS user with its own permissions (browsermcp-daemon nats-config writes the server\'s config), ' +
+          'or pass --nats-allow-anonymous for a NATS that only trusted processes can reach',
+      );
+    }
+    if (nc.info?.auth_required === true && !hasNatsCredentials(options)) {
+      throw new InvalidArgumentError(`NATS at ${where} needs credentials: give --nats-nkey-seed-file, --nats-creds-file, --nats-token or a user and password in --nats`);
+    }
+    const kvm = new Kvm(nc);
+    const router = await kvm.create(names.routerBucket, { history: 1 });
+    const browsers = await kvm.create(names.browsersBucket, {
+      history: 1,
+      ttl: options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS,
+    });
+    const directory = new BrowserDirectory(browsers, names, instanceId);
+    await directory.start();
+    // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
+    // old id after a crash finds the entry of its dead self, which has not expired yet.
+    if (directory.instances().some((i) => i.instanceId === instanceId) && (await answers(nc, names.instanceSubject(instanceId)))) {
+      throw new InvalidArgumentError(`instance id "${instanceId}" is already in use in this cluster; give each daemon its own --instance-id`);
+    }
+    const store = new KvRouterStore(router, isDown);
+    return { nc, store, directory, instanceId, stateSecret: await store.sharedSecret('state-owners') };
+  } catch (error) {
+    await nc.close();
+    const message = (error as Error).message;
+    if (/jetstream (is )?not (enabled|available)|no responders/i.test(message)) {
+      throw new InvalidArgumentError(`NATS at ${where} has no JetStream: start nats-server with -js (and -sd <dir>)`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,93 @@
+import { parseClusterRequest, type ClusterReply } from '@browsermcp/protocol';
+import type { Msg } from '@nats-io/transport-node';
+import { ClusterUnavailableError, crossError, InvalidArgumentError, SessionNotFoundError, TabNotFoundError, TabOwnedError } from '../errors.js';
+import type { RouterLogger, SessionRecord, SessionRouter } from '../router/index.js';
+import type { KvRouterStore } from './kv-store.js';
+import { jsonOf } from './messages.js';
+
+/** What serving another instance's requests needs of this one. */
+export interface PeerRequestsOptions {
+  readonly store: KvRouterStore;
+  /** This instance's router (once attached). */
+  readonly router: () => SessionRouter;
+  /** The user whose browser `executorId` is, as its extension authenticated (null: the daemon's own). */
+  readonly userOf: (executorId: string) => string | null | undefined;
+  /** Whether a client of this instance drives the session now. */
+  readonly driving: (sessionId: string) => boolean;
+  /** The most bytes NATS lets one message be. */
+  readonly maxPayload: () => number;
+  readonly logger: RouterLogger;
+}
+
+/**
+ * What other instances ask of the browsers this one holds (run a command, open or close a session, cancel, ping,
+ * "do you drive it?"), each checked against the store rather than taken on the asker's word, and answered.
+ */
+export class PeerRequests {
+  constructor(private readonly o: PeerRequestsOptions) {}
+
+  async serve(msg: Msg): Promise<void> {
+    const request = parseClusterRequest(jsonOf(msg));
+    if (!request.ok) {
+      this.o.logger.warn({ reason: request.message }, 'dropped an unreadable cluster request');
+      return this.reply(msg, { ok: false, error: crossError(new InvalidArgumentError(`unreadable cluster request: ${request.message}`)) });
+    }
+    const router = this.o.router();
+    const call = request.value;
+    try {
+      switch (call.op) {
+        case 'send':
+          await this.checkSession(call.executorId, call.command.sessionId, call.command.tabId);
+          return this.reply(msg, { ok: true, response: await router.peer.run(call.executorId, call.command, call.timeoutMs) });
+        case 'open':
+          await router.peer.openSession(await this.checkSession(call.session.executorId, call.session.sessionId));
+          return this.reply(msg, { ok: true });
+        case 'close':
+          // Sent once the session left the store: one still open there is not closed on another's word.
+          if ((await this.o.store.getSession(call.sessionId)) !== undefined) {
+            throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
+          }
+          await router.peer.closeSession(call.executorId, call.sessionId);
+          return this.reply(msg, { ok: true });
+        case 'cancel':
+          router.peer.cancel(call.wireId, call.reason);
+          return undefined;
+        case 'ping':
+          return this.reply(msg, { ok: true });
+        case 'driving':
+          return this.reply(msg, { ok: true, driving: this.o.driving(call.sessionId) });
+      }
+    } catch (error) {
+      return this.reply(msg, { ok: false, error: crossError(error) });
+    }
+  }
+
+  /**
+   * The session is open on this browser, for the user whose browser it is, and the tab it names is the session's:
+   * read from the store.
+   */
+  private async checkSession(executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
+    const session = await this.o.store.getSession(sessionId);
+    const user = this.o.userOf(executorId);
+    if (session === undefined || session.executorId !== executorId || (user != null && session.userId !== user)) throw new SessionNotFoundError(sessionId);
+    if (tabId !== undefined) {
+      const owner = await this.o.store.getTabOwner(executorId, tabId);
+      if (owner === undefined) throw new TabNotFoundError(tabId);
+      if (owner !== sessionId) throw new TabOwnedError(tabId);
+    }
+    return session;
+  }
+
+  private reply(msg: Msg, reply: ClusterReply): void {
+    if (!msg.reply) return;
+    let text = JSON.stringify(reply);
+    const max = this.o.maxPayload();
+    if (Buffer.byteLength(text) > max) {
+      const error = new ClusterUnavailableError(
+        `the answer (${Buffer.byteLength(text)} bytes) is larger than NATS lets one message be (max_payload ${max}); raise max_payload in nats-server's config`,
+      );
+      text = JSON.stringify({ ok: false, error: crossError(error) } satisfies ClusterReply);
+    }
+    msg.respond(text);
+  }
+}

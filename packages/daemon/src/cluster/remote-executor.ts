@@ -1,0 +1,41 @@
+import type { ClusterReply, ClusterRequest, CommandEnvelope } from '@browsermcp/protocol';
+import { MAX_HOLD_MS } from '../router/events.js';
+import type { Executor, ExecutorKind, SessionRecord, SessionRouter } from '../router/index.js';
+
+/** How long a reply to a session call (open, close) may take. */
+const CALL_TIMEOUT_MS = 10_000;
+
+/** What a remote executor needs of its cluster node: a request to the instance that holds the browser, a notice. */
+export interface RemoteCalls {
+  request(executorId: string, request: ClusterRequest, timeoutMs: number): Promise<ClusterReply & { ok: true }>;
+  notify(executorId: string, request: ClusterRequest): void;
+  readonly router: SessionRouter;
+}
+
+/** A browser another instance holds, as an Executor of this instance's router. */
+export class RemoteExecutor implements Executor {
+  constructor(
+    readonly id: string,
+    readonly kind: ExecutorKind,
+    private readonly node: RemoteCalls,
+  ) {}
+
+  async send(command: CommandEnvelope, timeoutMs: number): Promise<void> {
+    // Waits as long as the router could (a command held for the person included); the router's own timeout
+    // answers the caller first and cancels the command there.
+    const reply = await this.node.request(this.id, { op: 'send', executorId: this.id, command, timeoutMs }, timeoutMs + MAX_HOLD_MS);
+    if (reply.response !== undefined) this.node.router.handleResponse(this.id, reply.response);
+  }
+
+  async openSession(session: SessionRecord): Promise<void> {
+    await this.node.request(this.id, { op: 'open', session: { ...session } }, CALL_TIMEOUT_MS);
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    await this.node.request(this.id, { op: 'close', executorId: this.id, sessionId }, CALL_TIMEOUT_MS);
+  }
+
+  cancel(command: CommandEnvelope, reason: 'cancelled' | 'timeout'): void {
+    this.node.notify(this.id, { op: 'cancel', wireId: command.wireId, reason });
+  }
+}
