@@ -1,9 +1,8 @@
-import { TOOL_SETTING_DEFAULTS, TOOL_SETTING_KEYS, type ToolSettingValues } from '@browsermcp/protocol';
+import { defaultSessionConfig, type SessionConfig } from './session-config.js';
 import { watchMemory } from '../tab/tab-memory.js';
 import type { Page } from 'puppeteer-core';
 import { ToolError } from '../engine/errors.js';
 import type { GifRecorder } from '../tab/gif.js';
-import type { UrlCheck } from '../engine/origins.js';
 import type { Refusal } from '../tab/request-guard.js';
 import { Tab } from '../tab/tab.js';
 import { secretPatterns } from './secret-forms.js';
@@ -69,47 +68,10 @@ export interface SessionHost {
   refusedNavigation?(page: Page, url: string): Promise<void>;
 }
 
-/**
- * The tool settings as the engine takes them: the protocol's table (TOOL_SETTINGS, where each is declared, with its
- * flag, default and help) but for the origin lists, which arrive as `checkUrl`, and --snapshot-mode, which arrives
- * as the two switches below.
- */
-export type EngineToolSettings = Omit<ToolSettingValues, 'allowedOrigins' | 'blockedOrigins' | 'snapshotMode'>;
-export const ENGINE_TOOL_SETTING_KEYS = TOOL_SETTING_KEYS.filter((key): key is keyof EngineToolSettings => !['allowedOrigins', 'blockedOrigins', 'snapshotMode'].includes(key));
-
-export interface SessionConfig extends EngineToolSettings {
-  /** Whether action tools append a snapshot of the page they changed (what playwright-mcp does): not --snapshot-mode none. */
-  includeSnapshot: boolean;
-  /**
-   * Whether that snapshot gives only what changed since the last one shown, while the document stays (a new
-   * document, or a change nearly as long as the page, gives it whole): `--snapshot-mode changes`, the default.
-   */
-  snapshotChanges: boolean;
-  /** Lets `browser_navigate` open file: URLs (off by default: pages could read local files). */
-  allowFileUrls?: boolean;
-  /** The server's own files and folders, which file: URLs never open (besides /proc, /sys and /dev). */
-  protectedPaths?: readonly string[] | undefined;
-  /**
-   * Refuses an address (--allowed-origins / --blocked-origins, the person's off-limits sites): returns why, or
-   * undefined to allow. Checked on the agent's navigations and on every request the session's pages make.
-   */
-  checkUrl?: UrlCheck | undefined;
-  /**
-   * Secrets by name (--secrets): a name typed or filled is replaced by its value in the page, and a value never
-   * appears in an answer (written `<secret>NAME</secret>`).
-   */
-  secrets?: Readonly<Record<string, string>> | undefined;
-}
-
+export { defaultSessionConfig, ENGINE_TOOL_SETTING_KEYS, type EngineToolSettings, type SessionConfig } from './session-config.js';
 export { CONSOLE_LEVELS, type ConsoleLevel } from '../tab/tab-logs.js';
 
 const MB = 1024 * 1024;
-
-export const defaultSessionConfig: SessionConfig = {
-  ...(Object.fromEntries(ENGINE_TOOL_SETTING_KEYS.map((key) => [key, TOOL_SETTING_DEFAULTS[key]])) as unknown as EngineToolSettings),
-  includeSnapshot: true,
-  snapshotChanges: true,
-};
 
 /** The tab the model last saw in an answer (its refs are that tab's), and where it was then (see stale-refs.ts). */
 export interface AnsweredTab {

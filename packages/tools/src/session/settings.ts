@@ -1,6 +1,6 @@
 import { TOOL_SETTING_KEYS, TOOL_SETTINGS, type SessionSettings, type ToolSettingSpec } from '@browsermcp/protocol';
 import { originPolicy } from '../engine/origins.js';
-import { ENGINE_TOOL_SETTING_KEYS, type SessionConfig } from './session.js';
+import { ENGINE_TOOL_SETTING_KEYS, type SessionConfig } from './session-config.js';
 
 /**
  * The gateway's flags that shape how tools behave, in the form they travel to any host (the extension, a remote
