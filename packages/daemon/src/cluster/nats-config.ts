@@ -41,12 +41,12 @@ export function memberPermissions(names: ClusterNames, instanceId: string): { pu
       `$KV.${names.routerBucket}.>`,
       `$KV.${names.browsersBucket}.${names.instanceKey(instanceId)}`,
       `$KV.${names.browsersBucket}.${names.browserKeyPrefix(instanceId)}.>`,
-      // JetStream's API for the two buckets: create, read, watch; never delete, purge or remove a message.
+      // JetStream's API for the two buckets: create, read, watch; never update (a max age of 1 s purges a bucket),
+      // delete, purge or remove a message. A daemon opens an existing bucket as it is.
       '$JS.API.INFO',
       ...streams.flatMap((stream) => [
         `$JS.API.STREAM.INFO.${stream}`,
         `$JS.API.STREAM.CREATE.${stream}`,
-        `$JS.API.STREAM.UPDATE.${stream}`,
         `$JS.API.STREAM.MSG.GET.${stream}`,
         `$JS.API.DIRECT.GET.${stream}`,
         `$JS.API.DIRECT.GET.${stream}.>`,

@@ -19,7 +19,7 @@ it('gives each daemon its own instance subject, inbox and directory keys, and no
   expect(text).toContain('"team.instance.east-1"');
   expect(text).toContain('"_INBOX.team.east-1.>"');
   expect(text).toContain('"$KV.team_browsers.b.east-1.>"');
-  expect(text).not.toMatch(/PURGE|STREAM\.DELETE|MSG\.DELETE|"\$JS\.API\.>"|"_INBOX\.>"/);
+  expect(text).not.toMatch(/PURGE|STREAM\.DELETE|STREAM\.UPDATE|MSG\.DELETE|"\$JS\.API\.>"|"_INBOX\.>"/);
   const subscribe = /subscribe: \{ allow: \[([^\]]*)\]/.exec(text)![1]!.match(/"[^"]+"/g);
   expect(subscribe).toEqual(['"team.instance.east-1"', '"team.event"', '"team.session-ended"', '"_INBOX.team.east-1.>"']);
   expect(text).not.toContain(member.nkey.replace(/^U/, 'S'));

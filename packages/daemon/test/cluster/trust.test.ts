@@ -97,7 +97,7 @@ it('lets no one in without credentials, and shows another account of the same NA
   expect(buckets).toBeInstanceOf(Error);
 });
 
-it("holds one daemon's credentials to that daemon: no other's requests, replies or directory entries, no purge", async () => {
+it("holds one daemon's credentials to that daemon: no other's requests, replies or directory entries, no purge, no bucket update", async () => {
   const nc = await asDaemonB();
   const refused = (subject: string) =>
     new Promise<string>((resolve) => nc.subscribe(subject, { callback: (error) => void (error && resolve(error.message)) }));
@@ -119,6 +119,10 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies 
 
   const jsm = await jetstreamManager(nc);
   await expect(jsm.streams.purge('KV_browsermcp_router')).rejects.toThrow(/Permissions Violation for Publish/);
+  // Nor through its config: a max age of one second would empty the router's bucket as surely as a purge.
+  const router = await jsm.streams.info('KV_browsermcp_router');
+  await expect(jsm.streams.update('KV_browsermcp_router', { ...router.config, max_age: 1_000_000_000 })).rejects.toThrow(/Permissions Violation for Publish/);
+  expect((await jsm.streams.info('KV_browsermcp_router')).config.max_age).toBe(router.config.max_age);
   await expect(jsm.streams.delete('KV_browsermcp_browsers')).rejects.toThrow(/Permissions Violation for Publish/);
 });
 
