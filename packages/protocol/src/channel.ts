@@ -4,6 +4,7 @@
 // which the receiver counts itself: a relay between them reads nothing, and a frame it injects, replays, reorders or
 // drops fails to open, which ends the connection. Web Crypto only, so the daemon (Node) and the extension (an MV3
 // worker) share this code.
+import { fromBase64Url, toBase64Url } from './base64url';
 import { PAIRING_CODE_PREFIX, type PairingNonces, type PairingRole } from './pairing';
 
 /** How a sealed frame travels: a JSON text frame with one field, the ciphertext (with its tag) in base64url. */
@@ -12,22 +13,6 @@ export interface SealedFrame {
 }
 
 const encoder = new TextEncoder();
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  try {
-    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-}
 
 /** The IV of frame `n`: 4 zero bytes, then n as 8 bytes big-endian. */
 function ivOf(n: bigint): Uint8Array<ArrayBuffer> {

@@ -3,6 +3,7 @@
 // that the other side holds it (HMAC over both sides' fresh nonces, so the secret never crosses the wire): a process
 // posing as the extension gets nothing, and one squatting on the daemon's port drives nothing. Web Crypto only, so the
 // daemon (Node) and the extension (an MV3 worker) share this code.
+import { fromBase64Url, toBase64Url } from './base64url';
 import type { Validated } from './validate';
 
 /** How every pairing code starts (the version of this format). */
@@ -16,22 +17,6 @@ export interface Pairing {
   url: string;
   /** The shared secret (32 random bytes). */
   secret: Uint8Array;
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64Url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  try {
-    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
 }
 
 /** A fresh pairing secret. */
