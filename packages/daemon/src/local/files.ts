@@ -285,8 +285,27 @@ export class NodeFileAccess implements FileAccess {
     // A workspace may hold the output directory (a client declaring /): other callers' files stay theirs.
     const refusal = (await this.protected.refusal(full, real)) ?? (await this.otherCallers(await this.ownerOutputDir(), full, real));
     if (refusal) throw new ToolError(refusal);
-    return writeUnder(workspace, 'your workspace', name, data, 'write');
+    // The person's own files are never overwritten (a page could steer an agent into replacing README.md or an
+    // agent's instructions file): only a file browsermcp saved there itself, in this run, is written again.
+    // (A link in the name's place is writeUnder's to refuse, as a link.)
+    const existing = await lstat(full).catch(() => undefined);
+    if (existing !== undefined && !existing.isSymbolicLink() && !WORKSPACE_WRITES.has(real ?? full)) {
+      throw new ToolError(`"${name}" already exists in your workspace and browsermcp did not save it: pick another name (files of yours are never overwritten).`);
+    }
+    const saved = await writeUnder(workspace, 'your workspace', name, data, 'write');
+    rememberWorkspaceWrite(await realpath(saved));
+    return saved;
   }
+}
+
+/** The files saved in clients' workspaces in this run (real paths, the oldest forgotten first): they may be saved again. */
+const WORKSPACE_WRITES = new Set<string>();
+const MOST_WORKSPACE_WRITES = 10_000;
+
+function rememberWorkspaceWrite(real: string): void {
+  WORKSPACE_WRITES.delete(real);
+  WORKSPACE_WRITES.add(real);
+  if (WORKSPACE_WRITES.size > MOST_WORKSPACE_WRITES) WORKSPACE_WRITES.delete(WORKSPACE_WRITES.values().next().value!);
 }
 
 /**

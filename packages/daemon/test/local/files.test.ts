@@ -189,6 +189,22 @@ describe("a client's workspace (names the model gives for saved files, as @playw
     expect(await absolute.namedOutputDirectory()).toBe(project);
   });
 
+  it("never overwrites a file of the person's; a file it saved itself is saved again", async () => {
+    const project = await mkdtemp(join(tmpdir(), 'bmcp-workspace-'));
+    await writeFile(join(project, 'README.md'), '# mine');
+    await writeFile(join(project, 'AGENTS.md'), 'be careful');
+    const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws3'), sessionRoots: async () => [project], sessionWorkspace: async () => project }).forSession('s');
+    for (const name of ['README.md', 'AGENTS.md']) {
+      await expect(ws.writeOutput(name, new TextEncoder().encode('page text'))).rejects.toThrow(`"${name}" already exists in your workspace and browsermcp did not save it: pick another name`);
+    }
+    expect([await readFile(join(project, 'README.md'), 'utf8'), await readFile(join(project, 'AGENTS.md'), 'utf8')]).toEqual(['# mine', 'be careful']);
+    // Its own file, saved again (a second screenshot under the same name), in this session or another.
+    expect(await ws.writeOutput('notes.md', new TextEncoder().encode('one'))).toBe('notes.md');
+    const other = new NodeFileAccess({ outputDir: join(root, 'out-ws3'), sessionRoots: async () => [project], sessionWorkspace: async () => project }).forSession('t');
+    expect(await other.writeOutput('notes.md', new TextEncoder().encode('two'))).toBe('notes.md');
+    expect(await readFile(join(project, 'notes.md'), 'utf8')).toBe('two');
+  });
+
   it('never saves a hidden file, a kind tools do not save, a path out of it, through a link, or over the server’s own files', async () => {
     const project = await mkdtemp(join(tmpdir(), 'bmcp-workspace-'));
     const key = join(project, 'key.json');
