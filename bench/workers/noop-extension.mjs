@@ -20,13 +20,11 @@ function open(index) {
   // Paired, as the real extension: proofs for the address dialled, then every frame sealed, in order both ways.
   let nonces;
   let channel;
-  let outbox = Promise.resolve();
   let inbox = Promise.resolve();
   const send = (message) => {
     const text = JSON.stringify(message);
-    if (!channel) return ws.send(text);
-    const sealing = channel;
-    outbox = outbox.then(async () => ws.send(await sealing.seal(text))).catch(() => undefined);
+    if (channel) channel.send(text, (frame) => ws.send(frame));
+    else ws.send(text);
   };
   const onMessage = async (text) => {
     const message = JSON.parse(text);

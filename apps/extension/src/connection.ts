@@ -53,9 +53,8 @@ const FATAL_CLOSE: Record<number, string> = {
  */
 export class DaemonConnection {
   private ws: WebSocket | undefined;
-  /** After a pairing: the sealed channel of `ws` (protocol's channel.ts); frames go out one after another. */
+  /** After a pairing: the sealed channel of `ws` (protocol's channel.ts). */
   private channel: SealedChannel | undefined;
-  private outbox: Promise<void> = Promise.resolve();
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private keepAlive: ReturnType<typeof setInterval> | undefined;
@@ -108,17 +107,11 @@ export class DaemonConnection {
 
   /** Sends a text frame on `ws`: sealed once paired, in the order of the calls. */
   private write(ws: WebSocket, text: string): void {
-    const channel = this.channel;
-    if (!channel) {
-      if (ws.readyState === WebSocket.OPEN) ws.send(text);
-      return;
-    }
-    this.outbox = this.outbox
-      .then(async () => {
-        const frame = await channel.seal(text);
-        if (this.ws === ws && ws.readyState === WebSocket.OPEN) ws.send(frame);
-      })
-      .catch(() => undefined);
+    const deliver = (frame: string) => {
+      if (this.ws === ws && ws.readyState === WebSocket.OPEN) ws.send(frame);
+    };
+    if (this.channel) this.channel.send(text, deliver);
+    else deliver(text);
   }
 
   private teardown(code = 1000, reason = 'reconnecting'): void {

@@ -23,6 +23,15 @@ describe('the paired channel', () => {
     expect(await daemon.seal('same')).not.toBe(await daemon.seal('same'));
   });
 
+  it('hands sealed frames over in the order they were sent, whatever order sealing finishes in', async () => {
+    const { daemon, extension } = await pair();
+    const delivered: string[] = [];
+    const texts = Array.from({ length: 20 }, (_, i) => 'x'.repeat(20_000 - i * 900) + i);
+    for (const t of texts) daemon.send(t, (frame) => delivered.push(frame));
+    await expect.poll(() => delivered.length).toBe(texts.length);
+    expect(await Promise.all(delivered.map((f) => extension.open(f)))).toEqual(texts);
+  });
+
   it.each([
     ['injected in the clear', async () => '{"wireId":"x","type":"command","name":"browser_evaluate"}'],
     ['sealed by a relay that knows everything but the secret', async () => (await SealedChannel.create(newPairingSecret(), nonces, 'daemon')).seal('{"type":"command"}')],

@@ -41,6 +41,8 @@ async function directionKey(secret: Uint8Array, nonces: PairingNonces, from: Pai
 export class SealedChannel {
   #sent = 0n;
   #received = 0n;
+  /** Sealing is asynchronous: frames are delivered one after another, in the order `send` was called. */
+  #sending: Promise<unknown> = Promise.resolve();
   /** Opening is asynchronous: frames are opened one after another, in the order they arrived. */
   #opening: Promise<unknown> = Promise.resolve();
   /** Once a frame failed to open, the channel opens nothing more (the connection is to be ended). */
@@ -66,6 +68,12 @@ export class SealedChannel {
     const n = this.#sent++;
     const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: ivOf(n) }, this.sendKey, encoder.encode(text));
     return JSON.stringify({ sealed: toBase64Url(new Uint8Array(sealed)) } satisfies SealedFrame);
+  }
+
+  /** Seals `text` and hands its frame to `deliver` once every frame sent before it was handed over. */
+  send(text: string, deliver: (frame: string) => void): void {
+    const frame = this.seal(text);
+    this.#sending = this.#sending.then(() => frame.then(deliver)).catch(() => undefined);
   }
 
   /**

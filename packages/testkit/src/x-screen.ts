@@ -59,36 +59,41 @@ const MAX_GAP = 16;
 
 export function findBlock(screen: Screen, colour: readonly number[], within: ScreenBox, minWidth: number, tolerance = 8, rowGap = 0): ScreenBox | undefined {
   const matches = (x: number, y: number) => screen.rgb(x, y).every((v, c) => Math.abs(v - colour[c]!) <= tolerance);
+  // The longest run of the colour in row y, runs a few pixels apart taken as one (a button label's letters split it).
+  const longestRun = (y: number) => {
+    let run: { left: number; right: number } | undefined;
+    let span: { left: number; right: number } | undefined;
+    const close = () => {
+      if (span && span.right - span.left + 1 >= minWidth && (!run || span.right - span.left > run.right - run.left)) run = span;
+      span = undefined;
+    };
+    for (let x = within.left; x < Math.min(within.right, screen.width); x++) {
+      if (!matches(x, y)) continue;
+      if (span && x - span.right > MAX_GAP) close();
+      span = span ? { left: span.left, right: x } : { left: x, right: x };
+    }
+    close();
+    return run;
+  };
   let best: ScreenBox | undefined;
+  const keep = (block: ScreenBox) => {
+    if (!best || block.bottom - block.top > best.bottom - best.top) best = block;
+  };
   let current: ScreenBox | undefined;
   // Rows without the colour since the current block's last: up to `rowGap` of them join two blocks (stacked cards).
   let missing = 0;
-  for (let y = within.top; y <= Math.min(within.bottom, screen.height); y++) {
-    // Runs a few pixels apart are one (the white letters of a button's label split its face).
-    let run: { left: number; right: number } | undefined;
-    if (y < screen.height) {
-      let span: { left: number; right: number } | undefined;
-      const close = () => {
-        if (span && span.right - span.left + 1 >= minWidth && (!run || span.right - span.left > run.right - run.left)) run = span;
-        span = undefined;
-      };
-      for (let x = within.left; x < Math.min(within.right, screen.width); x++) {
-        if (!matches(x, y)) continue;
-        if (span && x - span.right > MAX_GAP) close();
-        span = span ? { left: span.left, right: x } : { left: x, right: x };
-      }
-      close();
-    }
+  for (let y = within.top; y <= Math.min(within.bottom, screen.height - 1); y++) {
+    const run = longestRun(y);
     if (run) {
       current = current ? { left: Math.min(current.left, run.left), top: current.top, right: Math.max(current.right, run.right), bottom: y } : { ...run, top: y, bottom: y };
       missing = 0;
     } else if (current && ++missing > rowGap) {
-      if (!best || current.bottom - current.top > best.bottom - best.top) best = current;
+      keep(current);
       current = undefined;
       missing = 0;
     }
   }
-  if (current && (!best || current.bottom - current.top > best.bottom - best.top)) best = current;
+  if (current) keep(current);
   return best;
 }
 

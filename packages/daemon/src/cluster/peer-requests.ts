@@ -1,6 +1,7 @@
 import { parseClusterRequest, type ClusterReply } from '@browsermcp/protocol';
 import type { Msg } from '@nats-io/transport-node';
-import { ClusterUnavailableError, crossError, InvalidArgumentError, SessionNotFoundError, TabNotFoundError, TabOwnedError } from '../errors.js';
+import { ClusterUnavailableError, crossError, InvalidArgumentError, SessionNotFoundError } from '../errors.js';
+import { checkTabOwner } from '../router/tab-claims.js';
 import type { RouterLogger, SessionRecord, SessionRouter } from '../router/index.js';
 import type { KvRouterStore } from './kv-store.js';
 import { jsonOf } from './messages.js';
@@ -70,11 +71,7 @@ export class PeerRequests {
     const session = await this.o.store.getSession(sessionId);
     const user = this.o.userOf(executorId);
     if (session === undefined || session.executorId !== executorId || (user != null && session.userId !== user)) throw new SessionNotFoundError(sessionId);
-    if (tabId !== undefined) {
-      const owner = await this.o.store.getTabOwner(executorId, tabId);
-      if (owner === undefined) throw new TabNotFoundError(tabId);
-      if (owner !== sessionId) throw new TabOwnedError(tabId);
-    }
+    if (tabId !== undefined) await checkTabOwner(this.o.store, executorId, sessionId, tabId);
     return session;
   }
 

@@ -40,10 +40,8 @@ export class TabClaims {
   }
 
   /** Throws unless `tabId` of the executor's browser is the session's own (TabNotFound, TabOwnedByOtherSession). */
-  async checkOwner(executorId: string, sessionId: string, tabId: string): Promise<void> {
-    const owner = await this.store.getTabOwner(executorId, tabId);
-    if (owner === undefined) throw new TabNotFoundError(tabId);
-    if (owner !== sessionId) throw new TabOwnedError(tabId);
+  checkOwner(executorId: string, sessionId: string, tabId: string): Promise<void> {
+    return checkTabOwner(this.store, executorId, sessionId, tabId);
   }
 
   /** An executor reports that a tab closed; true if it was a session's. */
@@ -52,4 +50,15 @@ export class TabClaims {
     checkId(tabId, 'tabId');
     return (await this.store.releaseTab(executorId, tabId)) !== undefined;
   }
+}
+
+/**
+ * Throws unless `tabId` of the executor's browser is the session's own in `store` (TabNotFound,
+ * TabOwnedByOtherSession): the router's check before a command, and a cluster instance's before it runs one asked by
+ * another.
+ */
+export async function checkTabOwner(store: RouterStore, executorId: string, sessionId: string, tabId: string): Promise<void> {
+  const owner = await store.getTabOwner(executorId, tabId);
+  if (owner === undefined) throw new TabNotFoundError(tabId);
+  if (owner !== sessionId) throw new TabOwnedError(tabId);
 }

@@ -138,9 +138,8 @@ export class ExtensionConnection implements Executor {
   private readonly pairingNonce: string | undefined;
   private readonly helloTimer: ReturnType<typeof setTimeout>;
   private readonly o: ExtensionConnectionOptions;
-  /** After a pairing: every frame either way is sealed (protocol's channel.ts); sends go out one after another. */
+  /** After a pairing: every frame either way is sealed (protocol's channel.ts). */
   private channel: SealedChannel | undefined;
-  private outbox: Promise<void> = Promise.resolve();
   private static authSequence = 0;
 
   constructor(options: ExtensionConnectionOptions) {
@@ -256,9 +255,9 @@ export class ExtensionConnection implements Executor {
   /** Sends a text frame: sealed on a paired channel, in the order of the calls. */
   private write(text: string): void {
     // ws reports a send on a closing socket through the callback; there is nobody left to tell then.
-    const channel = this.channel;
-    if (!channel) return this.o.socket.send(text, () => undefined);
-    this.outbox = this.outbox.then(async () => this.o.socket.send(await channel.seal(text), () => undefined)).catch(() => undefined);
+    const deliver = (frame: string) => this.o.socket.send(frame, () => undefined);
+    if (this.channel) this.channel.send(text, deliver);
+    else deliver(text);
   }
 
   private isClosed(): boolean {
