@@ -9,7 +9,33 @@ async function ask(request: UiRequest): Promise<UiStatus> {
   return (await chrome.runtime.sendMessage(request)) as UiStatus;
 }
 
+// Drawing replaces the rows, and the worker's news (an agent at work) comes at any moment: a drawing between a press
+// and its release would swallow the person's click. So while a button is held, the newest status waits, and is drawn
+// once the click is through.
+let held: { status: UiStatus | undefined } | undefined;
+addEventListener('pointerdown', () => (held = { status: undefined }), true);
+for (const end of ['pointerup', 'pointercancel']) {
+  addEventListener(
+    end,
+    () =>
+      setTimeout(() => {
+        const waiting = held?.status;
+        held = undefined;
+        if (waiting) render(waiting);
+      }),
+    true,
+  );
+}
+
 function render(status: UiStatus): void {
+  if (held) {
+    held.status = status;
+    return;
+  }
+  draw(status);
+}
+
+function draw(status: UiStatus): void {
   const { connection } = status;
   $('state').className = `state ${connection.state}`;
   $('state-text').textContent = LABELS[connection.state];

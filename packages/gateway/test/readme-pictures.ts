@@ -149,6 +149,8 @@ describe('the extension README’s pictures', () => {
     // Always allow, as the person: the options page lists the agent afterwards. The other one is denied.
     await rig.clickAsPerson(popup.page, agentButton(BOOKER, '.decide-always'));
     expect(text(await waiting)).toContain('- Page Title: Form');
+    // The popup lays itself out again once the answer is in: the next click goes where the row is then.
+    await popup.page.waitFor((name: string) => !Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)), [BOOKER]);
     await rig.clickAsPerson(popup.page, agentButton(RECONCILER, '.decide-deny'));
     expect(text(await alsoWaiting)).toContain('The person denied');
     await (reconciler.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);

@@ -691,6 +691,39 @@ describe('a new agent must be allowed by the person', () => {
     }
   });
 
+  it("keeps the person's click when the popup renders anew between press and release (an agent at work changes it)", async () => {
+    const { server } = rig;
+    const busy = await connectClient(rig.gw, 'Busy agent');
+    await busy.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+    await setAsk(true);
+    const newcomer = await connectClient(rig.gw, 'Held newcomer', { key: PERSON_RIG_KEYS[1] });
+    const waiting = newcomer.callTool({ name: 'browser_snapshot', arguments: {} }, undefined, { timeout: 60_000 });
+    const popup = await rig.openPopup();
+    try {
+      const box = await popup.page.waitFor<{ x: number; y: number }>(() => {
+        const button = Array.from(document.querySelectorAll('li.agent.pending')).find((li) => li.textContent?.includes('Held newcomer'))?.querySelector('.decide-deny');
+        if (!button) return null;
+        const r = button.getBoundingClientRect();
+        return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+      });
+      await popup.page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: box.x, y: box.y });
+      await popup.page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: box.x, y: box.y, button: 'left', clickCount: 1 });
+      // While the button is held, another agent works: the popup hears of it and would draw its rows again.
+      await busy.callTool({ name: 'browser_click', arguments: { target: '#counter' } });
+      await busy.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } });
+      await new Promise((r) => setTimeout(r, 300));
+      await popup.page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: box.x, y: box.y, button: 'left', clickCount: 1 });
+      expect(text(await waiting)).toContain('The person denied "Held newcomer" the use of their browser');
+    } finally {
+      await popup.close();
+      await setAsk(false);
+      for (const c of [busy, newcomer]) {
+        await (c.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+        await c.close();
+      }
+    }
+  });
+
   it('asks for a 2026-07-28 agent too: its stateless request waits (with progress) for Allow, which holds for its next requests; Deny refuses', async () => {
     const { server } = rig;
     await setAsk(true);
