@@ -124,6 +124,8 @@ describe('browsermcp-gateway CLI', () => {
       [['--extension', '--extension-id', 'not-an-id'], '--extension-id: "not-an-id" is not an extension id (32 letters a to p, as chrome://extensions shows it).'],
       [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],
       [['--max-tab-memory', '10'], '--max-tab-memory must be a whole number from 64 to 1048576, got "10"'],
+      [['--max-browser-states', '0'], '--max-browser-states must be a whole number from 1 to 100000, got "0"'],
+      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--max-browser-states', '5'], "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon."],
       [['--browser', 'firefox'], 'browsermcp drives Chrome-family browsers (Chrome, Edge, Chromium) over the Chrome DevTools Protocol, so Firefox cannot be used'],
       [['--browser', 'webkit'], 'so WebKit cannot be used. Pass --browser chrome, msedge or chromium, or --executable-path.'],
       [['--browser', 'chromium', '--executable-path', '/usr/bin/chromium'], '--browser finds a browser and --executable-path names one: pass one of them.'],
