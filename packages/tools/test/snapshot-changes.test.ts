@@ -37,6 +37,23 @@ it('says the page is as it was when nothing changed, and gives up for changes ne
   expect(snapshotChanges(before, replaced)).toBeUndefined();
 });
 
+it('sends a popup that opens as changes even when it is most of the page, but not a page mostly rewritten', () => {
+  const rooms = Array.from({ length: 8 }, (_, i) => `- row "Room ${i + 1}, two beds, breakfast included" [ref=e${i + 50}]`);
+  const page = ['- heading "Book" [ref=e1]', '- textbox "Arrival" [ref=e2]', ...rooms].join('\n');
+  const cells = Array.from({ length: 30 }, (_, i) => `    - cell "${i + 1}" [ref=e${i + 10}]`);
+  const popup = ['- grid [ref=e3]:', '  - row:', ...cells].join('\n');
+  // The field marked active and a calendar added: all the agent saw before still holds.
+  const after = `${page.replace('[ref=e2]', '[active] [ref=e2]')}\n${popup}`;
+  const opened = snapshotChanges(page, after)!;
+  // Past the share a page that changes gets (0.6), within the one a page only added to gets.
+  expect(popup.length / after.length).toBeGreaterThan(0.6);
+  expect(opened.lines).toBe(`- textbox "Arrival" [active] [ref=e2]\n${popup}`);
+  expect(opened.gone).toEqual([]);
+  // The same calendar turned to another month (its cells reused, their words new): the whole page goes instead.
+  const withPopup = `${page}\n${popup}`;
+  expect(snapshotChanges(withPopup, withPopup.replace(/cell "(\d+)"/g, (_, n) => `cell "${Number(n) + 3}"`))).toBeUndefined();
+});
+
 it('never leaves out a line that changed, and every line it shows is on the page now, in the page’s order', () => {
   const line = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.constantFrom('listitem', 'button', 'text', 'row'), fc.integer({ min: 1, max: 40 }));
   const doc = fc.array(line, { minLength: 1, maxLength: 60 }).map((ls) => {

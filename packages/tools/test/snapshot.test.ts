@@ -9,7 +9,8 @@ describe('browser_snapshot', () => {
     const text = await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
     expect(text).toContain('### Page\n- Page URL: ' + h.server.url('/form.html'));
     expect(text).toContain('- Page Title: Form');
-    expect(text).toMatch(/- heading "Sign up" \[level=1\] \[ref=e\d+\]/);
+    // A heading is read, not acted on: no ref unless the page makes it clickable.
+    expect(text).toMatch(/- heading "Sign up" \[level=1\]$/m);
     expect(text).toMatch(/- textbox "Name" \[ref=e\d+\]/);
     expect(text).toMatch(/- combobox "Color" \[ref=e\d+\]: Red/);
     expect(text).toMatch(/- checkbox "I agree" \[ref=e\d+\]/);
@@ -20,10 +21,22 @@ describe('browser_snapshot', () => {
     expect(text).not.toMatch(/- text: (Name|Email|Color|I agree|Size|Small|Volume)$/m);
   });
 
+  it('gives a container a ref where it is named or long enough to read alone, and a heading none', async () => {
+    const s = await h.session();
+    const home = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    // Named by the page: a target of its own. Its three links are read at a glance: the list around them gets no ref.
+    expect(home).toMatch(/- navigation "Pages" \[ref=e\d+\]:\n\s+- list:\n\s+- link "Form" \[ref=e\d+\]/);
+    expect(home).toMatch(/- heading "Fixture home" \[level=1\]$/m);
+    // With a depth limit every container it cuts keeps a ref, to be read with target.
+    expect(await call(s, 'browser_snapshot', { depth: 1, target: refOf(home, 'navigation "Pages"') })).toMatch(/- list \[ref=e\d+\]: …/);
+    const table = await call(s, 'browser_navigate', { url: h.server.url('/table?rows=40') });
+    expect(table).toMatch(/^- table \[ref=e\d+\]:$/m);
+  });
+
   it('reads states from live properties and aria attributes alike', async () => {
     const s = await h.session();
     const text = await call(s, 'browser_navigate', { url: h.server.url('/states.html') });
-    expect(text).toMatch(/- heading "Settings" \[level=2\] \[ref=e\d+\]/);
+    expect(text).toMatch(/- heading "Settings" \[level=2\]$/m);
     // Attribute-less controls inside a disabled fieldset are disabled too.
     expect(text).toMatch(/- button "Save" \[disabled\] \[ref=e\d+\]/);
     expect(text).toMatch(/- textbox \[disabled\] \[ref=e\d+\]/);

@@ -108,6 +108,30 @@ const LEAF_BY_NAME = new Set([
   'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
   'switch', 'checkbox', 'radio', 'cell', 'gridcell', 'columnheader', 'rowheader',
 ]);
+/** A node's ref before it is named (numberRefs). */
+const UNNUMBERED = '?';
+/** About the characters a ref's name takes, for the size budget counted while walking. */
+const REF_CHARS = 4;
+
+/** Names the refs of `items` in document order (parents before children); an element keeps a name it was given. */
+function numberRefs(items: Item[], seed: number): void {
+  for (const item of items) {
+    if (typeof item === 'string') continue;
+    if (item.ref === UNNUMBERED) item.ref = refFor(item.el!, seed);
+    numberRefs(item.children, seed);
+  }
+}
+
+/** Elements inside a container from which it gets a ref of its own (see build). */
+const WORTH_TARGETING = 25;
+
+/** How many elements `items` show, all the way down. */
+function sizeOf(items: Item[]): number {
+  let n = 0;
+  for (const item of items) if (typeof item !== 'string') n += 1 + item.size;
+  return n;
+}
+
 /** The word that says why an element without an interactive role has a ref (a targetable role needs none but the cursor). */
 const MARKS: Record<Exclude<Clickable, false>, string> = {
   pointer: ' [cursor=pointer]',
@@ -134,9 +158,16 @@ function isClickable(el: Element, role: string, bare: boolean, pointer: boolean,
   if (!bare) {
     if (el.hasAttribute('onclick')) return 'pointer';
     const tabindex = el.getAttribute('tabindex');
-    if (tabindex !== null && Number(tabindex) >= 0) return 'focusable';
+    if (tabindex !== null && Number(tabindex) >= 0 && !isSentinel(el)) return 'focusable';
   }
   return revealsOnHover(el) ? 'hover' : false;
+}
+
+/** An empty focus stop of no size and no name (a dialog's focus-trap sentinel): nothing a person sees or clicks. */
+function isSentinel(el: Element): boolean {
+  if (el.firstChild !== null || el.hasAttribute('aria-label')) return false;
+  const box = el.getBoundingClientRect();
+  return box.width === 0 || box.height === 0;
 }
 
 /**
@@ -337,8 +368,10 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
 
   function build(el: Element, role: string, clickable: Clickable, bare: boolean): TreeNode {
-    // Refs are handed out in document order (parents before children).
-    const ref = (INTERACTIVE.has(role) && !mirrored(el, role)) || TARGETABLE.has(role) || clickable ? refFor(el, opts.seed) : undefined;
+    // Which elements get a ref is decided here; their names are handed out after the walk, in document order
+    // (numberRefs), as a container's is decided only once its content is known.
+    const container = TARGETABLE.has(role) && role !== 'img' && !clickable;
+    let ref = (INTERACTIVE.has(role) && !mirrored(el, role)) || clickable || role === 'img' ? UNNUMBERED : undefined;
     const children: Item[] = [];
     if (role !== 'iframe' && !(el instanceof HTMLSelectElement && role === 'combobox') && el.tagName !== 'TEXTAREA') {
       collect(el, children);
@@ -358,9 +391,16 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const title = name || bare ? '' : collapse(el.getAttribute('title') ?? '');
     if (!name) name = title;
     const own = labelled || title;
+    const size = sizeOf(children);
+    // A container is worth a ref where it is named by the page (a drop zone, a dialog), where reading it alone saves
+    // reading (browser_snapshot or browser_get_text with its ref), or where a depth limit cuts it; a heading's, or a
+    // short list's, would only cost characters.
+    const worth = (own !== '' && role !== 'heading') || size >= WORTH_TARGETING || (opts.depth !== undefined && size > 0);
+    if (container && worth) ref = UNNUMBERED;
     // A name repeated by the only text inside adds nothing.
     if (LEAF_BY_NAME.has(role) && kids.every((c) => typeof c === 'string')) kids = [];
     const node: TreeNode = {
+      size,
       role: role === 'presentation' || role === 'none' ? 'generic' : role,
       name: clip(name, role === 'heading' || role === 'link' || role === 'button' ? 200 : 120),
       ref,
@@ -373,10 +413,10 @@ export function walkPage(opts: WalkOptions): WalkResult {
       box: opts.boxes ? boxOf(el, opts.boxOffset) : undefined,
       el,
     };
-    if (role === 'iframe' && ref) iframeRefs.push(ref);
+    if (role === 'iframe' && ref) iframes.push(node);
     if (CONTROL_TAGS.has(el.tagName) || (el as HTMLElement).isContentEditable) controls.push({ el, role, bare, state: controlState(el, role, bare, active) });
     if (ref) {
-      written += node.role.length + node.name.length + node.props.length + opts.prefix.length + ref.length + 10;
+      written += node.role.length + node.name.length + node.props.length + opts.prefix.length + REF_CHARS + 10;
       if (written > budget) stopped = true;
     }
     if (role === 'link') {
@@ -387,7 +427,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     return node;
   }
 
-  const iframeRefs: string[] = [];
+  const iframes: TreeNode[] = [];
   const links: { node: TreeNode; href: string }[] = [];
 
   // A link's url is written only where it tells the reader something its name does not: the link has no name,
@@ -418,6 +458,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
   trimEnds(items);
   if (!opts.allUrls) pruneUrls();
+  numberRefs(items, opts.seed);
+  const iframeRefs = iframes.map((node) => node.ref!);
   const { text, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity));
   last = token ? { token, active, controls } : undefined;
   return {

@@ -3,6 +3,8 @@ import { clip, collapse } from './util.js';
 /** The tree the walk builds and the renderer writes: nodes with a role, and text runs as plain strings. */
 export type Item = TreeNode | string;
 export interface TreeNode {
+  /** How many elements it shows inside it, all the way down. */
+  size: number;
   role: string;
   name: string;
   ref: string | undefined;

@@ -11,8 +11,19 @@ import { diffArrays } from 'diff';
 const MOST_EDITS = 2_000;
 /** Gone elements listed by name; more are counted. */
 const GONE_LISTED = 8;
-/** The changes must be well under the whole snapshot to be worth sending instead of it. */
+/**
+ * The changes must be well under the whole snapshot to be worth sending instead of it: read on their own, changes
+ * that rewrite most of the page (a calendar turned to the next month, its cells reused) leave the agent reading the
+ * rest from what it saw before, which no longer holds.
+ */
 const WORTH = 0.6;
+/**
+ * Changes that only add to the page (a popup opening: a line or two of what was there changes, the rest is new) are
+ * worth sending up to nearly the page's length: all the agent saw before still holds.
+ */
+const ADDED_WORTH = 0.9;
+/** Lines of the old snapshot that may change (a field marked [active]) for changes to count as only adding. */
+const ADDED_REWRITES = 2;
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
 const refOf = (line: string): string | undefined => /\[ref=([^\]]+)\]/.exec(line)?.[1];
@@ -40,9 +51,11 @@ export function snapshotChanges(before: string, after: string): SnapshotChanges 
   // Gone: elements whose ref the page no longer shows, the outermost of each removed run (what was inside goes too).
   const gone: string[] = [];
   let at = 0;
+  let rewritten = 0;
   for (const part of parts) {
     if (part.added) for (let i = 0; i < part.value.length; i++) changed.add(at + i);
     if (part.removed) {
+      rewritten += part.value.length;
       let outer = Infinity;
       for (const line of part.value) {
         const ref = refOf(line);
@@ -68,7 +81,8 @@ export function snapshotChanges(before: string, after: string): SnapshotChanges 
   const lines = [...shown].sort((x, y) => x - y).map((i) => b[i]!);
   const changes = { lines: lines.join('\n'), gone: gone.slice(0, GONE_LISTED), goneMore: Math.max(0, gone.length - GONE_LISTED) };
   const size = changes.lines.length + changes.gone.join('\n').length;
-  return size < after.length * WORTH ? changes : undefined;
+  const adds = gone.length === 0 && rewritten <= ADDED_REWRITES;
+  return size < after.length * (adds ? ADDED_WORTH : WORTH) ? changes : undefined;
 }
 
 /** The answer's section when the page shows what the agent was last shown. */
