@@ -54,6 +54,8 @@ export class ScriptedAgent {
     this.chars = 0;
     this.calls = 0;
     this.seen = '';
+    /** The page as shown before the last whole snapshot, which an answer's changes may start from. */
+    this.before = undefined;
     this.fresh = false;
   }
 
@@ -63,10 +65,14 @@ export class ScriptedAgent {
     this.chars += text.length;
     const shown = snapshotIn(text);
     if (text.includes('### Snapshot changes') && shown) {
-      // Only what changed since the page was last shown: read first, with what the agent already saw below it.
-      this.seen = `${shown}\n${this.seen}`;
+      // Only what changed since the page was last shown (or, where it says so, since the page shown before that):
+      // read first, with what the agent already saw below it.
+      const base = text.includes('since the snapshot before the last one') ? this.before ?? '' : this.seen;
+      this.seen = `${shown}\n${base}`;
+      this.before = undefined;
       this.fresh = true;
     } else if (shown) {
+      this.before = this.seen;
       this.seen = shown;
       this.fresh = true;
     } else {

@@ -8,11 +8,21 @@ describe('browser_click', () => {
     const s = await h.session();
     const snap = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     const after = await call(s, 'browser_click', { target: refOf(snap, 'button "Click me"'), element: 'counter button' });
-    expect(after).toContain('### Result\nClicked counter button (e');
+    // The code line says what was clicked, as @playwright/mcp answers: no words repeating it.
+    expect(after).toMatch(/^### Ran Playwright code\n```js\nawait page\.getByRole\('button', \{ name: 'Click me' \}\)\.click\(\);\n```\n/);
     expect(after).toContain('button "Clicked 1 times"');
     const twice = await call(s, 'browser_click', { target: '#counter', doubleClick: true });
-    expect(twice).toContain('Double-clicked #counter');
+    expect(twice).toContain('.dblclick();');
     expect(twice).toContain('button "Clicked 3 times"');
+  });
+
+  it('says what it clicked in words where no code line does (--codegen none)', async () => {
+    const s = await h.session({ codegen: 'none' });
+    const snap = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    const after = await call(s, 'browser_click', { target: refOf(snap, 'button "Click me"'), element: 'counter button' });
+    expect(after).toMatch(/^### Result\nClicked counter button \(e\d+\)\n/);
+    expect(after).not.toContain('### Ran Playwright code');
+    expect(await call(s, 'browser_click', { target: '#counter', doubleClick: true })).toContain('Double-clicked #counter');
   });
 
   it('follows a link and waits for the new page', async () => {
@@ -126,7 +136,7 @@ describe('typing and forms', () => {
         { target: refOf(snap, 'slider "Volume"'), name: 'Volume', type: 'slider', value: '70' },
       ],
     });
-    expect(filled).toContain('Filled 6 fields: Name, Email, Agree, Large, Color, Volume');
+    expect(filled).toContain("await page.getByRole('textbox', { name: 'Name' }).fill('Grace');");
     expect(filled).toMatch(/checkbox "I agree" \[checked\]/);
     expect(filled).toMatch(/radio "Large" \[checked\]/);
     expect(filled).toMatch(/combobox "Color" \[ref=e\d+\]: Blue/);
@@ -209,7 +219,7 @@ describe('pointer', () => {
       }`,
     });
     const answer = await call(s, 'browser_drag', { startTarget: '#src', endTarget: '#dst' });
-    expect(answer).toContain('Dragged #src to #dst');
+    expect(answer).toContain("await page.getByText('Drag me').dragTo(page.getByText('Drop here'));");
     expect(await call(s, 'browser_evaluate', { function: '() => window.dnd' })).toMatch(/"start",\s*"drop"/);
   });
 });

@@ -325,7 +325,7 @@ describe('browser_wait_for', () => {
     const s = await h.session();
     const opened = await call(s, 'browser_navigate', { url: h.server.url('/delayed.html') });
     const appeared = await call(s, 'browser_wait_for', { text: 'Ready now' });
-    expect(appeared).toContain('Waited for text "Ready now" to appear');
+    expect(appeared).toContain('Waited for "Ready now" to appear');
     // Shown once: in the wait's answer, as what changed, or already in the navigation's (a slow machine).
     expect(`${opened}\n${appeared}`).toContain('paragraph: Ready now');
     expect(await call(s, 'browser_wait_for', { textGone: 'Loading' })).toContain('to disappear');

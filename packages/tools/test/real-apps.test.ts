@@ -35,10 +35,13 @@ it('CodeMirror: `slowly` types at the caret and keeps the document, as @playwrig
   const slow = await call(session, 'browser_type', { target: editor, text: '// typed ', slowly: true });
   expect(await doc()).toContain('const answer = 42;\nconsole.log(answer);');
   expect(await doc()).toContain('// typed ');
-  expect(slow).toContain('Typed "// typed " into');
+  // The answer names what ran, and says nothing against it (no "did not arrive").
+  expect(slow).toContain(".pressSequentially('// typed ');");
+  expect(slow).not.toContain('did not arrive');
   const replaced = await call(session, 'browser_type', { target: editor, text: 'let x = 1;' });
   expect(await doc()).toBe('let x = 1;');
-  expect(replaced).toContain('Typed "let x = 1;" into');
+  expect(replaced).toContain(".fill('let x = 1;');");
+  expect(replaced).not.toContain('did not arrive');
 });
 
 it('never answers "Typed" when the field does not hold it: a field that cuts or refuses the text is named with what it holds', async () => {
@@ -50,6 +53,13 @@ it('never answers "Typed" when the field does not hold it: a field that cuts or 
   expect(cut).toContain('"ABCDEF" did not arrive as typed: ');
   expect(cut).toContain('holds "ABC"');
   expect(cut).not.toContain('Typed "ABCDEF"');
+  // Without code lines the words say a plain success; never this one.
+  const plain = await h.session({ codegen: 'none' });
+  const form = await call(plain, 'browser_navigate', { url: 'data:text/html,<label>Code <input maxlength="3"></label>' });
+  const words = await call(plain, 'browser_type', { target: refOf(form, 'textbox', '"Code"'), text: 'ABCDEF' });
+  expect(words).toContain('"ABCDEF" did not arrive as typed: ');
+  expect(words).not.toContain('Typed "ABCDEF"');
+  expect(await call(plain, 'browser_type', { target: refOf(form, 'textbox', '"Code"'), text: 'XY' })).toMatch(/^### Result\nTyped "XY" into /);
   const refused = await call(session, 'browser_type', { target: refOf(page, 'spinbutton', '"Age"'), text: 'forty' });
   expect(refused).toContain('holds ""');
 });

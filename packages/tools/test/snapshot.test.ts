@@ -33,6 +33,18 @@ describe('browser_snapshot', () => {
     expect(table).toMatch(/^- table \[ref=e\d+\]:$/m);
   });
 
+  it('leaves out what holds nothing: an empty live region, list or paragraph (a chat before its first message)', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await call(s, 'browser_evaluate', {
+      function: `() => document.body.insertAdjacentHTML('beforeend', '<div role="log" aria-live="polite"></div><ul></ul><p></p><div role="status">Saved</div><hr>')`,
+    });
+    const snap = await call(s, 'browser_snapshot');
+    expect(snap).not.toMatch(/- (log|list|paragraph)$/m);
+    // What says something stays: a status with words, a separator.
+    expect(snap).toMatch(/- status: Saved\n- separator\n```/);
+  });
+
   it('reads states from live properties and aria attributes alike', async () => {
     const s = await h.session();
     const text = await call(s, 'browser_navigate', { url: h.server.url('/states.html') });

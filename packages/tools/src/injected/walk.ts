@@ -108,6 +108,12 @@ const LEAF_BY_NAME = new Set([
   'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
   'switch', 'checkbox', 'radio', 'cell', 'gridcell', 'columnheader', 'rowheader',
 ]);
+/** Roles that only hold content: without any, and without a ref or a name, they are left out. */
+const HOLDS_ONLY = new Set([
+  'paragraph', 'log', 'status', 'alert', 'list', 'group', 'blockquote', 'code', 'main', 'navigation', 'region',
+  'article', 'complementary', 'banner', 'contentinfo', 'form', 'note', 'marquee', 'timer', 'caption',
+]);
+
 /** A node's ref before it is named (numberRefs). */
 const UNNUMBERED = '?';
 /** About the characters a ref's name takes, for the size budget counted while walking. */
@@ -343,6 +349,9 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
 
   function place(node: TreeNode, out: Item[]): void {
+    // An empty live region or paragraph (a chat's message list before any message, an editor's empty line) shows
+    // nothing and takes no action: a line of it would only cost characters.
+    if (HOLDS_ONLY.has(node.role) && !node.ref && !node.name && !node.props && node.value === undefined && !node.children.length) return;
     // A cell or list item that only wraps one element says nothing the element does not: show the element.
     // (This keeps big tables within budget: a 3,000-row table shrinks by about a fifth.)
     if (WRAPPERS.has(node.role) && !node.ref && node.children.length === 1 && typeof node.children[0] !== 'string' && !node.ownName) {
@@ -399,13 +408,20 @@ export function walkPage(opts: WalkOptions): WalkResult {
     if (container && worth) ref = UNNUMBERED;
     // A name repeated by the only text inside adds nothing.
     if (LEAF_BY_NAME.has(role) && kids.every((c) => typeof c === 'string')) kids = [];
+    let value = valueOf(el, role);
+    // An editor holding only text shows it once, as its value, its lines apart as they are laid out (its textContent
+    // runs them together: "42;console.log").
+    if (value !== undefined && role === 'textbox' && (el as HTMLElement).isContentEditable && kids.every((c) => typeof c === 'string')) {
+      value = textOf(kids) || value;
+      kids = [];
+    }
     const node: TreeNode = {
       size,
       role: role === 'presentation' || role === 'none' ? 'generic' : role,
       name: clip(name, role === 'heading' || role === 'link' || role === 'button' ? 200 : 120),
       ref,
       props: props(el, role, bare, active) + (clickable === 'pointer' || (clickable && !TARGETABLE.has(role)) ? MARKS[clickable] : ''),
-      value: valueOf(el, role),
+      value,
       url: role === 'link' && !bare ? (el.getAttribute('href') ?? undefined) : undefined,
       children: kids,
       text: name && NAME_FROM_CONTENT.has(role) ? name : undefined,

@@ -185,18 +185,20 @@ async function addPageState(session: ToolSession, response: Response): Promise<v
   try {
     response.setPage({ url: tab.page.url(), title: await tab.title() });
     response.addConsoleLines(tab.logs.takeNewConsole(session.config.consoleLevel, session.config.consoleLinesInAnswer));
-    if (response.wantsSnapshot() && session.config.includeSnapshot && !response.isError) {
+    const appended = response.wantsSnapshot() && session.config.includeSnapshot && !response.isError;
+    if (appended) {
       const whole = await tab.snapshot({ maxChars: session.config.snapshotMaxChars, boxes: session.config.snapshotBoxes });
       const changes = session.config.snapshotChanges && response.changesWanted() ? tab.changesSinceShown(whole) : undefined;
       if (changes !== undefined) response.setSnapshotChanges(renderChanges(changes));
       else response.setSnapshot(whole);
-      tab.shown(whole);
+      tab.shown(whole, changes === undefined);
     }
     if (tab.webmcp?.tools.length) response.setWebMcpTools([...new Set(tab.webmcp.tools.map((t) => t.name))]);
-    // The page section goes with every whole snapshot; otherwise only when it reads unlike the last one shown of this
-    // tab (an action's answer on the same page gives what changed, and nothing about where it is).
+    // The page section goes with a snapshot the agent asked for; after an action only when it reads unlike the last
+    // one shown of this tab (an action's answer on the same page gives what changed, or the page again, and nothing
+    // about where it is).
     const page = response.pageSection();
-    if (session.config.snapshotChanges && !response.showsWholePage() && page === tab.pageShown) response.omitPage();
+    if (session.config.snapshotChanges && (appended || !response.showsWholePage()) && page === tab.pageShown) response.omitPage();
     tab.pageShown = page;
   } catch {
     // The page is navigating or gone; the result stands without its state.

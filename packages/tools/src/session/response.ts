@@ -14,6 +14,8 @@ export interface PageInfo {
  */
 export class Response {
   private results: string[] = [];
+  /** What the call did in words, where the Playwright code line does not already say it. */
+  private done: string[] = [];
   private code: { text: string; fence: string } | undefined;
   private notes: string[] = [];
   private errors: string[] = [];
@@ -32,6 +34,15 @@ export class Response {
 
   addResult(text: string): this {
     this.results.push(text);
+    return this;
+  }
+
+  /**
+   * What an action did, in words ("Clicked button Save (e5)"): the answer says it only where no Playwright code line
+   * does (`--codegen none`, an error), as @playwright/mcp answers an action with its code alone.
+   */
+  addDone(text: string): this {
+    this.done.push(text);
     return this;
   }
 
@@ -149,8 +160,10 @@ export class Response {
   serialize(): ToolResult {
     const sections: string[] = [];
     if (this.errors.length) sections.push(`### Error\n${this.errors.join('\n')}`);
-    if (this.results.length) sections.push(`### Result\n${this.results.join('\n')}`);
-    if (this.code && !this.errors.length) sections.push(`### Ran Playwright code\n\`\`\`${this.code.fence}\n${this.code.text}\n\`\`\``);
+    const code = this.errors.length ? undefined : this.code;
+    const results = code ? this.results : [...this.done, ...this.results];
+    if (results.length) sections.push(`### Result\n${results.join('\n')}`);
+    if (code) sections.push(`### Ran Playwright code\n\`\`\`${code.fence}\n${code.text}\n\`\`\``);
     if (this.notes.length) sections.push(`### Note\n${this.notes.join('\n')}`);
     if (this.modal.length) sections.push(`### Modal state\n${this.modal.map((l) => `- ${l}`).join('\n')}`);
     if (this.tabsList) sections.push(`### Open tabs\n${this.tabsList}`);
@@ -159,7 +172,8 @@ export class Response {
     if (this.consoleLines.length) sections.push(`### New console messages\n${this.consoleLines.map((l) => `- ${l}`).join('\n')}`);
     if (this.changesSection !== undefined) sections.push(this.changesSection);
     else if (this.snapshot !== undefined) sections.push(`### Snapshot\n\`\`\`yaml\n${this.snapshot}\n\`\`\``);
-    const content: ContentPart[] = [{ type: 'text', text: sections.join('\n\n') }];
+    // Sections follow one another line by line, as @playwright/mcp writes them.
+    const content: ContentPart[] = [{ type: 'text', text: sections.join('\n') }];
     content.push(...this.images);
     const result: ToolResult = { content };
     if (this.errors.length) result.isError = true;

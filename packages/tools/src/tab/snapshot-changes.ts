@@ -26,9 +26,17 @@ const ADDED_WORTH = 0.9;
 const ADDED_REWRITES = 2;
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
+/** A line that says where what is under it sits: it has a ref or a name. */
+const SAYS_WHERE = /\[ref=|^\s*- \S+ "/;
 const refOf = (line: string): string | undefined => /\[ref=([^\]]+)\]/.exec(line)?.[1];
 
 export interface SnapshotChanges {
+  /**
+   * What they are changes from: the snapshot last shown, or the one shown before it, where the last was the page
+   * behind a popup hidden (a listbox or menu that hides the rest from assistive technology, as Headless UI and MUI
+   * do): when the popup closes the page is back as it was before, and that is the smaller news.
+   */
+  since: 'last' | 'before-last';
   /** The changed lines with their ancestors, in page order ('' when nothing changed). */
   lines: string;
   /** Lines of elements that are gone (their refs no longer name anything), and how many more there were. */
@@ -41,7 +49,7 @@ export interface SnapshotChanges {
  * many changes, or changes nearly as long as the page.
  */
 export function snapshotChanges(before: string, after: string): SnapshotChanges | undefined {
-  if (before === after) return { lines: '', gone: [], goneMore: 0 };
+  if (before === after) return { since: 'last', lines: '', gone: [], goneMore: 0 };
   const a = before.split('\n');
   const b = after.split('\n');
   const parts = diffArrays(a, b, { maxEditLength: MOST_EDITS });
@@ -65,36 +73,91 @@ export function snapshotChanges(before: string, after: string): SnapshotChanges 
       }
     } else at += part.value.length;
   }
-  // Each changed line comes with the lines of the elements it sits in (fewer spaces, above it), once.
+  // Each changed line comes with the lines of the elements it sits in (fewer spaces, above it), once: those that say
+  // where (a ref or a name: `listbox "City"`, `dialog "Reset?"`); a `- main:` or `- paragraph:` around it says little.
   const shown = new Set<number>(changed);
+  const walked = new Set<number>();
   for (const i of changed) {
     let indent = indentOf(b[i]!);
     for (let j = i - 1; j >= 0 && indent > 0; j--) {
       const k = indentOf(b[j]!);
-      if (k < indent) {
-        if (shown.has(j) && !changed.has(j)) break;
-        shown.add(j);
-        indent = k;
-      }
+      if (k >= indent) continue;
+      if (walked.has(j)) break;
+      walked.add(j);
+      if (SAYS_WHERE.test(b[j]!)) shown.add(j);
+      indent = k;
     }
   }
-  const lines = [...shown].sort((x, y) => x - y).map((i) => b[i]!);
-  const changes = { lines: lines.join('\n'), gone: gone.slice(0, GONE_LISTED), goneMore: Math.max(0, gone.length - GONE_LISTED) };
+  // Indented by the shown lines they sit in, not by the ones left out.
+  const order = [...shown].sort((x, y) => x - y);
+  const depth = new Map<number, number>();
+  const lines = order.map((i) => {
+    let d = 0;
+    let indent = indentOf(b[i]!);
+    for (let j = i - 1; j >= 0 && indent > 0; j--) {
+      const k = indentOf(b[j]!);
+      if (k >= indent) continue;
+      if (depth.has(j)) {
+        d = depth.get(j)! + 1;
+        break;
+      }
+      indent = k;
+    }
+    depth.set(i, d);
+    return `${'  '.repeat(d)}${b[i]!.trimStart()}`;
+  });
+  const changes: SnapshotChanges = { since: 'last', lines: lines.join('\n'), gone: gone.slice(0, GONE_LISTED), goneMore: Math.max(0, gone.length - GONE_LISTED) };
   const size = changes.lines.length + changes.gone.join('\n').length;
   const adds = gone.length === 0 && rewritten <= ADDED_REWRITES;
   return size < after.length * (adds ? ADDED_WORTH : WORTH) ? changes : undefined;
 }
 
+/**
+ * The changes from `older` (the snapshot shown before `last`) to `after`, where those from `last` are not worth
+ * sending: the elements of `last` that are gone are named too, so that nothing the agent last saw is left standing.
+ */
+export function changesSinceBeforeLast(older: string, last: string, after: string): SnapshotChanges | undefined {
+  const changes = snapshotChanges(older, after);
+  if (!changes) return undefined;
+  const still = new Set(after.split('\n').map(refOf).filter(Boolean));
+  const known = new Set(older.split('\n').map(refOf).filter(Boolean));
+  // The outermost of each run of lines of `last` whose element is gone now and was not in `older` (named there).
+  const extra: string[] = [];
+  let outer = Infinity;
+  for (const line of last.split('\n')) {
+    const indent = indentOf(line);
+    if (indent <= outer) outer = Infinity;
+    if (outer !== Infinity) continue;
+    const ref = refOf(line);
+    if (ref === undefined || still.has(ref) || known.has(ref)) continue;
+    outer = indent;
+    extra.push(line.trim());
+  }
+  const all = [...changes.gone, ...extra];
+  return { since: 'before-last', lines: changes.lines, gone: all.slice(0, GONE_LISTED), goneMore: changes.goneMore + Math.max(0, all.length - GONE_LISTED) };
+}
+
 /** The answer's section when the page shows what the agent was last shown. */
 export const UNCHANGED = '### Snapshot\nUnchanged since the last snapshot.';
 
+/**
+ * A gone element as the list of them names it: its role, name and ref, without the states it had (`- listbox "City"
+ * [active] [ref=e9]:` reads `listbox "City" [ref=e9]`).
+ */
+function goneName(line: string): string {
+  const m = /^- (\S+)( "(?:[^"\\]|\\.)*")?(.*)$/.exec(line);
+  if (!m) return line;
+  const ref = / \[ref=[^\]]+\]/.exec(m[3]!)?.[0] ?? '';
+  return `${m[1]}${m[2] ?? ''}${ref}`;
+}
+
 /** The answer's section for `changes`. */
 export function renderChanges(changes: SnapshotChanges): string {
-  if (!changes.lines && !changes.gone.length) return UNCHANGED;
-  const out = ['### Snapshot changes (the rest of the page is as last shown)'];
+  if (!changes.lines && !changes.gone.length && changes.since === 'last') return UNCHANGED;
+  const out = [changes.since === 'last' ? '### Snapshot changes (the rest as last shown)' : '### Snapshot changes since the snapshot before the last one (the rest as shown there)'];
   if (changes.lines) out.push('```yaml', changes.lines, '```');
   if (changes.gone.length) {
-    out.push(`Gone: ${changes.gone.map((l) => `\`${l}\``).join(', ')}${changes.goneMore ? ` and ${changes.goneMore} more` : ''}.`);
+    out.push(`Gone: ${changes.gone.map(goneName).join(', ')}${changes.goneMore ? ` and ${changes.goneMore} more` : ''}.`);
   }
   return out.join('\n');
 }

@@ -1,4 +1,4 @@
-import { snapshotChanges, type SnapshotChanges } from './snapshot-changes.js';
+import { changesSinceBeforeLast, snapshotChanges, type SnapshotChanges } from './snapshot-changes.js';
 import type { CDPSession, ElementHandle, Frame, Page, Protocol } from 'puppeteer-core';
 import { cdp } from '../engine/cdp.js';
 import { ToolError } from '../engine/errors.js';
@@ -240,17 +240,29 @@ export class Tab {
   /** The page section (URL, title, page tools) the agent was last shown of this tab. */
   pageShown: string | undefined;
 
-  /** Notes a whole-page snapshot as shown to the agent: the next action's answer gives what changed since. */
-  shown(text: string): void {
+  /**
+   * The one shown before `lastShown` where that was shown whole (the agent has read both in full): the base of the
+   * changes when the last one was the page behind a popup hidden (see SnapshotChanges.since).
+   */
+  private beforeShown: { document: string; text: string } | undefined;
+
+  /**
+   * Notes a whole-page snapshot as shown to the agent (`whole`: in full, not as changes): the next action's answer
+   * gives what changed since.
+   */
+  shown(text: string, whole: boolean): void {
     const document = this.snapshots.mainDocument();
+    this.beforeShown = whole && this.lastShown?.document === document ? this.lastShown : undefined;
     this.lastShown = document === undefined ? undefined : { document, text };
   }
 
   /** What changed since the snapshot last shown, or undefined when the whole page should go (another document). */
   changesSinceShown(text: string): SnapshotChanges | undefined {
     const last = this.lastShown;
-    if (!last || last.document !== this.snapshots.mainDocument()) return undefined;
-    return snapshotChanges(last.text, text);
+    const document = this.snapshots.mainDocument();
+    if (!last || last.document !== document) return undefined;
+    const before = this.beforeShown;
+    return snapshotChanges(last.text, text) ?? (before?.document === document ? changesSinceBeforeLast(before.text, last.text, text) : undefined);
   }
 
   async snapshot(opts: SnapshotOptions): Promise<string> {

@@ -68,7 +68,7 @@ const click = defineTabTool({
         );
       }
     });
-    response.addResult(`${doubleClick ? 'Double-clicked' : 'Clicked'} ${label(target, element)}`);
+    response.addDone(`${doubleClick ? 'Double-clicked' : 'Clicked'} ${label(target, element)}`);
     addCode(session, response, [code]);
     response.setIncludeSnapshot();
   },
@@ -90,7 +90,7 @@ const hover = defineTabTool({
       await tab.runAction(() => tab.page.mouse.move(point.x, point.y), { input: { frame, what: 'hover', kind: 'move' }, pointerMoves: true });
       return locator;
     });
-    response.addResult(`Hovered over ${label(target, element)}`);
+    response.addDone(`Hovered over ${label(target, element)}`);
     addCode(session, response, [locator && { on: { locator }, method: 'hover' }]);
     response.setIncludeSnapshot();
   },
@@ -133,7 +133,7 @@ const drag = defineTabTool({
         }, { input: { frame: startFrame, what: 'drag', kind: 'press' }, pointerMoves: true });
       }),
     );
-    response.addResult(`Dragged ${label(startTarget, startElement)} to ${label(endTarget, endElement)}`);
+    response.addDone(`Dragged ${label(startTarget, startElement)} to ${label(endTarget, endElement)}`);
     addCode(session, response, [code]);
     response.setIncludeSnapshot();
   },
@@ -204,11 +204,8 @@ const type = defineTabTool({
       if (submit) await tab.runAction(() => tab.page.keyboard.press('Enter'), { input: { frame, what: 'Enter after typing', kind: 'key' } });
       return locator;
     });
-    response.addResult(
-      instead === undefined
-        ? `Typed ${JSON.stringify(text)} into ${what}${submit ? ' and pressed Enter' : ''}`
-        : `${JSON.stringify(text)} did not arrive as typed: ${what} holds ${instead} (the page changed or refused it)${submit ? '; then pressed Enter' : ''}`,
-    );
+    if (instead === undefined) response.addDone(`Typed ${JSON.stringify(text)} into ${what}${submit ? ' and pressed Enter' : ''}`);
+    else response.addResult(`${JSON.stringify(text)} did not arrive as typed: ${what} holds ${instead} (the page changed or refused it)${submit ? '; then pressed Enter' : ''}`);
     if (locator) {
       addCode(session, response, [
         { on: { locator }, method: slowly ? 'pressSequentially' : 'fill', args: [typedText(session, text)] },
@@ -253,7 +250,7 @@ const pressKey = defineTabTool({
         for (const m of down.reverse()) await keyboard.up(m);
       }
     }, { input: { frame: tab.page.mainFrame(), what: 'key press', kind: 'key' } });
-    response.addResult(`Pressed ${key}`);
+    response.addDone(`Pressed ${key}`);
     addCode(session, response, [{ on: 'keyboard', method: 'press', args: [codeArg.string(key)] }]);
     response.setIncludeSnapshot();
   },
@@ -291,7 +288,7 @@ const selectOption = defineTabTool({
       await tab.runAction(() => select(tab, el, frame, values, what, session.config.actionTimeoutMs));
       return locator;
     });
-    response.addResult(`Selected ${values.map((v) => JSON.stringify(v)).join(', ')} in ${what}`);
+    response.addDone(`Selected ${values.map((v) => JSON.stringify(v)).join(', ')} in ${what}`);
     addCode(session, response, [locator && { on: { locator }, method: 'selectOption', args: [values.length === 1 ? codeArg.string(values[0]!) : codeArg.strings(values)] }]);
     response.setIncludeSnapshot();
   },
@@ -399,7 +396,7 @@ const fillForm = defineTabTool({
         }
       });
     }
-    response.addResult(`Filled ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.map((f) => f.name).join(', ')}`);
+    response.addDone(`Filled ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.map((f) => f.name).join(', ')}`);
     addCode(session, response, code);
     response.setIncludeSnapshot();
   },

@@ -31,7 +31,7 @@ const snapshot = defineTabTool({
     if (filename === undefined) {
       response.setSnapshot(text);
       // The whole page, as the agent now has it: the next action's answer says what changed since.
-      if (!target && depth === undefined) tab.shown(text);
+      if (!target && depth === undefined) tab.shown(text, true);
     }
     else await answerOrSave(session, response, text, filename, 'the snapshot');
   },
