@@ -1,11 +1,12 @@
 // Fails when a package's source imports itself in a circle (type-only imports count: a cycle of types is still a
-// cycle of rooms). Part of `npm test`. Run alone: `node scripts/import-cycles.mjs`.
+// cycle of rooms), file by file or folder by folder (a folder's files importing another folder's that import it back:
+// daemon/src/server ↔ cluster once). Part of `npm test`. Run alone: `node scripts/import-cycles.mjs`.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SOURCES = ['packages/protocol/src', 'packages/tools/src', 'packages/daemon/src', 'packages/gateway/src', 'packages/client/src', 'apps/extension/src'];
+const SOURCES = ['packages/protocol/src', 'packages/tools/src', 'packages/daemon/src', 'packages/gateway/src', 'packages/client/src', 'apps/extension/src', 'bench/src'];
 // `import … from './x.js'` and `export … from './x.js'`, over several lines too; bare package names are not ours.
 const IMPORT = /^(?:import|export)\s[^;]*?\sfrom\s+['"](\.[^'"]+)['"]/gm;
 
@@ -17,14 +18,37 @@ function sourceFiles(dir) {
   });
 }
 
-/** Every cycle's path, as file names relative to the repository (one per back edge a depth-first walk meets). */
-function cyclesIn(dir) {
-  const graph = new Map(
+/** Each source file of `dir` with the files of `dir` it imports. */
+function importGraph(dir) {
+  return new Map(
     sourceFiles(dir).map((file) => [
       file,
       [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => resolve(dirname(file), m[1]).replace(/\.js$/, '.ts')).map((to) => (to.endsWith('.ts') ? to : `${to}.ts`)),
     ]),
   );
+}
+
+/**
+ * The same graph between the folders of `dir` (a file's first folder under it; the files at its top, such as
+ * index.ts, stand above the folders and are left out), with the folder names relative to the repository.
+ */
+function folderGraph(dir) {
+  const folderOf = (file) => {
+    const parts = relative(dir, file).split('/');
+    return parts.length > 1 ? join(dir, parts[0]) : undefined;
+  };
+  const graph = new Map();
+  for (const [file, targets] of importGraph(dir)) {
+    const from = folderOf(file);
+    if (from === undefined) continue;
+    if (!graph.has(from)) graph.set(from, []);
+    for (const to of targets.map(folderOf)) if (to !== undefined && to !== from && !graph.get(from).includes(to)) graph.get(from).push(to);
+  }
+  return graph;
+}
+
+/** Every cycle's path, as names relative to the repository (one per back edge a depth-first walk meets). */
+function cyclesIn(graph) {
   const cycles = [];
   const stack = [];
   const onStack = new Set();
@@ -45,9 +69,9 @@ function cyclesIn(dir) {
   return cycles;
 }
 
-const found = SOURCES.flatMap((dir) => cyclesIn(join(root, dir)));
+const found = SOURCES.flatMap((dir) => [...cyclesIn(importGraph(join(root, dir))), ...cyclesIn(folderGraph(join(root, dir))).map((c) => `folders: ${c}`)]);
 if (found.length) {
   console.error(`Import cycles (move what both sides need to a module of its own):\n${found.map((c) => `  ${c}`).join('\n')}`);
   process.exit(1);
 }
-console.log(`No import cycles in ${SOURCES.length} packages' sources.`);
+console.log(`No import cycles, between files or folders, in ${SOURCES.length} packages' sources.`);

@@ -1,11 +1,9 @@
+import { RUST_BOOK_PAGE } from './pages.js';
 import type { BenchResult, TaskResult, SessionResult, ThroughputRow } from './run.js';
 import type { ServerId } from './servers.js';
 
 export const START_MARK = '<!-- bench:peers:start (written by `npm run bench`; edits here are replaced) -->';
 export const END_MARK = '<!-- bench:peers:end -->';
-
-/** The big real page of the benchmark: the Rust book on one page (1.9 MB). */
-export const RUST_BOOK_PAGE = 'Rust book print.html (1.9 MB, real page)';
 
 const ms = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`);
 const int = (x: number) => Math.round(x).toLocaleString('en');

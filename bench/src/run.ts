@@ -4,7 +4,7 @@ import { Driver } from './driver.js';
 import { machineInfo, treeCpu, treeMemory, type MachineInfo } from './proc.js';
 import { routerBench, type RouterLevel } from './router-bench.js';
 import { checkGateway, launchServer, ourBuildHash, makeWorkDir, packageVersion, SERVERS, type Connection, type LaunchedServer, type ServerEnv, type ServerId } from './servers.js';
-import { RUST_BOOK_PAGE } from './report.js';
+import { RUST_BOOK_PAGE } from './pages.js';
 import { median, percentile, timed } from './stats.js';
 import { runTasks, type TaskRun } from './tasks-bench.js';
 

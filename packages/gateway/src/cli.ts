@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { isLoopbackHost, playwrightEnvAliases } from '@browsermcp/daemon';
-import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config.js';
+import { buildProgram, ConfigError, resolveConfig, type GatewayConfig } from './config/gateway-config.js';
 import { ExtensionBackend } from './backends/extension.js';
 import { PortInUseError } from './errors.js';
 import { keyFingerprint } from './agent-identity.js';

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { hs256Verifier, signToken, startDaemon, writeNatsClusterFiles, type NatsClusterFiles, type RunningDaemon } from '@browsermcp/daemon';
 import { NatsServer, startFixtureServer, testChromePath, type FixtureServer } from '@browsermcp/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { keptStateLabel } from '../src/remote-backend.js';
+import { keptStateLabel } from '../src/backends/remote.js';
 import { connectClient, modernClient, refIn, RoundRobin, startGateway, text } from './helpers.js';
 
 // A gateway with two daemons of a cluster in --daemon-url. Its entry daemon runs as its own process and dies by

@@ -1,4 +1,5 @@
-export { callTool, UnknownToolError } from './session/dispatch.js';
+export { callTool } from './call.js';
+export { UnknownToolError } from './session/dispatch.js';
 export type { CallOptions, StopReason } from './session/dispatch.js';
 export { ToolCalls } from './session/calls.js';
 export { runCommand, type CommandTabs } from './session/command.js';
@@ -6,7 +7,7 @@ export { leavePage, rescueTab } from './session/rescue.js';
 export type { Rescue } from './session/rescue.js';
 export { ToolError } from './engine/errors.js';
 export { holdLeavePrompts } from './tab/leave-prompt.js';
-export { allTools, defaultCapabilities, findTool, inputPathsOf, isOptionalCapability, optionalCapabilities, savesNamedFile, toolsFor } from './session/registry.js';
+export { allTools, defaultCapabilities, findTool, inputPathsOf, isOptionalCapability, optionalCapabilities, savesNamedFile, toolsFor } from './catalog.js';
 export { outputNameProblem, toBase64, WireFileAccess } from './engine/files.js';
 export type { WireFile } from './engine/files.js';
 export { errorResult, Response } from './session/response.js';

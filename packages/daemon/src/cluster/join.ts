@@ -7,6 +7,7 @@ import { BrowserDirectory } from './directory.js';
 import { KvRouterStore } from './kv-store.js';
 import { answers } from './messages.js';
 import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
+import { natsFailure } from './nats-errors.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
 /** A dead instance's browsers leave the directory this long after its last heartbeat. */
@@ -85,8 +86,9 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
     return { nc, store, directory, instanceId, stateSecret: await store.sharedSecret('state-owners') };
   } catch (error) {
     await nc.close();
-    const message = (error as Error).message;
-    if (/jetstream (is )?not (enabled|available)|no responders/i.test(message)) {
+    const failure = natsFailure(error);
+    // The JetStream API has no responders where JetStream is off.
+    if (failure === 'no-jetstream' || failure === 'no-responders') {
       throw new InvalidArgumentError(`NATS at ${where} has no JetStream: start nats-server with -js (and -sd <dir>)`);
     }
     throw error;

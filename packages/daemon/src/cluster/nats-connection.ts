@@ -1,5 +1,6 @@
 import { credsAuthenticator, nkeyAuthenticator, type ConnectionOptions } from '@nats-io/transport-node';
 import { InvalidArgumentError } from '../errors.js';
+import { natsFailure } from './nats-errors.js';
 
 /** How a daemon proves itself to NATS: at most one of these (a user and password may also sit in the URL). */
 export interface NatsCredentials {
@@ -120,7 +121,8 @@ export function hasNatsCredentials(settings: NatsConnectSettings): boolean {
 export function natsConnectError(error: unknown, settings: NatsConnectSettings): Error {
   const where = redactNatsUrl(settings.url);
   const message = scrub(String((error as Error)?.message ?? error), settings);
-  if (/authorization violation|authentication|user authentication/i.test(message)) {
+  const failure = natsFailure(error);
+  if (failure === 'authorization') {
     if (!hasNatsCredentials(settings)) {
       return new InvalidArgumentError(
         `NATS at ${where} needs credentials: give --nats-nkey-seed-file (browsermcp-daemon nats-config makes one per daemon), --nats-creds-file, --nats-token or a user and password in --nats`,
@@ -130,7 +132,7 @@ export function natsConnectError(error: unknown, settings: NatsConnectSettings):
       `NATS at ${where} refused this daemon's credentials (${message}): check --nats-nkey-seed-file, --nats-creds-file, --nats-token or the user and password in --nats`,
     );
   }
-  if (/tls|certificate|ssl|self.signed|handshake/i.test(message)) {
+  if (failure === 'tls') {
     return new InvalidArgumentError(`TLS to NATS at ${where} failed (${message}): check --nats-tls-ca, --nats-tls-cert and --nats-tls-key`);
   }
   return new InvalidArgumentError(`cannot reach NATS at ${where}: ${message}. Start nats-server (with -js) there, or fix --nats`);

@@ -13,7 +13,7 @@ import { BrowserNotConnectedError, BrowserUnavailableError, ClusterUnavailableEr
 import { formatDuration } from '../router/duration.js';
 import type { Executor, RemoteExecutors, SessionRouter } from '../router/index.js';
 import type { SessionCloseReason } from '../router/listeners.js';
-import type { ExtensionRegistry } from '../server/extensions.js';
+import type { ExtensionBrowsers } from './extension-browsers.js';
 import type { BrowserDirectory } from './directory.js';
 import { DEFAULT_DIRECTORY_TTL_MS, joinCluster, type ClusterOptions } from './join.js';
 import type { KvRouterStore } from './kv-store.js';
@@ -22,6 +22,7 @@ import { ClusterNames } from './names.js';
 import { redactNatsUrl } from './nats-connection.js';
 import { overdue } from './overdue.js';
 import { PeerRequests } from './peer-requests.js';
+import { natsFailure } from './nats-errors.js';
 import { RemoteExecutor } from './remote-executor.js';
 
 export { DEFAULT_DIRECTORY_TTL_MS, randomInstanceId, type ClusterOptions } from './join.js';
@@ -69,7 +70,7 @@ export class ClusterNode implements RemoteExecutors {
   /** Requests waiting on each instance, to fail at once when that instance stops answering pings. */
   readonly #inFlight = new Map<string, Map<(error: Error) => void, string>>();
   #attached:
-    | { router: SessionRouter; extensions: ExtensionRegistry; localBrowser: BrowserEntry | undefined; driving: (sessionId: string) => boolean }
+    | { router: SessionRouter; extensions: ExtensionBrowsers; localBrowser: BrowserEntry | undefined; driving: (sessionId: string) => boolean }
     | undefined;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #beating: Promise<void> | undefined;
@@ -142,7 +143,7 @@ export class ClusterNode implements RemoteExecutors {
    */
   async attach(
     router: SessionRouter,
-    extensions: ExtensionRegistry,
+    extensions: ExtensionBrowsers,
     localBrowser: { id: string; name: string } | undefined,
     /** Whether a live client connection here drives the session. */
     driving: (sessionId: string) => boolean,
@@ -279,15 +280,12 @@ export class ClusterNode implements RemoteExecutors {
   }
 
   #requestError(error: unknown, executorId: string, instanceId: string): Error {
-    const cause = error as { isNoResponders?: () => boolean; name?: string; message?: string };
-    if (typeof cause.isNoResponders === 'function' && cause.isNoResponders()) return this.#silentError(executorId, instanceId);
-    if (this.#nc.isClosed() || /closed|disconnect|reconnect/i.test(cause.message ?? '')) {
-      return new ClusterUnavailableError(cause.message ?? String(error));
-    }
-    if (cause.name === 'TimeoutError' || /timeout/i.test(cause.message ?? '')) {
-      return this.#silentError(executorId, instanceId);
-    }
-    return new ClusterUnavailableError(cause.message ?? String(error));
+    const failure = natsFailure(error);
+    const message = error instanceof Error ? error.message : String(error);
+    if (failure === 'no-responders') return this.#silentError(executorId, instanceId);
+    if (this.#nc.isClosed() || failure === 'closed') return new ClusterUnavailableError(message);
+    if (failure === 'timeout') return this.#silentError(executorId, instanceId);
+    return new ClusterUnavailableError(message);
   }
 
   /** Why `instanceId` does not answer for `executorId`: gone, or not back yet while the cluster rejoins NATS. */

@@ -28,6 +28,7 @@ import {
 import { errorResult, ToolError } from '@browsermcp/tools';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
+import type { ExtensionBrowserState, ExtensionBrowsers } from '../cluster/extension-browsers.js';
 import { BrowserDisconnectedError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
 import type { Executor, SessionRecord, SessionRouter } from '../router/index.js';
@@ -39,7 +40,7 @@ import { namedOutputDirFor, readInputFiles, writeOutputFiles } from './wire-file
 /** What an extension says first: the protocol's hello payload. */
 export type { HelloPayload } from '@browsermcp/protocol';
 
-export type ExtensionState = 'connected' | 'reconnecting' | 'gone';
+export type ExtensionState = ExtensionBrowserState;
 
 export interface ExtensionRecord {
   readonly id: string;
@@ -55,7 +56,7 @@ export interface ExtensionRecord {
 }
 
 /** The browsers connected through /extension, by browserId. Shared with the proxy endpoint (/mcp). */
-export class ExtensionRegistry {
+export class ExtensionRegistry implements ExtensionBrowsers {
   readonly records = new Map<string, ExtensionRecord>();
   /** Each away browser's grace period, by browserId: its record goes when it runs out. */
   readonly expiries = new Deadlines<string>();

@@ -1,4 +1,4 @@
-import { callTool, type StopReason } from './dispatch.js';
+import { runCall, type StopReason } from './dispatch.js';
 import type { ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
 import type { Tool } from './tool.js';
@@ -31,7 +31,7 @@ export class ToolCalls {
       controller.abort(early);
     }
     await this.stopping.get(session);
-    const done = callTool(session, name, args ?? {}, { tools, signal: controller.signal });
+    const done = runCall(session, name, args ?? {}, tools, controller.signal);
     this.running.set(id, { controller, session, done: done.catch(() => undefined) });
     try {
       return await done;

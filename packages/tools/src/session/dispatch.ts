@@ -1,9 +1,9 @@
 import { describeIssues } from '@browsermcp/protocol';
 import { z } from 'zod';
 import { ToolError } from '../engine/errors.js';
-import { findTool } from './registry.js';
 import { rescueTab } from './rescue.js';
 import { rememberAnsweredTab, staleRefReason } from './stale-refs.js';
+import { pageWentAway } from '../engine/browser-errors.js';
 import { renderChanges } from '../tab/snapshot-changes.js';
 import { errorResult, Response, type ToolResult } from './response.js';
 import type { ToolSession } from './session.js';
@@ -22,19 +22,18 @@ export class UnknownToolError extends Error {
 export type StopReason = 'cancelled' | 'timeout';
 
 export interface CallOptions {
-  /** The catalog to look the tool up in (a host's capabilities); every tool by default. */
+  /** The catalog to look the tool up in (a host's capabilities); every tool by default (see callTool in call.ts). */
   tools?: readonly Tool[] | undefined;
   /** Aborted with a StopReason: the call answers at once, after freeing its tab (see rescueTab). */
   signal?: AbortSignal | undefined;
 }
 
 /**
- * Runs one tool call: parses the arguments with the tool's schema, runs the handler, and turns every thrown error
+ * Runs one call of one of `tools`: parses the arguments with the tool's schema, runs the handler, and turns every thrown error
  * into a tool result with `isError: true`. Throws only `UnknownToolError` (a protocol error for the caller).
  */
-export async function callTool(session: ToolSession, name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
-  const { tools, signal } = options;
-  const tool = tools ? tools.find((t) => t.schema.name === name) : findTool(name);
+export async function runCall(session: ToolSession, name: string, args: unknown, tools: readonly Tool[], signal?: AbortSignal): Promise<ToolResult> {
+  const tool = tools.find((t) => t.schema.name === name);
   if (!tool) throw new UnknownToolError(name);
   const response = new Response();
   const unknown = unknownArguments(tool.schema.inputSchema, args);
@@ -164,7 +163,7 @@ async function recordFrame(session: ToolSession, name: string): Promise<void> {
 function errorText(err: unknown): string {
   if (err instanceof ToolError) return err.message;
   const message = err instanceof Error ? err.message : String(err);
-  if (/Target closed|Session closed|detached Frame|Execution context was destroyed/i.test(message)) {
+  if (pageWentAway(err)) {
     return `The page changed or closed while the tool ran (${message.split('\n')[0]}). Take a new snapshot and try again.`;
   }
   return `Unexpected error: ${message.split('\n')[0]}`;

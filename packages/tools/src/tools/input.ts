@@ -1,5 +1,6 @@
 import type { ElementHandle, Frame, KeyInput } from 'puppeteer-core';
 import { z } from 'zod';
+import { unknownKey } from '../engine/browser-errors.js';
 import { ToolError } from '../engine/errors.js';
 import type { ToolSession } from '../session/session.js';
 import type { Tab } from '../tab/tab.js';
@@ -241,9 +242,8 @@ const pressKey = defineTabTool({
         }
         await keyboard.press(main);
       } catch (err) {
-        const msg = err instanceof Error ? err.message : String(err);
-        if (/Unknown key/.test(msg)) {
-          throw new ToolError(`${msg}. Use KeyboardEvent.key names such as "Enter", "Escape", "ArrowDown", "PageDown", "a", or combinations like "Control+a".`);
+        if (unknownKey(err)) {
+          throw new ToolError(`${(err as Error).message}. Use KeyboardEvent.key names such as "Enter", "Escape", "ArrowDown", "PageDown", "a", or combinations like "Control+a".`);
         }
         throw err;
       } finally {

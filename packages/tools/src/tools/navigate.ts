@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { navigationErrorCode } from '../engine/browser-errors.js';
 import { ToolError } from '../engine/errors.js';
 import { codeArg } from '../engine/codegen.js';
 import { addCode } from '../session/record-code.js';
@@ -35,13 +36,14 @@ const navigate = defineTool({
       if (replaced) response.addResult(`${leaving} kept navigating itself: browsermcp closed its tab and opened ${href} in a new one in its place.`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      const code = navigationErrorCode(err);
       // A download or a navigation aborted by the page still leaves a usable tab.
       const refused = tab.guard.last;
-      if (/net::ERR_BLOCKED_BY_CLIENT/.test(message) && refused) {
+      if (code === 'ERR_BLOCKED_BY_CLIENT' && refused) {
         session.forgetRefusals();
         throw new ToolError(`Navigation to ${href} was stopped at ${refused.url}: ${refused.why}`);
       }
-      if (/net::ERR_ABORTED/.test(message)) {
+      if (code === 'ERR_ABORTED') {
         response.addResult(`Navigation to ${href} was aborted by the page (a download or a redirect that was cancelled).`);
       } else {
         throw new ToolError(`Navigation to ${href} failed: ${message.split('\n')[0]}. Check the URL and that the site is reachable.`);

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import { guardRefusal } from '@browsermcp/daemon';
 import { ErrorCodes } from '@browsermcp/protocol';
-import { HttpRefusal } from '../errors.js';
+import { HttpRefusal } from '../../errors.js';
 
 export interface SecurityOptions {
   /** Bearer keys clients may send (one per client or team); empty = no auth (loopback only, checked at startup). */

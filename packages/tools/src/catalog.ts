@@ -1,23 +1,24 @@
-import type { Capability, Tool } from './tool.js';
-import context from '../tools/context.js';
-import devtools from '../tools/devtools.js';
-import drop from '../tools/drop.js';
-import emulate from '../tools/emulate.js';
-import evaluate from '../tools/evaluate.js';
-import gif from '../tools/gif.js';
-import input from '../tools/input.js';
-import logs from '../tools/logs.js';
-import modals from '../tools/modals.js';
-import navigate from '../tools/navigate.js';
-import pdf from '../tools/pdf.js';
-import person from '../tools/person.js';
-import screenshot from '../tools/screenshot.js';
-import snapshot from '../tools/snapshot.js';
-import tabs from '../tools/tabs.js';
-import testing from '../tools/testing.js';
-import vision from '../tools/vision.js';
-import wait from '../tools/wait.js';
-import webmcp from '../tools/webmcp.js';
+// The tool catalogue: the layer above every tool it lists (session/ runs a tool it is handed, never looks one up here).
+import type { Capability, Tool } from './session/tool.js';
+import context from './tools/context.js';
+import devtools from './tools/devtools.js';
+import drop from './tools/drop.js';
+import emulate from './tools/emulate.js';
+import evaluate from './tools/evaluate.js';
+import gif from './tools/gif.js';
+import input from './tools/input.js';
+import logs from './tools/logs.js';
+import modals from './tools/modals.js';
+import navigate from './tools/navigate.js';
+import pdf from './tools/pdf.js';
+import person from './tools/person.js';
+import screenshot from './tools/screenshot.js';
+import snapshot from './tools/snapshot.js';
+import tabs from './tools/tabs.js';
+import testing from './tools/testing.js';
+import vision from './tools/vision.js';
+import wait from './tools/wait.js';
+import webmcp from './tools/webmcp.js';
 
 /** Every tool, in the order clients list them. */
 export const allTools: readonly Tool[] = [

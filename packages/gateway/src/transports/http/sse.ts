@@ -3,8 +3,8 @@ import fp from 'fastify-plugin';
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { Deadlines } from '@browsermcp/daemon';
 import { ErrorCodes, parseMessage } from '@browsermcp/protocol';
-import { LegacySseTransport } from '../legacy-sse-transport.js';
-import { newSessionId, type GatewaySession, type SessionRegistry } from '../sessions.js';
+import { LegacySseTransport } from '../legacy-sse.js';
+import { newSessionId, type GatewaySession, type SessionRegistry } from '../../sessions.js';
 import { sendError } from './security.js';
 import { handOver, reserveSession } from './streamable.js';
 

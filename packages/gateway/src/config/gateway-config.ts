@@ -11,11 +11,11 @@ import {
 } from '@browsermcp/daemon';
 import type { ToolSettingValues } from '@browsermcp/protocol';
 import type { Command } from 'commander';
-import { refuseOutOfMode } from './config/modes.js';
-import { cdpHeadersFrom, checkKeyStrength, daemonUrlsFrom, extensionIdsFrom, keysFrom, pageSetupFrom, secretsFrom, storageStateFrom, trustProxyFrom } from './config/values.js';
+import { refuseOutOfMode } from './modes.js';
+import { cdpHeadersFrom, checkKeyStrength, daemonUrlsFrom, extensionIdsFrom, keysFrom, pageSetupFrom, secretsFrom, storageStateFrom, trustProxyFrom } from './values.js';
 
 export { ConfigError };
-export { buildProgram } from './config/options.js';
+export { buildProgram } from './options.js';
 
 /** The shared settings (the daemon reads the same ones, the same way), the tool settings (their table), and the gateway's own. */
 export interface GatewayConfig extends SharedSettings, ToolSettingValues {

@@ -10,8 +10,8 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { ErrorCodes } from '@browsermcp/protocol';
-import { BoundedEventStore } from '../event-store.js';
-import { newSessionId, type GatewaySession, type SessionRegistry } from '../sessions.js';
+import { BoundedEventStore } from '../../event-store.js';
+import { newSessionId, type GatewaySession, type SessionRegistry } from '../../sessions.js';
 import { sendError } from './security.js';
 
 export interface StreamableOptions {
