@@ -1,6 +1,14 @@
 import { natsSettingsProblem } from './cluster/nats-connection.js';
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
+import { applyOldSpellings, addOldSpellings } from './cli-old-spellings.js';
+import { DAEMON_NAME, parse, parseDuration, readSecret, type CliCommand } from './cli-command.js';
+
+export type { CliCommand } from './cli-command.js';
+export { buildNatsConfigProgram } from './cli-nats-config.js';
+export { buildTokenProgram } from './cli-token.js';
+import { parseNatsConfig } from './cli-nats-config.js';
+import { parseToken } from './cli-token.js';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
@@ -19,10 +27,7 @@ import {
   settingOption,
   SettingValues,
   sharedOptions,
-  type SharedSettingKey,
 } from './command-line.js';
-
-const NAME = 'browsermcp-daemon';
 
 /** The daemon's flags: the shared settings (the gateway's spellings) and its own, each with BROWSERMCP_<FLAG>. */
 export function buildDaemonProgram(): Command {
@@ -33,15 +38,15 @@ export function buildDaemonProgram(): Command {
     corsOrigins: { description: 'web origins whose pages may call the HTTP API (e.g. https://app.example.com), comma-separated (default: none)' },
     outputDir: { description: 'where the local browser saves screenshots, PDFs and GIFs (uploads are allowed from here too)' },
   });
-  const program = new Command(NAME)
+  const program = new Command(DAEMON_NAME)
     .description(
       'Runs the browsermcp daemon: HTTP (/health, /sessions, /commands) and WebSocket (/extension, /mcp) endpoints. ' +
         'Every option can also be set as BROWSERMCP_<OPTION> or in the --config file; precedence: defaults < file < environment < flags.',
     )
     .addHelpText(
       'after',
-      `\nAccess tokens for /mcp and /extension:\n  ${NAME} token --user <id> --secret-file <file> [--ttl 30d]   (${NAME} token --help)` +
-        `\nA cluster's NATS users and permissions:\n  ${NAME} nats-config --instances d1,d2 --dir <dir>   (${NAME} nats-config --help)`,
+      `\nAccess tokens for /mcp and /extension:\n  ${DAEMON_NAME} token --user <id> --secret-file <file> [--ttl 30d]   (${DAEMON_NAME} token --help)` +
+        `\nA cluster's NATS users and permissions:\n  ${DAEMON_NAME} nats-config --instances d1,d2 --dir <dir>   (${DAEMON_NAME} nats-config --help)`,
     )
     .usage('[options]')
     .helpOption('-h, --help', 'show this help')
@@ -99,93 +104,8 @@ export function buildDaemonProgram(): Command {
     new Option('-V, --version', 'print the version'),
   ];
   for (const option of own) program.addOption(option);
-  // Hidden, without a variable or config key: they exist only so that old command lines keep working.
-  for (const old of OLD_SPELLINGS) {
-    const option = new Option(old.flags).hideHelp();
-    program.addOption(old.flags.includes('<') ? option.argParser(collect) : option);
-  }
+  addOldSpellings(program);
   return program;
-}
-
-/** Keeps every value of an old spelling; applyOldSpellings takes the last for a single-valued one. */
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
-
-/**
- * The daemon's spellings before it took the gateway's: they still work for one release, each with one deprecation
- * line. `--headed` has no new spelling: headed is the default when a display exists.
- */
-interface OldSpelling {
-  flags: string;
-  /** The setting it now sets; undefined for --headed. */
-  key: SharedSettingKey | undefined;
-  /** It took one value per use, all kept; else the last one counts, as it did. */
-  repeated?: boolean;
-  note: string;
-}
-
-const gone = 'is deprecated and will be removed in the next release';
-const OLD_SPELLINGS: readonly OldSpelling[] = [
-  { flags: '--headed', key: undefined, note: `--headed ${gone}: the browser is headed by default when a display exists (--headless hides it); drop --headed` },
-  { flags: '--viewport <WxH>', key: 'viewportSize', note: `--viewport ${gone}: use --viewport-size` },
-  { flags: '--file-root <dir>', key: 'fileRoots', repeated: true, note: `--file-root ${gone}: use --file-roots (one comma-separated list)` },
-  { flags: '--allowed-host <host>', key: 'allowedHosts', repeated: true, note: `--allowed-host ${gone}: use --allowed-hosts (one comma-separated list)` },
-  { flags: '--allowed-origin <origin>', key: 'corsOrigins', repeated: true, note: `--allowed-origin ${gone}: use --cors-origins (one comma-separated list)` },
-];
-
-export type CliCommand =
-  | { kind: 'help'; text: string }
-  | { kind: 'version' }
-  | { kind: 'nats-config'; dir: string; instances: string[] }
-  | { kind: 'token'; userId: string; secret: string; ttlSeconds: number; audience: string | undefined; issuer: string | undefined }
-  | {
-      kind: 'serve';
-      options: StartDaemonOptions;
-      verifier: TokenVerifier | undefined;
-      /** Where the pairing secret is kept, on loopback: extensions pair (required without auth). */
-      pairingFile: string | undefined;
-      logLevel: string;
-      /** One line per old spelling used, naming the new one: the CLI prints them to stderr. */
-      deprecations: string[];
-    };
-
-/**
- * Parses argv with commander, without letting it print or exit: help text comes back as a value, and commander's own
- * complaints (an unknown flag, a missing value) become ConfigErrors like every other bad value.
- */
-function parse(program: Command, argv: string[]): string | undefined {
-  let out = '';
-  program.exitOverride().configureOutput({ writeOut: (text) => (out += text), writeErr: () => undefined });
-  try {
-    program.parse(argv, { from: 'user' });
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') return out;
-    throw new ConfigError(`${error.message.replace(/^error: /, '')}; run ${program.name()} --help for every option`);
-  }
-}
-
-/** Folds the old spellings into the settings they name; both spellings of one setting on the command line is an error. */
-function applyOldSpellings(program: Command, values: SettingValues): { notes: string[]; headed: boolean } {
-  const notes: string[] = [];
-  let headed = false;
-  for (const old of OLD_SPELLINGS) {
-    const oldKey = program.options.find((o) => o.flags === old.flags)!.attributeName();
-    const given = values.raw(oldKey) as string[] | true | undefined;
-    if (given === undefined) continue;
-    notes.push(old.note);
-    const key = old.key ?? 'headless';
-    if (values.source(key) === 'cli') {
-      throw new ConfigError(
-        old.key
-          ? `${values.flag(oldKey)} and ${values.flag(key)} are one setting (${values.flag(oldKey)} is its old name): keep ${values.flag(key)}`
-          : '--headed and --headless contradict each other: keep one (--headed is deprecated; without --headless the browser is headed when a display exists)',
-      );
-    }
-    if (!old.key) headed = true;
-    else if (Array.isArray(given)) program.setOptionValueWithSource(old.key, old.repeated ? given : given.at(-1), 'cli');
-  }
-  return { notes, headed };
 }
 
 function seconds(values: SettingValues, key: string, fallbackMs: number): number {
@@ -238,17 +158,6 @@ function readCluster(values: SettingValues): StartDaemonOptions['cluster'] {
   const problem = natsSettingsProblem({ ...settings, url: settings.nats });
   if (problem !== undefined) throw new ConfigError(problem);
   return settings;
-}
-
-function readSecret(path: string, flag: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8').trim();
-  } catch (error) {
-    throw new ConfigError(`--${flag} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  if (Buffer.byteLength(text) < 32) throw new ConfigError(`--${flag} ${path} must hold at least 32 bytes; create one with: openssl rand -hex 32 > ${path}`);
-  return text;
 }
 
 /**
@@ -343,71 +252,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       ...(Object.keys(own).length ? { sessionSettings: own } : {}),
       local,
     },
-  };
-}
-
-/** `browsermcp-daemon token`: its flags are its own (no environment: a token is made by hand). */
-export function buildTokenProgram(): Command {
-  return new Command(`${NAME} token`)
-    .description('Prints an access token for /mcp and /extension.')
-    .usage('--user <id> --secret-file <file> [--ttl 30d]')
-    .helpOption('-h, --help', 'show this help')
-    .allowExcessArguments(false)
-    .addOption(new Option('--user <id>', 'the user id the token names (its "sub") (default: none: required)'))
-    .addOption(new Option('--secret-file <file>', "the daemon's --auth-secret-file (default: none: required)"))
-    .addOption(new Option('--ttl <duration>', "lifetime: seconds, or a number with s, m, h or d (at most the daemon's --auth-max-token-lifetime)").default('30d'))
-    .addOption(new Option('--audience <aud>', "the token's \"aud\", for a daemon with --auth-audience (default: none)"))
-    .addOption(new Option('--issuer <iss>', "the token's \"iss\", for a daemon with --auth-issuer (default: none)"));
-}
-
-/** `browsermcp-daemon nats-config`: writes a NATS server config and one nkey seed per daemon. */
-export function buildNatsConfigProgram(): Command {
-  return new Command(`${NAME} nats-config`)
-    .description("Writes a least-privilege NATS setup for a cluster: the server's config (an account, one nkey user per daemon, its permissions) and each daemon's seed file.")
-    .usage('--instances d1,d2,d3 --dir <dir>')
-    .helpOption('-h, --help', 'show this help')
-    .allowExcessArguments(false)
-    .addOption(new Option('--instances <ids>', "the daemons' --instance-id values, comma-separated (default: none: required)"))
-    .addOption(new Option('--dir <dir>', 'where to write nats.conf and the <id>.nk seed files; made 0700, must not hold them already (default: none: required)'));
-}
-
-function parseNatsConfig(argv: string[]): CliCommand {
-  const program = buildNatsConfigProgram();
-  const help = parse(program, argv);
-  if (help !== undefined) return { kind: 'help', text: help };
-  const values = new SettingValues(program);
-  const instances = values.list('instances');
-  if (instances.length === 0) throw new ConfigError('nats-config needs --instances <ids>: the --instance-id of each daemon, comma-separated');
-  const bad = instances.find((id) => !INSTANCE_ID_PATTERN.test(id));
-  if (bad !== undefined) throw new ConfigError(`--instances: "${bad}" must be 1-64 letters, digits, - or _`);
-  if (new Set(instances).size !== instances.length) throw new ConfigError('--instances names a daemon twice');
-  const dir = values.str('dir');
-  if (!dir) throw new ConfigError('nats-config needs --dir <dir>: where to write nats.conf and the seed files');
-  return { kind: 'nats-config', dir, instances };
-}
-
-/** Seconds from "90", "90s", "15m", "12h" or "30d"; `flag` names the option in the error. */
-function parseDuration(text: string, flag: string): number {
-  const m = /^(\d+)([smhd]?)$/.exec(text);
-  if (!m || Number(m[1]) === 0) throw new ConfigError(`--${flag} must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "${text}")`);
-  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
-}
-
-function parseToken(argv: string[]): CliCommand {
-  const program = buildTokenProgram();
-  const help = parse(program, argv);
-  if (help !== undefined) return { kind: 'help', text: help };
-  const values = new SettingValues(program);
-  const userId = values.str('user');
-  if (!userId) throw new ConfigError('token needs --user <id>');
-  const secretFile = values.str('secretFile');
-  if (!secretFile) throw new ConfigError("token needs --secret-file <file> (the daemon's --auth-secret-file)");
-  return {
-    kind: 'token',
-    userId,
-    secret: readSecret(secretFile, 'secret-file'),
-    ttlSeconds: parseDuration(values.str('ttl') ?? '30d', 'ttl'),
-    audience: values.str('audience'),
-    issuer: values.str('issuer'),
   };
 }

@@ -50,7 +50,7 @@ describe('browser_navigate on a page that fights back', () => {
     await call(s, 'browser_navigate', { url: h.server.url('/hostile-alerts.html') });
     expect(await call(s, 'browser_click', { target: 'button' })).toContain('"alert" dialog with message "again"');
     const left = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
-    expect(left).toContain('- Page Title: Fixture home');
+    expect(left, left).toContain('- Page Title: Fixture home');
     expect(left).toMatch(/browsermcp dismissed (a dialog|[\d,]+ dialogs)/);
   });
 
@@ -65,7 +65,8 @@ describe('browser_navigate on a page that fights back', () => {
     // Its own navigation can commit while ours is on its way (more often on a loaded machine): a few rounds.
     for (let round = 0; round < 5; round++) {
       await callTool(s, 'browser_navigate', { url: h.server.url('/hostile-hop.html?go') });
-      expect(await call(s, 'browser_navigate', { url: h.server.url('/index.html') })).toContain('- Page Title: Fixture home');
+      const answer = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+      expect(answer, `${answer}\nnow at ${(await s.currentTab()).page.url()}`).toContain('- Page Title: Fixture home');
     }
     expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
   });
