@@ -1,7 +1,21 @@
 import { changeCount, documentId, watchShadowRoot } from './changes.js';
 import { attrName, namesItsOwner } from './names.js';
-import { handlesPress, listenersMarked, revealsOnHover } from './listeners.js';
-import { elementForRef, nextRef, refFor } from './refs.js';
+import { listenersMarked } from './listeners.js';
+import { elementForRef, nextRef } from './refs.js';
+import {
+  INTERACTIVE,
+  isClickable,
+  MARKS,
+  mirrored,
+  numberRefs,
+  REF_CHARS,
+  showsPointer,
+  sizeOf,
+  TARGETABLE,
+  UNNUMBERED,
+  WORTH_TARGETING,
+  type Clickable,
+} from './ref-rules.js';
 import { NAME_FROM_CONTENT, roleOf } from './roles.js';
 import { generatedName } from './pseudo-content.js';
 import { parcel, type Parcel } from './parcel.js';
@@ -93,16 +107,6 @@ export interface FindMatch {
 }
 
 const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE']);
-// Roles a person acts on: these always get a ref.
-const INTERACTIVE = new Set([
-  'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option', 'slider',
-  'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'iframe',
-]);
-// Containers worth targeting with `browser_snapshot {target}` or `browser_get_text`.
-const TARGETABLE = new Set([
-  'heading', 'table', 'list', 'form', 'dialog', 'alertdialog', 'navigation', 'main', 'region', 'tablist',
-  'tabpanel', 'menu', 'menubar', 'tree', 'grid', 'img', 'article', 'banner', 'contentinfo', 'complementary',
-]);
 // Roles whose text children repeat the name; rendering them again would only cost characters.
 const LEAF_BY_NAME = new Set([
   'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
@@ -114,97 +118,13 @@ const HOLDS_ONLY = new Set([
   'article', 'complementary', 'banner', 'contentinfo', 'form', 'note', 'marquee', 'timer', 'caption',
 ]);
 
-/** A node's ref before it is named (numberRefs). */
-const UNNUMBERED = '?';
-/** About the characters a ref's name takes, for the size budget counted while walking. */
-const REF_CHARS = 4;
-
-/** Names the refs of `items` in document order (parents before children); an element keeps a name it was given. */
-function numberRefs(items: Item[], seed: number): void {
-  for (const item of items) {
-    if (typeof item === 'string') continue;
-    if (item.ref === UNNUMBERED) item.ref = refFor(item.el!, seed);
-    numberRefs(item.children, seed);
-  }
-}
-
-/** Elements inside a container from which it gets a ref of its own (see build). */
-const WORTH_TARGETING = 25;
-
-/** How many elements `items` show, all the way down. */
-function sizeOf(items: Item[]): number {
-  let n = 0;
-  for (const item of items) if (typeof item !== 'string') n += 1 + item.size;
-  return n;
-}
-
-/** The word that says why an element without an interactive role has a ref (a targetable role needs none but the cursor). */
-const MARKS: Record<Exclude<Clickable, false>, string> = {
-  pointer: ' [cursor=pointer]',
-  handler: ' [clickable]',
-  focusable: '',
-  hover: ' [hoverable]',
-};
 const CONTAINER_CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 const WRAPPERS = new Set(['cell', 'gridcell', 'listitem']);
 
 
-/**
- * Elements without an interactive role that a person can still act on: click handlers (an attribute, a framework's),
- * a pointer cursor where the click target starts (not every element inside it, which inherits the cursor: one ref
- * where one click target is meant, as @playwright/mcp marks them), and focus stops.
- */
-function isClickable(el: Element, role: string, bare: boolean, pointer: boolean, inPointer: boolean): Clickable {
-  // Interactive roles get a ref anyway; any other element (a clickable row, card, cell or list item) needs one. A
-  // label acts on its control, which has its own.
-  if (INTERACTIVE.has(role) || (el instanceof HTMLLabelElement && el.control !== null)) return false;
-  if (pointer && !inPointer) return 'pointer';
-  // A handler with no cursor to show it: a ref, and a word for why where the role gets none of its own.
-  if (!inPointer && handlesPress(el)) return 'handler';
-  if (!bare) {
-    if (el.hasAttribute('onclick')) return 'pointer';
-    const tabindex = el.getAttribute('tabindex');
-    if (tabindex !== null && Number(tabindex) >= 0 && !isSentinel(el)) return 'focusable';
-  }
-  return revealsOnHover(el) ? 'hover' : false;
-}
-
-/** An empty focus stop of no size and no name (a dialog's focus-trap sentinel): nothing a person sees or clicks. */
-function isSentinel(el: Element): boolean {
-  if (el.firstChild !== null || el.hasAttribute('aria-label')) return false;
-  const box = el.getBoundingClientRect();
-  return box.width === 0 || box.height === 0;
-}
-
-/**
- * Why an element without an interactive role gets a ref: a pointer cursor, a handler for a press, a focus stop, a
- * CSS rule that reveals something while it is hovered.
- */
-type Clickable = 'pointer' | 'handler' | 'focusable' | 'hover' | false;
-
-/** Roles of popup items that a library mirrors for screen readers into a box of no size (Ant Design's select). */
-const MIRRORED = new Set(['option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem']);
-
-/**
- * Whether `el` is such a mirror: an item of no size anywhere, which nothing can click. It is shown without a ref, so
- * that the agent acts on the item the person sees (a native <option> draws inside its select: not one).
- */
-function mirrored(el: Element, role: string): boolean {
-  if (!MIRRORED.has(role) || el instanceof HTMLOptionElement) return false;
-  const box = el.getBoundingClientRect();
-  if (box.width > 0 && box.height > 0) return false;
-  return !Array.from(el.getClientRects()).some((r) => r.width > 0 && r.height > 0);
-}
-
 /** A content-editable field with no text in it (an editor showing its placeholder). */
 function isEmptyEditor(el: Element): boolean {
   return (el as HTMLElement).isContentEditable && !collapse(el.textContent ?? '');
-}
-
-/** Whether `el` shows the pointer cursor and takes clicks (`pointer-events: none` passes them on). */
-function showsPointer(el: Element): boolean {
-  const style = getComputedStyle(el);
-  return style.cursor === 'pointer' && style.pointerEvents !== 'none';
 }
 
 /** The nodes a slot shows: what is assigned to it, else its own fallback content. */
