@@ -37,6 +37,15 @@ it('puts a changed line under the lines that say where it is, not under a bare `
   expect(snapshotChanges(page, after)!.lines).toBe(['- switch "Wi-Fi" [checked] [ref=e4]', '- paragraph: Wi-Fi on', '- list "Rooms":', '  - listitem: Room 5 (booked)'].join('\n'));
 });
 
+it('names a gone element that sat under one that stays, as well as the outermost of what went together', () => {
+  const rest = Array.from({ length: 12 }, (_, i) => `- button "Save draft number ${i}" [ref=e${i + 10}]`);
+  const page = ['- list [ref=e1]:', '  - listitem "A" [ref=e2]', '  - group "Picked" [ref=e3]:', '    - listitem "C" [ref=e4]', ...rest].join('\n');
+  const after = ['- list [ref=e1]:', '  - group "Picked" [active] [ref=e3]', ...rest].join('\n');
+  expect(snapshotChanges(page, after)?.gone).toEqual(['- listitem "A" [ref=e2]', '- listitem "C" [ref=e4]']);
+  // What sits under a gone element goes with it: named once, by the outermost.
+  expect(snapshotChanges(page, after.replace('  - group "Picked" [active] [ref=e3]\n', ''))?.gone).toEqual(['- listitem "A" [ref=e2]', '- group "Picked" [ref=e3]:']);
+});
+
 it('says the page is as it was when nothing changed, and gives up for changes nearly as long as the page', () => {
   expect(renderChanges(snapshotChanges(before, before)!)).toBe('### Snapshot\nUnchanged since the last snapshot.');
   const replaced = before.replace(/ref=e/g, 'ref=x');

@@ -26,6 +26,37 @@ const ADDED_WORTH = 0.9;
 const ADDED_REWRITES = 2;
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
+/** Each line's parent: the nearest line above it with fewer spaces (-1 at the top). */
+function parentsOf(lines: string[]): number[] {
+  const parent: number[] = [];
+  const open: number[] = [];
+  lines.forEach((line, i) => {
+    while (open.length && indentOf(lines[open[open.length - 1]!]!) >= indentOf(line)) open.pop();
+    parent.push(open.length ? open[open.length - 1]! : -1);
+    open.push(i);
+  });
+  return parent;
+}
+
+/**
+ * The lines (trimmed) of the elements `isGone` says are gone, the outermost of each: what sits under a gone element
+ * goes with it and is not named again; one under an element that stays is.
+ */
+function outermostGone(lines: string[], isGone: (ref: string) => boolean): string[] {
+  const out: string[] = [];
+  let outer = Infinity;
+  for (const line of lines) {
+    const indent = indentOf(line);
+    if (indent <= outer) outer = Infinity;
+    if (outer !== Infinity) continue;
+    const ref = refOf(line);
+    if (ref === undefined || !isGone(ref)) continue;
+    outer = indent;
+    out.push(line.trim());
+  }
+  return out;
+}
+
 /** A line that says where what is under it sits: it has a ref or a name. */
 const SAYS_WHERE = /\[ref=|^\s*- \S+ "/;
 const refOf = (line: string): string | undefined => /\[ref=([^\]]+)\]/.exec(line)?.[1];
@@ -64,48 +95,31 @@ export function snapshotChanges(before: string, after: string): SnapshotChanges 
     if (part.added) for (let i = 0; i < part.value.length; i++) changed.add(at + i);
     if (part.removed) {
       rewritten += part.value.length;
-      let outer = Infinity;
-      for (const line of part.value) {
-        const ref = refOf(line);
-        if (ref === undefined || still.has(ref) || indentOf(line) > outer) continue;
-        outer = indentOf(line);
-        gone.push(line.trim());
-      }
+      gone.push(...outermostGone(part.value, (ref) => !still.has(ref)));
     } else at += part.value.length;
   }
-  // Each changed line comes with the lines of the elements it sits in (fewer spaces, above it), once: those that say
-  // where (a ref or a name: `listbox "City"`, `dialog "Reset?"`); a `- main:` or `- paragraph:` around it says little.
+  // Each changed line comes with the lines of the elements it sits in, once: those that say where (a ref or a name:
+  // `listbox "City"`, `dialog "Reset?"`); a `- main:` or `- paragraph:` around it says little.
+  const parent = parentsOf(b);
   const shown = new Set<number>(changed);
   const walked = new Set<number>();
   for (const i of changed) {
-    let indent = indentOf(b[i]!);
-    for (let j = i - 1; j >= 0 && indent > 0; j--) {
-      const k = indentOf(b[j]!);
-      if (k >= indent) continue;
-      if (walked.has(j)) break;
+    for (let j = parent[i]!; j >= 0 && !walked.has(j); j = parent[j]!) {
       walked.add(j);
       if (SAYS_WHERE.test(b[j]!)) shown.add(j);
-      indent = k;
     }
   }
-  // Indented by the shown lines they sit in, not by the ones left out.
-  const order = [...shown].sort((x, y) => x - y);
+  // Indented by the shown lines they sit in, not by the ones left out (page order: those are placed first).
   const depth = new Map<number, number>();
-  const lines = order.map((i) => {
-    let d = 0;
-    let indent = indentOf(b[i]!);
-    for (let j = i - 1; j >= 0 && indent > 0; j--) {
-      const k = indentOf(b[j]!);
-      if (k >= indent) continue;
-      if (depth.has(j)) {
-        d = depth.get(j)! + 1;
-        break;
-      }
-      indent = k;
-    }
-    depth.set(i, d);
-    return `${'  '.repeat(d)}${b[i]!.trimStart()}`;
-  });
+  const lines = [...shown]
+    .sort((x, y) => x - y)
+    .map((i) => {
+      let j = parent[i]!;
+      while (j >= 0 && !depth.has(j)) j = parent[j]!;
+      const d = j >= 0 ? depth.get(j)! + 1 : 0;
+      depth.set(i, d);
+      return `${'  '.repeat(d)}${b[i]!.trimStart()}`;
+    });
   const changes: SnapshotChanges = { since: 'last', lines: lines.join('\n'), gone: gone.slice(0, GONE_LISTED), goneMore: Math.max(0, gone.length - GONE_LISTED) };
   const size = changes.lines.length + changes.gone.join('\n').length;
   const adds = gone.length === 0 && rewritten <= ADDED_REWRITES;
@@ -121,18 +135,8 @@ export function changesSinceBeforeLast(older: string, last: string, after: strin
   if (!changes) return undefined;
   const still = new Set(after.split('\n').map(refOf).filter(Boolean));
   const known = new Set(older.split('\n').map(refOf).filter(Boolean));
-  // The outermost of each run of lines of `last` whose element is gone now and was not in `older` (named there).
-  const extra: string[] = [];
-  let outer = Infinity;
-  for (const line of last.split('\n')) {
-    const indent = indentOf(line);
-    if (indent <= outer) outer = Infinity;
-    if (outer !== Infinity) continue;
-    const ref = refOf(line);
-    if (ref === undefined || still.has(ref) || known.has(ref)) continue;
-    outer = indent;
-    extra.push(line.trim());
-  }
+  // Those of `last` gone now that were not in `older` (named there).
+  const extra = outermostGone(last.split('\n'), (ref) => !still.has(ref) && !known.has(ref));
   const all = [...changes.gone, ...extra];
   return { since: 'before-last', lines: changes.lines, gone: all.slice(0, GONE_LISTED), goneMore: changes.goneMore + Math.max(0, all.length - GONE_LISTED) };
 }
