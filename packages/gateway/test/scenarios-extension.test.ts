@@ -337,6 +337,8 @@ it('sites the person put off limits in the options page: refused to agents; a pa
   await options.waitFor(() => !(document.getElementById('off-limits') as HTMLTextAreaElement).disabled);
   await rig.clickAsPerson(options, `() => document.getElementById('off-limits')`);
   await options.send('Input.insertText', { text: 'not a site!\n*.localhost' });
+  // Save only once the words are in the list, as the person sees them there before pressing it.
+  await options.waitFor(() => (document.getElementById('off-limits') as HTMLTextAreaElement).value === 'not a site!\n*.localhost');
   await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
   expect(await options.waitFor<string>(() => !(document.getElementById('limits-problem') as HTMLElement).hidden && document.getElementById('limits-problem')!.textContent)).toBe(
     '"not a site!" is not a site: write a host name such as mybank.com (its subdomains are included) or an IP address, one per line.',
@@ -348,6 +350,7 @@ it('sites the person put off limits in the options page: refused to agents; a pa
     (document.getElementById('off-limits') as HTMLTextAreaElement).select();
   });
   await options.send('Input.insertText', { text: '*.localhost' });
+  await options.waitFor(() => (document.getElementById('off-limits') as HTMLTextAreaElement).value === '*.localhost');
   await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
   await options.waitFor(() => !(document.getElementById('limits-saved') as HTMLElement).hidden);
   expect(await options.evaluate(() => [(document.getElementById('off-limits') as HTMLTextAreaElement).value, (document.getElementById('limits-problem') as HTMLElement).hidden])).toEqual(['localhost', true]);
