@@ -197,7 +197,19 @@ function triggersOf(root: Document | ShadowRoot): Set<Element> {
   return triggers;
 }
 
-/** Whether hovering `el` reveals something by a CSS rule of its tree. */
-export function revealsOnHover(el: Element): boolean {
-  return triggersOf(el.getRootNode() as Document | ShadowRoot).has(el);
+/** Whether hovering an element reveals something by a CSS rule of its tree. */
+export type HoverCheck = (el: Element) => boolean;
+
+/**
+ * A check for one walk: each tree's triggers are looked up once (the page does not change while a walk runs), not
+ * once per element (counting a tree's style sheets for each of a big page's elements was a tenth of its walk).
+ */
+export function hoverCheck(): HoverCheck {
+  const byRoot = new Map<Node, Set<Element>>();
+  return (el) => {
+    const root = el.getRootNode() as Document | ShadowRoot;
+    let triggers = byRoot.get(root);
+    if (!triggers) byRoot.set(root, (triggers = triggersOf(root)));
+    return triggers.size > 0 && triggers.has(el);
+  };
 }

@@ -1,4 +1,4 @@
-import { handlesPress, revealsOnHover } from './listeners.js';
+import { handlesPress, type HoverCheck } from './listeners.js';
 import { refFor } from './refs.js';
 import type { Item } from './yaml.js';
 
@@ -54,7 +54,7 @@ export const MARKS: Record<Exclude<Clickable, false>, string> = {
  * a pointer cursor where the click target starts (not every element inside it, which inherits the cursor: one ref
  * where one click target is meant, as @playwright/mcp marks them), and focus stops.
  */
-export function isClickable(el: Element, role: string, bare: boolean, pointer: boolean, inPointer: boolean): Clickable {
+export function isClickable(el: Element, role: string, bare: boolean, pointer: boolean, inPointer: boolean, revealsOnHover: HoverCheck): Clickable {
   // Interactive roles get a ref anyway; any other element (a clickable row, card, cell or list item) needs one. A
   // label acts on its control, which has its own.
   if (INTERACTIVE.has(role) || (el instanceof HTMLLabelElement && el.control !== null)) return false;
@@ -96,8 +96,7 @@ export function mirrored(el: Element, role: string): boolean {
   return !Array.from(el.getClientRects()).some((r) => r.width > 0 && r.height > 0);
 }
 
-/** Whether `el` shows the pointer cursor and takes clicks (`pointer-events: none` passes them on). */
-export function showsPointer(el: Element): boolean {
-  const style = getComputedStyle(el);
+/** Whether an element of this computed style shows the pointer cursor and takes clicks (`pointer-events: none` passes them on). */
+export function showsPointer(style: CSSStyleDeclaration): boolean {
   return style.cursor === 'pointer' && style.pointerEvents !== 'none';
 }

@@ -47,8 +47,8 @@ export const clip = (s: string, n = 120): string => (s.length > n ? `${s.slice(0
  * Whether an element keeps the words before and after it apart (as Playwright's snapshot and the accessible-name
  * rules read text): anything laid out other than inline, and a line break. `display: contents` has no box of its own.
  */
-export function isBlock(el: Element): boolean {
+export function isBlock(el: Element, style: CSSStyleDeclaration = getComputedStyle(el)): boolean {
   if (el.tagName === 'BR') return true;
-  const display = getComputedStyle(el).display;
+  const display = style.display;
   return display !== 'inline' && display !== 'contents';
 }

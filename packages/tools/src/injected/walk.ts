@@ -1,6 +1,6 @@
 import { changeCount, documentId, watchShadowRoot } from './changes.js';
 import { attrName, namesItsOwner } from './names.js';
-import { listenersMarked } from './listeners.js';
+import { hoverCheck, listenersMarked } from './listeners.js';
 import { elementForRef, nextRef } from './refs.js';
 import {
   INTERACTIVE,
@@ -146,8 +146,8 @@ function addText(out: Item[], text: string): void {
 }
 
 /** Writes what `el` shows (through `add`) into the run it sits in, set apart when `el` is block-level. */
-function flatten(el: Element, out: Item[], add: () => void): void {
-  const block = isBlock(el);
+function flatten(el: Element, out: Item[], add: () => void, style?: CSSStyleDeclaration): void {
+  const block = isBlock(el, style);
   if (block) addText(out, ' ');
   add();
   if (block) addText(out, ' ');
@@ -201,6 +201,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
     }
   }
 
+  const revealsOnHover = hoverCheck();
+
   /** Whether the element being walked sits inside one that shows the pointer cursor. */
   let inPointer = false;
 
@@ -221,8 +223,10 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const outer = inPointer;
     // An interactive element is its own click target (its ref is given anyway): what is inside it is not another one,
     // and its style need not be read (a big table's links and inputs are most of its elements).
-    const pointer = INTERACTIVE.has(role) || (isSlot ? outer : showsPointer(el));
-    let clickable = isClickable(el, role, bare, pointer, outer);
+    // One computed style serves the cursor and, for an element folded into its parent's text, its display.
+    const style = INTERACTIVE.has(role) || isSlot ? undefined : getComputedStyle(el);
+    const pointer = style ? showsPointer(style) : INTERACTIVE.has(role) || outer;
+    let clickable = isClickable(el, role, bare, pointer, outer, revealsOnHover);
     // An <a> without href that handles a press is a link, as Chrome exposes it (not words folded into a paragraph).
     if (tag === 'A' && role === 'generic' && (clickable === 'pointer' || clickable === 'handler')) {
       role = 'link';
@@ -237,16 +241,16 @@ export function walkPage(opts: WalkOptions): WalkResult {
           collect(el, inner);
           flatten(el, out, () => {
             for (const item of inner) if (typeof item !== 'string') out.push(item);
-          });
+          }, style);
         } else {
-          flatten(el, out, () => collect(el, out));
+          flatten(el, out, () => collect(el, out), style);
         }
         return;
       }
       const node = build(el, role, clickable, bare);
       // A wrapper that takes the click for the one control inside it (a slider's rail, a switch's label, a picker's
       // frame) is one target with it: the control's ref alone, not a second one around it.
-      if (node.role === 'generic' && clickable && clickable !== 'focusable' && wrapsOneControl(node)) flatten(el, out, () => out.push(...node.children));
+      if (node.role === 'generic' && clickable && clickable !== 'focusable' && wrapsOneControl(node)) flatten(el, out, () => out.push(...node.children), style);
       else place(node, out);
     } finally {
       inPointer = outer;
