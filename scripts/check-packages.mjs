@@ -24,8 +24,14 @@ for (const name of process.argv.slice(2).length ? process.argv.slice(2) : PACKAG
     // Packs what is built: every caller builds first (npm test's setup, the release script), so prepack's build would
     // be a second one (about a minute of the test run). A package that was not built is refused, not packed empty.
     if (!existsSync(join(dir, 'dist'))) throw new Error(`${name} has no dist/: build it first (npx pnpm@12.4.2 -r build)`);
-    execFileSync('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', out, '--config.ignore-scripts=true'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-    const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz')));
+    execFileSync('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', out, '--config.ignore-scripts=true'], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const tarball = join(
+      out,
+      readdirSync(out).find((f) => f.endsWith('.tgz')),
+    );
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     try {
       execFileSync(attw, [tarball, '--format', 'table-flipped', ...(ATTW_ARGS[name] ?? [])], { stdio: 'pipe' });

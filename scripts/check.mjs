@@ -1,9 +1,9 @@
-// What `npm test` runs after its setup (install + build): typecheck every package, check the packed packages, then
-// each package's tests in the workspace's order. The gateway's suite, the longest, runs beside the others: it spends
-// about half its time waiting on browsers, pages and timers (the machine half idle), so two lanes fill that time. Its
-// lines are prefixed with its name; its files that drive the person's headed browser run last, alone. Stops at the
-// first failure of a lane, as `pnpm -r` does, and ends with how long each part took, so a slower suite shows in every
-// run.
+// What `npm test` runs after its setup (install + build): typecheck every package, lint and format-check (Biome),
+// check the import cycles and file lengths and the packed packages, then each package's tests in the workspace's
+// order. The gateway's suite, the longest, runs beside the others: it spends about half its time waiting on browsers,
+// pages and timers (the machine half idle), so two lanes fill that time. Its lines are prefixed with its name; its
+// files that drive the person's headed browser run last, alone. Stops at the first failure of a lane, as `pnpm -r`
+// does, and ends with how long each part took, so a slower suite shows in every run.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -56,7 +56,10 @@ function report() {
 
 // Two at a time: type checks use no browser, and tsc keeps one core busy.
 step('typecheck (every package)', 'npx', [...PNPM, '-r', '--workspace-concurrency=2', 'typecheck']);
+// The linter and the formatter (Biome, biome.jsonc): any warning, or a file not as the formatter writes it, fails.
+step('lint and format (biome ci)', 'npx', ['biome', 'ci', '--error-on-warnings', '.']);
 step('import cycles', 'node', ['scripts/import-cycles.mjs']);
+step('file lengths', 'node', ['scripts/file-lengths.mjs']);
 step('package check', 'node', ['scripts/check-packages.mjs']);
 // The workspace's packages in pnpm's (dependency) order.
 const dirs = execFileSync('npx', [...PNPM, '-r', '--workspace-concurrency=1', 'exec', 'pwd'], { cwd: root, encoding: 'utf8' })

@@ -6,7 +6,15 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SOURCES = ['packages/protocol/src', 'packages/tools/src', 'packages/daemon/src', 'packages/gateway/src', 'packages/client/src', 'apps/extension/src', 'bench/src'];
+const SOURCES = [
+  'packages/protocol/src',
+  'packages/tools/src',
+  'packages/daemon/src',
+  'packages/gateway/src',
+  'packages/client/src',
+  'apps/extension/src',
+  'bench/src',
+];
 // `import … from './x.js'` and `export … from './x.js'`, over several lines too; bare package names are not ours.
 const IMPORT = /^(?:import|export)\s[^;]*?\sfrom\s+['"](\.[^'"]+)['"]/gm;
 
@@ -23,7 +31,9 @@ function importGraph(dir) {
   return new Map(
     sourceFiles(dir).map((file) => [
       file,
-      [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => resolve(dirname(file), m[1]).replace(/\.js$/, '.ts')).map((to) => (to.endsWith('.ts') ? to : `${to}.ts`)),
+      [...readFileSync(file, 'utf8').matchAll(IMPORT)]
+        .map((m) => resolve(dirname(file), m[1]).replace(/\.js$/, '.ts'))
+        .map((to) => (to.endsWith('.ts') ? to : `${to}.ts`)),
     ]),
   );
 }

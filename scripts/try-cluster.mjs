@@ -128,7 +128,20 @@ try {
     const address = await start(
       `daemon ${instanceId}`,
       process.execPath,
-      [join(daemonDist, 'cli.js'), '--port', String(port), '--auth-secret-file', secretFile, '--nats', natsUrl, '--nats-nkey-seed-file', natsFiles.seeds[instanceId], '--instance-id', instanceId, ...local],
+      [
+        join(daemonDist, 'cli.js'),
+        '--port',
+        String(port),
+        '--auth-secret-file',
+        secretFile,
+        '--nats',
+        natsUrl,
+        '--nats-nkey-seed-file',
+        natsFiles.seeds[instanceId],
+        '--instance-id',
+        instanceId,
+        ...local,
+      ],
       (line) => {
         try {
           const entry = JSON.parse(line);
@@ -143,7 +156,10 @@ try {
   const { signToken, loadPairingSecret, defaultPairingFile } = await import(pathToFileURL(join(daemonDist, 'index.js')).href);
   const { formatPairingCode } = await import(pathToFileURL(join(daemonDist, '..', '..', 'protocol', 'dist', 'index.js')).href);
   // The daemons keep the same pairing secret (the default --pairing-file): an extension pairs once with any of them.
-  const pairingCode = formatPairingCode({ url: `${daemons[0].address.replace('http', 'ws')}/extension`, secret: loadPairingSecret(defaultPairingFile()).secret });
+  const pairingCode = formatPairingCode({
+    url: `${daemons[0].address.replace('http', 'ws')}/extension`,
+    secret: loadPairingSecret(defaultPairingFile()).secret,
+  });
   const secret = (await import('node:fs')).readFileSync(secretFile, 'utf8');
   const token = await signToken({ userId: 'me', secret, ttlSeconds: 24 * 3600 });
   const mcpUrls = daemons.map((d) => `${d.address.replace('http', 'ws')}/mcp`).join(',');

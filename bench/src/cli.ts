@@ -45,7 +45,11 @@ if (values.help) {
   process.exit(0);
 }
 
-const list = (s: string | undefined) => s?.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string | undefined) =>
+  s
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 const servers = (s: string | undefined): ServerId[] | undefined => {
   const ids = list(s);
   for (const id of ids ?? []) if (!(id in SERVERS)) throw new Error(`unknown server ${id}; choose from ${Object.keys(SERVERS).join(', ')}`);

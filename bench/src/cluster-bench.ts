@@ -39,7 +39,20 @@ const PAIRING_FILE = join(mkdtempSync(join(tmpdir(), 'bmcp-bench-pairing-')), 'p
 /** A daemon CLI of the cluster in its own process (so it can die by SIGKILL). */
 function spawnDaemon(nats: string, files: NatsClusterFiles, instanceId: string): Promise<{ child: ChildProcess; address: string }> {
   const seed = files.seeds[instanceId]!;
-  const args = [DAEMON_CLI, '--port', '0', '--no-local', '--nats', nats, '--nats-nkey-seed-file', seed, '--instance-id', instanceId, '--pairing-file', PAIRING_FILE];
+  const args = [
+    DAEMON_CLI,
+    '--port',
+    '0',
+    '--no-local',
+    '--nats',
+    nats,
+    '--nats-nkey-seed-file',
+    seed,
+    '--instance-id',
+    instanceId,
+    '--pairing-file',
+    PAIRING_FILE,
+  ];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -110,7 +123,12 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
     children.push(b.child, c.child);
     const ws = (address: string) => `${address.replace('http', 'ws')}/extension`;
     worker = new Worker(new URL('../workers/noop-extension.mjs', import.meta.url), {
-      workerData: { urls: [ws(b.address), ws(c.address)], origin: `chrome-extension://${EXTENSION_ID}`, browserId: BROWSER, pairingSecret: loadPairingSecret(PAIRING_FILE).secret },
+      workerData: {
+        urls: [ws(b.address), ws(c.address)],
+        origin: `chrome-extension://${EXTENSION_ID}`,
+        browserId: BROWSER,
+        pairingSecret: loadPairingSecret(PAIRING_FILE).secret,
+      },
     });
     const where = () => a.cluster!.browsersFor(null).find((browser) => browser.id === BROWSER)?.instance;
     await until(() => where() === 'b', 'the extension on b');
@@ -136,7 +154,15 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
           await closedLoop(router, ids, Math.max(300, (options.seconds * 1000) / 5), null);
           const latencies: number[] = [];
           const { commands, errors, ms } = await closedLoop(router, ids, options.seconds * 1000, latencies);
-          levels.push({ path, sessions, commands, commandsPerSec: (commands / ms) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors });
+          levels.push({
+            path,
+            sessions,
+            commands,
+            commandsPerSec: (commands / ms) * 1000,
+            p50: percentile(latencies, 50),
+            p99: percentile(latencies, 99),
+            errors,
+          });
           for (const id of ids) await router.closeSession(id);
         }
       }

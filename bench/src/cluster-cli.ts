@@ -39,7 +39,9 @@ if (values.write) {
 
 function render(r: ClusterBenchResult, command: string): string {
   const ms = (n: number) => `${n.toFixed(2)} ms`;
-  const rows = r.levels.map((l) => `| ${l.sessions} | ${l.path} | ${Math.round(l.commandsPerSec).toLocaleString('en')} | ${ms(l.p50)} | ${ms(l.p99)} | ${l.errors} |`);
+  const rows = r.levels.map(
+    (l) => `| ${l.sessions} | ${l.path} | ${Math.round(l.commandsPerSec).toLocaleString('en')} | ${ms(l.p50)} | ${ms(l.p99)} | ${l.errors} |`,
+  );
   const added = levels.map((n) => {
     const same = r.levels.find((l) => l.sessions === n && l.path === 'same instance');
     const crossing = r.levels.find((l) => l.sessions === n && l.path === 'crossing');

@@ -29,7 +29,7 @@ export class Driver {
   async call(name: string, args: Record<string, unknown>): Promise<string> {
     const result = (await this.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as ToolResult;
     const text = textOf(result);
-    if (result.isError) throw new ToolError(`${name}: ${text.replace(/\s+/g, " ").slice(0, 500)}`);
+    if (result.isError) throw new ToolError(`${name}: ${text.replace(/\s+/g, ' ').slice(0, 500)}`);
     return text;
   }
 

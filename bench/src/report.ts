@@ -39,9 +39,17 @@ export function targets(result: BenchResult): TargetRow[] {
   const act = (s: SessionResult | undefined, a: string) => s?.actions.find((x) => x.action === a);
   if (ours && pw && snap(ours) && snap(pw)) {
     const t = snap(ours)!.medianMs / snap(pw)!.medianMs;
-    rows.push({ target: `${big} snapshot time ≤ 0.15× @playwright/mcp`, measured: `${t.toFixed(3)}× (${ms(snap(ours)!.medianMs)} vs ${ms(snap(pw)!.medianMs)})`, met: t <= 0.15 });
+    rows.push({
+      target: `${big} snapshot time ≤ 0.15× @playwright/mcp`,
+      measured: `${t.toFixed(3)}× (${ms(snap(ours)!.medianMs)} vs ${ms(snap(pw)!.medianMs)})`,
+      met: t <= 0.15,
+    });
     const s = snap(ours)!.chars / snap(pw)!.chars;
-    rows.push({ target: `${big} snapshot size ≤ 0.5× @playwright/mcp`, measured: `${s.toFixed(3)}× (${int(snap(ours)!.chars)} vs ${int(snap(pw)!.chars)} chars)`, met: s <= 0.5 });
+    rows.push({
+      target: `${big} snapshot size ≤ 0.5× @playwright/mcp`,
+      measured: `${s.toFixed(3)}× (${int(snap(ours)!.chars)} vs ${int(snap(pw)!.chars)} chars)`,
+      met: s <= 0.5,
+    });
   }
   const book = (s: SessionResult | undefined) => s?.snapshots.find((p) => p.page === RUST_BOOK_PAGE);
   if (ours && book(ours)) {
@@ -54,17 +62,29 @@ export function targets(result: BenchResult): TargetRow[] {
       met: mine.medianMs <= 300 && (t === undefined || t <= 0.15),
     });
     if (mine.unchangedMs !== undefined) {
-      rows.push({ target: 'Rust book snapshot again, page unchanged: costs ~nothing', measured: `${ms(mine.unchangedMs)} (changed page: ${ms(mine.medianMs)})`, met: mine.unchangedMs <= mine.medianMs / 5 });
+      rows.push({
+        target: 'Rust book snapshot again, page unchanged: costs ~nothing',
+        measured: `${ms(mine.unchangedMs)} (changed page: ${ms(mine.medianMs)})`,
+        met: mine.unchangedMs <= mine.medianMs / 5,
+      });
     }
   }
   if (ours && cdt && act(ours, 'click') && act(cdt, 'click')) {
     const r = act(ours, 'click')!.p50 / act(cdt, 'click')!.p50;
-    rows.push({ target: 'click p50 ≤ 0.2× chrome-devtools-mcp', measured: `${r.toFixed(3)}× (${ms(act(ours, 'click')!.p50)} vs ${ms(act(cdt, 'click')!.p50)})`, met: r <= 0.2 });
+    rows.push({
+      target: 'click p50 ≤ 0.2× chrome-devtools-mcp',
+      measured: `${r.toFixed(3)}× (${ms(act(ours, 'click')!.p50)} vs ${ms(act(cdt, 'click')!.p50)})`,
+      met: r <= 0.2,
+    });
   }
   const evals = [oursHttp, session(result, 'ours-stdio')].filter((s): s is SessionResult => !!s && !!act(s, 'evaluate'));
   if (evals.length > 0) {
     const worst = Math.max(...evals.map((s) => act(s, 'evaluate')!.p50));
-    rows.push({ target: 'evaluate p50 ≤ 10 ms', measured: evals.map((s) => `${ms(act(s, 'evaluate')!.p50)} over ${s.id === 'ours-http' ? 'HTTP' : 'stdio'}`).join(', '), met: worst <= 10 });
+    rows.push({
+      target: 'evaluate p50 ≤ 10 ms',
+      measured: evals.map((s) => `${ms(act(s, 'evaluate')!.p50)} over ${s.id === 'ours-http' ? 'HTTP' : 'stdio'}`).join(', '),
+      met: worst <= 10,
+    });
   }
   const load = result.throughput.filter((t) => t.id === 'ours-http' && !t.error);
   const one = load.find((t) => t.sessions === 1);
@@ -99,11 +119,19 @@ export function targets(result: BenchResult): TargetRow[] {
     });
     const perTask = charsPerSharedTask(result);
     const r = perTask.get(mineTasks.label)! / perTask.get(theirTasks.label)!;
-    rows.push({ target: 'characters the agent reads per real-app task ≤ 0.5× @playwright/mcp', measured: `${r.toFixed(3)}× (${int(perTask.get(mineTasks.label)!)} vs ${int(perTask.get(theirTasks.label)!)})`, met: r <= 0.5 });
+    rows.push({
+      target: 'characters the agent reads per real-app task ≤ 0.5× @playwright/mcp',
+      measured: `${r.toFixed(3)}× (${int(perTask.get(mineTasks.label)!)} vs ${int(perTask.get(theirTasks.label)!)})`,
+      met: r <= 0.5,
+    });
     const pages = Object.keys(mineTasks.snapshotChars ?? {}).filter((p) => theirTasks.snapshotChars?.[p]);
     if (pages.length) {
       const worst = pages.reduce((w, p) => Math.max(w, mineTasks.snapshotChars![p]! / theirTasks.snapshotChars![p]!), 0);
-      rows.push({ target: 'snapshot on each real-app page ≤ 0.7× @playwright/mcp', measured: `at most ${worst.toFixed(3)}× (${pages.length} page${pages.length === 1 ? "" : "s"})`, met: worst <= 0.7 });
+      rows.push({
+        target: 'snapshot on each real-app page ≤ 0.7× @playwright/mcp',
+        measured: `at most ${worst.toFixed(3)}× (${pages.length} page${pages.length === 1 ? '' : 's'})`,
+        met: worst <= 0.7,
+      });
     }
   }
   if (result.router && result.router.length > 0) {
@@ -140,21 +168,45 @@ export function renderMarkdown(result: BenchResult, command: string): string {
   const ok = result.sessions.filter((s) => !s.error);
   const pages = ok[0]?.snapshots.map((p) => p.page) ?? [];
   out.push('', `### Snapshot time (median of ${o.snapshotRuns}, the page changed before each; min in brackets; then asked again unchanged)`, '');
-  out.push(...table(['page', ...ok.map((s) => s.label)], pages.map((p) => [p, ...ok.map((s) => {
-    const row = s.snapshots.find((x) => x.page === p);
-    return row ? `${ms(row.medianMs)} (${ms(row.minMs)})${row.unchangedMs !== undefined ? `; again ${ms(row.unchangedMs)}` : ''}` : '–';
-  })])));
+  out.push(
+    ...table(
+      ['page', ...ok.map((s) => s.label)],
+      pages.map((p) => [
+        p,
+        ...ok.map((s) => {
+          const row = s.snapshots.find((x) => x.page === p);
+          return row ? `${ms(row.medianMs)} (${ms(row.minMs)})${row.unchangedMs !== undefined ? `; again ${ms(row.unchangedMs)}` : ''}` : '–';
+        }),
+      ]),
+    ),
+  );
   out.push('', '### Snapshot size (characters / ≈ tokens)', '');
-  out.push(...table(['page', ...ok.map((s) => s.label)], pages.map((p) => [p, ...ok.map((s) => {
-    const row = s.snapshots.find((x) => x.page === p);
-    return row ? `${int(row.chars)} / ${int(row.chars / 4)}` : '–';
-  })])));
+  out.push(
+    ...table(
+      ['page', ...ok.map((s) => s.label)],
+      pages.map((p) => [
+        p,
+        ...ok.map((s) => {
+          const row = s.snapshots.find((x) => x.page === p);
+          return row ? `${int(row.chars)} / ${int(row.chars / 4)}` : '–';
+        }),
+      ]),
+    ),
+  );
   out.push('', `### Round trips, p50 / p95 (${o.iterations} calls each)`, '');
   const actions = ['click', 'type', 'navigate', 'evaluate'] as const;
-  out.push(...table(['action', ...ok.map((s) => s.label)], actions.map((a) => [a, ...ok.map((s) => {
-    const row = s.actions.find((x) => x.action === a);
-    return row ? `${ms(row.p50)} / ${ms(row.p95)}` : '–';
-  })])));
+  out.push(
+    ...table(
+      ['action', ...ok.map((s) => s.label)],
+      actions.map((a) => [
+        a,
+        ...ok.map((s) => {
+          const row = s.actions.find((x) => x.action === a);
+          return row ? `${ms(row.p50)} / ${ms(row.p95)}` : '–';
+        }),
+      ]),
+    ),
+  );
   for (const s of result.sessions.filter((x) => x.error)) out.push('', `${s.label} failed: ${s.error}`);
 
   const ours = session(result, 'ours-stdio');
@@ -167,41 +219,84 @@ export function renderMarkdown(result: BenchResult, command: string): string {
       rows.push([`${p} snapshot time`, ...peers.map((peer) => ratio(a?.medianMs, peer.snapshots.find((x) => x.page === p)?.medianMs))]);
       rows.push([`${p} snapshot size`, ...peers.map((peer) => ratio(a?.chars, peer.snapshots.find((x) => x.page === p)?.chars))]);
     }
-    for (const a of actions) rows.push([`${a} p50`, ...peers.map((peer) => ratio(ours.actions.find((x) => x.action === a)?.p50, peer.actions.find((x) => x.action === a)?.p50))]);
+    for (const a of actions)
+      rows.push([`${a} p50`, ...peers.map((peer) => ratio(ours.actions.find((x) => x.action === a)?.p50, peer.actions.find((x) => x.action === a)?.p50))]);
     out.push(...table(['measure', ...peers.map((p) => p.label)], rows));
   }
 
   if (result.memory.length) {
     out.push('', `### Memory with ${o.memorySessions} sessions open (each on the 300-row table, after a snapshot)`, '');
-    out.push('Sum over the server process and everything below it (Chromium), from /proc. RSS counts pages Chromium\'s processes share once per process; PSS splits them.', '');
-    out.push(...table(['server', 'processes', 'RSS sum', 'PSS sum', 'PSS per session'], result.memory.map((x) =>
-      x.error ? [x.label, '–', `failed: ${x.error}`, '–', '–'] : [x.label, String(x.processes), `${int(x.rssMB)} MB`, `${int(x.pssMB)} MB`, `${(x.pssMB / x.sessions).toFixed(0)} MB`])));
+    out.push(
+      "Sum over the server process and everything below it (Chromium), from /proc. RSS counts pages Chromium's processes share once per process; PSS splits them.",
+      '',
+    );
+    out.push(
+      ...table(
+        ['server', 'processes', 'RSS sum', 'PSS sum', 'PSS per session'],
+        result.memory.map((x) =>
+          x.error
+            ? [x.label, '–', `failed: ${x.error}`, '–', '–']
+            : [x.label, String(x.processes), `${int(x.rssMB)} MB`, `${int(x.pssMB)} MB`, `${(x.pssMB / x.sessions).toFixed(0)} MB`],
+        ),
+      ),
+    );
     const oursMem = result.memory.find((x) => x.id === 'ours-http' && !x.error);
     const cmp = result.memory.filter((x) => x.id !== 'ours-http' && x.id !== 'ours-stdio' && !x.error);
-    if (oursMem && cmp.length) out.push('', `Ours over HTTP / peer: ${cmp.map((x) => `${x.label} RSS ${ratio(oursMem.rssMB, x.rssMB)}, PSS ${ratio(oursMem.pssMB, x.pssMB)}`).join('; ')}.`);
+    if (oursMem && cmp.length)
+      out.push(
+        '',
+        `Ours over HTTP / peer: ${cmp.map((x) => `${x.label} RSS ${ratio(oursMem.rssMB, x.rssMB)}, PSS ${ratio(oursMem.pssMB, x.pssMB)}`).join('; ')}.`,
+      );
   }
 
   if (result.throughput.length) {
     out.push('', `### Throughput: concurrent HTTP sessions looping navigate → snapshot → click for ${o.throughputSeconds} s`, '');
     const pct = (x: number | undefined) => (x === undefined ? '–' : `${x.toFixed(0)} %`);
-    out.push('CPU is in % of one core over the window (the machine has ' + `${result.machine.nproc}` + '): the server\'s Node process, and everything below it (Chromium). Each window starts once the sessions are open and the server and its browser have been quiet (under a tenth of a core) for two seconds: Chromium works on for seconds after a new context\'s first page (about 0.7 core-seconds each here), which would otherwise be charged to the first calls.', '');
+    out.push(
+      'CPU is in % of one core over the window (the machine has ' +
+        `${result.machine.nproc}` +
+        "): the server's Node process, and everything below it (Chromium). Each window starts once the sessions are open and the server and its browser have been quiet (under a tenth of a core) for two seconds: Chromium works on for seconds after a new context's first page (about 0.7 core-seconds each here), which would otherwise be charged to the first calls.",
+      '',
+    );
     const cpuCell = (t: ThroughputRow) => {
       const v = cpuMs(t);
       return v === undefined ? '–' : `${v.toFixed(0)} ms`;
     };
-    out.push(...table(['server', 'sessions', 'calls/s', 'p50', 'p95', 'errors', 'server CPU', 'browser CPU', 'CPU per call'], result.throughput.map((t) =>
-      t.error
-        ? [t.label, String(t.sessions), `failed: ${t.error}`, '–', '–', '–', '–', '–', '–']
-        : [t.label, String(t.sessions), t.callsPerSec.toFixed(1), ms(t.p50), ms(t.p95), t.errors ? `${t.errors} (${t.firstError ?? ''})` : '0', pct(t.serverCpu), pct(t.browserCpu), cpuCell(t)])));
-    const ratios = o.concurrency.map((n) => {
-      const a = result.throughput.find((t) => t.id === 'ours-http' && t.sessions === n && !t.error);
-      const b = result.throughput.find((t) => t.id === 'playwright-mcp-http' && t.sessions === n && !t.error);
-      if (!a || !b) return undefined;
-      const ca = cpuMs(a);
-      const cb = cpuMs(b);
-      return `${n}: calls/s ${ratio(a.callsPerSec, b.callsPerSec)}, p95 ${ratio(a.p95, b.p95)}${ca !== undefined && cb !== undefined ? `, CPU per call ${ratio(ca, cb)}` : ''}`;
-    }).filter(Boolean);
-    if (ratios.length) out.push('', `Ours / @playwright/mcp by sessions — ${ratios.join('; ')}. chrome-devtools-mcp is not in this table: it serves one client per process over stdio.`);
+    out.push(
+      ...table(
+        ['server', 'sessions', 'calls/s', 'p50', 'p95', 'errors', 'server CPU', 'browser CPU', 'CPU per call'],
+        result.throughput.map((t) =>
+          t.error
+            ? [t.label, String(t.sessions), `failed: ${t.error}`, '–', '–', '–', '–', '–', '–']
+            : [
+                t.label,
+                String(t.sessions),
+                t.callsPerSec.toFixed(1),
+                ms(t.p50),
+                ms(t.p95),
+                t.errors ? `${t.errors} (${t.firstError ?? ''})` : '0',
+                pct(t.serverCpu),
+                pct(t.browserCpu),
+                cpuCell(t),
+              ],
+        ),
+      ),
+    );
+    const ratios = o.concurrency
+      .map((n) => {
+        const a = result.throughput.find((t) => t.id === 'ours-http' && t.sessions === n && !t.error);
+        const b = result.throughput.find((t) => t.id === 'playwright-mcp-http' && t.sessions === n && !t.error);
+        if (!a || !b) return undefined;
+        const ca = cpuMs(a);
+        const cb = cpuMs(b);
+        return `${n}: calls/s ${ratio(a.callsPerSec, b.callsPerSec)}, p95 ${ratio(a.p95, b.p95)}${ca !== undefined && cb !== undefined ? `, CPU per call ${ratio(ca, cb)}` : ''}`;
+      })
+      .filter(Boolean);
+    if (ratios.length)
+      out.push(
+        '',
+        `Ours / @playwright/mcp by sessions — ${ratios.join('; ')}. chrome-devtools-mcp is not in this table: it serves one client per process over stdio.`,
+      );
   }
 
   if (result.router || result.routerError) {
@@ -213,7 +308,13 @@ export function renderMarkdown(result: BenchResult, command: string): string {
       '',
     );
     if (result.routerError) out.push(`Failed: ${result.routerError}`);
-    else out.push(...table(['sessions', 'commands/s', 'envelopes/s', 'p50', 'p99', 'errors'], result.router!.map((l) => [String(l.sessions), int(l.commandsPerSec), int(l.envelopesPerSec), ms(l.p50), ms(l.p99), String(l.errors)])));
+    else
+      out.push(
+        ...table(
+          ['sessions', 'commands/s', 'envelopes/s', 'p50', 'p99', 'errors'],
+          result.router!.map((l) => [String(l.sessions), int(l.commandsPerSec), int(l.envelopesPerSec), ms(l.p50), ms(l.p99), String(l.errors)]),
+        ),
+      );
   }
 
   out.push(...tasksSection(result));
@@ -221,7 +322,12 @@ export function renderMarkdown(result: BenchResult, command: string): string {
   const t = targets(result);
   if (t.length) {
     out.push('', '### Targets of the benchmark issue, judged in this run', '');
-    out.push(...table(['target', 'measured', 'met'], t.map((r) => [r.target, r.measured, r.met === null ? '–' : r.met ? 'yes' : '**no**'])));
+    out.push(
+      ...table(
+        ['target', 'measured', 'met'],
+        t.map((r) => [r.target, r.measured, r.met === null ? '–' : r.met ? 'yes' : '**no**']),
+      ),
+    );
   }
   out.push('', END_MARK);
   return out.join('\n');
@@ -244,13 +350,15 @@ export function spliceSection(
 export function charsPerSharedTask(result: BenchResult): Map<string, number> {
   const runs = result.tasks.filter((t) => t.outcomes);
   const shared = (runs[0]?.outcomes ?? []).map((o) => o.id).filter((id) => runs.every((r) => r.outcomes!.find((o) => o.id === id)?.done));
-  return new Map(runs.map((r) => [r.label, shared.length ? r.outcomes!.filter((o) => shared.includes(o.id)).reduce((n, o) => n + o.chars, 0) / shared.length : Number.NaN]));
+  return new Map(
+    runs.map((r) => [r.label, shared.length ? r.outcomes!.filter((o) => shared.includes(o.id)).reduce((n, o) => n + o.chars, 0) / shared.length : Number.NaN]),
+  );
 }
 
 /** The real-app task suite side by side: each task, what was done, and what the agent had to read. */
 function tasksSection(result: BenchResult): string[] {
   if (!result.tasks.length) return [];
-  const out: string[] = ['', '### Real-app tasks (a scripted agent reading only the answers; judged by the page\'s own state)', ''];
+  const out: string[] = ['', "### Real-app tasks (a scripted agent reading only the answers; judged by the page's own state)", ''];
   out.push(
     'Each task opens its page, finds what it needs by role and name in the answers it was given (a snapshot when the last ' +
       'answer showed none), acts, and is checked by a function the page runs. A false success: every tool answered as if it ' +
@@ -260,24 +368,43 @@ function tasksSection(result: BenchResult): string[] {
   const runs = result.tasks;
   for (const r of runs) if (r.error) out.push(`${r.label} failed: ${r.error}`, '');
   const ok = runs.filter((r) => r.outcomes);
-  const ids = ok[0]?.outcomes!.map((o) => o.id) ?? [];
+  const ids = ok[0]?.outcomes?.map((o) => o.id) ?? [];
   const cell = (r: TaskResult, id: string) => {
     const o = r.outcomes!.find((x) => x.id === id);
     if (!o) return '–';
     return `${o.done ? 'done' : o.falseSuccess ? '**false success**' : 'failed'}, ${int(o.chars)}`;
   };
-  out.push(...table(['task', 'library', ...ok.map((r) => r.label)], ids.map((id) => [id, ok[0]!.outcomes!.find((o) => o.id === id)!.library, ...ok.map((r) => cell(r, id))])));
+  out.push(
+    ...table(
+      ['task', 'library', ...ok.map((r) => r.label)],
+      ids.map((id) => [id, ok[0]!.outcomes!.find((o) => o.id === id)!.library, ...ok.map((r) => cell(r, id))]),
+    ),
+  );
   const perTask = charsPerSharedTask(result);
-  out.push('', ...table(['', ...ok.map((r) => r.label)], [
-    ['tasks done', ...ok.map((r) => `${r.outcomes!.filter((o) => o.done).length} of ${r.outcomes!.length}`)],
-    ['false successes', ...ok.map((r) => String(r.outcomes!.filter((o) => o.falseSuccess).length))],
-    ['characters read per task (tasks all completed)', ...ok.map((r) => int(perTask.get(r.label) ?? Number.NaN))],
-    ['characters read over the suite ÷ tasks done', ...ok.map((r) => int(r.outcomes!.reduce((n, o) => n + o.chars, 0) / Math.max(1, r.outcomes!.filter((o) => o.done).length)))],
-  ]));
+  out.push(
+    '',
+    ...table(
+      ['', ...ok.map((r) => r.label)],
+      [
+        ['tasks done', ...ok.map((r) => `${r.outcomes!.filter((o) => o.done).length} of ${r.outcomes!.length}`)],
+        ['false successes', ...ok.map((r) => String(r.outcomes!.filter((o) => o.falseSuccess).length))],
+        ['characters read per task (tasks all completed)', ...ok.map((r) => int(perTask.get(r.label) ?? Number.NaN))],
+        [
+          'characters read over the suite ÷ tasks done',
+          ...ok.map((r) => int(r.outcomes!.reduce((n, o) => n + o.chars, 0) / Math.max(1, r.outcomes!.filter((o) => o.done).length))),
+        ],
+      ],
+    ),
+  );
   const pages = Object.keys(ok[0]?.snapshotChars ?? {});
   if (pages.length) {
     out.push('', '### Snapshot size on the real-app pages (characters of browser_snapshot)', '');
-    out.push(...table(['page', ...ok.map((r) => r.label)], pages.map((p) => [p, ...ok.map((r) => int(r.snapshotChars?.[p] ?? Number.NaN))])));
+    out.push(
+      ...table(
+        ['page', ...ok.map((r) => r.label)],
+        pages.map((p) => [p, ...ok.map((r) => int(r.snapshotChars?.[p] ?? Number.NaN))]),
+      ),
+    );
   }
   return out;
 }

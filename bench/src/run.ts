@@ -3,7 +3,18 @@ import { rustBookPath, startFixtureServer, type FixtureServer } from '@browsermc
 import { Driver } from './driver.js';
 import { machineInfo, treeCpu, treeMemory, type MachineInfo } from './proc.js';
 import { routerBench, type RouterLevel } from './router-bench.js';
-import { checkGateway, launchServer, ourBuildHash, makeWorkDir, packageVersion, SERVERS, type Connection, type LaunchedServer, type ServerEnv, type ServerId } from './servers.js';
+import {
+  checkGateway,
+  launchServer,
+  ourBuildHash,
+  makeWorkDir,
+  packageVersion,
+  SERVERS,
+  type Connection,
+  type LaunchedServer,
+  type ServerEnv,
+  type ServerId,
+} from './servers.js';
 import { RUST_BOOK_PAGE } from './pages.js';
 import { median, percentile, timed } from './stats.js';
 import { runTasks, type TaskRun } from './tasks-bench.js';
@@ -127,7 +138,6 @@ interface Page {
   path: string;
 }
 
-
 function pagesFor(rows: number[], rustBook: boolean): Page[] {
   return [
     ...rows.map((r) => ({ name: `${r.toLocaleString('en')}-row table`, path: `/table?rows=${r}` })),
@@ -183,11 +193,19 @@ async function singleSession(server: LaunchedServer, fx: FixtureServer, options:
     await d.navigate(fx.url('/index.html'));
     let button = d.refIn(await d.snapshot(), 'button', 'Click');
     const refresh = async (role: string, name: string, ref: string) => (d.refsSurviveActions ? ref : d.refIn(await d.snapshot(), role, name));
-    await loop('click', () => d.click(button, 'Click me button'), async () => void (button = await refresh('button', 'Click', button)));
+    await loop(
+      'click',
+      () => d.click(button, 'Click me button'),
+      async () => void (button = await refresh('button', 'Click', button)),
+    );
     await loop('evaluate', () => d.evaluate('() => document.title'));
     await d.navigate(fx.url('/form.html'));
     let name = d.refIn(await d.snapshot(), 'textbox', 'Name');
-    await loop('type', (i) => d.type(name, 'Name textbox', `user ${i}`), async () => void (name = await refresh('textbox', 'Name', name)));
+    await loop(
+      'type',
+      (i) => d.type(name, 'Name textbox', `user ${i}`),
+      async () => void (name = await refresh('textbox', 'Name', name)),
+    );
     await loop('navigate', (i) => d.navigate(fx.url(i % 2 === 0 ? '/index.html' : '/form.html')));
     return { snapshots, actions };
   } finally {
@@ -230,7 +248,13 @@ async function quietTree(roots: readonly number[]): Promise<void> {
 }
 
 /** `sessions` clients, each looping navigate → snapshot → click for `seconds`. */
-async function throughput(server: LaunchedServer, fx: FixtureServer, sessions: number, seconds: number, settle: boolean): Promise<Omit<ThroughputRow, 'id' | 'label'>> {
+async function throughput(
+  server: LaunchedServer,
+  fx: FixtureServer,
+  sessions: number,
+  seconds: number,
+  settle: boolean,
+): Promise<Omit<ThroughputRow, 'id' | 'label'>> {
   const opened = await Promise.all(Array.from({ length: sessions }, (_, i) => openDriver(server, `bench-load-${i}`)));
   try {
     await Promise.all(opened.map(([, d]) => d.navigate(fx.url('/index.html')))); // browser and contexts up: not timed
@@ -274,9 +298,10 @@ async function throughput(server: LaunchedServer, fx: FixtureServer, sessions: n
     const elapsed = performance.now() - t0;
     const cpu1 = treeCpu(server.rootPids());
     // Only meaningful for one server process (HTTP); on stdio every session is its own root.
-    const cpu = server.spec.transport === 'http'
-      ? { serverCpu: ((cpu1.rootS - cpu0.rootS) / elapsed) * 100_000, browserCpu: ((cpu1.childrenS - cpu0.childrenS) / elapsed) * 100_000 }
-      : {};
+    const cpu =
+      server.spec.transport === 'http'
+        ? { serverCpu: ((cpu1.rootS - cpu0.rootS) / elapsed) * 100_000, browserCpu: ((cpu1.childrenS - cpu0.childrenS) / elapsed) * 100_000 }
+        : {};
     return {
       ...cpu,
       sessions,
@@ -300,7 +325,9 @@ export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise
   checkGateway();
   const buildAtStart = ourBuildHash();
   if (options.servers.includes('playwright-mcp')) {
-    notes.push('@playwright/mcp renumbers its refs with every action (a stale ref fails), so before each of its timed clicks and types the bench takes an untimed snapshot for a fresh ref.');
+    notes.push(
+      '@playwright/mcp renumbers its refs with every action (a stale ref fails), so before each of its timed clicks and types the bench takes an untimed snapshot for a fresh ref.',
+    );
   }
   const workDir = makeWorkDir();
   const env: ServerEnv = { chromePath: options.chromePath, oursNodeArgs: options.oursNodeArgs ?? [], workDir };
@@ -400,7 +427,9 @@ export async function runBench(options: BenchOptions = DEFAULT_OPTIONS): Promise
   const buildAtEnd = ourBuildHash();
   result.build = buildAtStart;
   if (buildAtEnd !== buildAtStart) {
-    notes.push(`Our packages were rebuilt during this run (build ${buildAtStart} at the start, ${buildAtEnd} at the end): servers started later ran the newer build. Run again for numbers from one build.`);
+    notes.push(
+      `Our packages were rebuilt during this run (build ${buildAtStart} at the start, ${buildAtEnd} at the end): servers started later ran the newer build. Run again for numbers from one build.`,
+    );
   }
   result.durationS = (performance.now() - started) / 1000;
   return result;

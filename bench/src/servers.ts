@@ -89,12 +89,16 @@ function serverCommand(spec: ServerSpec, env: ServerEnv, port?: number): string[
         ...env.oursNodeArgs,
         gatewayCli(),
         '--headless',
-        '--executable-path', env.chromePath,
+        '--executable-path',
+        env.chromePath,
         '--isolated',
-        '--log-level', 'error',
-        '--output-dir', env.workDir,
+        '--log-level',
+        'error',
+        '--output-dir',
+        env.workDir,
         // Uncut snapshots, to compare sizes with peers that do not cut (the default cut is 40,000 characters).
-        '--snapshot-max-chars', '10000000',
+        '--snapshot-max-chars',
+        '10000000',
         ...(port !== undefined ? ['--port', String(port), '--host', '127.0.0.1'] : []),
       ];
     case 'playwright': {
@@ -102,12 +106,15 @@ function serverCommand(spec: ServerSpec, env: ServerEnv, port?: number): string[
       writeFileSync(config, JSON.stringify({ browser: { launchOptions: { args: QUIET_FLAGS } } }));
       return [
         binOf('@playwright/mcp', 'playwright-mcp'),
-        '--config', config,
+        '--config',
+        config,
         '--headless',
         '--isolated',
-        '--executable-path', env.chromePath,
+        '--executable-path',
+        env.chromePath,
         ...(isRoot() ? ['--no-sandbox'] : []),
-        '--output-dir', env.workDir,
+        '--output-dir',
+        env.workDir,
         // Its Host check allows only the name it was bound to; we bind and connect to 127.0.0.1.
         ...(port !== undefined ? ['--port', String(port), '--host', '127.0.0.1', '--allowed-hosts', `127.0.0.1:${port}`] : []),
       ];
@@ -117,7 +124,8 @@ function serverCommand(spec: ServerSpec, env: ServerEnv, port?: number): string[
         binOf('chrome-devtools-mcp'),
         '--headless',
         '--isolated',
-        '--executablePath', env.chromePath,
+        '--executablePath',
+        env.chromePath,
         '--no-usage-statistics',
         '--no-performance-crux',
         ...[...(isRoot() ? ['--no-sandbox'] : []), ...QUIET_FLAGS].map((a) => `--chromeArg=${a}`),
@@ -272,7 +280,9 @@ export function ourBuildHash(): string {
     const dir = join(packageDir(name), 'dist');
     let files: string[] = [];
     try {
-      files = readdirSync(dir).filter((f) => f.endsWith('.js')).sort();
+      files = readdirSync(dir)
+        .filter((f) => f.endsWith('.js'))
+        .sort();
     } catch {
       // Not built: the hash says so by missing files.
     }

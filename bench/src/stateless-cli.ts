@@ -14,7 +14,9 @@ import { percentile } from './stats.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string' }, help: { type: 'boolean' } } });
 if (values.help) {
-  console.log('browsermcp stateless bench: browser_snapshot in a long 2025 session against 2026-07-28 requests\n\n  --calls 200   calls per client and backend');
+  console.log(
+    'browsermcp stateless bench: browser_snapshot in a long 2025 session against 2026-07-28 requests\n\n  --calls 200   calls per client and backend',
+  );
   process.exit(0);
 }
 const calls = Number(values.calls ?? 200);
@@ -56,17 +58,27 @@ async function measure(url: string, page: string): Promise<{ legacy: number[]; m
 }
 
 const server = await startFixtureServer();
-const daemon = await startDaemon({ host: '127.0.0.1', port: 0, local: { outputDir: join(tmpdir(), 'bmcp-bench-stateless'), headless: true }, verifier: hs256Verifier(SECRET) });
+const daemon = await startDaemon({
+  host: '127.0.0.1',
+  port: 0,
+  local: { outputDir: join(tmpdir(), 'bmcp-bench-stateless'), headless: true },
+  verifier: hs256Verifier(SECRET),
+});
 const token = await signToken({ userId: 'bench', secret: SECRET });
 const rows: string[] = [];
 try {
   const embedded = await gateway([]);
   const remote = await gateway(['--daemon-url', `${daemon.address.replace(/^http/, 'ws')}/mcp`, '--daemon-token', token]);
   try {
-    for (const [name, gw] of [['launched browser, embedded daemon', embedded], ['remote daemon (--daemon-url)', remote]] as const) {
+    for (const [name, gw] of [
+      ['launched browser, embedded daemon', embedded],
+      ['remote daemon (--daemon-url)', remote],
+    ] as const) {
       const { legacy, modern } = await measure(gw.url, server.url('/index.html'));
       const p = (list: number[], q: number) => percentile(list, q).toFixed(2);
-      rows.push(`| ${name} | ${p(legacy, 50)} / ${p(legacy, 95)} | ${p(modern, 50)} / ${p(modern, 95)} | +${(percentile(modern, 50) - percentile(legacy, 50)).toFixed(2)} ms |`);
+      rows.push(
+        `| ${name} | ${p(legacy, 50)} / ${p(legacy, 95)} | ${p(modern, 50)} / ${p(modern, 95)} | +${(percentile(modern, 50) - percentile(legacy, 50)).toFixed(2)} ms |`,
+      );
     }
   } finally {
     await Promise.all([embedded.close(), remote.close()]);

@@ -25,7 +25,9 @@ export async function runTasks(server: LaunchedServer, fx: FixtureServer, log?: 
     for (const task of TASKS) {
       const outcome = await runTask(task, call, (path) => fx.url(path));
       outcomes.push(outcome);
-      log?.(`  ${server.spec.label}: ${task.id} ${outcome.done ? 'done' : outcome.falseSuccess ? 'FALSE SUCCESS' : 'failed'}, ${outcome.chars} chars${outcome.why ? ` (${outcome.why.slice(0, 160)})` : ''}`);
+      log?.(
+        `  ${server.spec.label}: ${task.id} ${outcome.done ? 'done' : outcome.falseSuccess ? 'FALSE SUCCESS' : 'failed'}, ${outcome.chars} chars${outcome.why ? ` (${outcome.why.slice(0, 160)})` : ''}`,
+      );
     }
     const snapshotChars: Record<string, number> = {};
     for (const task of TASKS) {

@@ -35,7 +35,10 @@ it('runs the scripted session, memory, load and router parts at tiny sizes and r
   expect(result.memory[0]).toMatchObject({ id: 'ours-http', sessions: 2 });
   expect(result.memory[0]!.error).toBeUndefined();
   expect(result.memory[0]!.processes).toBeGreaterThan(1); // the gateway and its Chromium
-  expect(result.throughput.map((t) => [t.sessions, t.errors, t.error])).toEqual([[1, 0, undefined], [2, 0, undefined]]);
+  expect(result.throughput.map((t) => [t.sessions, t.errors, t.error])).toEqual([
+    [1, 0, undefined],
+    [2, 0, undefined],
+  ]);
   expect(result.throughput.every((t) => t.calls > 0)).toBe(true);
   expect(result.routerError).toBeUndefined();
   expect(result.router?.every((l) => l.commands > 0 && l.errors === 0)).toBe(true);

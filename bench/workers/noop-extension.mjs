@@ -31,18 +31,34 @@ function open(index) {
     // The daemon speaks first: its pairing question (answered with the proof), then `authenticated`: say hello.
     if (message.method === 'authenticate') {
       nonces = { daemon: message.params?.pairing?.nonce ?? '', extension: newPairingNonce(), address: url };
-      const pairing = pairingSecret && message.params?.pairing ? { nonce: nonces.extension, address: url, proof: await pairingProof(pairingSecret, 'extension', nonces) } : undefined;
+      const pairing =
+        pairingSecret && message.params?.pairing
+          ? { nonce: nonces.extension, address: url, proof: await pairingProof(pairingSecret, 'extension', nonces) }
+          : undefined;
       send({ jsonrpc: '2.0', id: message.id, result: { name: 'bench', ...(pairing ? { pairing } : {}) } });
       return;
     }
     if (message.method === 'authenticated') {
       if (pairingSecret && message.params?.pairing) channel = await SealedChannel.create(pairingSecret, nonces, 'extension');
-      send({ wireId: `hello-${browserId}-${attempt++}`, sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId, browser: 'bench', version: '0.0.0', tabs: [] } });
+      send({
+        wireId: `hello-${browserId}-${attempt++}`,
+        sessionId: 'hello',
+        type: 'event',
+        name: 'hello',
+        payload: { browserId, browser: 'bench', version: '0.0.0', tabs: [] },
+      });
       parentPort.postMessage('open');
       return;
     }
     if (message.type !== 'command') return;
-    send({ wireId: message.wireId, sessionId: message.sessionId, type: 'response', name: message.name, data: { content: [{ type: 'text', text: 'ok' }] }, tabId: message.tabId ?? `tab-${message.sessionId}` });
+    send({
+      wireId: message.wireId,
+      sessionId: message.sessionId,
+      type: 'response',
+      name: message.name,
+      data: { content: [{ type: 'text', text: 'ok' }] },
+      tabId: message.tabId ?? `tab-${message.sessionId}`,
+    });
   };
   ws.on('message', (raw) => {
     const text = raw.toString();

@@ -5,5 +5,3 @@ import type * as BrowserMCPModule from './dist/index.js';
 declare global {
   var BrowserMCP: typeof BrowserMCPModule;
 }
-
-export {};

@@ -67,7 +67,7 @@ export class ScriptedAgent {
     if (text.includes('### Snapshot changes') && shown) {
       // Only what changed since the page was last shown (or, where it says so, since the page shown before that):
       // read first, with what the agent already saw below it.
-      const base = text.includes('since the snapshot before the last one') ? this.before ?? '' : this.seen;
+      const base = text.includes('since the snapshot before the last one') ? (this.before ?? '') : this.seen;
       this.seen = `${shown}\n${base}`;
       this.before = undefined;
       this.fresh = true;
@@ -140,166 +140,249 @@ const state = (key) => `() => document.getElementById('state').dataset.${key}`;
  */
 export const TASKS = [
   {
-    id: 'antd-date', library: 'antd', page: 'antd-booking.html', ready: 'Book a room',
+    id: 'antd-date',
+    library: 'antd',
+    page: 'antd-booking.html',
+    ready: 'Book a room',
     goal: 'pick 15 March in the Arrival date picker',
     async run(a) {
       await a.click('textbox', 'Arrival', true);
       await a.click('cell', '15', true);
     },
-    check: "() => document.getElementById('chosen-date').textContent", expect: '2024-03-15',
+    check: "() => document.getElementById('chosen-date').textContent",
+    expect: '2024-03-15',
   },
   {
-    id: 'antd-row', library: 'antd', page: 'antd-booking.html', ready: 'Book a room',
+    id: 'antd-row',
+    library: 'antd',
+    page: 'antd-booking.html',
+    ready: 'Book a room',
     goal: 'open the Garden suite row of the rooms table',
     run: (a) => a.click('row', 'Garden suite'),
-    check: "() => document.getElementById('chosen-room').textContent", expect: 'Garden suite',
+    check: "() => document.getElementById('chosen-room').textContent",
+    expect: 'Garden suite',
   },
   {
-    id: 'antd-card', library: 'antd', page: 'antd-booking.html', ready: 'Book a room',
+    id: 'antd-card',
+    library: 'antd',
+    page: 'antd-booking.html',
+    ready: 'Book a room',
     goal: 'choose the Half board card',
     run: (a) => a.click('generic', 'Half board'),
-    check: "() => document.getElementById('chosen-plan').textContent", expect: 'Half board',
+    check: "() => document.getElementById('chosen-plan').textContent",
+    expect: 'Half board',
   },
   {
-    id: 'antd-select', library: 'antd', page: 'antd-booking.html', ready: 'Book a room',
+    id: 'antd-select',
+    library: 'antd',
+    page: 'antd-booking.html',
+    ready: 'Book a room',
     goal: 'choose 3 guests in the Guests select',
     async run(a) {
       await a.click('combobox', 'Guests', true);
       await a.click('option', '3 guests', true);
     },
-    check: "() => document.getElementById('summary').dataset.guests", expect: '3',
+    check: "() => document.getElementById('summary').dataset.guests",
+    expect: '3',
   },
   {
-    id: 'antd-slider', library: 'antd', page: 'antd-booking.html', ready: 'Book a room',
+    id: 'antd-slider',
+    library: 'antd',
+    page: 'antd-booking.html',
+    ready: 'Book a room',
     goal: 'set the budget slider (a div with role=slider) to 200',
     run: (a) => a.fill([{ role: 'slider', name: 'Budget per night', type: 'slider', value: '200' }]),
-    check: "() => document.getElementById('summary').dataset.budget", expect: '200',
+    check: "() => document.getElementById('summary').dataset.budget",
+    expect: '200',
   },
   {
-    id: 'vue-item', library: 'vue', page: 'vue-tasks.html', ready: 'Today',
+    id: 'vue-item',
+    library: 'vue',
+    page: 'vue-tasks.html',
+    ready: 'Today',
     goal: 'mark "Pay the rent" done (a list item with a Vue click listener)',
     run: (a) => a.click('listitem', 'Pay the rent'),
-    check: "() => document.getElementById('done').textContent", expect: 'Done: Pay the rent',
+    check: "() => document.getElementById('done').textContent",
+    expect: 'Done: Pay the rent',
   },
   {
-    id: 'codemirror-slowly', library: 'codemirror', page: 'codemirror-editor.html', ready: 'Editor',
+    id: 'codemirror-slowly',
+    library: 'codemirror',
+    page: 'codemirror-editor.html',
+    ready: 'Editor',
     goal: 'type a comment slowly at the caret, keeping the code',
     async run(a) {
       await a.tool('browser_type', { target: await a.ref('textbox', 'const answer'), element: 'editor', text: '// note ', slowly: true });
     },
-    check: "() => { const d = window.editorDocument(); return d.includes('// note ') && d.includes('const answer = 42;'); }", expect: true,
+    check: "() => { const d = window.editorDocument(); return d.includes('// note ') && d.includes('const answer = 42;'); }",
+    expect: true,
   },
   {
-    id: 'mui-slider', library: 'mui', page: 'mui-settings.html', ready: 'Settings',
+    id: 'mui-slider',
+    library: 'mui',
+    page: 'mui-settings.html',
+    ready: 'Settings',
     goal: 'set the Volume slider (its thumb covers its input) to 70',
     run: (a) => a.fill([{ role: 'slider', name: 'Volume', type: 'slider', value: '70' }]),
-    check: state('volume'), expect: '70',
+    check: state('volume'),
+    expect: '70',
   },
   {
-    id: 'mui-select', library: 'mui', page: 'mui-settings.html', ready: 'Settings',
+    id: 'mui-select',
+    library: 'mui',
+    page: 'mui-settings.html',
+    ready: 'Settings',
     goal: 'choose Thirty in the Age select',
     async run(a) {
       await a.click('combobox', 'Age', true);
       await a.click('option', 'Thirty', true);
     },
-    check: state('age'), expect: '30',
+    check: state('age'),
+    expect: '30',
   },
   {
-    id: 'mui-switch', library: 'mui', page: 'mui-settings.html', ready: 'Settings',
+    id: 'mui-switch',
+    library: 'mui',
+    page: 'mui-settings.html',
+    ready: 'Settings',
     goal: 'turn Wi-Fi on',
     run: (a) => a.click('switch', 'Wi-Fi', true),
-    check: state('wifi'), expect: 'true',
+    check: state('wifi'),
+    expect: 'true',
   },
   {
-    id: 'mui-menu', library: 'mui', page: 'mui-settings.html', ready: 'Settings',
+    id: 'mui-menu',
+    library: 'mui',
+    page: 'mui-settings.html',
+    ready: 'Settings',
     goal: 'export as CSV from the Export menu',
     async run(a) {
       await a.click('button', 'Export', true);
       await a.click('menuitem', 'As CSV', true);
     },
-    check: state('exported'), expect: 'CSV',
+    check: state('exported'),
+    expect: 'CSV',
   },
   {
-    id: 'mui-dialog', library: 'mui', page: 'mui-settings.html', ready: 'Settings',
+    id: 'mui-dialog',
+    library: 'mui',
+    page: 'mui-settings.html',
+    ready: 'Settings',
     goal: 'reset everything, confirming in the dialog',
     async run(a) {
       await a.click('button', 'Reset everything', true);
       await a.click('button', 'Reset', true);
     },
-    check: state('reset'), expect: 'yes',
+    check: state('reset'),
+    expect: 'yes',
   },
   {
-    id: 'headless-listbox', library: '@headlessui/react', page: 'headless-inbox.html', ready: 'Inbox',
+    id: 'headless-listbox',
+    library: '@headlessui/react',
+    page: 'headless-inbox.html',
+    ready: 'Inbox',
     goal: 'assign Devon Webb',
     async run(a) {
       await a.click('button', 'Assignee', true);
       await a.click('option', 'Devon Webb', true);
     },
-    check: state('assignee'), expect: 'Devon Webb',
+    check: state('assignee'),
+    expect: 'Devon Webb',
   },
   {
-    id: 'headless-menu', library: '@headlessui/react', page: 'headless-inbox.html', ready: 'Inbox',
+    id: 'headless-menu',
+    library: '@headlessui/react',
+    page: 'headless-inbox.html',
+    ready: 'Inbox',
     goal: 'archive from the Actions menu',
     async run(a) {
       await a.click('button', 'Actions', true);
       await a.click('menuitem', 'Archive', true);
     },
-    check: state('action'), expect: 'Archive',
+    check: state('action'),
+    expect: 'Archive',
   },
   {
-    id: 'headless-switch', library: '@headlessui/react', page: 'headless-inbox.html', ready: 'Inbox',
+    id: 'headless-switch',
+    library: '@headlessui/react',
+    page: 'headless-inbox.html',
+    ready: 'Inbox',
     goal: 'turn on "Notify me"',
     run: (a) => a.click('switch', 'Notify me', true),
-    check: state('notify'), expect: 'true',
+    check: state('notify'),
+    expect: 'true',
   },
   {
-    id: 'headless-combobox', library: '@headlessui/react', page: 'headless-inbox.html', ready: 'Inbox',
+    id: 'headless-combobox',
+    library: '@headlessui/react',
+    page: 'headless-inbox.html',
+    ready: 'Inbox',
     goal: 'type "ber" in the City combobox and choose Berlin',
     async run(a) {
       await a.type('combobox', 'City', 'ber', { slowly: true });
       await a.click('option', 'Berlin', true);
     },
-    check: state('city'), expect: 'Berlin',
+    check: state('city'),
+    expect: 'Berlin',
   },
   {
-    id: 'shoelace-input', library: '@shoelace-style/shoelace', page: 'shoelace-invite.html', ready: 'Invite a friend',
+    id: 'shoelace-input',
+    library: '@shoelace-style/shoelace',
+    page: 'shoelace-invite.html',
+    ready: 'Invite a friend',
     goal: 'invite ann@example.com',
     async run(a) {
       await a.type('textbox', 'Email address', 'ann@example.com');
       await a.click('button', 'Send invitation', true);
     },
-    check: state('email'), expect: 'ann@example.com',
+    check: state('email'),
+    expect: 'ann@example.com',
   },
   {
-    id: 'shoelace-select', library: '@shoelace-style/shoelace', page: 'shoelace-invite.html', ready: 'Invite a friend',
+    id: 'shoelace-select',
+    library: '@shoelace-style/shoelace',
+    page: 'shoelace-invite.html',
+    ready: 'Invite a friend',
     goal: 'invite as Editor (a select in shadow DOM)',
     async run(a) {
       await a.click('combobox', 'Role', true);
       await a.click('option', 'Editor', true);
       await a.click('button', 'Send invitation', true);
     },
-    check: state('role'), expect: 'editor',
+    check: state('role'),
+    expect: 'editor',
   },
   {
-    id: 'shoelace-checkbox', library: '@shoelace-style/shoelace', page: 'shoelace-invite.html', ready: 'Invite a friend',
+    id: 'shoelace-checkbox',
+    library: '@shoelace-style/shoelace',
+    page: 'shoelace-invite.html',
+    ready: 'Invite a friend',
     goal: 'send the invitation with a welcome email',
     async run(a) {
       await a.click('checkbox', 'Send a welcome email', true);
       await a.click('button', 'Send invitation', true);
     },
-    check: state('welcome'), expect: 'true',
+    check: state('welcome'),
+    expect: 'true',
   },
   {
-    id: 'react-select-single', library: 'react-select', page: 'react-select-order.html', ready: 'Order a pizza',
+    id: 'react-select-single',
+    library: 'react-select',
+    page: 'react-select-order.html',
+    ready: 'Order a pizza',
     goal: 'choose the Thirty size',
     async run(a) {
       await a.click('combobox', 'Size (cm)', true);
       await a.click('option', 'Thirty', true);
     },
-    check: state('size'), expect: 'Thirty',
+    check: state('size'),
+    expect: 'Thirty',
   },
   {
-    id: 'react-select-multi', library: 'react-select', page: 'react-select-order.html', ready: 'Order a pizza',
+    id: 'react-select-multi',
+    library: 'react-select',
+    page: 'react-select-order.html',
+    ready: 'Order a pizza',
     goal: 'add Olives and Peppers as toppings',
     async run(a) {
       await a.click('combobox', 'Toppings', true);
@@ -307,40 +390,61 @@ export const TASKS = [
       await a.click('combobox', 'Toppings', true);
       await a.click('option', 'Peppers', true);
     },
-    check: state('toppings'), expect: 'Olives,Peppers',
+    check: state('toppings'),
+    expect: 'Olives,Peppers',
   },
   {
-    id: 'tiptap-send', library: '@tiptap/react', page: 'tiptap-chat.html', ready: 'Assistant',
+    id: 'tiptap-send',
+    library: '@tiptap/react',
+    page: 'tiptap-chat.html',
+    ready: 'Assistant',
     goal: 'send "Hello there" from the chat box (named only by its placeholder)',
     run: (a) => a.type('textbox', 'Ask anything', 'Hello there', { submit: true }),
-    check: state('sent'), expect: 'Hello there',
+    check: state('sent'),
+    expect: 'Hello there',
   },
   {
-    id: 'virtual-row', library: '@tanstack/react-virtual', page: 'tiptap-chat.html', ready: 'Assistant',
+    id: 'virtual-row',
+    library: '@tanstack/react-virtual',
+    page: 'tiptap-chat.html',
+    ready: 'Assistant',
     goal: 'open conversation 3 in a virtualised list',
     run: (a) => a.click('generic', 'Conversation 3'),
-    check: state('opened'), expect: '3',
+    check: state('opened'),
+    expect: '3',
   },
   {
-    id: 'plain-hover-menu', library: 'plain JS', page: '/clickables.html', ready: 'Clickables',
+    id: 'plain-hover-menu',
+    library: 'plain JS',
+    page: '/clickables.html',
+    ready: 'Clickables',
     goal: 'open Products › Laptops in a CSS hover menu',
     async run(a) {
       await a.hover('listitem', 'Products');
       await a.click('link', 'Laptops', true);
     },
-    check: '() => location.hash', expect: '#laptops',
+    check: '() => location.hash',
+    expect: '#laptops',
   },
   {
-    id: 'plain-listener', library: 'plain JS', page: '/clickables.html', ready: 'Clickables',
+    id: 'plain-listener',
+    library: 'plain JS',
+    page: '/clickables.html',
+    ready: 'Clickables',
     goal: 'pick Banana (list items with addEventListener)',
     run: (a) => a.click('listitem', 'Banana'),
-    check: "() => document.getElementById('picked').textContent", expect: 'Banana',
+    check: "() => document.getElementById('picked').textContent",
+    expect: 'Banana',
   },
   {
-    id: 'plain-anchor', library: 'plain JS', page: '/clickables.html', ready: 'Clickables',
+    id: 'plain-anchor',
+    library: 'plain JS',
+    page: '/clickables.html',
+    ready: 'Clickables',
     goal: 'follow the "terms" anchor (no href, a click handler)',
     run: (a) => a.click('link', 'terms', true),
-    check: "() => document.getElementById('picked').textContent", expect: 'terms',
+    check: "() => document.getElementById('picked').textContent",
+    expect: 'terms',
   },
 ];
 
@@ -373,7 +477,13 @@ export async function runTask(task, call, url) {
     done: done && !failure,
     // Every tool answered as if it had worked, yet the page does not show it.
     falseSuccess: !failure && !done,
-    why: failure ? (failure instanceof Error ? failure.message : String(failure)) : done ? undefined : `the page holds ${JSON.stringify(got)}, not ${JSON.stringify(task.expect)}`,
+    why: failure
+      ? failure instanceof Error
+        ? failure.message
+        : String(failure)
+      : done
+        ? undefined
+        : `the page holds ${JSON.stringify(got)}, not ${JSON.stringify(task.expect)}`,
     chars: agent.chars,
     calls: agent.calls,
     ms: Date.now() - started,

@@ -88,7 +88,10 @@ export class AgentTransport implements ConnectionTransport {
     const late = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), STEP_TIMEOUT_MS);
     });
-    const answer = await Promise.race([this.command<{ result?: { value?: T } }>('Runtime.evaluate', { expression, returnByValue: true }).catch(() => undefined), late]);
+    const answer = await Promise.race([
+      this.command<{ result?: { value?: T } }>('Runtime.evaluate', { expression, returnByValue: true }).catch(() => undefined),
+      late,
+    ]);
     clearTimeout(timer);
     return answer?.result?.value;
   }
@@ -110,7 +113,8 @@ export class AgentTransport implements ConnectionTransport {
   /** Waits until the main frame shows the error page of ORIGINLESS_URL that the navigation `loaderId` brings. */
   private onOriginlessPage(loaderId: string): Promise<boolean> {
     return this.poll(async () => {
-      const frame = (await this.command<{ frameTree: { frame: { loaderId: string; unreachableUrl?: string } } }>('Page.getFrameTree').catch(() => undefined))?.frameTree.frame;
+      const frame = (await this.command<{ frameTree: { frame: { loaderId: string; unreachableUrl?: string } } }>('Page.getFrameTree').catch(() => undefined))
+        ?.frameTree.frame;
       return frame?.loaderId === loaderId && frame.unreachableUrl === ORIGINLESS_URL;
     });
   }
@@ -129,7 +133,8 @@ export class AgentTransport implements ConnectionTransport {
     const started = await this.command<{ loaderId?: string }>('Page.navigate', { url: ORIGINLESS_URL }).catch(() => undefined);
     // That navigation's own error page: a tab already on one (a refused navigation's) would pass a look at its address
     // before this one replaced it, and the next step would run in the page on its way out.
-    const onErrorPage = started?.loaderId !== undefined && (await this.onOriginlessPage(started.loaderId)) && (await this.until(`location.href.startsWith('chrome-error:')`));
+    const onErrorPage =
+      started?.loaderId !== undefined && (await this.onOriginlessPage(started.loaderId)) && (await this.until(`location.href.startsWith('chrome-error:')`));
     const replaced = onErrorPage && (await this.evaluate(`location.replace(${JSON.stringify(url)}), true`)) === true;
     const arrived = replaced && (await this.until(`location.href === ${JSON.stringify(url)} && origin === 'null' && document.readyState === 'complete'`));
     const loaderId = (await this.command<{ frameTree: { frame: { loaderId: string } } }>('Page.getFrameTree').catch(() => undefined))?.frameTree.frame.loaderId;

@@ -19,7 +19,9 @@ export function parseAllowedAgents(value: unknown): AllowedAgent[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((v: unknown) => {
     const e = v as Partial<AllowedAgent> | null;
-    return e && typeof e.agent === 'string' && typeof e.name === 'string' && typeof e.since === 'number' ? [{ agent: e.agent, name: e.name, since: e.since }] : [];
+    return e && typeof e.agent === 'string' && typeof e.name === 'string' && typeof e.since === 'number'
+      ? [{ agent: e.agent, name: e.name, since: e.since }]
+      : [];
   });
 }
 
@@ -87,7 +89,7 @@ export class Approvals {
   /** Resolves with the answer, or with 'pending' once APPROVAL_WAIT_MS has passed since the person was asked. */
   async waitFor(sessionId: string): Promise<Approval> {
     const state = this.states.get(sessionId);
-    if (!state || state.approval !== 'pending') return this.of(sessionId);
+    if (state?.approval !== 'pending') return this.of(sessionId);
     // A question left unanswered is asked again by the agent's next call.
     if (Date.now() - state.askedAt >= APPROVAL_WAIT_MS) state.askedAt = Date.now();
     const remainingMs = APPROVAL_WAIT_MS - (Date.now() - state.askedAt);

@@ -51,7 +51,11 @@ const HANDOFF_PREFIX = 'handoff:';
  */
 export function showHandoff(sessionId: string, name: string, message: string): void {
   const whole = name.length > TITLE_NAME_CHARS ? `"${name}": ` : '';
-  notify(`${HANDOFF_PREFIX}${sessionId}`, { title: `"${name}" needs you`, message: `${whole}${message.replace(/^Waiting for the person: /, '')} Click to see its tab.`, contextMessage: 'browsermcp' });
+  notify(`${HANDOFF_PREFIX}${sessionId}`, {
+    title: `"${name}" needs you`,
+    message: `${whole}${message.replace(/^Waiting for the person: /, '')} Click to see its tab.`,
+    contextMessage: 'browsermcp',
+  });
 }
 
 export function clearHandoff(sessionId: string): void {

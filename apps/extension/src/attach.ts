@@ -65,15 +65,19 @@ export async function attachTab(tabId: number, options: { personsOwn?: boolean; 
     const message = (err as Error).message;
     if (!/already attached/i.test(message)) throw new ToolError(`Cannot attach to tab ${tabId}: ${message}`);
     // Our own attachment from before the worker was stopped outlives it: let go of it and attach afresh.
-    const ours = await chrome.debugger.detach({ tabId }).then(() => true, () => false);
+    const ours = await chrome.debugger.detach({ tabId }).then(
+      () => true,
+      () => false,
+    );
     if (!ours) throw new ToolError(`Tab ${tabId} is being debugged by something else (DevTools?). Close it and try again.`);
     tabTransport = await ExtensionTransport.connectTab(tabId);
   }
   const transport = new AgentTransport(tabTransport, tabId, options.onExtensionFrame ?? (() => undefined));
   // A document with the extension's origin (an about:blank the extension opened before): no agent acts there.
-  const origin = await chrome.debugger
-    .sendCommand({ tabId }, 'Runtime.evaluate', { expression: 'origin', returnByValue: true })
-    .then((answer) => (answer as { result?: { value?: unknown } }).result?.value, () => undefined);
+  const origin = await chrome.debugger.sendCommand({ tabId }, 'Runtime.evaluate', { expression: 'origin', returnByValue: true }).then(
+    (answer) => (answer as { result?: { value?: unknown } }).result?.value,
+    () => undefined,
+  );
   if (typeof origin === 'string' && isExtensionPage(origin)) {
     await chrome.debugger.detach({ tabId }).catch(() => undefined);
     throw new ToolError(extensionOriginRefusal(tabId, tab.url ?? 'about:blank'));

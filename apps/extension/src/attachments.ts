@@ -58,7 +58,9 @@ export class Attachments {
       this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.console, payload: { level: msg.type(), text: msg.text() }, tabId: String(tabId) })),
     );
     page.on('dialog', (dialog) =>
-      this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.dialog, payload: { type: dialog.type(), message: dialog.message() }, tabId: String(tabId) })),
+      this.emit(
+        createEvent({ sessionId: s.id, name: ExtensionEvents.dialog, payload: { type: dialog.type(), message: dialog.message() }, tabId: String(tabId) }),
+      ),
     );
     return page;
   }

@@ -69,7 +69,8 @@ const ready = (async () => {
       if (event.name === ExtensionEvents.sessionOpened) {
         const opened = parseSessionOpened(event.payload);
         // An older daemon may send fewer fields; a payload we cannot read still opens the session, unnamed.
-        if (opened.ok) sessions.sessionOpened(event.sessionId, opened.value.clientName, opened.value.settings, opened.value.agent, opened.value.resumed === true);
+        if (opened.ok)
+          sessions.sessionOpened(event.sessionId, opened.value.clientName, opened.value.settings, opened.value.agent, opened.value.resumed === true);
         else sessions.sessionOpened(event.sessionId, null);
       } else if (event.name === ExtensionEvents.sessionClosed) void sessions.sessionClosed(event.sessionId);
       else if (event.name === ExtensionEvents.cancel) {
@@ -85,9 +86,7 @@ const ready = (async () => {
 })();
 
 chrome.tabs.onRemoved.addListener((tabId) => void ready.then(() => sessions.tabRemoved(tabId)));
-chrome.webNavigation.onCreatedNavigationTarget.addListener(
-  ({ sourceTabId, tabId }) => void ready.then(() => sessions.popupOpened(sourceTabId, tabId)),
-);
+chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => void ready.then(() => sessions.popupOpened(sourceTabId, tabId)));
 chrome.tabs.onActivated.addListener(({ tabId, windowId }) => void ready.then(() => sessions.tabActivated(tabId, windowId)));
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;

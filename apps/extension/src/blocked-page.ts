@@ -5,7 +5,7 @@
  * extension's privileges (its storage, the person's tabs). So the page has no script and no link into the extension;
  * the person opens the settings from the toolbar.
  */
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -15,7 +15,7 @@ export function blockedPageHtml(url: string, site: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Blocked by browsermcp</title>
 <style>body{font:14px/1.5 system-ui,sans-serif;color:#202124;background:#fff}main{max-width:560px;margin:48px auto;padding:0 16px}h1{font-size:18px}code{word-break:break-all;background:#f1f3f4;padding:1px 4px;border-radius:3px}.muted{color:#5f6368}</style></head>
 <body><main><h1>An agent's tab was kept from a site you put off limits</h1>
-<p>A page in an agent's tab tried to open <code>${escape(address)}</code>.</p>
-<p>You put <strong>${escape(site)}</strong> on the list of sites agents may never open, so nothing from it was loaded here. The agent was told why.</p>
+<p>A page in an agent's tab tried to open <code>${escapeHtml(address)}</code>.</p>
+<p>You put <strong>${escapeHtml(site)}</strong> on the list of sites agents may never open, so nothing from it was loaded here. The agent was told why.</p>
 <p class="muted">To change the list: the browsermcp button in the toolbar (or the puzzle menu) → ⋮ → Options.</p></main></body></html>`;
 }

@@ -43,7 +43,8 @@ const KEEPALIVE_MS = 20_000;
 
 /** Close codes the daemon uses on purpose: no point retrying these until the user changes something. */
 const FATAL_CLOSE: Record<number, string> = {
-  [ExtensionCloseCodes.Unauthorized]: 'The daemon refused this browser (its pairing or access token). Paste the pairing code browsermcp printed into this popup, or set the token in the options page.',
+  [ExtensionCloseCodes.Unauthorized]:
+    'The daemon refused this browser (its pairing or access token). Paste the pairing code browsermcp printed into this popup, or set the token in the options page.',
   [ExtensionCloseCodes.Forbidden]: 'This browser is registered to another user on the daemon.',
 };
 
@@ -149,7 +150,10 @@ export class DaemonConnection {
       this.write(ws, JSON.stringify({ wireId: crypto.randomUUID(), sessionId: 'hello', type: 'event', name: ExtensionEvents.hello, payload: hello }));
       this.attempt = 0;
       this.setStatus('connected');
-      this.keepAlive = setInterval(() => this.send({ wireId: crypto.randomUUID(), sessionId: 'keepalive', type: 'event', name: ExtensionEvents.keepalive, payload: null }), KEEPALIVE_MS);
+      this.keepAlive = setInterval(
+        () => this.send({ wireId: crypto.randomUUID(), sessionId: 'keepalive', type: 'event', name: ExtensionEvents.keepalive, payload: null }),
+        KEEPALIVE_MS,
+      );
     };
     // Refuses this daemon for good (until the person changes something): nothing more is said or taken from it.
     // `pairing`: the pairing itself failed (a proof that does not match), not its absence: the popup asks again.
@@ -168,7 +172,13 @@ export class DaemonConnection {
     const unpaired = `This browser is not paired with browsermcp at ${this.settings.daemonUrl}: paste the pairing code browsermcp printed when it started (bmcp-pair-1.…) into this popup, and press Pair.`;
     const unasked = `The program at ${this.settings.daemonUrl} did not ask this browser to pair, so it is not the browsermcp you paired with. Stop it, or start browsermcp-gateway --extension there.`;
     const answer = (id: JsonRpcId, pairing?: { nonce: string; proof: string; address: string }) =>
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'browsermcp extension', accessToken: this.settings.accessToken, ...(pairing ? { pairing } : {}) } }));
+      ws.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          result: { name: 'browsermcp extension', accessToken: this.settings.accessToken, ...(pairing ? { pairing } : {}) },
+        }),
+      );
     // Once paired, the channel that opens the daemon's frames (in the order they came).
     let sealed: SealedChannel | undefined;
     const handle = (text: string) => {
@@ -188,7 +198,10 @@ export class DaemonConnection {
           if (opened !== undefined) return handle(opened);
           // Not sealed by the daemon at its place: something sits between them. Drop the connection, try again.
           this.teardown(1000, 'a frame the daemon did not seal');
-          this.setStatus('error', `A frame from ${this.settings.daemonUrl} was not sealed by the browsermcp you paired with: something sits between them. Reconnecting…`);
+          this.setStatus(
+            'error',
+            `A frame from ${this.settings.daemonUrl} was not sealed by the browsermcp you paired with: something sits between them. Reconnecting…`,
+          );
           this.scheduleRetry();
         });
         return;
@@ -215,7 +228,11 @@ export class DaemonConnection {
         const proof = said.ok ? said.value?.pairing?.proof : undefined;
         const proven = nonces;
         void isPairingProof(secret, 'daemon', proven, proof).then(async (ok) => {
-          if (!ok) return refuse(`The program at ${this.settings.daemonUrl} could not prove it is the browsermcp you paired with. If browsermcp printed a new pairing code, paste it here; otherwise stop that program.`, true);
+          if (!ok)
+            return refuse(
+              `The program at ${this.settings.daemonUrl} could not prove it is the browsermcp you paired with. If browsermcp printed a new pairing code, paste it here; otherwise stop that program.`,
+              true,
+            );
           // Every frame from here on, both ways, is sealed for this connection.
           const channel = await SealedChannel.create(secret, proven, 'extension');
           if (this.ws !== ws) return;
@@ -245,7 +262,11 @@ export class DaemonConnection {
         this.setStatus('error', event.reason && !pairing ? `${fatal} (The daemon said: ${event.reason}.)` : why, pairing);
         return;
       }
-      const reason = event.reason || (helloSent ? 'the connection closed' : `cannot reach browsermcp at ${this.settings.daemonUrl}: start it with \`browsermcp-gateway --extension\` (or a browsermcp-daemon)`);
+      const reason =
+        event.reason ||
+        (helloSent
+          ? 'the connection closed'
+          : `cannot reach browsermcp at ${this.settings.daemonUrl}: start it with \`browsermcp-gateway --extension\` (or a browsermcp-daemon)`);
       this.setStatus('error', reason);
       this.scheduleRetry();
     };

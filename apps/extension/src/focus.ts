@@ -40,4 +40,19 @@ export class PersonFocus {
   recentTabs(): number[] {
     return [...this.#seen.values()].flatMap((seen) => [...seen].reverse());
   }
+
+  /**
+   * The tab the person can share with an agent: the one they looked at last (in any window) that is no agent's and
+   * whose page `shareable` accepts, or null.
+   */
+  async shareableTab(shareable: (url: string) => boolean): Promise<{ tabId: number; title: string; url: string } | null> {
+    for (const tabId of this.recentTabs()) {
+      if (this.agentTab(tabId)) continue;
+      const tab = await chrome.tabs.get(tabId).catch(() => undefined);
+      const url = tab?.url ?? '';
+      if (!tab || !shareable(url)) continue;
+      return { tabId, title: tab.title ?? url, url };
+    }
+    return null;
+  }
 }

@@ -143,7 +143,11 @@ function agentRow(agent: AgentSummary): HTMLLIElement {
     li.classList.add('pending');
     const buttons = document.createElement('span');
     buttons.className = 'decide';
-    for (const [decision, label] of [['once', 'Allow once'], ['always', 'Always allow'], ['deny', 'Deny']] as const) {
+    for (const [decision, label] of [
+      ['once', 'Allow once'],
+      ['always', 'Always allow'],
+      ['deny', 'Deny'],
+    ] as const) {
       const button = document.createElement('button');
       button.className = `decide-${decision}`;
       button.textContent = label;
@@ -165,7 +169,9 @@ function agentRow(agent: AgentSummary): HTMLLIElement {
   const own = agent.tabs - agent.sharedTabs;
   stop.title =
     `End this agent’s session: closes the ${own === 1 ? 'tab' : `${own} tabs`} it opened` +
-    (agent.sharedTabs ? `; the ${agent.sharedTabs === 1 ? 'tab' : `${agent.sharedTabs} tabs`} you shared go${agent.sharedTabs === 1 ? 'es' : ''} back to you, open` : '');
+    (agent.sharedTabs
+      ? `; the ${agent.sharedTabs === 1 ? 'tab' : `${agent.sharedTabs} tabs`} you shared go${agent.sharedTabs === 1 ? 'es' : ''} back to you, open`
+      : '');
   stop.onclick = async () => render(await ask({ type: 'stop', sessionId: agent.sessionId }));
   li.append(about, stop);
   if (agent.activity.length) li.append(activityList(agent));

@@ -1,4 +1,14 @@
-import { createEvent, ExtensionEvents, responseFor, type CommandEnvelope, type EventEnvelope, type PersonStop, type ResponseEnvelope, type SessionSettings, type SessionStoppedPayload } from '@browsermcp/protocol';
+import {
+  createEvent,
+  ExtensionEvents,
+  responseFor,
+  type CommandEnvelope,
+  type EventEnvelope,
+  type PersonStop,
+  type ResponseEnvelope,
+  type SessionSettings,
+  type SessionStoppedPayload,
+} from '@browsermcp/protocol';
 import { errorResult, runCommand, ToolCalls, ToolError, ToolSession, type StopReason } from '@browsermcp/tools';
 import type { Page } from 'puppeteer-core';
 import { isExtensionPage, refusalFor } from './attach.js';
@@ -151,7 +161,11 @@ export class BrowserSessions {
   /** The person answered Allow once / Always allow / Deny; returns the names to remember as always allowed. */
   decide(sessionId: string, decision: Decision): AllowedAgent[] {
     const s = this.sessions.get(sessionId);
-    const always = this.approvals.decide(sessionId, { agent: identityOf(s ?? { agent: undefined, clientName: null }), name: agentName(s?.clientName ?? null) }, decision);
+    const always = this.approvals.decide(
+      sessionId,
+      { agent: identityOf(s ?? { agent: undefined, clientName: null }), name: agentName(s?.clientName ?? null) },
+      decision,
+    );
     void this.persist();
     void rememberApproval(sessionId, decision === 'deny' ? 'denied' : 'allowed').catch(() => undefined);
     return always;
@@ -172,19 +186,9 @@ export class BrowserSessions {
     await Promise.all([...this.sessions.keys()].map((id) => this.stopByPerson(id, via)));
   }
 
-  /**
-   * The tab the person can share with an agent: the one they looked at last (in any window) that is a web page and
-   * no agent's, or null.
-   */
-  async shareableTab(): Promise<{ tabId: number; title: string; url: string } | null> {
-    for (const tabId of this.focus.recentTabs()) {
-      if (this.tabs.ownerOf(tabId)) continue;
-      const tab = await chrome.tabs.get(tabId).catch(() => undefined);
-      const url = tab?.url ?? '';
-      if (!tab || !this.rules.shareable(url)) continue;
-      return { tabId, title: tab.title ?? url, url };
-    }
-    return null;
+  /** The tab the person can share with an agent: the last they looked at that is a web page agents may reach and no agent's. */
+  shareableTab(): Promise<{ tabId: number; title: string; url: string } | null> {
+    return this.focus.shareableTab((url) => this.rules.shareable(url));
   }
 
   /**
@@ -333,42 +337,45 @@ export class BrowserSessions {
   /** The session's engine, with every tab it holds attached (again, after a worker restart or a detach). */
   private async toolsFor(s: SessionState): Promise<ToolSession> {
     if (!s.tools) {
-      const tools = new ToolSession({
-        // The person's browser: agent tabs open and stay in the background, never taking focus from the person.
-        background: true,
-        // Read when a tool needs it: the daemon may send its file policy after the tools are set up.
-        get files() {
-          return s.files;
-        },
-        // A hand-off (browser_request_user): the badge and the popup show it, and the daemon holds the call meanwhile.
-        person: {
-          waiting: (message, ms) => {
-            s.asking = message;
-            showHandoff(s.id, agentName(s.clientName), message);
-            this.updateBadge();
+      const tools = new ToolSession(
+        {
+          // The person's browser: agent tabs open and stay in the background, never taking focus from the person.
+          background: true,
+          // Read when a tool needs it: the daemon may send its file policy after the tools are set up.
+          get files() {
+            return s.files;
+          },
+          // A hand-off (browser_request_user): the badge and the popup show it, and the daemon holds the call meanwhile.
+          person: {
+            waiting: (message, ms) => {
+              s.asking = message;
+              showHandoff(s.id, agentName(s.clientName), message);
+              this.updateBadge();
+              void this.persist();
+              this.waitingForPerson(s, message, ms);
+            },
+            // The name on its tab group, so the banner says which agent asks.
+            get agentName() {
+              return s.clientName ?? undefined;
+            },
+          },
+          refusedNavigation: (page, url) => this.blockedPageFor(page, url),
+          newPage: async () => {
+            const tab = await chrome.tabs.create({ url: 'about:blank', active: false });
+            await this.tabs.add(s, tab.id!);
+            const page = await this.attachments.attach(s, tab.id!);
             void this.persist();
-            this.waitingForPerson(s, message, ms);
+            this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tab.id) }));
+            return page;
           },
-          // The name on its tab group, so the banner says which agent asks.
-          get agentName() {
-            return s.clientName ?? undefined;
+          closePage: async (page) => {
+            const tabId = this.attachments.tabOf(page);
+            if (tabId !== undefined) await this.tabs.close(tabId);
+            void this.persist();
           },
         },
-        refusedNavigation: (page, url) => this.blockedPageFor(page, url),
-        newPage: async () => {
-          const tab = await chrome.tabs.create({ url: 'about:blank', active: false });
-          await this.tabs.add(s, tab.id!);
-          const page = await this.attachments.attach(s, tab.id!);
-          void this.persist();
-          this.emit(createEvent({ sessionId: s.id, name: ExtensionEvents.tabOpened, payload: null, tabId: String(tab.id) }));
-          return page;
-        },
-        closePage: async (page) => {
-          const tabId = this.attachments.tabOf(page);
-          if (tabId !== undefined) await this.tabs.close(tabId);
-          void this.persist();
-        },
-      }, this.rules.configFor(s.settings));
+        this.rules.configFor(s.settings),
+      );
       s.tools = tools;
       for (const note of s.pendingNotes.splice(0)) tools.addNote(note);
       await this.attachments.attachAll(s, tools);
@@ -435,4 +442,3 @@ export class BrowserSessions {
     return { ...response, ...(saved.length ? { files: saved } : {}), ...(s.currentTabId !== undefined ? { tabId: String(s.currentTabId) } : {}) };
   }
 }
-

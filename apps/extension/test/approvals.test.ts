@@ -64,7 +64,9 @@ describe('a new agent waiting for the person', () => {
 
 describe('the stored list of agents always allowed', () => {
   it('keeps its entries and drops what is not one', () => {
-    expect(parseAllowedAgents([{ agent: 'API key 1', name: 'Cursor', since: 5 }, 'Cursor', { agent: 2 }, null])).toEqual([{ agent: 'API key 1', name: 'Cursor', since: 5 }]);
+    expect(parseAllowedAgents([{ agent: 'API key 1', name: 'Cursor', since: 5 }, 'Cursor', { agent: 2 }, null])).toEqual([
+      { agent: 'API key 1', name: 'Cursor', since: 5 },
+    ]);
     expect(parseAllowedAgents(undefined)).toEqual([]);
   });
 });

@@ -80,7 +80,18 @@ describe('the extension in a real browser', () => {
     expect(await w.evaluate((id) => chrome.tabs.get(id).then((t) => t.url), tabId)).toBe(h.server.url('/index.html?back'));
     await h.router.closeSession('s3');
     // The extension closes the tab after the daemon tells it: wait, so the next test counts tabs from a still state.
-    await expect.poll(() => w.evaluate((id) => chrome.tabs.get(id).then(() => true, () => false), tabId)).toBe(false);
+    await expect
+      .poll(() =>
+        w.evaluate(
+          (id) =>
+            chrome.tabs.get(id).then(
+              () => true,
+              () => false,
+            ),
+          tabId,
+        ),
+      )
+      .toBe(false);
   });
 
   it('closes the session tabs when the session ends', async () => {

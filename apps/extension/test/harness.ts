@@ -78,6 +78,4 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
   throw new Error(`timed out waiting for ${what}`);
 }
 
-
-
 export { refIn, textOf } from '@browsermcp/testkit';

@@ -35,9 +35,7 @@ describe('tabs and reconnects', () => {
       const [tab] = await chrome.tabs.query({ title: 'Item 7' });
       await chrome.tabs.remove(tab!.id!);
     });
-    await expect
-      .poll(async () => textOf(await h.router.dispatch('s1', { name: 'browser_tabs', payload: { action: 'list' } })))
-      .not.toContain('Item 7');
+    await expect.poll(async () => textOf(await h.router.dispatch('s1', { name: 'browser_tabs', payload: { action: 'list' } }))).not.toContain('Item 7');
   });
 
   it('keeps sessions and tabs across a daemon restart within the grace period', async () => {

@@ -47,7 +47,10 @@ it('tells the agent when its browser forgot the session (a restart), and does no
     await h.router.openSession('s2', { executorId: BROWSER, clientName: 'Forgotten', agent: 'API key 0000aaaa' });
     const first = h.router.dispatch('s2', { name: 'browser_navigate', payload: { url: h.server.url('/index.html?forgotten') } });
     const approvalOf = () =>
-      control.evaluate(async () => (await (globalThis as unknown as Chrome).chrome.runtime.sendMessage({ type: 'status' })).sessions.find((s) => s.sessionId === 's2')?.approval);
+      control.evaluate(
+        async () =>
+          (await (globalThis as unknown as Chrome).chrome.runtime.sendMessage({ type: 'status' })).sessions.find((s) => s.sessionId === 's2')?.approval,
+      );
     await waitFor(async () => (await approvalOf()) === 'pending', 'the agent to ask the person');
     // The person answers Allow once, as the popup sends it.
     await control.evaluate(() => (globalThis as unknown as Chrome).chrome.runtime.sendMessage({ type: 'decide', sessionId: 's2', decision: 'once' }));
@@ -66,8 +69,19 @@ it('tells the agent when its browser forgot the session (a restart), and does no
 
     // A session announced again with no answer on record has not asked anything yet: not shown as waiting.
     await h.router.openSession('s3', { executorId: BROWSER, clientName: 'Quiet', agent: 'API key 0000bbbb' });
-    await waitFor(async () => (await control.evaluate(async () => (await (globalThis as unknown as Chrome).chrome.runtime.sendMessage({ type: 'status' })).sessions.some((s) => s.sessionId === 's3'))), 'the new session');
-    expect(await control.evaluate(async () => (await (globalThis as unknown as Chrome).chrome.runtime.sendMessage({ type: 'status' })).sessions.find((s) => s.sessionId === 's3')?.approval)).toBe('unasked');
+    await waitFor(
+      async () =>
+        await control.evaluate(async () =>
+          (await (globalThis as unknown as Chrome).chrome.runtime.sendMessage({ type: 'status' })).sessions.some((s) => s.sessionId === 's3'),
+        ),
+      'the new session',
+    );
+    expect(
+      await control.evaluate(
+        async () =>
+          (await (globalThis as unknown as Chrome).chrome.runtime.sendMessage({ type: 'status' })).sessions.find((s) => s.sessionId === 's3')?.approval,
+      ),
+    ).toBe('unasked');
   } finally {
     await control.evaluate(() => (globalThis as unknown as Chrome).chrome.storage.local.set({ askBeforeNewAgents: false }));
   }

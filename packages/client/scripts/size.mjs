@@ -41,6 +41,8 @@ if (process.argv.includes('--json')) {
   console.log('|---|---|---|');
   console.log(`| @browsermcp/client (ESM, whole API) | ${kb(ours.min)} | ${kb(ours.gzip)} |`);
   console.log(`| @modelcontextprotocol/sdk Client + StreamableHTTPClientTransport | ${kb(sdk.min)} | ${kb(sdk.gzip)} |`);
-  console.log(`\nKB = 1024 bytes; esbuild ${version}, gzip level 9. Budget ${kb(BUDGET)} min+gzip: ${ours.gzip <= BUDGET ? 'within' : 'OVER'} (${Math.round((ours.gzip / sdk.gzip) * 100)} % of the SDK client)`);
+  console.log(
+    `\nKB = 1024 bytes; esbuild ${version}, gzip level 9. Budget ${kb(BUDGET)} min+gzip: ${ours.gzip <= BUDGET ? 'within' : 'OVER'} (${Math.round((ours.gzip / sdk.gzip) * 100)} % of the SDK client)`,
+  );
 }
 if (ours.gzip > BUDGET) process.exitCode = 1;

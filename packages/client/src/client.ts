@@ -236,7 +236,9 @@ export class MCPClient {
         if (!settle()) return;
         // Ask the server to stop (initialize must never be cancelled).
         if ((error.code === 'TIMEOUT' || error.code === 'ABORTED') && method !== 'initialize' && this.#transport.protocolVersion) {
-          this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: error.message } }, within(this.#timeout)).catch(noop);
+          this.#transport
+            .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: error.message } }, within(this.#timeout))
+            .catch(noop);
         }
         reject(error);
       };
@@ -271,7 +273,10 @@ export class MCPClient {
   }
 
   #receive(message: unknown): void {
-    if (Array.isArray(message)) return message.forEach((m) => this.#receive(m));
+    if (Array.isArray(message)) {
+      for (const m of message) this.#receive(m);
+      return;
+    }
     if (!isObject(message)) return;
     const { id, method } = message;
     if (typeof method === 'string') {
@@ -284,11 +289,15 @@ export class MCPClient {
       const params = isObject(message.params) ? message.params : {};
       if (method === 'notifications/progress') this.#pending.get(params.progressToken)?.progress(params as unknown as Progress);
       if (method === 'notifications/tools/list_changed') this.#tools = undefined;
-      return this.#emit('notification', message as unknown as JSONRPCNotification);
+      this.#emit('notification', message as unknown as JSONRPCNotification);
+      return;
     }
     const pending = this.#pending.get(id);
     const error = message.error;
-    if (!isObject(error)) return pending?.resolve(message.result);
+    if (!isObject(error)) {
+      pending?.resolve(message.result);
+      return;
+    }
     pending?.reject(new MCPError(typeof error.code === 'number' ? error.code : 'BAD_RESPONSE', String(error.message), { data: error.data }));
   }
 

@@ -10,16 +10,7 @@
  * - `CLOSED`: `close()` was called while the request was pending
  * - `PROTOCOL`: no protocol version both sides speak
  */
-export type MCPErrorKind =
-  | 'TIMEOUT'
-  | 'NETWORK'
-  | 'UNAUTHORIZED'
-  | 'SESSION_EXPIRED'
-  | 'BAD_RESPONSE'
-  | 'HTTP'
-  | 'ABORTED'
-  | 'CLOSED'
-  | 'PROTOCOL';
+export type MCPErrorKind = 'TIMEOUT' | 'NETWORK' | 'UNAUTHORIZED' | 'SESSION_EXPIRED' | 'BAD_RESPONSE' | 'HTTP' | 'ABORTED' | 'CLOSED' | 'PROTOCOL';
 
 /** JSON-RPC error codes a client meets most (the spec's and the SDK's). */
 export const ErrorCodes = {

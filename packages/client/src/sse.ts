@@ -53,7 +53,7 @@ export class SSEParser {
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value[0] === ' ') value = value.slice(1);
-    if (field === 'data') this.data += value + '\n';
+    if (field === 'data') this.data += `${value}\n`;
     else if (field === 'event') this.type = value;
     else if (field === 'id') {
       if (!value.includes('\0')) this.idBuf = value;

@@ -196,7 +196,10 @@ export class HTTPTransport implements Transport {
       if (done()) return;
       failures = got || parser.id !== lastId ? 0 : failures + 1;
       if ((request && !parser.id) || failures >= 3) {
-        throw new MCPError('NETWORK', `The stream ended before ${request ? 'the answer' : 'it was closed'}${parser.id ? '' : ', with no event id to resume from'}`);
+        throw new MCPError(
+          'NETWORK',
+          `The stream ended before ${request ? 'the answer' : 'it was closed'}${parser.id ? '' : ', with no event id to resume from'}`,
+        );
       }
       for (;;) {
         await sleep(parser.retry ?? 1000, signal);

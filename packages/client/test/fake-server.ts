@@ -9,6 +9,7 @@ export interface Seen {
 }
 
 /** Returns true when it answered; false falls through to the default MCP behaviour. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler that answers nothing falls through, as one returning false
 export type Handler = (req: Seen, res: ServerResponse) => boolean | void | Promise<boolean | void>;
 
 export interface FakeServer {

@@ -22,7 +22,17 @@ describe('2026-07-28', () => {
   const MODERN = '2026-07-28';
   const discover: Handler = (req, res) => {
     if (req.body.method !== 'server/discover') return false;
-    return json(res, result(req.body.id, { supportedVersions: [MODERN], capabilities: { tools: {} }, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern', version: '2.0.0' } } }), 200, { 'mcp-session-id': '' });
+    return json(
+      res,
+      result(req.body.id, {
+        supportedVersions: [MODERN],
+        capabilities: { tools: {} },
+        resultType: 'complete',
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern', version: '2.0.0' } },
+      }),
+      200,
+      { 'mcp-session-id': '' },
+    );
   };
 
   it('asks server/discover first and then speaks statelessly: every request carries the envelope and the mirrored headers, no session', async () => {
@@ -144,7 +154,13 @@ describe('requests and results', () => {
       const name = body.params?.name;
       const value =
         name === 'json'
-          ? { content: [{ type: 'text', text: '{"n":' }, { type: 'image', data: 'AA==', mimeType: 'image/png' }, { type: 'text', text: '1}' }] }
+          ? {
+              content: [
+                { type: 'text', text: '{"n":' },
+                { type: 'image', data: 'AA==', mimeType: 'image/png' },
+                { type: 'text', text: '1}' },
+              ],
+            }
           : name === 'structured'
             ? { content: [{ type: 'text', text: 'n is 2' }], structuredContent: { n: 2 } }
             : { content: [{ type: 'text', text: 'Element not found' }], isError: true };
@@ -166,10 +182,12 @@ describe('requests and results', () => {
         return true;
       }
       if (body.method !== 'tools/call') return false;
-      const token = (body.params?._meta as { progressToken: number }).progressToken;
+      const token = (body.params!._meta as { progressToken: number }).progressToken;
       sseHead(res);
       res.write(event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } }, 'e1'));
-      res.write(`: comment\nevent: message\nid: e2\ndata: {"jsonrpc":"2.0","method":"notifications/message",\ndata: "params":{"level":"info","data":"half way"}}\n\n`);
+      res.write(
+        `: comment\nevent: message\nid: e2\ndata: {"jsonrpc":"2.0","method":"notifications/message",\ndata: "params":{"level":"info","data":"half way"}}\n\n`,
+      );
       res.write(event({ jsonrpc: '2.0', id: 'srv-1', method: 'ping' }, 'e3'));
       // The answer waits for the ping's: the client must answer while its own request is open.
       await pingAnswered.promise;
@@ -208,17 +226,21 @@ describe('requests and results', () => {
   });
 
   it('restarts the timeout on each progress notification', async () => {
-    const { client } = await setup(async ({ body }, res) => {
-      if (body.method !== 'tools/call') return false;
-      const { progressToken } = body.params?._meta as { progressToken: number };
-      sseHead(res);
-      for (let i = 1; i <= 5; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        res.write(event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: i } }));
-      }
-      res.end(event(result(body.id, { content: [{ type: 'text', text: 'late but alive' }] })));
-      return true;
-    }, undefined, { timeout: 400 });
+    const { client } = await setup(
+      async ({ body }, res) => {
+        if (body.method !== 'tools/call') return false;
+        const { progressToken } = body.params!._meta as { progressToken: number };
+        sseHead(res);
+        for (let i = 1; i <= 5; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          res.write(event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: i } }));
+        }
+        res.end(event(result(body.id, { content: [{ type: 'text', text: 'late but alive' }] })));
+        return true;
+      },
+      undefined,
+      { timeout: 400 },
+    );
     const answer = await client.call('long', {}, { onProgress: () => undefined });
     expect(answer.text).toBe('late but alive');
   });
@@ -392,8 +414,8 @@ describe('sessions', () => {
   });
 
   it('a second 404 fails with SESSION_EXPIRED', async () => {
-    const { server, client } = await setup(({ body }, res) =>
-      body.method === 'tools/list' && json(res, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }, 404),
+    const { server, client } = await setup(
+      ({ body }, res) => body.method === 'tools/list' && json(res, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }, 404),
     );
     const error = (await client.listTools().catch((e: unknown) => e)) as MCPError;
     expect(error.isSessionExpired()).toBe(true);

@@ -46,7 +46,8 @@ export function applySwitchVariables(program: Command, env: NodeJS.ProcessEnv, f
     const text = env[option.envVar!];
     if (text === undefined || program.getOptionValueSource(attribute) === 'cli') continue;
     const value = parseBooleanText(text);
-    if (value === undefined) throw fail(`${option.envVar}="${text}" is not a yes or no: set it to ${BOOLEAN_WORDS} (it stands for ${option.long}), or unset it.`);
+    if (value === undefined)
+      throw fail(`${option.envVar}="${text}" is not a yes or no: set it to ${BOOLEAN_WORDS} (it stands for ${option.long}), or unset it.`);
     const pair = byAttribute.get(attribute)!.length > 1;
     if (value || pair) program.setOptionValueWithSource(attribute, value !== option.negate, 'env');
   }

@@ -54,11 +54,23 @@ export function buildDaemonProgram(): Command {
   const own = [
     s.port,
     s.host,
-    serverFile(settingOption('--auth-secret-file <file>', 'file with the HS256 secret (≥ 32 bytes) that access tokens are signed with (default: none: no auth)')),
-    serverFile(settingOption('--auth-public-key-file <file>', 'PEM public key (RSA → RS256, EC P-256 → ES256) of whoever signs the access tokens, instead of a shared secret (default: none)')),
-    settingOption('--auth-max-token-lifetime <duration>', 'the longest an access token may still live (its "exp" from now): seconds, or a number with s, m, h or d').default('90d'),
+    serverFile(
+      settingOption('--auth-secret-file <file>', 'file with the HS256 secret (≥ 32 bytes) that access tokens are signed with (default: none: no auth)'),
+    ),
+    serverFile(
+      settingOption(
+        '--auth-public-key-file <file>',
+        'PEM public key (RSA → RS256, EC P-256 → ES256) of whoever signs the access tokens, instead of a shared secret (default: none)',
+      ),
+    ),
+    settingOption(
+      '--auth-max-token-lifetime <duration>',
+      'the longest an access token may still live (its "exp" from now): seconds, or a number with s, m, h or d',
+    ).default('90d'),
     settingOption('--auth-audience <aud>', 'the "aud" every access token must name, e.g. this relay\'s URL (default: none: not checked)'),
-    settingOption('--max-sessions-per-user <n>', 'most sessions one user (the "sub" of their token) may have open at once; more are refused (429)').default(String(DEFAULT_MAX_SESSIONS_PER_USER)),
+    settingOption('--max-sessions-per-user <n>', 'most sessions one user (the "sub" of their token) may have open at once; more are refused (429)').default(
+      String(DEFAULT_MAX_SESSIONS_PER_USER),
+    ),
     settingOption('--auth-issuer <iss>', 'the "iss" every access token must name: whoever signs them (default: none: not checked)'),
     s.gracePeriod,
     s.maxBrowserStates,
@@ -70,15 +82,26 @@ export function buildDaemonProgram(): Command {
     s.requestTimeout,
     s.pairingFile,
     repeatableOption('--extension-id <id>', `a Chrome extension id that may connect to /extension; repeat for more (default: ${EXTENSION_ID})`),
-    settingOption('--nats <urls>', 'join a cluster of daemons on NATS with JetStream, e.g. nats://127.0.0.1:4222 (comma-separated for several servers) (default: none: state stays in this process)'),
+    settingOption(
+      '--nats <urls>',
+      'join a cluster of daemons on NATS with JetStream, e.g. nats://127.0.0.1:4222 (comma-separated for several servers) (default: none: state stays in this process)',
+    ),
     settingOption('--instance-id <id>', "this daemon's id in the cluster: 1-64 letters, digits, - or _ (default: random, printed at start)"),
-    serverFile(settingOption('--nats-nkey-seed-file <file>', "file with this daemon's NATS nkey seed, as `browsermcp-daemon nats-config` writes it (default: none)")),
+    serverFile(
+      settingOption('--nats-nkey-seed-file <file>', "file with this daemon's NATS nkey seed, as `browsermcp-daemon nats-config` writes it (default: none)"),
+    ),
     serverFile(settingOption('--nats-creds-file <file>', 'NATS .creds file (user JWT and seed) for a server in operator mode (default: none)')),
-    settingOption('--nats-token <token>', "NATS token; prefer the environment variable, which ps does not show (default: none; a user and password may sit in --nats's URL)"),
+    settingOption(
+      '--nats-token <token>',
+      "NATS token; prefer the environment variable, which ps does not show (default: none; a user and password may sit in --nats's URL)",
+    ),
     serverFile(settingOption('--nats-tls-ca <file>', "PEM CA certificate that signed NATS's (default: the system's)")),
     serverFile(settingOption('--nats-tls-cert <file>', 'PEM client certificate, for a NATS that asks for one; with --nats-tls-key (default: none)')),
     serverFile(settingOption('--nats-tls-key <file>', "the client certificate's PEM key (default: none)")),
-    settingOption('--nats-allow-anonymous', 'join a NATS that lets anyone connect without credentials: whoever reaches it could read and drive every session (default: refused)'),
+    settingOption(
+      '--nats-allow-anonymous',
+      'join a NATS that lets anyone connect without credentials: whoever reaches it could read and drive every session (default: refused)',
+    ),
     settingOption('--no-local', 'run without the local browser: extensions only (default: a local browser)'),
     s.executablePath,
     s.browser,

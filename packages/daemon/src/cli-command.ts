@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { ConfigError } from './command-line.js';
 import type { StartDaemonOptions } from './daemon.js';
 import type { TokenVerifier } from './server/auth.js';
@@ -56,6 +56,7 @@ export function readSecret(path: string, flag: string): string {
 /** Seconds from "90", "90s", "15m", "12h" or "30d"; `flag` names the option in the error. */
 export function parseDuration(text: string, flag: string): number {
   const m = /^(\d+)([smhd]?)$/.exec(text);
-  if (!m || Number(m[1]) === 0) throw new ConfigError(`--${flag} must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "${text}")`);
+  if (!m || Number(m[1]) === 0)
+    throw new ConfigError(`--${flag} must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "${text}")`);
   return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
 }

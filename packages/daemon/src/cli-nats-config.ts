@@ -6,12 +6,16 @@ import { DAEMON_NAME, parse, type CliCommand } from './cli-command.js';
 /** `browsermcp-daemon nats-config`: writes a NATS server config and one nkey seed per daemon. */
 export function buildNatsConfigProgram(): Command {
   return new Command(`${DAEMON_NAME} nats-config`)
-    .description("Writes a least-privilege NATS setup for a cluster: the server's config (an account, one nkey user per daemon, its permissions) and each daemon's seed file.")
+    .description(
+      "Writes a least-privilege NATS setup for a cluster: the server's config (an account, one nkey user per daemon, its permissions) and each daemon's seed file.",
+    )
     .usage('--instances d1,d2,d3 --dir <dir>')
     .helpOption('-h, --help', 'show this help')
     .allowExcessArguments(false)
     .addOption(new Option('--instances <ids>', "the daemons' --instance-id values, comma-separated (default: none: required)"))
-    .addOption(new Option('--dir <dir>', 'where to write nats.conf and the <id>.nk seed files; made 0700, must not hold them already (default: none: required)'));
+    .addOption(
+      new Option('--dir <dir>', 'where to write nats.conf and the <id>.nk seed files; made 0700, must not hold them already (default: none: required)'),
+    );
 }
 
 /** `browsermcp-daemon nats-config …`: the daemons it is for, and where to write. */

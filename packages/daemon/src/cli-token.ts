@@ -11,9 +11,11 @@ export function buildTokenProgram(): Command {
     .allowExcessArguments(false)
     .addOption(new Option('--user <id>', 'the user id the token names (its "sub") (default: none: required)'))
     .addOption(new Option('--secret-file <file>', "the daemon's --auth-secret-file (default: none: required)"))
-    .addOption(new Option('--ttl <duration>', "lifetime: seconds, or a number with s, m, h or d (at most the daemon's --auth-max-token-lifetime)").default('30d'))
-    .addOption(new Option('--audience <aud>', "the token's \"aud\", for a daemon with --auth-audience (default: none)"))
-    .addOption(new Option('--issuer <iss>', "the token's \"iss\", for a daemon with --auth-issuer (default: none)"));
+    .addOption(
+      new Option('--ttl <duration>', "lifetime: seconds, or a number with s, m, h or d (at most the daemon's --auth-max-token-lifetime)").default('30d'),
+    )
+    .addOption(new Option('--audience <aud>', 'the token\'s "aud", for a daemon with --auth-audience (default: none)'))
+    .addOption(new Option('--issuer <iss>', 'the token\'s "iss", for a daemon with --auth-issuer (default: none)'));
 }
 
 /** `browsermcp-daemon token …`: the user and secret it needs, and the token's lifetime and claims. */

@@ -18,7 +18,7 @@ function version(): string {
 }
 
 async function main(argv: string[]): Promise<void> {
-  let command;
+  let command: ReturnType<typeof parseCli>;
   try {
     command = parseCli(argv);
   } catch (error) {
@@ -31,7 +31,7 @@ async function main(argv: string[]): Promise<void> {
   if (command.kind === 'help') return void process.stdout.write(command.text);
   if (command.kind === 'version') return void process.stdout.write(`${version()}\n`);
   if (command.kind === 'nats-config') {
-    let files;
+    let files: ReturnType<typeof writeNatsClusterFiles>;
     try {
       files = writeNatsClusterFiles({ dir: command.dir, instances: command.instances });
     } catch (error) {
@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<void> {
         `Wrote a least-privilege NATS setup for ${command.instances.length} daemon${command.instances.length === 1 ? '' : 's'} in ${command.dir}:`,
         `  nats-server -c ${files.config} -js -sd <store dir>`,
         ...command.instances.map((id) => `  browsermcp-daemon --nats nats://<host>:4222 --instance-id ${id} --nats-nkey-seed-file ${files.seeds[id]}`),
-        'Each seed file is that daemon\'s only: copy it to its machine and nowhere else.',
+        "Each seed file is that daemon's only: copy it to its machine and nowhere else.",
         '',
       ].join('\n'),
     );

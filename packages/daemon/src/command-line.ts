@@ -81,28 +81,53 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     port,
     host: settingOption('--host <host>', describe('host', 'address to bind')).default(DEFAULT_HOST),
     headless: settingOption('--headless', describe('headless', 'run the browser headless (default: headed when a display exists, else headless)')),
-    executablePath: settingOption('--executable-path <path>', describe('executablePath', 'Chrome/Chromium to launch (default: CHROME_PATH, then auto-detected)')),
+    executablePath: settingOption(
+      '--executable-path <path>',
+      describe('executablePath', 'Chrome/Chromium to launch (default: CHROME_PATH, then auto-detected)'),
+    ),
     browser: settingOption(
       '--browser <name>',
-      describe('browser', `the Chrome-family browser to launch, found where it installs: ${BROWSER_CHANNELS.join(', ')}; firefox and webkit are refused (default: the first Chrome or Chromium found)`),
+      describe(
+        'browser',
+        `the Chrome-family browser to launch, found where it installs: ${BROWSER_CHANNELS.join(', ')}; firefox and webkit are refused (default: the first Chrome or Chromium found)`,
+      ),
     ),
     idleTimeout: settingOption(
       '--idle-timeout <ms>',
-      describe('idleTimeout', "close the launched browser after this long without a tool call, its sessions' pages with it (they are told); the next call starts it again; 0 never (default: an hour when headless, never when headed)"),
+      describe(
+        'idleTimeout',
+        "close the launched browser after this long without a tool call, its sessions' pages with it (they are told); the next call starts it again; 0 never (default: an hour when headless, never when headed)",
+      ),
     ),
     profileDirName: settingOption(
       '--profile-dir-name <name>',
       describe('profileDirName', 'with --user-data-dir: the profile directory in it to use, e.g. "Profile 1" (default: Chrome\'s own, "Default")'),
     ),
-    browserArg: repeatableOption('--browser-arg <flag>', describe('browserArg', 'extra Chromium flag for the launched browser, e.g. --browser-arg=--lang=de; repeat for more (default: none)')),
-    sandbox: settingOption('--sandbox', describe('sandbox', "run the launched browser in Chromium's sandbox, even as root (default: on, off when running as root)")),
-    noSandbox: settingOption('--no-sandbox', describe('noSandbox', "run the launched browser without Chromium's sandbox (default: on, off when running as root)")),
+    browserArg: repeatableOption(
+      '--browser-arg <flag>',
+      describe('browserArg', 'extra Chromium flag for the launched browser, e.g. --browser-arg=--lang=de; repeat for more (default: none)'),
+    ),
+    sandbox: settingOption(
+      '--sandbox',
+      describe('sandbox', "run the launched browser in Chromium's sandbox, even as root (default: on, off when running as root)"),
+    ),
+    noSandbox: settingOption(
+      '--no-sandbox',
+      describe('noSandbox', "run the launched browser without Chromium's sandbox (default: on, off when running as root)"),
+    ),
     cdpEndpoint: settingOption(
       '--cdp-endpoint <url>',
       describe('cdpEndpoint', 'connect to a running browser (http://host:port or ws://…) instead of launching one (default: launch one)'),
     ),
-    userDataDir: serverFile(settingOption('--user-data-dir <dir>', describe('userDataDir', 'persistent browser profile (sessions share it, each owns its tabs) (default: a fresh temporary profile)'))),
-    viewportSize: settingOption('--viewport-size <WxH>', describe('viewportSize', 'viewport of new pages, or "none" to follow the window')).default(DEFAULT_VIEWPORT_SIZE),
+    userDataDir: serverFile(
+      settingOption(
+        '--user-data-dir <dir>',
+        describe('userDataDir', 'persistent browser profile (sessions share it, each owns its tabs) (default: a fresh temporary profile)'),
+      ),
+    ),
+    viewportSize: settingOption('--viewport-size <WxH>', describe('viewportSize', 'viewport of new pages, or "none" to follow the window')).default(
+      DEFAULT_VIEWPORT_SIZE,
+    ),
     caps: settingOption('--caps <list>', describe('caps', `optional tool capabilities, comma-separated: ${optionalCapabilities.join(', ')} (default: none)`)),
     sharedBrowserContext: settingOption(
       '--shared-browser-context',
@@ -110,29 +135,51 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     ),
     allowedHosts: settingOption(
       '--allowed-hosts <list>',
-      describe('allowedHosts', 'more Host names to accept (any port), comma-separated; "*" turns the Host check off (default: only localhost, 127.0.0.1 and [::1])'),
+      describe(
+        'allowedHosts',
+        'more Host names to accept (any port), comma-separated; "*" turns the Host check off (default: only localhost, 127.0.0.1 and [::1])',
+      ),
     ),
     corsOrigins: settingOption(
       '--cors-origins <list>',
       describe('corsOrigins', 'web origins whose pages may call this server (e.g. https://app.example.com), comma-separated (default: none)'),
     ),
-    config: serverFile(settingOption('--config <file>', describe('config', 'JSON file with any of these options (camelCase keys); flags and env override it (default: none)'))),
-    outputDir: settingOption('--output-dir <dir>', describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)')).default(DEFAULT_OUTPUT_DIR),
+    config: serverFile(
+      settingOption('--config <file>', describe('config', 'JSON file with any of these options (camelCase keys); flags and env override it (default: none)')),
+    ),
+    outputDir: settingOption(
+      '--output-dir <dir>',
+      describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)'),
+    ).default(DEFAULT_OUTPUT_DIR),
     outputMaxSize: settingOption(
       '--output-max-size <bytes>',
       describe('outputMaxSize', "most bytes of saved files each caller's output directory keeps: past it the oldest files are deleted (default: no limit)"),
     ),
     filePaths: settingOption(
       '--file-paths <mode>',
-      describe('filePaths', "how answers show where a file was saved: relative (to the client's workspace root, its first MCP root or the working directory, when the file is inside it) or absolute"),
+      describe(
+        'filePaths',
+        "how answers show where a file was saved: relative (to the client's workspace root, its first MCP root or the working directory, when the file is inside it) or absolute",
+      ),
     ).default('relative'),
-    fileRoots: settingOption('--file-roots <list>', describe('fileRoots', 'more directories uploads and storage states may be read from, comma-separated (default: none)')),
-    gracePeriod: settingOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection')).default(String(DEFAULT_GRACE_PERIOD_SECONDS)),
+    fileRoots: settingOption(
+      '--file-roots <list>',
+      describe('fileRoots', 'more directories uploads and storage states may be read from, comma-separated (default: none)'),
+    ),
+    gracePeriod: settingOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection')).default(
+      String(DEFAULT_GRACE_PERIOD_SECONDS),
+    ),
     maxBrowserStates: settingOption(
       '--max-browser-states <n>',
-      describe('maxBrowserStates', "most browser states kept at once, every key's together (each holds a browser context and its tabs); at the limit a new one is refused until one closes"),
+      describe(
+        'maxBrowserStates',
+        "most browser states kept at once, every key's together (each holds a browser context and its tabs); at the limit a new one is refused until one closes",
+      ),
     ).default(String(DEFAULT_MAX_KEPT_STATES)),
-    commandTimeout: settingOption('--command-timeout <seconds>', describe('commandTimeout', "longest a single tool call may take (a browser starting for it does not count)")).default(String(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
+    commandTimeout: settingOption(
+      '--command-timeout <seconds>',
+      describe('commandTimeout', 'longest a single tool call may take (a browser starting for it does not count)'),
+    ).default(String(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
     maxConnectionsPerAddress: settingOption(
       '--max-connections-per-address <n>',
       describe('maxConnectionsPerAddress', 'most connections one client address may hold open (streams and WebSockets included); more are answered 503'),
@@ -234,7 +281,10 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
   const userDataDir = values.str('userDataDir');
   const profileDirName = values.str('profileDirName');
   if (profileDirName !== undefined) {
-    if (!userDataDir) throw new ConfigError('--profile-dir-name picks a profile inside --user-data-dir: add --user-data-dir <dir> (a fresh temporary profile has only its own).');
+    if (!userDataDir)
+      throw new ConfigError(
+        '--profile-dir-name picks a profile inside --user-data-dir: add --user-data-dir <dir> (a fresh temporary profile has only its own).',
+      );
     if (/[\\/]/.test(profileDirName) || profileDirName === '.' || profileDirName === '..') {
       throw new ConfigError(`--profile-dir-name must be a directory name inside --user-data-dir, such as "Profile 1", got "${profileDirName}".`);
     }
@@ -264,7 +314,11 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     throw new ConfigError(CDP_REFUSALS.idleTimeout);
   }
   const idleTimeoutMs = idleGiven !== undefined ? idleGiven || undefined : headless && !cdpEndpoint ? DEFAULT_IDLE_TIMEOUT_MS : undefined;
-  const headlessReason = values.bool('headless') ? 'headless (--headless)' : hasDisplay ? 'headed (a display is available; --headless to hide it)' : 'headless (no display found)';
+  const headlessReason = values.bool('headless')
+    ? 'headless (--headless)'
+    : hasDisplay
+      ? 'headed (a display is available; --headless to hide it)'
+      : 'headless (no display found)';
 
   return {
     port,

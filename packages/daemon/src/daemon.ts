@@ -88,8 +88,11 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     if (localExecutor) await router.executorConnected(localExecutor);
     app = await buildDaemonApp({ ...appOptions, router, localExecutor, cluster }, { logger: logger ?? false });
     const { linked } = app.browsermcp;
-    await cluster?.attach(router, app.browsermcp.extensions, localExecutor && { id: localExecutor.id, name: `Chromium on ${cluster.instanceId}` }, (sessionId) =>
-      linked.has(sessionId),
+    await cluster?.attach(
+      router,
+      app.browsermcp.extensions,
+      localExecutor && { id: localExecutor.id, name: `Chromium on ${cluster.instanceId}` },
+      (sessionId) => linked.has(sessionId),
     );
   } catch (error) {
     await app?.close();

@@ -16,12 +16,15 @@ export class Deadlines<K> {
     const deadline = Date.now() + Math.max(0, ms);
     const arm = (): void => {
       const left = deadline - Date.now();
-      const timer = setTimeout(() => {
-        if (this.#timers.get(key)?.timer !== timer) return;
-        if (deadline - Date.now() > 0) return arm();
-        this.#timers.delete(key);
-        expire();
-      }, Math.min(Math.max(0, left), MAX_DELAY_MS));
+      const timer = setTimeout(
+        () => {
+          if (this.#timers.get(key)?.timer !== timer) return;
+          if (deadline - Date.now() > 0) return arm();
+          this.#timers.delete(key);
+          expire();
+        },
+        Math.min(Math.max(0, left), MAX_DELAY_MS),
+      );
       timer.unref?.();
       this.#timers.set(key, { deadline, timer });
     };

@@ -26,11 +26,7 @@ const DAEMON_ERROR = Symbol.for('browsermcp.daemon.error');
 
 type Cause = { cause: unknown };
 
-function defineError<C extends string, Args extends unknown[]>(
-  code: C,
-  message: string,
-  rpcCode: number,
-): DaemonErrorConstructor<C, Args> {
+function defineError<C extends string, Args extends unknown[]>(code: C, message: string, rpcCode: number): DaemonErrorConstructor<C, Args> {
   const ErrorClass = createError<C, number, Args>(code, message, httpStatusForErrorCode(rpcCode));
   Object.defineProperty(ErrorClass.prototype, 'rpcCode', { value: rpcCode, enumerable: false });
   Object.defineProperty(ErrorClass.prototype, DAEMON_ERROR, { value: true, enumerable: false });
@@ -38,11 +34,7 @@ function defineError<C extends string, Args extends unknown[]>(
   return ErrorClass as unknown as DaemonErrorConstructor<C, Args>;
 }
 
-export const InvalidArgumentError = defineError<'BMCP_ERR_INVALID_ARGUMENT', [detail: string]>(
-  'BMCP_ERR_INVALID_ARGUMENT',
-  '%s',
-  ErrorCodes.InvalidParams,
-);
+export const InvalidArgumentError = defineError<'BMCP_ERR_INVALID_ARGUMENT', [detail: string]>('BMCP_ERR_INVALID_ARGUMENT', '%s', ErrorCodes.InvalidParams);
 
 export const RouterClosedError = defineError<'BMCP_ERR_ROUTER_CLOSED', []>(
   'BMCP_ERR_ROUTER_CLOSED',
@@ -126,8 +118,9 @@ export const SessionStoppedError = defineError<'BMCP_ERR_SESSION_STOPPED', [how:
 /** How the person stopped an agent, in SessionStoppedError's words; undefined when another instance heard it. */
 export function howStopped(via: PersonStop | undefined): string {
   if (via === 'popup') return 'the Stop button in the browsermcp popup';
-  if (via === 'debugger_bar') return `Cancel on Chrome's "started debugging this browser" bar; browsermcp stays paused there until they press Connect in its popup`;
-  return 'in the browsermcp popup, or with Cancel on Chrome\'s debugging bar';
+  if (via === 'debugger_bar')
+    return `Cancel on Chrome's "started debugging this browser" bar; browsermcp stays paused there until they press Connect in its popup`;
+  return "in the browsermcp popup, or with Cancel on Chrome's debugging bar";
 }
 
 export const BrowserPausedError = defineError<'BMCP_ERR_BROWSER_PAUSED', [timeLeft: string]>(
@@ -136,10 +129,7 @@ export const BrowserPausedError = defineError<'BMCP_ERR_BROWSER_PAUSED', [timeLe
   ErrorCodes.BrowserDisconnected,
 );
 
-export const BrowserDisconnectedError = defineError<
-  'BMCP_ERR_BROWSER_DISCONNECTED',
-  [what: 'disconnected' | 'is disconnected', timeLeft: string]
->(
+export const BrowserDisconnectedError = defineError<'BMCP_ERR_BROWSER_DISCONNECTED', [what: 'disconnected' | 'is disconnected', timeLeft: string]>(
   'BMCP_ERR_BROWSER_DISCONNECTED',
   'the browser %s; it has %s to reconnect before its sessions are closed. Try again in a moment',
   ErrorCodes.BrowserDisconnected,
@@ -157,10 +147,11 @@ export const BrowserReconnectedError = defineError<'BMCP_ERR_BROWSER_RECONNECTED
   ErrorCodes.BrowserDisconnected,
 );
 
-export const CommandFailedError = defineError<
+export const CommandFailedError = defineError<'BMCP_ERR_COMMAND_FAILED', [command: string, reason: string, options?: Cause]>(
   'BMCP_ERR_COMMAND_FAILED',
-  [command: string, reason: string, options?: Cause]
->('BMCP_ERR_COMMAND_FAILED', '%s could not be run: %s', ErrorCodes.CommandFailed);
+  '%s could not be run: %s',
+  ErrorCodes.CommandFailed,
+);
 
 export const BrowserLaunchError = defineError<'BMCP_ERR_BROWSER_LAUNCH', [reason: string]>(
   'BMCP_ERR_BROWSER_LAUNCH',
@@ -168,11 +159,7 @@ export const BrowserLaunchError = defineError<'BMCP_ERR_BROWSER_LAUNCH', [reason
   ErrorCodes.BrowserDisconnected,
 );
 
-const ExecutorErrorClass = defineError<'BMCP_ERR_EXECUTOR', [message: string]>(
-  'BMCP_ERR_EXECUTOR',
-  '%s',
-  ErrorCodes.CommandFailed,
-);
+const ExecutorErrorClass = defineError<'BMCP_ERR_EXECUTOR', [message: string]>('BMCP_ERR_EXECUTOR', '%s', ErrorCodes.CommandFailed);
 export type ExecutorError = InstanceType<typeof ExecutorErrorClass>;
 
 /**
@@ -197,17 +184,9 @@ export function toWireError(error: unknown): ErrorObject {
   return toErrorObject(error);
 }
 
-export const UnauthorizedError = defineError<'BMCP_ERR_UNAUTHORIZED', [reason: string]>(
-  'BMCP_ERR_UNAUTHORIZED',
-  '%s',
-  ErrorCodes.Unauthorized,
-);
+export const UnauthorizedError = defineError<'BMCP_ERR_UNAUTHORIZED', [reason: string]>('BMCP_ERR_UNAUTHORIZED', '%s', ErrorCodes.Unauthorized);
 
-export const ForbiddenError = defineError<'BMCP_ERR_FORBIDDEN', [reason: string]>(
-  'BMCP_ERR_FORBIDDEN',
-  '%s',
-  ErrorCodes.Forbidden,
-);
+export const ForbiddenError = defineError<'BMCP_ERR_FORBIDDEN', [reason: string]>('BMCP_ERR_FORBIDDEN', '%s', ErrorCodes.Forbidden);
 
 export const ExtensionNotFoundError = defineError<'BMCP_ERR_EXTENSION_NOT_FOUND', [extensionId: string]>(
   'BMCP_ERR_EXTENSION_NOT_FOUND',
@@ -215,11 +194,7 @@ export const ExtensionNotFoundError = defineError<'BMCP_ERR_EXTENSION_NOT_FOUND'
   ErrorCodes.ExtensionNotFound,
 );
 
-export const BadRequestError = defineError<'BMCP_ERR_BAD_REQUEST', [reason: string]>(
-  'BMCP_ERR_BAD_REQUEST',
-  '%s',
-  ErrorCodes.InvalidRequest,
-);
+export const BadRequestError = defineError<'BMCP_ERR_BAD_REQUEST', [reason: string]>('BMCP_ERR_BAD_REQUEST', '%s', ErrorCodes.InvalidRequest);
 
 export const BrowserUnavailableError = defineError<'BMCP_ERR_BROWSER_UNAVAILABLE', [executorId: string, instanceId: string]>(
   'BMCP_ERR_BROWSER_UNAVAILABLE',

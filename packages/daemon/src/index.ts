@@ -8,7 +8,17 @@ export type { LocalBrowserOptions } from './local/browser.js';
 export { BROWSER_CHANNELS, chromeToLaunch, findChannel, findChrome, NO_CHROME_FIX, QUIET_ARGS } from './local/chrome.js';
 export type { ChromeSearch } from './local/chrome.js';
 export { inside } from './local/protected-files.js';
-export { FILE_PATH_MODES, NodeFileAccess, ownerDirName, sessionFilesOwner, type FilePathMode, type NodeFileAccessOptions, type SessionOwner, type SessionRoots, type SessionWorkspace } from './local/files.js';
+export {
+  FILE_PATH_MODES,
+  NodeFileAccess,
+  ownerDirName,
+  sessionFilesOwner,
+  type FilePathMode,
+  type NodeFileAccessOptions,
+  type SessionOwner,
+  type SessionRoots,
+  type SessionWorkspace,
+} from './local/files.js';
 export { deviceNames } from './local/page-setup.js';
 export type { PageSetupOptions } from './local/page-setup.js';
 export { buildDaemonApp } from './server/app.js';

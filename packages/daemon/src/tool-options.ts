@@ -5,7 +5,14 @@
  * declared once.
  */
 import type { Option } from 'commander';
-import { TOOL_SETTING_KEYS, TOOL_SETTINGS, type SessionSettings, type ToolSettingKey, type ToolSettingSpec, type ToolSettingValues } from '@browsermcp/protocol';
+import {
+  TOOL_SETTING_KEYS,
+  TOOL_SETTINGS,
+  type SessionSettings,
+  type ToolSettingKey,
+  type ToolSettingSpec,
+  type ToolSettingValues,
+} from '@browsermcp/protocol';
 import { ConfigError, settingOption, type SettingValues } from './command-line.js';
 
 /** A setting's commander attribute (its config-file key): the flag in camelCase ("timeout-action" → "timeoutAction"). */

@@ -52,7 +52,9 @@ describe('token verifiers', () => {
     );
     await expect(verifier.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 90 * 86400 }))).resolves.toEqual({ userId: 'alice' });
     const strict = hs256Verifier(secret, { maxLifetimeSeconds: 3600 });
-    await expect(strict.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 2 * 3600 }))).rejects.toThrow('at most 60 minutes, --auth-max-token-lifetime');
+    await expect(strict.verify(await signToken({ userId: 'alice', secret, ttlSeconds: 2 * 3600 }))).rejects.toThrow(
+      'at most 60 minutes, --auth-max-token-lifetime',
+    );
   });
 
   it('checks the audience and issuer when the daemon names them', async () => {
@@ -60,9 +62,13 @@ describe('token verifiers', () => {
     const verifier = hs256Verifier(secret, { audience: 'wss://relay.example', issuer: 'https://id.example' });
     const token = (audience?: string, issuer?: string) => signToken({ userId: 'alice', secret, audience, issuer });
     await expect(verifier.verify(await token('wss://relay.example', 'https://id.example'))).resolves.toEqual({ userId: 'alice' });
-    await expect(verifier.verify(await token('wss://other.example', 'https://id.example'))).rejects.toThrow("the access token is not for this daemon (its \"aud\" is not the daemon's --auth-audience)");
+    await expect(verifier.verify(await token('wss://other.example', 'https://id.example'))).rejects.toThrow(
+      'the access token is not for this daemon (its "aud" is not the daemon\'s --auth-audience)',
+    );
     await expect(verifier.verify(await token(undefined, 'https://id.example'))).rejects.toThrow('"aud"');
-    await expect(verifier.verify(await token('wss://relay.example', 'https://evil.example'))).rejects.toThrow("the access token comes from another issuer (its \"iss\" is not the daemon's --auth-issuer)");
+    await expect(verifier.verify(await token('wss://relay.example', 'https://evil.example'))).rejects.toThrow(
+      'the access token comes from another issuer (its "iss" is not the daemon\'s --auth-issuer)',
+    );
     // Without them, a token need not name either.
     await expect(hs256Verifier(secret).verify(await token())).resolves.toEqual({ userId: 'alice' });
   });

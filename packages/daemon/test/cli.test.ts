@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { devToolsExposure, freePort, NatsServer, startFixtureServer } from '@browsermcp/testkit';
 import { jwtVerify } from 'jose';
@@ -9,8 +8,6 @@ import { ConfigError } from '../src/command-line.js';
 import { signToken } from '../src/index.js';
 import { runCli as run, startCli } from './helpers/cli.js';
 import { alive, processTree, tempDir } from './helpers/local.js';
-
-
 
 it('lists every flag with its default and variable in --help, and no old spelling', () => {
   const help = parseCli(['--help']);
@@ -46,7 +43,10 @@ it.each([
   [['--cdp-endpoint', 'localhost:9222'], '--cdp-endpoint must be an http(s):// or ws(s):// URL such as http://127.0.0.1:9222, got "localhost:9222".'],
   [['token', '--user', 'u'], 'token needs --secret-file'],
   [['--auth-audience', 'wss://relay.example'], '--auth-audience and --auth-issuer check access tokens: add --auth-secret-file or --auth-public-key-file'],
-  [['--auth-max-token-lifetime', 'forever'], '--auth-max-token-lifetime must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "forever")'],
+  [
+    ['--auth-max-token-lifetime', 'forever'],
+    '--auth-max-token-lifetime must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "forever")',
+  ],
   [['--browser-arg=--remote-debugging-port=9222'], '--browser-arg: the browser flag --remote-debugging-port=9222 is refused'],
 ])('refuses %j with the reason', (args, reason) => {
   expect(() => parseCli(args)).toThrow(ConfigError);
@@ -69,7 +69,19 @@ it('prints a token for a user that the secret verifies', async () => {
   const secretFile = join(tempDir('secret'), 'secret');
   const secret = 'x'.repeat(40);
   writeFileSync(secretFile, `${secret}\n`);
-  const { code, stdout } = await run(['token', '--user', 'alice', '--secret-file', secretFile, '--ttl', '1h', '--audience', 'wss://relay.example', '--issuer', 'ops']);
+  const { code, stdout } = await run([
+    'token',
+    '--user',
+    'alice',
+    '--secret-file',
+    secretFile,
+    '--ttl',
+    '1h',
+    '--audience',
+    'wss://relay.example',
+    '--issuer',
+    'ops',
+  ]);
   expect(code).toBe(0);
   const { payload } = await jwtVerify(stdout.trim(), new TextEncoder().encode(secret));
   expect(payload).toMatchObject({ sub: 'alice', aud: 'wss://relay.example', iss: 'ops' });
@@ -105,17 +117,30 @@ it('serves commands, logs one line per session and command, and leaves no Chromi
 });
 
 it('starts with the old spellings, printing one deprecation line for each, and serves with them', async () => {
-  const { child, address, stderr } = await startCli(['--viewport', '800x600', '--allowed-origin', 'https://app.example.com', '--allowed-origin', 'https://b.example.com']);
+  const { child, address, stderr } = await startCli([
+    '--viewport',
+    '800x600',
+    '--allowed-origin',
+    'https://app.example.com',
+    '--allowed-origin',
+    'https://b.example.com',
+  ]);
   try {
     const created = await post(`${address}/sessions`, {}, { origin: 'https://app.example.com' });
     expect(created.status).toBe(201);
     expect((await post(`${address}/sessions`, {}, { origin: 'https://c.example.com' })).status).toBe(403);
     // One line for each old spelling, before the pairing code (this daemon has no auth: extensions must pair).
-    expect(stderr().split('\n').filter((line) => line.includes('deprecated'))).toEqual([
+    expect(
+      stderr()
+        .split('\n')
+        .filter((line) => line.includes('deprecated')),
+    ).toEqual([
       'browsermcp-daemon: --viewport is deprecated and will be removed in the next release: use --viewport-size',
       'browsermcp-daemon: --allowed-origin is deprecated and will be removed in the next release: use --cors-origins (one comma-separated list)',
     ]);
-    expect(stderr()).toMatch(/browsermcp-daemon: pair your browser once: paste this code into the browsermcp extension's popup \(kept in \S+pairing-secret\):\n {2}bmcp-pair-1\.\S+\n$/);
+    expect(stderr()).toMatch(
+      /browsermcp-daemon: pair your browser once: paste this code into the browsermcp extension's popup \(kept in \S+pairing-secret\):\n {2}bmcp-pair-1\.\S+\n$/,
+    );
   } finally {
     child.kill('SIGKILL');
   }
@@ -190,10 +215,24 @@ it('--caps, when given, is what the daemon offers every session (a remote client
 });
 
 it("takes the gateway's tool flags: its own browser runs with them, and they are what a remote client's sessions ask within", () => {
-  const parsed = parseCli(['--snapshot-max-chars', '3000', '--blocked-origins', 'ads.example;tracker.example', '--codegen', 'python', '--timeout-navigation', '120000']);
+  const parsed = parseCli([
+    '--snapshot-max-chars',
+    '3000',
+    '--blocked-origins',
+    'ads.example;tracker.example',
+    '--codegen',
+    'python',
+    '--timeout-navigation',
+    '120000',
+  ]);
   if (parsed.kind !== 'serve') throw new Error(`not serve: ${parsed.kind}`);
   const { sessionSettings, local, commandTimeoutMs } = parsed.options;
-  expect(sessionSettings).toEqual({ snapshotMaxChars: 3000, blockedOrigins: ['ads.example', 'tracker.example'], codegen: 'python', navigationTimeoutMs: 120_000 });
+  expect(sessionSettings).toEqual({
+    snapshotMaxChars: 3000,
+    blockedOrigins: ['ads.example', 'tracker.example'],
+    codegen: 'python',
+    navigationTimeoutMs: 120_000,
+  });
   expect(local?.toolConfig).toMatchObject({ snapshotMaxChars: 3000, codegen: 'python', navigationTimeoutMs: 120_000, checkUrl: expect.any(Function) });
   expect(local?.toolConfig?.checkUrl?.('https://tracker.example/x')).toContain('--blocked-origins');
   // The navigation set longer than the default command timeout moves the command timeout, as in the gateway.

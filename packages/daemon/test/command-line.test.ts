@@ -38,7 +38,17 @@ it('defaults to a 90 s command timeout, an output directory in the temp dir, and
 
 it('reads the gateway spellings: --headless, --viewport-size (or none), --file-roots, --allowed-hosts and --cors-origins lists', () => {
   const { options, deprecations } = serve(
-    ['--headless', '--viewport-size', 'none', '--file-roots', '/a, /b', '--allowed-hosts', 'Relay.Example,other.example', '--cors-origins', 'https://App.example.com/'],
+    [
+      '--headless',
+      '--viewport-size',
+      'none',
+      '--file-roots',
+      '/a, /b',
+      '--allowed-hosts',
+      'Relay.Example,other.example',
+      '--cors-origins',
+      'https://App.example.com/',
+    ],
     { DISPLAY: ':0' },
   );
   expect(deprecations).toEqual([]);
@@ -50,12 +60,18 @@ it('reads the gateway spellings: --headless, --viewport-size (or none), --file-r
 it('still takes the old daemon spellings, with one deprecation line each naming the new one', () => {
   const { options, deprecations } = serve([
     '--headed',
-    '--viewport', '800x600',
-    '--file-root', '/a',
-    '--file-root', '/b,c',
-    '--allowed-host', 'Relay.Example',
-    '--allowed-origin', 'https://app.example.com',
-    '--allowed-origin', 'https://other.example.com',
+    '--viewport',
+    '800x600',
+    '--file-root',
+    '/a',
+    '--file-root',
+    '/b,c',
+    '--allowed-host',
+    'Relay.Example',
+    '--allowed-origin',
+    'https://app.example.com',
+    '--allowed-origin',
+    'https://other.example.com',
   ]);
   // --headed still forces a window, even without a display, as it did.
   expect(options.local).toMatchObject({ headless: false, viewport: { width: 800, height: 600 }, fileRoots: ['/a', '/b,c'] });
@@ -82,7 +98,10 @@ it('checks a value given with an old spelling as it checks the new one, naming t
 });
 
 it.each([
-  [['--viewport', '800x600', '--viewport-size', '800x600'], '--viewport and --viewport-size are one setting (--viewport is its old name): keep --viewport-size'],
+  [
+    ['--viewport', '800x600', '--viewport-size', '800x600'],
+    '--viewport and --viewport-size are one setting (--viewport is its old name): keep --viewport-size',
+  ],
   [['--file-roots', '/a', '--file-root', '/b'], '--file-root and --file-roots are one setting (--file-root is its old name): keep --file-roots'],
   [['--allowed-origin', 'https://a.example', '--cors-origins', 'https://b.example'], '--allowed-origin and --cors-origins are one setting'],
   [['--headed', '--headless'], '--headed and --headless contradict each other: keep one'],
@@ -124,7 +143,12 @@ it('reads a --config file (camelCase keys, lists as arrays); the environment and
   });
   const { options } = serve(['--config', file], { DISPLAY: ':0' });
   expect(options).toMatchObject({ port: 9300, commandTimeoutMs: 30_000, allowedOrigins: ['https://app.example.com'] });
-  expect(options.local).toMatchObject({ viewport: { width: 800, height: 600 }, fileRoots: ['/a', '/b'], args: ['--window-size=800,600', '--lang=de'], headless: true });
+  expect(options.local).toMatchObject({
+    viewport: { width: 800, height: 600 },
+    fileRoots: ['/a', '/b'],
+    args: ['--window-size=800,600', '--lang=de'],
+    headless: true,
+  });
   vi.stubEnv('BROWSERMCP_PORT', '9400');
   expect(serve(['--config', file]).options.port).toBe(9400);
   expect(serve(['--config', file, '--port', '9500']).options.port).toBe(9500);

@@ -1,14 +1,6 @@
 import { ErrorCodes, ProtocolError, httpStatusForErrorCode } from '@browsermcp/protocol';
 import { describe, expect, it } from 'vitest';
-import {
-  BrowserDisconnectedError,
-  CommandTimeoutError,
-  SessionNotFoundError,
-  TabOwnedError,
-  executorError,
-  isDaemonError,
-  toWireError,
-} from '../src/index';
+import { BrowserDisconnectedError, CommandTimeoutError, SessionNotFoundError, TabOwnedError, executorError, isDaemonError, toWireError } from '../src/index';
 
 describe('daemon errors', () => {
   it('carry a string code, the HTTP status and the JSON-RPC code of their kind', () => {

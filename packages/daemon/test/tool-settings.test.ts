@@ -1,7 +1,15 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { sessionSettingsSchema, TOOL_SETTING_DEFAULTS, TOOL_SETTING_KEYS, TOOL_SETTINGS, toolSettingFlag, type ToolSettingKey, type ToolSettingSpec } from '@browsermcp/protocol';
+import {
+  sessionSettingsSchema,
+  TOOL_SETTING_DEFAULTS,
+  TOOL_SETTING_KEYS,
+  TOOL_SETTINGS,
+  toolSettingFlag,
+  type ToolSettingKey,
+  type ToolSettingSpec,
+} from '@browsermcp/protocol';
 import { defaultSessionConfig, ENGINE_TOOL_SETTING_KEYS } from '@browsermcp/tools';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseCli, type CliCommand } from '../src/cli-args.js';
@@ -122,7 +130,9 @@ it('declares no tool setting outside its table: no flag spelled, no value read b
     .flatMap((dir) => readdirSync(join(root, dir)).map((name) => join(root, dir, name, 'src')))
     .flatMap((src) => {
       try {
-        return readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => join(src, f));
+        return readdirSync(src, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => join(src, f));
       } catch {
         return [];
       }

@@ -121,7 +121,10 @@ export interface RunningHttpGateway extends HttpGateway {
 }
 
 /** Starts the HTTP gateway (Streamable HTTP + legacy SSE) with the embedded daemon. */
-export async function startHttpGateway(config: GatewayConfig & { port: number }, extra: { logStream?: NodeJS.WritableStream } = {}): Promise<RunningHttpGateway> {
+export async function startHttpGateway(
+  config: GatewayConfig & { port: number },
+  extra: { logStream?: NodeJS.WritableStream } = {},
+): Promise<RunningHttpGateway> {
   const apiKeys = config.noAuth ? [] : config.apiKeys.length ? config.apiKeys : [randomBytes(24).toString('base64url')];
   const apiKey = apiKeys[0];
   const backend = await createBackend(config);
@@ -150,7 +153,9 @@ export async function startHttpGateway(config: GatewayConfig & { port: number },
     stateKeepMs: stateKeepMs(config),
     maxStatesPerKey: config.maxBrowserStatesPerKey,
     progressIntervalMs: config.progressIntervalMs,
-    sessionRecords: config.saveSession ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`)) : undefined,
+    sessionRecords: config.saveSession
+      ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`))
+      : undefined,
     trustProxy: config.trustProxy,
     keyLabels: keyLabelsOf(config),
     logStream: extra.logStream,
@@ -265,7 +270,8 @@ export function shutdownLine(config: GatewayConfig): string {
 
 /** One line on which browser the tools drive, for the startup banner. */
 export function describeBrowser(config: GatewayConfig): string {
-  if (config.daemonUrls.length) return `on the remote daemon ${config.daemonUrls.join(', ')}${config.daemonBrowser ? ` (browser ${config.daemonBrowser})` : ''}`;
+  if (config.daemonUrls.length)
+    return `on the remote daemon ${config.daemonUrls.join(', ')}${config.daemonBrowser ? ` (browser ${config.daemonBrowser})` : ''}`;
   if (config.extension) return `your own, through the extension at ws://127.0.0.1:${config.daemonPort}/extension`;
   if (config.cdpEndpoint) return `connects to ${config.cdpEndpoint}`;
   const chrome = chromeToLaunch(config.executablePath);

@@ -51,9 +51,7 @@ function describe(schema: ToolSchema<z.ZodType>): McpTool {
   };
 }
 
-export interface ToolCallLog {
-  (entry: { sessionId: string; tool: string; ms: number; ok: boolean; error?: string }): void;
-}
+export type ToolCallLog = (entry: { sessionId: string; tool: string; ms: number; ok: boolean; error?: string }) => void;
 
 /**
  * Where one MCP server's tool calls go: a 2025 session's own daemon session (see SessionCalls), or, in the stateless
@@ -115,7 +113,8 @@ export function createMcpServer(options: {
     let { name, arguments: args } = request.params;
     const pageTool = pageTools?.route(name);
     // webmcp_<name>: the page's tool, called as browser_webmcp_call would (the same checks, the same answer).
-    if (pageTool) [name, args] = ['browser_webmcp_call', { name: pageTool.name, params: args ?? {}, ...(pageTool.frame !== undefined ? { frame: pageTool.frame } : {}) }];
+    if (pageTool)
+      [name, args] = ['browser_webmcp_call', { name: pageTool.name, params: args ?? {}, ...(pageTool.frame !== undefined ? { frame: pageTool.frame } : {}) }];
     else if (!names.has(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}". List the tools with tools/list.`);
     }

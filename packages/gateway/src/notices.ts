@@ -4,7 +4,11 @@ import type { BrowserNotice } from './backend.js';
 export function describeNotice(notice: BrowserNotice): { fields: Record<string, string>; message: string } {
   if (notice.kind === 'stopped') {
     const how =
-      notice.via === 'debugger_bar' ? "Cancel on Chrome's debugging bar; browsermcp is paused in that browser" : notice.via === 'popup' ? 'Stop in the browsermcp popup' : 'in the popup or on Chrome\'s debugging bar';
+      notice.via === 'debugger_bar'
+        ? "Cancel on Chrome's debugging bar; browsermcp is paused in that browser"
+        : notice.via === 'popup'
+          ? 'Stop in the browsermcp popup'
+          : "in the popup or on Chrome's debugging bar";
     return { fields: { session: notice.session.slice(0, 8) }, message: `the person stopped this agent in their browser (${how})` };
   }
   const who = notice.name ? `"${notice.name}"` : 'the browser';

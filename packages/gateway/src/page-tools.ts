@@ -58,7 +58,10 @@ function toMcpTool(name: string, info: PageToolInfo): McpTool {
     info.frame !== undefined ? `[Registered by the frame ${info.frame}.]` : '',
   ].filter(Boolean);
   const schema = info.inputSchema;
-  const inputSchema = schema && typeof schema === 'object' && !Array.isArray(schema) && (schema as { type?: unknown }).type === 'object' ? (schema as McpTool['inputSchema']) : { type: 'object' as const };
+  const inputSchema =
+    schema && typeof schema === 'object' && !Array.isArray(schema) && (schema as { type?: unknown }).type === 'object'
+      ? (schema as McpTool['inputSchema'])
+      : { type: 'object' as const };
   // The title is the page's words too, and shown where a client asks its user to approve a call: marked as such. The
   // page's own hints are never promoted into MCP's: a client auto-approves a read-only, non-destructive tool.
   const title = `Page tool (untrusted): ${info.title ?? info.name}`;

@@ -95,7 +95,10 @@ export class SessionRegistry {
         };
       }
       const idle = Math.round((Date.now() - oldest.lastSeen) / 1000);
-      void this.close(oldest.id, `closed to make room for a new session of the same API key (--max-sessions-per-key ${this.limits.perKey}); it was the least recently used, idle for ${idle} s`);
+      void this.close(
+        oldest.id,
+        `closed to make room for a new session of the same API key (--max-sessions-per-key ${this.limits.perKey}); it was the least recently used, idle for ${idle} s`,
+      );
     }
     this.opening.set(key, (this.opening.get(key) ?? 0) + 1);
     let released = false;
@@ -145,9 +148,7 @@ export class SessionRegistry {
     // A session whose client never called a tool (it listed them and went away) goes sooner.
     const limit = (s: GatewaySession) => (s.called ? this.idleMs : Math.min(this.idleMs, UNUSED_IDLE_MS));
     const idle = [...this.sessions.values()].filter((s) => s.openStreams === 0 && now - s.lastSeen > limit(s));
-    await Promise.all(
-      idle.map((s) => this.close(s.id, `idle for more than ${Math.round(limit(s) / 1000)} s${s.called ? '' : ' without a tool call'}`)),
-    );
+    await Promise.all(idle.map((s) => this.close(s.id, `idle for more than ${Math.round(limit(s) / 1000)} s${s.called ? '' : ' without a tool call'}`)));
   }
 
   async closeAll(reason: string): Promise<void> {

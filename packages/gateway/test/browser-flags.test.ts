@@ -22,8 +22,14 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bmcp-flags-'));
   // A self-signed certificate: a browser that checks certificates refuses the page.
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
-  https = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('<title>Self-signed</title><p>secure enough</p>'));
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'],
+    { stdio: 'ignore' },
+  );
+  https = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) =>
+    res.end('<title>Self-signed</title><p>secure enough</p>'),
+  );
   await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
   httpsUrl = `https://127.0.0.1:${(https.address() as AddressInfo).port}/`;
   writeFileSync(join(dir, 'init.js'), "window.__init = 'ran before ' + (document.scripts.length === 0 ? 'the page scripts' : 'late');");
@@ -54,29 +60,39 @@ async function withGateway(flags: string[], run: (client: Client) => Promise<voi
 }
 
 const evaluate = async (client: Client, fn: string) =>
-  text(await client.callTool({ name: 'browser_evaluate', arguments: { function: fn } })).split('### Result\n')[1]!.split('\n\n')[0];
+  text(await client.callTool({ name: 'browser_evaluate', arguments: { function: fn } }))
+    .split('### Result\n')[1]!
+    .split('\n\n')[0];
 
 describe('browser flags', () => {
   it('--user-agent, --init-script, --grant-permissions, --block-service-workers, --proxy-server, --browser-arg, --no-sandbox', async () => {
     await withGateway(
       [
-        '--browser-arg', '--lang=de-DE',
+        '--browser-arg',
+        '--lang=de-DE',
         '--browser-arg=--accept-lang=de-DE,de',
         '--no-sandbox',
-        '--user-agent', 'browsermcp-test/1.0',
-        '--init-script', join(dir, 'init.js'),
-        '--grant-permissions', 'geolocation',
+        '--user-agent',
+        'browsermcp-test/1.0',
+        '--init-script',
+        join(dir, 'init.js'),
+        '--grant-permissions',
+        'geolocation',
         '--block-service-workers',
-        '--proxy-server', proxy.url,
+        '--proxy-server',
+        proxy.url,
         // Chromium never proxies loopback unless the bypass list takes it out.
-        '--proxy-bypass', '<-loopback>',
+        '--proxy-bypass',
+        '<-loopback>',
       ],
       async (client) => {
         await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
         expect(await evaluate(client, '() => navigator.userAgent')).toBe('"browsermcp-test/1.0"');
         expect(await evaluate(client, '() => window.__init')).toBe('"ran before the page scripts"');
         expect(await evaluate(client, "() => navigator.permissions.query({ name: 'geolocation' }).then((p) => p.state)")).toBe('"granted"');
-        expect(await evaluate(client, "() => navigator.serviceWorker.register('/sw.js').then(() => 'registered', (e) => e.message)")).toContain('Service workers are blocked');
+        expect(await evaluate(client, "() => navigator.serviceWorker.register('/sw.js').then(() => 'registered', (e) => e.message)")).toContain(
+          'Service workers are blocked',
+        );
         expect(proxy.seen).toContain(server.url('/index.html'));
         expect(await evaluate(client, "() => navigator.languages.join(',')")).toMatch(/^"de-DE,de\b/);
       },
@@ -109,7 +125,9 @@ describe('browser flags', () => {
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/CERT/);
       await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
-      expect(await evaluate(client, "() => screen.width + ' ' + /iPhone/.test(navigator.userAgent) + ' ' + matchMedia('(pointer: coarse)').matches")).toBe('"393 true true"');
+      expect(await evaluate(client, "() => screen.width + ' ' + /iPhone/.test(navigator.userAgent) + ' ' + matchMedia('(pointer: coarse)').matches")).toBe(
+        '"393 true true"',
+      );
     });
   });
 });

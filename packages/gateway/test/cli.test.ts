@@ -24,7 +24,67 @@ describe('browsermcp-gateway CLI', () => {
   it('--help lists every flag with its default and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--port', '--host', '--headless', '--executable-path', '--browser-arg', '--sandbox', '--no-sandbox', '--cdp-endpoint', '--user-data-dir', '--isolated', '--viewport-size', '--caps', '--shared-browser-context', '--allowed-hosts', '--allowed-origins', '--blocked-origins', '--config', '--output-dir', '--extension', '--extension-id', '--daemon-url', '--daemon-port', '--api-key', '--no-auth', '--cors-origins', '--trust-proxy', '--api-key-file', '--grace-period', '--pairing-file', '--log-level', '--snapshot-mode', '--snapshot-boxes', '--timeout-action', '--timeout-navigation', '--console-level', '--image-responses', '--test-id-attribute', '--user-agent', '--device', '--mobile', '--init-script', '--grant-permissions', '--block-service-workers', '--ignore-https-errors', '--proxy-server', '--proxy-bypass', '--storage-state', '--secrets', '--allow-unrestricted-file-access', '--cdp-header', '--cdp-timeout', '--codegen', '--max-tabs', '--max-log-entries', '--console-lines-in-answer', '--max-tab-memory', '--max-sessions', '--max-sessions-per-key', '--progress-interval']) {
+    for (const flag of [
+      '--port',
+      '--host',
+      '--headless',
+      '--executable-path',
+      '--browser-arg',
+      '--sandbox',
+      '--no-sandbox',
+      '--cdp-endpoint',
+      '--user-data-dir',
+      '--isolated',
+      '--viewport-size',
+      '--caps',
+      '--shared-browser-context',
+      '--allowed-hosts',
+      '--allowed-origins',
+      '--blocked-origins',
+      '--config',
+      '--output-dir',
+      '--extension',
+      '--extension-id',
+      '--daemon-url',
+      '--daemon-port',
+      '--api-key',
+      '--no-auth',
+      '--cors-origins',
+      '--trust-proxy',
+      '--api-key-file',
+      '--grace-period',
+      '--pairing-file',
+      '--log-level',
+      '--snapshot-mode',
+      '--snapshot-boxes',
+      '--timeout-action',
+      '--timeout-navigation',
+      '--console-level',
+      '--image-responses',
+      '--test-id-attribute',
+      '--user-agent',
+      '--device',
+      '--mobile',
+      '--init-script',
+      '--grant-permissions',
+      '--block-service-workers',
+      '--ignore-https-errors',
+      '--proxy-server',
+      '--proxy-bypass',
+      '--storage-state',
+      '--secrets',
+      '--allow-unrestricted-file-access',
+      '--cdp-header',
+      '--cdp-timeout',
+      '--codegen',
+      '--max-tabs',
+      '--max-log-entries',
+      '--console-lines-in-answer',
+      '--max-tab-memory',
+      '--max-sessions',
+      '--max-sessions-per-key',
+      '--progress-interval',
+    ]) {
       expect(stdout).toContain(flag);
     }
     expect(stdout.replace(/\s+/g, ' ')).toContain('(default: "127.0.0.1", env: BROWSERMCP_HOST)');
@@ -113,32 +173,53 @@ describe('browsermcp-gateway CLI', () => {
       [['--trust-client-roots'], '--trust-client-roots is for HTTP: over stdio a client owns the gateway'],
       [['--max-tabs', '0'], '--max-tabs must be a whole number from 1 to 1000, got "0"'],
       [['--browser-arg', '--remote-debugging-port=9222'], '--browser-arg: the browser flag --remote-debugging-port=9222 is refused'],
-      [['--cdp-endpoint', 'http://127.0.0.1:9', '--no-sandbox'], '--no-sandbox shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.'],
+      [
+        ['--cdp-endpoint', 'http://127.0.0.1:9', '--no-sandbox'],
+        '--no-sandbox shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.',
+      ],
       [['--extension', '--browser-arg', '--lang=de'], '--extension drives your own browser, so --browser-arg cannot apply'],
       [['--trust-proxy', 'the proxy'], '--trust-proxy must be true, a hop count, or proxy addresses/CIDRs such as 10.0.0.0/8,127.0.0.1, got "the proxy"'],
       [['--api-key-file', '/nonexistent/keys'], '--api-key-file /nonexistent/keys: cannot read the file (ENOENT)'],
       [['--api-key-file', '/etc/hostname'], 'is too easy to guess; use 16 or more'],
       [['--no-auth', '--api-key', 'abcdefghijklmnopqrstuvwxyz'], '--no-auth and an API key contradict each other: keep one.'],
       [['--port', '0', '--api-key', 'abcdefghijklmnopqrstuvwxyz,short'], '--api-key: a key of 5 characters is too easy to guess; use 16 or more'],
-      [['--extension-id', 'abcdefghijklmnopabcdefghijklmnop'], '--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.'],
-      [['--extension', '--extension-id', 'not-an-id'], '--extension-id: "not-an-id" is not an extension id (32 letters a to p, as chrome://extensions shows it).'],
+      [
+        ['--extension-id', 'abcdefghijklmnopabcdefghijklmnop'],
+        '--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.',
+      ],
+      [
+        ['--extension', '--extension-id', 'not-an-id'],
+        '--extension-id: "not-an-id" is not an extension id (32 letters a to p, as chrome://extensions shows it).',
+      ],
       [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],
       [['--max-tab-memory', '10'], '--max-tab-memory must be a whole number from 64 to 1048576, got "10"'],
       [['--max-browser-states', '0'], '--max-browser-states must be a whole number from 1 to 100000, got "0"'],
-      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--max-browser-states', '5'], "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon."],
-      [['--browser', 'firefox'], 'browsermcp drives Chrome-family browsers (Chrome, Edge, Chromium) over the Chrome DevTools Protocol, so Firefox cannot be used'],
+      [
+        ['--daemon-url', 'ws://127.0.0.1:9/mcp', '--max-browser-states', '5'],
+        "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon.",
+      ],
+      [
+        ['--browser', 'firefox'],
+        'browsermcp drives Chrome-family browsers (Chrome, Edge, Chromium) over the Chrome DevTools Protocol, so Firefox cannot be used',
+      ],
       [['--browser', 'webkit'], 'so WebKit cannot be used. Pass --browser chrome, msedge or chromium, or --executable-path.'],
       [['--browser', 'chromium', '--executable-path', '/usr/bin/chromium'], '--browser finds a browser and --executable-path names one: pass one of them.'],
       [['--extension', '--browser', 'chrome'], '--extension drives your own browser, so --browser cannot apply'],
       [['--cdp-endpoint', 'http://127.0.0.1:9', '--idle-timeout', '1000'], 'a browser reached with --cdp-endpoint is yours and stays open'],
       [['--idle-timeout', 'soon'], '--idle-timeout must be a whole number from 0 to 604800000, got "soon"'],
-      [['--idle-timeout', '60000', '--keep-browser-state', '5'], '--idle-timeout (60000 ms) would close the browser, and the states it keeps, before --keep-browser-state (5 minutes) is up'],
+      [
+        ['--idle-timeout', '60000', '--keep-browser-state', '5'],
+        '--idle-timeout (60000 ms) would close the browser, and the states it keeps, before --keep-browser-state (5 minutes) is up',
+      ],
       [['--profile-dir-name', 'Work'], '--profile-dir-name picks a profile inside --user-data-dir: add --user-data-dir <dir>'],
       [['--user-data-dir', '/tmp/x', '--profile-dir-name', '../Work'], '--profile-dir-name must be a directory name inside --user-data-dir'],
       [['--timeout-settle', '-1'], '--timeout-settle must be a whole number from 0 to 60000, got "-1"'],
       [['--file-paths', 'pretty'], '--file-paths must be one of relative, absolute, got "pretty"'],
       [['--output-max-size', '0'], '--output-max-size must be a whole number from 1 to'],
-      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--output-max-size', '1000'], '--daemon-url runs the browser on the daemon, so --output-max-size cannot apply here'],
+      [
+        ['--daemon-url', 'ws://127.0.0.1:9/mcp', '--output-max-size', '1000'],
+        '--daemon-url runs the browser on the daemon, so --output-max-size cannot apply here',
+      ],
       [['--endpoint', 'ws://127.0.0.1:9/x'], 'pass --cdp-endpoint http://127.0.0.1:9222 instead'],
       [['--console-lines-in-answer', 'all'], '--console-lines-in-answer must be a whole number from 0 to 1000, got "all"'],
       [['--codegen', 'ruby'], '--codegen must be one of typescript, python, java, csharp, none, got "ruby"'],
@@ -146,8 +227,14 @@ describe('browsermcp-gateway CLI', () => {
       [['--cdp-timeout', '100'], '--cdp-timeout applies to a browser reached with --cdp-endpoint'],
       [['--cdp-endpoint', 'http://127.0.0.1:9', '--cdp-header', 'no colon'], '--cdp-header must look like "Authorization: Bearer abc", got "no colon"'],
       [['--cdp-endpoint', 'http://127.0.0.1:9', '--cdp-timeout', '-1'], '--cdp-timeout must be a whole number from 0 to 3600000'],
-      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--allow-unrestricted-file-access', '--file-roots', '/tmp'], 'so --file-roots, --allow-unrestricted-file-access cannot apply here'],
-      [['--allowed-origins', 'https://a.example;example.com:8080'], '--allowed-origins: "example.com:8080" is not an origin entry: use an origin (https://example.com), an origin on any port (http://localhost:*), a host name (example.com), data: or blob:.'],
+      [
+        ['--daemon-url', 'ws://127.0.0.1:9/mcp', '--allow-unrestricted-file-access', '--file-roots', '/tmp'],
+        'so --file-roots, --allow-unrestricted-file-access cannot apply here',
+      ],
+      [
+        ['--allowed-origins', 'https://a.example;example.com:8080'],
+        '--allowed-origins: "example.com:8080" is not an origin entry: use an origin (https://example.com), an origin on any port (http://localhost:*), a host name (example.com), data: or blob:.',
+      ],
       [['--blocked-origins', 'ftp://files.example'], '--blocked-origins: "ftp://files.example" is not an origin entry'],
     ];
     for (const [args, message] of cases) {
@@ -197,7 +284,9 @@ describe('browsermcp-gateway CLI', () => {
   it("takes @playwright/mcp's --browser, --idle-timeout, --profile-dir-name and its PLAYWRIGHT_MCP_ variables", () => {
     const config = (args: string[], env: Record<string, string> = {}) => resolveConfig(buildProgram().exitOverride().parse(args, { from: 'user' }), env);
     expect(config(['--browser', 'chromium']).executablePath).toBe('/usr/bin/chromium');
-    expect(() => config(['--browser', 'msedge'])).toThrow(/--browser msedge: Microsoft Edge is not installed here \(looked at \/opt\/microsoft\/msedge\/msedge, .*Install it, or pass --executable-path <path>\./);
+    expect(() => config(['--browser', 'msedge'])).toThrow(
+      /--browser msedge: Microsoft Edge is not installed here \(looked at \/opt\/microsoft\/msedge\/msedge, .*Install it, or pass --executable-path <path>\./,
+    );
     // Closed after an hour unused when headless, as @playwright/mcp; never when headed, with 0, or with --extension.
     expect(config(['--headless']).idleTimeoutMs).toBe(3_600_000);
     expect(config([], { DISPLAY: ':99' }).idleTimeoutMs).toBeUndefined();
@@ -215,7 +304,14 @@ describe('browsermcp-gateway CLI', () => {
 
   it("reads @playwright/mcp's environment variables as ours; ours win, and its false means off", () => {
     const aliases = (env: Record<string, string>) => playwrightEnvAliases(buildProgram(), env);
-    expect(aliases({ PLAYWRIGHT_MCP_VIEWPORT_SIZE: '800x600', PLAYWRIGHT_MCP_CDP_HEADERS: 'X-Key: k', PLAYWRIGHT_MCP_SECRETS_FILE: '/s.env', PLAYWRIGHT_MCP_HEADLESS: 'true' })).toEqual({
+    expect(
+      aliases({
+        PLAYWRIGHT_MCP_VIEWPORT_SIZE: '800x600',
+        PLAYWRIGHT_MCP_CDP_HEADERS: 'X-Key: k',
+        PLAYWRIGHT_MCP_SECRETS_FILE: '/s.env',
+        PLAYWRIGHT_MCP_HEADLESS: 'true',
+      }),
+    ).toEqual({
       BROWSERMCP_VIEWPORT_SIZE: '800x600',
       BROWSERMCP_CDP_HEADER: 'X-Key: k',
       BROWSERMCP_SECRETS: '/s.env',
@@ -232,15 +328,20 @@ describe('browsermcp-gateway CLI', () => {
     // A long navigation under the 90 s default call: the call's default goes up to fit it.
     expect(resolve(['--timeout-navigation', '120000'])).toMatchObject({ commandTimeoutMs: 134_000, navigationTimeoutMs: 120_000 });
     expect(resolve([])).toMatchObject({ commandTimeoutMs: 90_000, navigationTimeoutMs: 60_000 });
-    expect(() => resolve(['--command-timeout', '5', '--timeout-navigation', '6000'])).toThrow('--timeout-navigation (6000 ms) must be shorter than --command-timeout (5 s)');
+    expect(() => resolve(['--command-timeout', '5', '--timeout-navigation', '6000'])).toThrow(
+      '--timeout-navigation (6000 ms) must be shorter than --command-timeout (5 s)',
+    );
     // A flag given twice keeps both values where it takes several (it kept only the last, silently).
     const [one, two, three] = ['first-key-0123456789abcdef', 'second-key-0123456789abcdef', 'third-key-0123456789abcdef'];
     expect(resolve(['--api-key', one, '--api-key', `${two},${three}`]).apiKeys).toEqual([one, two, three]);
   });
 
-  it("reads --allowed-origins and --blocked-origins as @playwright/mcp writes them (semicolons) or as lists", () => {
+  it('reads --allowed-origins and --blocked-origins as @playwright/mcp writes them (semicolons) or as lists', () => {
     const program = buildProgram().exitOverride();
-    const config = resolveConfig(program.parse(['--allowed-origins', 'https://App.example/;http://localhost:*, docs.example,data:', '--blocked-origins', 'blob'], { from: 'user' }), {});
+    const config = resolveConfig(
+      program.parse(['--allowed-origins', 'https://App.example/;http://localhost:*, docs.example,data:', '--blocked-origins', 'blob'], { from: 'user' }),
+      {},
+    );
     expect(config.allowedOrigins).toEqual(['https://app.example', 'http://localhost:*', 'docs.example', 'data:']);
     expect(config.blockedOrigins).toEqual(['blob:']);
   });
@@ -268,7 +369,9 @@ describe('browsermcp-gateway CLI', () => {
 
   // The tests below that start gateway processes run side by side: each has its own process, port and files, and
   // waits mostly on processes starting and stopping.
-  it.concurrent('server mode: bound to every interface it shows the host name, accepts its own names, answers /health to any Host, never prints a given key', async ({ expect }) => {
+  it.concurrent('server mode: bound to every interface it shows the host name, accepts its own names, answers /health to any Host, never prints a given key', async ({
+    expect,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'bmcp-keys-'));
     const key = 'k3y-from-a-file-0123456789';
     writeFileSync(join(dir, 'keys'), `# the team's key\n${key}\n`);
@@ -281,17 +384,33 @@ describe('browsermcp-gateway CLI', () => {
       expect(cli.banner).not.toContain(key);
       const ask = (host: string, path: string, init: { method?: string; body?: string } = {}) =>
         new Promise<number>((resolve, reject) => {
-          const req = request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host: `${host}:${port}`, authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          });
+          const req = request(
+            {
+              host: '127.0.0.1',
+              port,
+              path,
+              method: init.method ?? 'GET',
+              headers: {
+                host: `${host}:${port}`,
+                authorization: `Bearer ${key}`,
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+              },
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
           req.once('error', reject);
           req.end(init.body);
         });
       expect(await ask('whatever.example', '/health')).toBe(200);
       expect(await ask('whatever.example', '/tools')).toBe(403);
       expect(await ask(hostname(), '/tools')).toBe(200);
-      const address = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4');
+      const address = Object.values(networkInterfaces())
+        .flat()
+        .find((i) => i && !i.internal && i.family === 'IPv4');
       if (address) expect(await ask(address.address, '/tools')).toBe(200);
     } finally {
       await cli.close();
@@ -318,7 +437,9 @@ describe('browsermcp-gateway CLI', () => {
     }
   });
 
-  it.concurrent('with --extension, the banner prints the pairing code (naming the daemon, on any port), kept 0600 and the same at the next start', async ({ expect }) => {
+  it.concurrent('with --extension, the banner prints the pairing code (naming the daemon, on any port), kept 0600 and the same at the next start', async ({
+    expect,
+  }) => {
     const port = await freePort();
     const file = join(mkdtempSync(join(tmpdir(), 'bmcp-pairing-')), 'nested', 'pairing-secret');
     const start = async (): Promise<string> => {
@@ -370,11 +491,16 @@ describe('browsermcp-gateway CLI', () => {
     const port = (taken.address() as { port: number }).port;
     try {
       // Both at once: each fails on the same taken port, before it binds anything.
-      const [mcp, extension] = await Promise.all([run(['--port', String(port), '--headless']), run(['--port', '0', '--extension', '--daemon-port', String(port)])]);
+      const [mcp, extension] = await Promise.all([
+        run(['--port', String(port), '--headless']),
+        run(['--port', '0', '--extension', '--daemon-port', String(port)]),
+      ]);
       expect(mcp.code).toBe(1);
       expect(mcp.stderr).toContain(`cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --port`);
       expect(extension.code).toBe(1);
-      expect(extension.stderr).toContain(`cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --daemon-port`);
+      expect(extension.stderr).toContain(
+        `cannot start: port ${port} is in use (another program, or another browsermcp, listens there); pick another with --daemon-port`,
+      );
       expect(extension.stderr).not.toContain('with --port');
     } finally {
       taken.close();
@@ -432,7 +558,12 @@ describe('browsermcp-gateway CLI', () => {
       const opened = await fetch(local, {
         method: 'POST',
         headers: { authorization: 'Bearer key-of-alice-0123456789abcdef', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
       expect(opened.status).toBe(200);
       await opened.text();

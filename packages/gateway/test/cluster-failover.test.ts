@@ -58,7 +58,17 @@ beforeAll(async () => {
     cluster: cluster('holder'),
   });
   spare = await startDaemon({ host: '127.0.0.1', port: 0, verifier, local: null, cluster: cluster('spare') });
-  const spawned = await spawnDaemon(['--no-local', '--auth-secret-file', join(dir, 'secret'), '--nats', nats.url, '--nats-nkey-seed-file', natsFiles.seeds.entry!, '--instance-id', 'entry']);
+  const spawned = await spawnDaemon([
+    '--no-local',
+    '--auth-secret-file',
+    join(dir, 'secret'),
+    '--nats',
+    nats.url,
+    '--nats-nkey-seed-file',
+    natsFiles.seeds.entry!,
+    '--instance-id',
+    'entry',
+  ]);
   entry = spawned.child;
   entryUrl = `${spawned.address.replace('http', 'ws')}/mcp`;
 });
@@ -122,7 +132,10 @@ it('keeps a key’s browser state in the cluster: a session through another daem
     await viaSpare.close(); // its session ends; the state stays in the cluster
 
     const second = await connectClient(viaHolder);
-    const seen = text(await second.callTool({ name: 'browser_evaluate', arguments: { function: '() => `${location.pathname} ${localStorage.getItem("who")}`' } }));
+    const seen = text(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the page's own template literal, evaluated there
+      await second.callTool({ name: 'browser_evaluate', arguments: { function: '() => `${location.pathname} ${localStorage.getItem("who")}`' } }),
+    );
     expect(seen).toContain('/item/4 alice');
     const [state] = await holder.cluster!.store.listStates();
     expect(state).toMatchObject({ holders: [{ instance: 'holder' }], sessionId: expect.stringMatching(/^proxy-/) });

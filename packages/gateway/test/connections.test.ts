@@ -71,7 +71,9 @@ describe('connections', () => {
   });
 
   it('refuses limits that are not whole numbers in range, naming the flag', async () => {
-    await expect(startGateway(['--max-connections-per-address', '0'])).rejects.toThrow('--max-connections-per-address must be a whole number from 1 to 100000, got "0".');
+    await expect(startGateway(['--max-connections-per-address', '0'])).rejects.toThrow(
+      '--max-connections-per-address must be a whole number from 1 to 100000, got "0".',
+    );
     await expect(startGateway(['--request-timeout', 'soon'])).rejects.toThrow('--request-timeout must be a whole number from 1 to 3600, got "soon".');
   });
 });

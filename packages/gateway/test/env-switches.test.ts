@@ -23,7 +23,13 @@ describe("the switches' environment variables", () => {
 
   it('has a variable for every switch, the ones this issue names among them', () => {
     const names = switches.map((o) => o.envVar);
-    for (const name of ['BROWSERMCP_NO_AUTH', 'BROWSERMCP_ALLOW_UNRESTRICTED_FILE_ACCESS', 'BROWSERMCP_SHARED_BROWSER_CONTEXT', 'BROWSERMCP_NO_SANDBOX', 'BROWSERMCP_HEADLESS']) {
+    for (const name of [
+      'BROWSERMCP_NO_AUTH',
+      'BROWSERMCP_ALLOW_UNRESTRICTED_FILE_ACCESS',
+      'BROWSERMCP_SHARED_BROWSER_CONTEXT',
+      'BROWSERMCP_NO_SANDBOX',
+      'BROWSERMCP_HEADLESS',
+    ]) {
       expect(names).toContain(name);
     }
   });
@@ -84,7 +90,12 @@ describe("the switches' environment variables", () => {
       const answer = await fetch(local, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
       expect(answer.status).toBe(401);
     } finally {

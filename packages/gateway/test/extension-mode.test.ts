@@ -21,11 +21,7 @@ let helper: Page;
 const ARTIFACTS = fileURLToPath(new URL('../test-results/', import.meta.url));
 
 beforeAll(async () => {
-  [gw, server, browser] = await Promise.all([
-    startGateway(['--extension', '--daemon-port', '0']),
-    startFixtureServer(),
-    launchExtensionBrowser(EXTENSION_DIR),
-  ]);
+  [gw, server, browser] = await Promise.all([startGateway(['--extension', '--daemon-port', '0']), startFixtureServer(), launchExtensionBrowser(EXTENSION_DIR)]);
   // What a user does once in the options page when the daemon is not on the default port.
   const options = await openExtensionPage(browser, EXTENSION_ID, 'options.html');
   control = options;
@@ -35,7 +31,12 @@ beforeAll(async () => {
   // What the person does once: paste the pairing code the gateway printed (it names the daemon's URL too).
   await options.evaluate(
     (u, code) =>
-      (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, pairingCode: code, paused: false, askBeforeNewAgents: false }),
+      (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({
+        daemonUrl: u,
+        pairingCode: code,
+        paused: false,
+        askBeforeNewAgents: false,
+      }),
     backend.extensionUrl,
     backend.pairingCode,
   );
@@ -46,7 +47,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('--extension: the user\'s own browser', () => {
+describe("--extension: the user's own browser", () => {
   it('serves two MCP clients at once, each in its own tab group, and survives the worker being stopped', async () => {
     const [a, b] = await Promise.all([connectClient(gw, 'Agent Alpha'), connectClient(gw, 'Agent Beta')]);
     await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected).toBe(true);
@@ -71,7 +72,9 @@ describe('--extension: the user\'s own browser', () => {
     expect(consoleA).toContain('alpha says hi');
 
     // Each client's tabs sit in a group named after it.
-    const groups = await control.evaluate(() => (globalThis as unknown as { chrome: { tabGroups: { query(q: object): Promise<Array<{ title?: string }>> } } }).chrome.tabGroups.query({}));
+    const groups = await control.evaluate(() =>
+      (globalThis as unknown as { chrome: { tabGroups: { query(q: object): Promise<Array<{ title?: string }>> } } }).chrome.tabGroups.query({}),
+    );
     expect(groups.map((g) => g.title).sort()).toEqual(['Agent Alpha', 'Agent Beta']);
 
     // Naming the other session's tab is refused by the daemon.
@@ -87,7 +90,9 @@ describe('--extension: the user\'s own browser', () => {
     await stopExtensionWorker(helper, EXTENSION_ID);
     await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected).toBe(false);
     await helper.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
-    await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected, { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected, { timeout: 20_000 })
+      .toBe(true);
     expect(text(await a.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('button "Clicked 1 times"');
     expect(text(await b.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('textbox "Name"');
 
@@ -110,16 +115,20 @@ describe('--extension: the user\'s own browser', () => {
 });
 
 describe('--extension with MCP 2026-07-28', () => {
-  it('runs stateless requests in the person\'s browser: one tab group for the key, the page kept between requests, no session left behind', async () => {
+  it("runs stateless requests in the person's browser: one tab group for the key, the page kept between requests, no session left behind", async () => {
     const daemon = (gw.backend as ExtensionBackend).daemonForTests;
     const [mcpSessions, daemonSessions] = [gw.registry.size, (await daemon.router.stats()).sessions];
     const client = await modernClient(gw.url, gw.apiKey!);
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     const snapshot = text(await client.callTool({ name: 'browser_snapshot', arguments: {} }));
-    expect(text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snapshot, 'button "Click me"') } }))).toContain('button "Clicked 1 times"');
+    expect(text(await client.callTool({ name: 'browser_click', arguments: { target: refIn(snapshot, 'button "Click me"') } }))).toContain(
+      'button "Clicked 1 times"',
+    );
     // Each request opened and closed a session of its own; the key's state (its tab, in one group) stayed.
     expect(gw.registry.size).toBe(mcpSessions);
-    const groups = await control.evaluate(() => (globalThis as unknown as { chrome: { tabGroups: { query(q: object): Promise<Array<{ title?: string }>> } } }).chrome.tabGroups.query({}));
+    const groups = await control.evaluate(() =>
+      (globalThis as unknown as { chrome: { tabGroups: { query(q: object): Promise<Array<{ title?: string }>> } } }).chrome.tabGroups.query({}),
+    );
     expect(groups.filter((g) => g.title === 'modern-client')).toHaveLength(1);
     expect((await daemon.router.stats()).sessions).toBe(daemonSessions + 1);
     await client.close();
@@ -147,11 +156,14 @@ describe('--extension without a connected browser', () => {
 });
 
 describe('--extension behind a relay where the extension dials (a program on the port it was told, passing all on)', () => {
-  it('pairs nothing through it: the gateway refuses a proof made for the relay\'s address, and the relay reads no session, secret or command', async () => {
+  it("pairs nothing through it: the gateway refuses a proof made for the relay's address, and the relay reads no session, secret or command", async () => {
     const backend = gw.backend as ExtensionBackend;
     const relay = await startWsRelay(backend.extensionUrl);
     const storage = (values: object) =>
-      control.evaluate((v: object) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set(v), values);
+      control.evaluate(
+        (v: object) => (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set(v),
+        values,
+      );
     try {
       // The extension holds the secret for the relay's address (the relay squats where its code says the daemon is).
       const { secret } = (parsePairingCode(backend.pairingCode) as { ok: true; value: { secret: Uint8Array } }).value;
@@ -159,7 +171,9 @@ describe('--extension behind a relay where the extension dials (a program on the
       await expect.poll(() => relay.seen(), { timeout: 15_000 }).toContain("this browser's pairing was made for another address");
       const popup = await openExtensionPage(browser, EXTENSION_ID, 'popup.html');
       try {
-        await expect.poll(() => popup.evaluate(() => document.getElementById('error')?.textContent ?? ''), { timeout: 10_000 }).toContain('did not accept this pairing code');
+        await expect
+          .poll(() => popup.evaluate(() => document.getElementById('error')?.textContent ?? ''), { timeout: 10_000 })
+          .toContain('did not accept this pairing code');
       } finally {
         await popup.close();
       }

@@ -49,7 +49,12 @@ async function pointAt(gw: RunningHttpGateway): Promise<void> {
   // What the person does once: paste the pairing code the gateway printed (it names the daemon's URL too).
   await options.evaluate(
     (u, code) =>
-      (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({ daemonUrl: u, pairingCode: code, paused: false, askBeforeNewAgents: false }),
+      (globalThis as unknown as { chrome: { storage: { local: { set(v: object): Promise<void> } } } }).chrome.storage.local.set({
+        daemonUrl: u,
+        pairingCode: code,
+        paused: false,
+        askBeforeNewAgents: false,
+      }),
     backend.extensionUrl,
     backend.pairingCode,
   );
@@ -75,7 +80,13 @@ it('connects to a gateway started with --extension-id <its id>, and drives a tab
   try {
     const url = (refusing.backend as ExtensionBackend).extensionUrl.replace('ws://', 'http://');
     const status = await new Promise<number>((resolve, reject) => {
-      const headers = { origin: `chrome-extension://${storeId}`, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+      const headers = {
+        origin: `chrome-extension://${storeId}`,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      };
       const req = request(url, { headers }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);

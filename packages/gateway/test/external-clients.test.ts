@@ -26,8 +26,14 @@ describe('third-party MCP clients', () => {
   // on npx. The modern-era test counts the gateway's sessions, so it runs after them, alone.
   it.concurrent('passes the applicable @modelcontextprotocol/conformance server scenarios', async ({ expect }) => {
     const { stdout } = await npx([
-      '-p', '@modelcontextprotocol/conformance@0.1.16', 'conformance', 'server',
-      '--url', `${gw.url}/mcp`, '--expected-failures', EXPECTED_FAILURES,
+      '-p',
+      '@modelcontextprotocol/conformance@0.1.16',
+      'conformance',
+      'server',
+      '--url',
+      `${gw.url}/mcp`,
+      '--expected-failures',
+      EXPECTED_FAILURES,
     ]);
     expect(stdout).toContain('✓ server-initialize');
     expect(stdout).toContain('✓ tools-list');
@@ -52,11 +58,31 @@ describe('third-party MCP clients', () => {
   }, 300_000);
 
   it('speaks 2026-07-28 with the Inspector CLI (--protocol-era modern): two processes, one browser state, no session', async () => {
-    const inspector = ['-p', '@modelcontextprotocol/inspector@2.12.0', 'mcp-inspector', '--cli', `${gw.url}/mcp`, '--transport', 'http', '--protocol-era', 'modern'];
+    const inspector = [
+      '-p',
+      '@modelcontextprotocol/inspector@2.12.0',
+      'mcp-inspector',
+      '--cli',
+      `${gw.url}/mcp`,
+      '--transport',
+      'http',
+      '--protocol-era',
+      'modern',
+    ];
     const sessionsBefore = gw.registry.size;
-    await npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', "function=() => { document.title = 'set by the first process'; }"]);
+    await npx([
+      ...inspector,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'browser_evaluate',
+      '--tool-arg',
+      "function=() => { document.title = 'set by the first process'; }",
+    ]);
     // Another process, another request: the same (default) browser state, whichever request holds it.
-    const call = JSON.parse((await npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', 'function=() => document.title'])).stdout) as {
+    const call = JSON.parse(
+      (await npx([...inspector, '--method', 'tools/call', '--tool-name', 'browser_evaluate', '--tool-arg', 'function=() => document.title'])).stdout,
+    ) as {
       content: Array<{ text: string }>;
     };
     expect(call.content[0]!.text).toContain('set by the first process');

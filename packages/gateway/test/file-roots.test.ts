@@ -55,7 +55,10 @@ function httpClient(gw: RunningHttpGateway, client: Client): Promise<void> {
 /** A 2026-07-28 client (the official v2 one, pinned), declaring `roots` when given; counts how often it is asked. */
 async function modernClient(gw: RunningHttpGateway, roots: string[] | undefined): Promise<{ client: Client; asked: () => number }> {
   const { Client: ModernClient, StreamableHTTPClientTransport: ModernTransport } = await import('@modelcontextprotocol/client');
-  const client = new ModernClient({ name: 'modern-roots', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...(roots ? { capabilities: { roots: {} } } : {}) });
+  const client = new ModernClient(
+    { name: 'modern-roots', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...(roots ? { capabilities: { roots: {} } } : {}) },
+  );
   let asked = 0;
   if (roots) {
     client.setRequestHandler('roots/list', async () => {
@@ -164,7 +167,7 @@ describe('HTTP on loopback with --trust-client-roots: each client its own roots'
 });
 
 describe("HTTP on loopback by default: a client's roots count only inside --file-roots", () => {
-  it("refuses a file under a root the client declared outside --file-roots, and under one declared as /; honours one inside", async () => {
+  it('refuses a file under a root the client declared outside --file-roots, and under one declared as /; honours one inside', async () => {
     const gw = await startGateway(['--file-roots', ROOT_B]);
     const outside = clientWithRoots('declares-a', { current: [ROOT_A] });
     const everything = clientWithRoots('declares-slash', { current: ['/'] });
@@ -195,7 +198,9 @@ describe("HTTP on loopback by default: a client's roots count only inside --file
     const [one, two] = await Promise.all([startGateway(), startGateway(['--api-key-file', keys])]);
     const connect = async (gw: RunningHttpGateway, key: string | undefined) => {
       const client = new Client({ name: 'no-roots', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), key ? { requestInit: { headers: { Authorization: `Bearer ${key}` } } } : {}));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), key ? { requestInit: { headers: { Authorization: `Bearer ${key}` } } } : {}),
+      );
       return client;
     };
     const clients = await Promise.all([connect(one, one.apiKey), connect(two, 'key-number-one-0123456789abcdef')]);
@@ -208,7 +213,12 @@ describe("HTTP on loopback by default: a client's roots count only inside --file
       expect(refused.text).toMatch(new RegExp(`${cwdFile} is outside the allowed file roots \\(${DEFAULT_OUTPUT_DIR}/caller-[0-9a-f]{16}\\)`));
       // Without a key (--no-auth) nobody owns the gateway alone either: the same policy as two keys, and none off loopback.
       const policy = (flags: string[]) => {
-        const config = resolveConfig(buildProgram().exitOverride().parse(['--port', '0', ...flags], { from: 'user' }), {});
+        const config = resolveConfig(
+          buildProgram()
+            .exitOverride()
+            .parse(['--port', '0', ...flags], { from: 'user' }),
+          {},
+        );
         return httpRoots(config, config.noAuth ? 0 : Math.max(1, config.apiKeys.length));
       };
       expect(policy(['--no-auth'])).toEqual({ client: { within: [] }, cwd: false, saves: 'none' });
@@ -245,8 +255,22 @@ describe("files a tool can never read, whatever the roots: the server's own, the
     linkSync(own.keys, join(ELSEWHERE, 'hard-link-to-keys'));
     symlinkSync(own.keys, join(ELSEWHERE, 'soft-link-to-keys'));
     const gw = await startGateway([
-      '--api-key-file', own.keys, '--secrets', own.secrets, '--pairing-file', own.pairing, '--config', own.config,
-      '--storage-state', own.state, '--init-script', own.init, '--allow-unrestricted-file-access', '--trust-client-roots', '--file-paths', 'absolute',
+      '--api-key-file',
+      own.keys,
+      '--secrets',
+      own.secrets,
+      '--pairing-file',
+      own.pairing,
+      '--config',
+      own.config,
+      '--storage-state',
+      own.state,
+      '--init-script',
+      own.init,
+      '--allow-unrestricted-file-access',
+      '--trust-client-roots',
+      '--file-paths',
+      'absolute',
     ]);
     const connect = async (name: string, key: string, roots: string[]) => {
       const client = clientWithRoots(name, { current: roots });
@@ -281,7 +305,7 @@ describe("files a tool can never read, whatever the roots: the server's own, the
         return text(result);
       };
       for (const path of ownFiles) expect(await refusal(path), path).toContain("is one of this server's own files");
-      for (const path of ['/proc/self/environ', `/proc/${process.pid}/cmdline`, '/sys/kernel/hostname', '/dev/null', '/proc/self/root' + own.keys]) {
+      for (const path of ['/proc/self/environ', `/proc/${process.pid}/cmdline`, '/sys/kernel/hostname', '/dev/null', `/proc/self/root${own.keys}`]) {
         expect(await refusal(path), path).toMatch(/system's view of processes and devices|one of this server's own files/);
       }
       expect(await refusal(aliceFile!)).toContain("outside this caller's own folder");
@@ -307,7 +331,10 @@ describe("files a tool can never read, whatever the roots: the server's own, the
   });
 
   it("never gives the launched browser the server's BROWSERMCP_ variables", () => {
-    expect(browserEnvironment({ PATH: '/bin', BROWSERMCP_API_KEY: 'k', PLAYWRIGHT_MCP_SECRETS_FILE: 's', HOME: '/root' })).toEqual({ PATH: '/bin', HOME: '/root' });
+    expect(browserEnvironment({ PATH: '/bin', BROWSERMCP_API_KEY: 'k', PLAYWRIGHT_MCP_SECRETS_FILE: 's', HOME: '/root' })).toEqual({
+      PATH: '/bin',
+      HOME: '/root',
+    });
   });
 });
 
@@ -490,7 +517,9 @@ describe('--output-max-size, --file-paths and --save-session', () => {
       expect(readFileSync(join(workspace, 'notes/result.md'), 'utf8')).toBe('"page text"');
       const hidden = await withRoot.callTool({ name: 'browser_evaluate', arguments: { function: "() => 'x'", filename: '.profile.txt' } });
       expect(hidden.isError).toBe(true);
-      expect(text(hidden)).toContain(`".profile.txt" names a hidden file or folder; what a tool saves goes only to visible ones in your workspace (${workspace})`);
+      expect(text(hidden)).toContain(
+        `".profile.txt" names a hidden file or folder; what a tool saves goes only to visible ones in your workspace (${workspace})`,
+      );
     } finally {
       await withRoot.close();
       await client.close();
@@ -498,4 +527,3 @@ describe('--output-max-size, --file-paths and --save-session', () => {
     }
   });
 });
-

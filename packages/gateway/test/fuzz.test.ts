@@ -22,7 +22,12 @@ beforeAll(async () => {
   const init = await fetch(`${gw.url}/mcp`, {
     method: 'POST',
     headers: headers(),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+    }),
   });
   sessionId = init.headers.get('mcp-session-id')!;
   await init.text();
@@ -37,7 +42,12 @@ const messageLike = fc.record(
     jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('1.0'), fc.integer(), fc.constant(null)),
     id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.boolean(), fc.object()),
     method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'ping', 'initialize', 'resources/list', 'notifications/cancelled'), fc.string(), fc.integer()),
-    params: fc.oneof(fc.object(), fc.array(fc.jsonValue()), fc.string(), fc.record({ name: fc.oneof(fc.string(), fc.constantFrom('browser_navigate', 'browser_click')), arguments: fc.jsonValue() })),
+    params: fc.oneof(
+      fc.object(),
+      fc.array(fc.jsonValue()),
+      fc.string(),
+      fc.record({ name: fc.oneof(fc.string(), fc.constantFrom('browser_navigate', 'browser_click')), arguments: fc.jsonValue() }),
+    ),
     result: fc.jsonValue(),
     error: fc.jsonValue(),
   },
@@ -63,11 +73,21 @@ function errorCodeOf(body: string): number | undefined {
 describe('fuzzing /mcp', () => {
   it('answers text that is not JSON with 400 and -32700', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 1 }).filter((s) => { try { JSON.parse(s); return false; } catch { return true; } }), async (body) => {
-        const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: headers({ 'mcp-session-id': sessionId }), body });
-        expect(res.status).toBe(400);
-        expect(errorCodeOf(await res.text())).toBe(-32700);
-      }),
+      fc.asyncProperty(
+        fc.string({ minLength: 1 }).filter((s) => {
+          try {
+            JSON.parse(s);
+            return false;
+          } catch {
+            return true;
+          }
+        }),
+        async (body) => {
+          const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: headers({ 'mcp-session-id': sessionId }), body });
+          expect(res.status).toBe(400);
+          expect(errorCodeOf(await res.text())).toBe(-32700);
+        },
+      ),
       { numRuns: 60 },
     );
     await healthy();
@@ -95,11 +115,14 @@ describe('fuzzing /mcp', () => {
 
   it('answers random bodies without a session with 400 and no session made', async () => {
     await fc.assert(
-      fc.asyncProperty(messageLike.filter((m) => m.method !== 'initialize'), async (message) => {
-        const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: headers(), body: JSON.stringify(message) });
-        expect(res.status).toBe(400);
-        await res.text();
-      }),
+      fc.asyncProperty(
+        messageLike.filter((m) => m.method !== 'initialize'),
+        async (message) => {
+          const res = await fetch(`${gw.url}/mcp`, { method: 'POST', headers: headers(), body: JSON.stringify(message) });
+          expect(res.status).toBe(400);
+          await res.text();
+        },
+      ),
       { numRuns: 60 },
     );
     const health = (await (await fetch(`${gw.url}/health`)).json()) as { activeSessions: number };
@@ -109,7 +132,11 @@ describe('fuzzing /mcp', () => {
   it('answers random /message posts with 400 or 404, never a crash', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string(), fc.oneof(fc.jsonValue(), messageLike), async (sid, message) => {
-        const res = await fetch(`${gw.url}/message?sessionId=${encodeURIComponent(sid)}`, { method: 'POST', headers: headers(), body: JSON.stringify(message) });
+        const res = await fetch(`${gw.url}/message?sessionId=${encodeURIComponent(sid)}`, {
+          method: 'POST',
+          headers: headers(),
+          body: JSON.stringify(message),
+        });
         expect([400, 404]).toContain(res.status);
         await res.text();
       }),
@@ -128,8 +155,23 @@ describe('fuzzing stdio', () => {
     child.stdout.on('data', (d: string) => (out += d));
     const lines = fc.sample(
       fc.oneof(
-        fc.string({ minLength: 1 }).filter((s) => !s.includes('\n') && s.trim() !== '' && (() => { try { JSON.parse(s); return false; } catch { return true; } })()),
-        fc.jsonValue().map((v) => JSON.stringify(v)).filter((s) => !/^\{.*"jsonrpc":"2\.0"/.test(s)),
+        fc.string({ minLength: 1 }).filter(
+          (s) =>
+            !s.includes('\n') &&
+            s.trim() !== '' &&
+            (() => {
+              try {
+                JSON.parse(s);
+                return false;
+              } catch {
+                return true;
+              }
+            })(),
+        ),
+        fc
+          .jsonValue()
+          .map((v) => JSON.stringify(v))
+          .filter((s) => !/^\{.*"jsonrpc":"2\.0"/.test(s)),
       ),
       { numRuns: 80, seed: 42 },
     );

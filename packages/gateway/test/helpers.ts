@@ -21,7 +21,16 @@ export async function startGateway(flags: string[] = [], options: { logs?: Array
   const port = config.port ?? 0;
   const logStream = new PassThrough();
   const logs = options.logs;
-  if (logs) logStream.on('data', (chunk: Buffer) => logs.push(...chunk.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)));
+  if (logs)
+    logStream.on('data', (chunk: Buffer) =>
+      logs.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      ),
+    );
   return startHttpGateway({ ...config, port }, { logStream });
 }
 
@@ -43,8 +52,6 @@ export async function connectClient(gw: RunningHttpGateway, name = 'test-client'
   await client.connect(transport);
   return client;
 }
-
-
 
 export { refIn, textOf as text } from '@browsermcp/testkit';
 
@@ -132,10 +139,13 @@ export class RoundRobin {
       const index = balancer!.next++ % targets.length;
       balancer!.served.push(index);
       const target = new URL(targets[index]!);
-      const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.destroy());
       // A client that goes away takes its upstream request with it, as balancers do (2026-07-28 cancels that way).
       res.on('close', () => {
@@ -161,4 +171,3 @@ export async function modernClient(url: string, key: string, name = 'modern-clie
   await client.connect(new ModernTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return client;
 }
-

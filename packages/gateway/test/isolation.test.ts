@@ -62,7 +62,7 @@ describe('web pages in the same browser cannot use the gateway or the daemon', (
     await client.close();
   });
 
-  it('refuses fetch and WebSocket from a page to the daemon\'s HTTP API, /extension and /mcp', async () => {
+  it("refuses fetch and WebSocket from a page to the daemon's HTTP API, /extension and /mcp", async () => {
     const daemon = await startDaemon({ host: '127.0.0.1', port: 0, local: null });
     try {
       const client = await connectClient(gw);

@@ -36,6 +36,7 @@ async function session(key: string, calls: Array<[string, Record<string, unknown
 }
 
 const router = () => (gw.backend as EmbeddedBackend).router;
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the page's own template literal, evaluated there
 const state = '() => `${location.pathname} cookie=${document.cookie} stored=${localStorage.getItem("who")}`';
 
 it('keeps the page, cookies and storage of a key between its sessions, apart from other keys, for the time given', async () => {

@@ -13,10 +13,7 @@ let gw: RunningHttpGateway;
 let server: FixtureServer;
 
 beforeAll(async () => {
-  [gw, server] = await Promise.all([
-    startGateway(['--session-idle-timeout', '1', '--cors-origins', 'http://app.example']),
-    startFixtureServer(),
-  ]);
+  [gw, server] = await Promise.all([startGateway(['--session-idle-timeout', '1', '--cors-origins', 'http://app.example']), startFixtureServer()]);
 });
 afterAll(async () => {
   await gw?.close();
@@ -113,7 +110,11 @@ describe('limits and lifecycle', () => {
   it('answers a listed web origin with CORS headers, also on hijacked MCP replies', async () => {
     const preflight = await fetch(`${gw.url}/mcp`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-session-id' },
+      headers: {
+        origin: 'http://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-session-id',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://app.example');
@@ -132,7 +133,11 @@ describe('limits and lifecycle', () => {
       if (res.status === 429) {
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
         // A JSON-RPC error answer like every other refusal: the code and words a client can act on.
-        expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32017, message: expect.stringMatching(/^Too many requests: try again in \d+ s\.$/) } });
+        expect(await res.json()).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32017, message: expect.stringMatching(/^Too many requests: try again in \d+ s\.$/) },
+        });
       } else {
         await res.text();
       }
@@ -145,7 +150,11 @@ describe('limits and lifecycle', () => {
     const guesses = async (target: RunningHttpGateway, client: string, n: number) => {
       const statuses: number[] = [];
       for (let i = 0; i < n; i++) {
-        const res = await fetch(`${target.url}/mcp`, { method: 'POST', headers: { ...headers({ authorization: `Bearer guess-${i}` }), 'x-forwarded-for': client }, body: INIT });
+        const res = await fetch(`${target.url}/mcp`, {
+          method: 'POST',
+          headers: { ...headers({ authorization: `Bearer guess-${i}` }), 'x-forwarded-for': client },
+          body: INIT,
+        });
         await res.text();
         statuses.push(res.status);
       }
@@ -175,7 +184,14 @@ describe('limits and lifecycle', () => {
     const guess = (address: string, i: number) =>
       new Promise<number>((resolve, reject) => {
         const req = request(
-          { host: '127.0.0.1', port, localAddress: address, method: 'POST', path: '/mcp', headers: { ...headers({ authorization: `Bearer guess-${i}` }), host: `127.0.0.1:${port}` } },
+          {
+            host: '127.0.0.1',
+            port,
+            localAddress: address,
+            method: 'POST',
+            path: '/mcp',
+            headers: { ...headers({ authorization: `Bearer guess-${i}` }), host: `127.0.0.1:${port}` },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);
@@ -209,11 +225,24 @@ describe('limits and lifecycle', () => {
     };
     const A = 'key-a-0123456789abcdef';
     const list = (key: string, id: string) =>
-      fetch(`${own.url}/mcp`, { method: 'POST', headers: { ...headers(), authorization: `Bearer ${key}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+      fetch(`${own.url}/mcp`, {
+        method: 'POST',
+        headers: { ...headers(), authorization: `Bearer ${key}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
     /** Holds the session's GET stream open: a client listening for server messages is using its session. */
     const listen = (id: string) => {
       const controller = new AbortController();
-      const stream = fetch(`${own.url}/mcp`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${A}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', host: new URL(own.url).host }, signal: controller.signal });
+      const stream = fetch(`${own.url}/mcp`, {
+        headers: {
+          accept: 'text/event-stream',
+          authorization: `Bearer ${A}`,
+          'mcp-session-id': id,
+          'mcp-protocol-version': '2025-11-25',
+          host: new URL(own.url).host,
+        },
+        signal: controller.signal,
+      });
       return { stream, stop: () => controller.abort() };
     };
     const streams: Array<{ stop(): void }> = [];
@@ -259,7 +288,9 @@ describe('limits and lifecycle', () => {
       // As gemini mcp list, mcp-remote, LangChain and the SDK's own close() do: initialize, tools/list, drop.
       for (let i = 0; i < 8; i++) {
         const client = new Client({ name: `lister-${i}`, version: '1' });
-        await client.connect(new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${own.apiKey}` } } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${own.apiKey}` } } }),
+        );
         expect((await client.listTools()).tools.length).toBeGreaterThan(10);
         await client.close();
       }

@@ -18,7 +18,11 @@ let gateways: RunningHttpGateway[];
 let balancer: RoundRobin;
 
 /** One raw POST to /mcp, for what the SDK client would never send. */
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } } }> {
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } } }> {
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${KEYS[0]}`, ...headers },
@@ -40,7 +44,9 @@ beforeAll(async () => {
   ]);
   const token = await signToken({ userId: 'team', secret: SECRET });
   const daemonUrl = `${daemon.address.replace(/^http/, 'ws')}/mcp`;
-  gateways = await Promise.all([0, 1].map(() => startGateway(['--daemon-url', daemonUrl, '--daemon-token', token, '--api-key', KEYS.join(','), '--progress-interval', '1'])));
+  gateways = await Promise.all(
+    [0, 1].map(() => startGateway(['--daemon-url', daemonUrl, '--daemon-token', token, '--api-key', KEYS.join(','), '--progress-interval', '1'])),
+  );
   balancer = await RoundRobin.start(gateways.map((g) => g.url));
 });
 
@@ -78,7 +84,16 @@ describe('MCP 2026-07-28', () => {
   });
 
   it('holds a key to --max-browser-states-per-key: past it browser_state_open is refused, naming the open states, until one closes', async () => {
-    const gateway = await startGateway(['--daemon-url', `${daemon.address.replace(/^http/, 'ws')}/mcp`, '--daemon-token', await signToken({ userId: 'team', secret: SECRET }), '--api-key', KEYS[1]!, '--max-browser-states-per-key', '2']);
+    const gateway = await startGateway([
+      '--daemon-url',
+      `${daemon.address.replace(/^http/, 'ws')}/mcp`,
+      '--daemon-token',
+      await signToken({ userId: 'team', secret: SECRET }),
+      '--api-key',
+      KEYS[1]!,
+      '--max-browser-states-per-key',
+      '2',
+    ]);
     try {
       const client = await modernClient(gateway.url, KEYS[1]!);
       const open = async () => client.callTool({ name: 'browser_state_open', arguments: {} });
@@ -93,7 +108,8 @@ describe('MCP 2026-07-28', () => {
       await client.callTool({ name: 'browser_state_close', arguments: { browser: handles[0] } });
       const again = await open();
       expect(again.isError).toBeFalsy();
-      for (const h of [handles[1], /bs_[A-Za-z0-9_-]{32}/.exec(text(again))![0]]) await client.callTool({ name: 'browser_state_close', arguments: { browser: h } });
+      for (const h of [handles[1], /bs_[A-Za-z0-9_-]{32}/.exec(text(again))![0]])
+        await client.callTool({ name: 'browser_state_close', arguments: { browser: h } });
       await client.close();
     } finally {
       await gateway.close();
@@ -110,7 +126,9 @@ describe('MCP 2026-07-28', () => {
       // Two kept, the most: a third is refused whoever asks, with the cap and what to do; nothing is opened.
       const refused = await bob.callTool({ name: 'browser_state_open', arguments: {} });
       expect(refused.isError).toBe(true);
-      expect(text(refused)).toContain('this browsermcp keeps 2 browser states, the most it may (--max-browser-states 2): close one of yours with browser_state_close');
+      expect(text(refused)).toContain(
+        'this browsermcp keeps 2 browser states, the most it may (--max-browser-states 2): close one of yours with browser_state_close',
+      );
       const noDefault = await bob.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
       expect(noDefault.isError).toBe(true);
       expect(text(noDefault)).toContain('--max-browser-states 2');
@@ -134,7 +152,8 @@ describe('MCP 2026-07-28', () => {
     await alice.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html'), browser: handle } });
     await alice.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     // The handle's state has its page, whichever gateway takes the call; the default state has its own.
-    for (let i = 0; i < 2; i++) expect(text(await alice.callTool({ name: 'browser_tabs', arguments: { action: 'list', browser: handle } }))).toContain('form.html');
+    for (let i = 0; i < 2; i++)
+      expect(text(await alice.callTool({ name: 'browser_tabs', arguments: { action: 'list', browser: handle } }))).toContain('form.html');
     expect(text(await alice.callTool({ name: 'browser_tabs', arguments: { action: 'list' } }))).not.toContain('form.html');
     expect(text(await alice.callTool({ name: 'browser_state_list', arguments: {} }))).toContain(handle!);
 
@@ -195,20 +214,36 @@ describe('MCP 2026-07-28', () => {
   });
 
   it('answers server/discover, lists tools with a cache hint, and hands out no session id', async () => {
-    const discover = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
+    const discover = await post(
+      gateways[0]!.url,
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } },
+      { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' },
+    );
     expect(discover.status).toBe(200);
     expect(discover.json.result?.supportedVersions).toContain(MODERN);
     expect(discover.headers.get('mcp-session-id')).toBeNull();
-    const list = await post(gateways[1]!.url, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' });
+    const list = await post(
+      gateways[1]!.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope() } },
+      { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+    );
     expect(list.json.result).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number) });
-    expect((list.json.result?.tools as Array<{ name: string }>).map((t) => t.name)).toContain('browser_navigate');
+    expect((list.json.result!.tools as Array<{ name: string }>).map((t) => t.name)).toContain('browser_navigate');
   });
 
   it('refuses a header that does not match the body (-32020) and a version it does not speak (-32022, listing ours)', async () => {
-    const mismatch = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: envelope() } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call' });
+    const mismatch = await post(
+      gateways[0]!.url,
+      { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: envelope() } },
+      { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call' },
+    );
     expect(mismatch.status).toBe(400);
     expect(mismatch.json.error?.code).toBe(-32020);
-    const future = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: envelope('2099-01-01') } }, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' });
+    const future = await post(
+      gateways[0]!.url,
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: envelope('2099-01-01') } },
+      { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
+    );
     expect(future.json.error?.code).toBe(-32022);
     expect(JSON.stringify(future.json.error?.data)).toContain(MODERN);
   });
@@ -229,9 +264,17 @@ describe('MCP 2026-07-28', () => {
 
   it('needs the key like any request', async () => {
     const headers = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' };
-    const wrong = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: envelope() } }, { ...headers, authorization: 'Bearer wrong-key-0123456789abcdef' });
+    const wrong = await post(
+      gateways[0]!.url,
+      { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: envelope() } },
+      { ...headers, authorization: 'Bearer wrong-key-0123456789abcdef' },
+    );
     expect(wrong.status).toBe(403);
-    const none = await post(gateways[0]!.url, { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: envelope() } }, { ...headers, authorization: '' });
+    const none = await post(
+      gateways[0]!.url,
+      { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: envelope() } },
+      { ...headers, authorization: '' },
+    );
     expect(none.status).toBe(401);
     await expect(modernClient(balancer.url, 'wrong-key-0123456789abcdef')).rejects.toThrow();
   });

@@ -16,7 +16,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-const escapes = () => server.visits.filter((v) => v.startsWith('blocked.localhost:')).map((v) => v.replace(/^[^/]*/, '')).sort();
+const escapes = () =>
+  server.visits
+    .filter((v) => v.startsWith('blocked.localhost:'))
+    .map((v) => v.replace(/^[^/]*/, ''))
+    .sort();
 
 /** Opens the page in a session of `gw`, and keeps the session (its tab and workers) while `check` runs. */
 async function onSpeculationPage(gw: RunningHttpGateway, check: (snapshot: string) => Promise<void>): Promise<void> {
@@ -57,5 +61,4 @@ describe('requests outside the tab', () => {
       await gw.close();
     }
   });
-
 });

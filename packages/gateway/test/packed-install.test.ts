@@ -55,7 +55,22 @@ beforeAll(async () => {
   writeFileSync(join(app, 'client.mjs'), CLIENT);
   const files = readdirSync(tarballs).map((f) => join(tarballs, f));
   // TypeScript too, for a consumer that type-checks against the published types.
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', ...files, 'typescript@5.9.3', '@types/node@20', '@modelcontextprotocol/client@2.4.0'], { cwd: app, stdio: 'ignore', timeout: 240_000 });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel',
+      'error',
+      ...files,
+      'typescript@5.9.3',
+      '@types/node@20',
+      '@modelcontextprotocol/client@2.4.0',
+    ],
+    { cwd: app, stdio: 'ignore', timeout: 240_000 },
+  );
   server = await startFixtureServer();
 }, 300_000);
 afterAll(async () => {
@@ -89,15 +104,37 @@ describe('installed from the packed tarballs, outside the repository', () => {
 
   it.concurrent('type-checks an ES module and a CommonJS consumer of every package against the published types', async () => {
     const names = ['protocol', 'tools', 'daemon', 'gateway', 'client'];
-    const esm = [...names.map((n, i) => `import * as p${i} from '@browsermcp/${n}';\nvoid p${i};`), "import '@browsermcp/client/iife';", 'void globalThis.BrowserMCP.MCPClient;'];
+    const esm = [
+      ...names.map((n, i) => `import * as p${i} from '@browsermcp/${n}';\nvoid p${i};`),
+      "import '@browsermcp/client/iife';",
+      'void globalThis.BrowserMCP.MCPClient;',
+    ];
     const cjs = (list: string[]) => list.map((n, i) => `import p${i} = require('@browsermcp/${n}');\nvoid p${i};`).join('\n');
     writeFileSync(join(app, 'consumer.mts'), esm.join('\n'));
     writeFileSync(join(app, 'consumer.cts'), cjs(names.filter((n) => n !== 'gateway')));
     writeFileSync(join(app, 'gateway-consumer.cts'), cjs(['gateway']));
     const tsc = async (files: string[], skipLibCheck: boolean) => {
-      const flags = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--lib', 'es2022,dom', '--types', 'node', '--skipLibCheck', String(skipLibCheck)];
+      const flags = [
+        '--noEmit',
+        '--strict',
+        '--module',
+        'node16',
+        '--moduleResolution',
+        'node16',
+        '--target',
+        'es2022',
+        '--lib',
+        'es2022,dom',
+        '--types',
+        'node',
+        '--skipLibCheck',
+        String(skipLibCheck),
+      ];
       try {
-        await promisify(execFile)(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), ...flags, ...files], { cwd: app, encoding: 'utf8' });
+        await promisify(execFile)(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), ...flags, ...files], {
+          cwd: app,
+          encoding: 'utf8',
+        });
       } catch (err) {
         throw new Error(`tsc found problems in the published types (${files.join(', ')}):\n${(err as { stdout?: string }).stdout ?? String(err)}`);
       }
@@ -123,7 +160,11 @@ describe('installed from the packed tarballs, outside the repository', () => {
   it('loads @browsermcp/client with import and require, without dependencies', () => {
     const both = execFileSync(
       process.execPath,
-      ['--input-type=module', '-e', "import { createRequire } from 'node:module'; const esm = await import('@browsermcp/client'); const cjs = createRequire(process.cwd() + '/x.js')('@browsermcp/client'); console.log(typeof esm.MCPClient, typeof cjs.MCPClient);"],
+      [
+        '--input-type=module',
+        '-e',
+        "import { createRequire } from 'node:module'; const esm = await import('@browsermcp/client'); const cjs = createRequire(process.cwd() + '/x.js')('@browsermcp/client'); console.log(typeof esm.MCPClient, typeof cjs.MCPClient);",
+      ],
       { cwd: app, encoding: 'utf8' },
     );
     expect(both.trim()).toBe('function function');

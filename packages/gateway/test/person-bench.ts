@@ -56,7 +56,10 @@ it('the Rust book in the person’s browser and in a launched one; a refused nav
     const link = rig.server.crossUrl('/form.html');
     for (let run = 0; run < RUNS; run++) {
       await client.callTool({ name: 'browser_navigate', arguments: { url: rig.server.url('/index.html') } });
-      await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { document.body.insertAdjacentHTML('afterbegin', '<a id="away" href=${JSON.stringify(link)}>Away</a>'); }` } });
+      await client.callTool({
+        name: 'browser_evaluate',
+        arguments: { function: `() => { document.body.insertAdjacentHTML('afterbegin', '<a id="away" href=${JSON.stringify(link)}>Away</a>'); }` },
+      });
       const start = performance.now();
       const answer = text(await client.callTool({ name: 'browser_click', arguments: { target: '#away' } }));
       refused.push(performance.now() - start);

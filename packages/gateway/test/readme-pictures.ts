@@ -80,7 +80,12 @@ async function notificationsPicture(name: string, count: number): Promise<void> 
     const box = findBlock(screen, NOTIFICATION_GREY, corner, 300, 2, 16);
     const cards = box ? countBlocks(screen, box) : 0;
     if (box && cards >= count) {
-      const margin = { left: box.left - 6, top: box.top - 6, right: Math.min(screen.width - 1, box.right + 6), bottom: Math.min(screen.height - 1, box.bottom + 6) };
+      const margin = {
+        left: box.left - 6,
+        top: box.top - 6,
+        right: Math.min(screen.width - 1, box.right + 6),
+        bottom: Math.min(screen.height - 1, box.bottom + 6),
+      };
       await writeFile(join(DOCS, name), screenPng(screen, margin));
       return;
     }
@@ -111,11 +116,12 @@ const POPUP_BOX = `() => ({ x: 0, y: 0, width: ${POPUP_WIDTH}, height: document.
 const agentButton = (name: string, button: string) =>
   `() => Array.from(document.querySelectorAll('li.agent')).find((li) => li.textContent?.includes(${JSON.stringify(name)}))?.querySelector(${JSON.stringify(button)})`;
 
-
 describe('the extension README’s pictures', () => {
   it('pairing.png: the popup of a browser not paired yet, with the code the gateway printed pasted in', async () => {
     const backend = rig.gw.backend as ExtensionBackend;
-    await rig.control.evaluate(() => (globalThis as unknown as { chrome: { storage: { local: { remove(k: string): Promise<void> } } } }).chrome.storage.local.remove('pairingCode'));
+    await rig.control.evaluate(() =>
+      (globalThis as unknown as { chrome: { storage: { local: { remove(k: string): Promise<void> } } } }).chrome.storage.local.remove('pairingCode'),
+    );
     await expect.poll(() => backend.browserConnected()).toBe(false);
     const popup = await rig.openPopup();
     try {
@@ -141,7 +147,9 @@ describe('the extension README’s pictures', () => {
     const waiting = booker.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } }, undefined, { timeout: 60_000 });
     // A second one, with a long name, waits too: both rows, and both notifications, read whole.
     const reconciler = await connectClient(rig.gw, RECONCILER, { key: PERSON_RIG_KEYS[1] });
-    const alsoWaiting = reconciler.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?month=2026-11') } }, undefined, { timeout: 60_000 });
+    const alsoWaiting = reconciler.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?month=2026-11') } }, undefined, {
+      timeout: 60_000,
+    });
     await notificationsPicture('notifications.png', 2);
     const popup = await rig.openPopup();
     await popup.page.waitFor(() => document.querySelectorAll('li.agent.pending').length === 2);
@@ -150,7 +158,10 @@ describe('the extension README’s pictures', () => {
     await rig.clickAsPerson(popup.page, agentButton(BOOKER, '.decide-always'));
     expect(text(await waiting)).toContain('- Page Title: Form');
     // The popup lays itself out again once the answer is in: the next click goes where the row is then.
-    await popup.page.waitFor((name: string) => !Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)), [BOOKER]);
+    await popup.page.waitFor(
+      (name: string) => !Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)),
+      [BOOKER],
+    );
     await rig.clickAsPerson(popup.page, agentButton(RECONCILER, '.decide-deny'));
     expect(text(await alsoWaiting)).toContain('The person denied');
     await (reconciler.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
@@ -163,10 +174,13 @@ describe('the extension README’s pictures', () => {
     const popup = await rig.openPopup();
     await popup.page.waitFor(() => document.getElementById('state-text')?.textContent === 'Connected' && document.querySelectorAll('li.agent').length === 2);
     await rig.clickAsPerson(popup.page, agentButton(RESEARCHER, 'details.activity summary'));
-    await popup.page.waitFor((name: string) => {
-      const li = Array.from(document.querySelectorAll('li.agent')).find((l) => l.textContent?.includes(name));
-      return (li?.querySelector('details.activity') as HTMLDetailsElement | null)?.open;
-    }, [RESEARCHER]);
+    await popup.page.waitFor(
+      (name: string) => {
+        const li = Array.from(document.querySelectorAll('li.agent')).find((l) => l.textContent?.includes(name));
+        return (li?.querySelector('details.activity') as HTMLDetailsElement | null)?.open;
+      },
+      [RESEARCHER],
+    );
     await picture(popup.page, 'popup-connected.png', POPUP_WIDTH, POPUP_BOX);
     await popup.close();
   });
@@ -175,7 +189,11 @@ describe('the extension README’s pictures', () => {
     const { server } = rig;
     const url = server.url('/form.html?handoff=1');
     await booker.callTool({ name: 'browser_navigate', arguments: { url } });
-    const asked = booker.callTool({ name: 'browser_request_user', arguments: { message: 'Please sign up with your own email address, then press Done' } }, undefined, { timeout: 60_000 });
+    const asked = booker.callTool(
+      { name: 'browser_request_user', arguments: { message: 'Please sign up with your own email address, then press Done' } },
+      undefined,
+      { timeout: 60_000 },
+    );
     const popup = await rig.openPopup();
     await popup.page.waitFor(() => document.querySelector('li.agent.asking')?.textContent?.includes('asks you:'));
     await picture(popup.page, 'handoff-popup.png', POPUP_WIDTH, POPUP_BOX);
@@ -188,7 +206,12 @@ describe('the extension README’s pictures', () => {
     try {
       await page.waitFor(() => document.getElementById('browsermcp-ask')?.shadowRoot?.getElementById('who')?.textContent);
       // The banner and the top of the page it moved down.
-      await picture(page, 'handoff-banner.png', 760, `() => ({ x: 0, y: 0, width: 760, height: document.querySelector('fieldset').getBoundingClientRect().top })`);
+      await picture(
+        page,
+        'handoff-banner.png',
+        760,
+        `() => ({ x: 0, y: 0, width: 760, height: document.querySelector('fieldset').getBoundingClientRect().top })`,
+      );
       await rig.clickAsPerson(page, `() => document.getElementById('browsermcp-ask')?.shadowRoot?.getElementById('done')`);
     } finally {
       await page.close();
@@ -203,8 +226,15 @@ describe('the extension README’s pictures', () => {
     const tab = await rig.browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
     const page = await rig.browser.page(tab.id);
     try {
-      await page.waitFor(() => document.querySelector('li.allowed-agent') && (document.getElementById('off-limits') as HTMLTextAreaElement).value === 'mybank.com');
-      await picture(page, 'options-page.png', 640, `() => ({ x: 0, y: 0, width: 640, height: document.querySelector('main').getBoundingClientRect().bottom + 24 })`);
+      await page.waitFor(
+        () => document.querySelector('li.allowed-agent') && (document.getElementById('off-limits') as HTMLTextAreaElement).value === 'mybank.com',
+      );
+      await picture(
+        page,
+        'options-page.png',
+        640,
+        `() => ({ x: 0, y: 0, width: 640, height: document.querySelector('main').getBoundingClientRect().bottom + 24 })`,
+      );
     } finally {
       await page.close();
       await rig.browser.close(tab.id);
@@ -216,14 +246,22 @@ describe('the extension README’s pictures', () => {
     const { server } = rig;
     await rig.setStorage({ offLimits: 'localhost' });
     await researcher.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
-    await researcher.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html'))}; }` } });
+    await researcher.callTool({
+      name: 'browser_evaluate',
+      arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html'))}; }` },
+    });
     // An empty page with no origin the extension wrote the words into (never one of its own pages).
     await expect.poll(async () => (await rig.browser.tabs()).some((t) => t.title === 'Blocked by browsermcp')).toBe(true);
     const tab = (await rig.browser.tabs()).find((t) => t.title === 'Blocked by browsermcp')!;
     const page = await rig.browser.page(tab.id);
     try {
       await page.waitFor(() => document.querySelector('strong')?.textContent === 'localhost');
-      await picture(page, 'blocked-page.png', 640, `() => ({ x: 0, y: 0, width: 640, height: document.querySelector('main').getBoundingClientRect().bottom + 24 })`);
+      await picture(
+        page,
+        'blocked-page.png',
+        640,
+        `() => ({ x: 0, y: 0, width: 640, height: document.querySelector('main').getBoundingClientRect().bottom + 24 })`,
+      );
     } finally {
       await page.close();
       await rig.setStorage({ offLimits: '' });

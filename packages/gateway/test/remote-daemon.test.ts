@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 describe('--daemon-url: a remote daemon through the proxy protocol', () => {
-  it('runs navigate, snapshot and click on the daemon\'s browser with a valid token', async () => {
+  it("runs navigate, snapshot and click on the daemon's browser with a valid token", async () => {
     const token = await signToken({ userId: 'alice', secret: SECRET });
     const gw: RunningHttpGateway = await startGateway(['--daemon-url', daemonUrl, '--daemon-token', token]);
     const health = async () => ((await (await fetch(`${gw.url}/health`)).json()) as { browser: { connected: boolean } }).browser.connected;
@@ -55,7 +55,7 @@ describe('--daemon-url: a remote daemon through the proxy protocol', () => {
     }
   });
 
-  it('answers a forged token with the daemon\'s refusal as a tool error', async () => {
+  it("answers a forged token with the daemon's refusal as a tool error", async () => {
     const forged = await signToken({ userId: 'mallory', secret: 'another-secret-of-at-least-32-bytes!!' });
     const gw = await startGateway(['--daemon-url', daemonUrl, '--daemon-token', forged]);
     try {

@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtensionBackend } from '../src/index.js';
 import { keyFingerprint } from '../src/agent-identity.js';
 import { connectClient, modernClient, text } from './helpers.js';
-import { PERSON_RIG_KEY_LABEL, PERSON_RIG_KEYS, personModeRig, READABILITY_PROBLEMS, startPersonRig, type ChromeTabs, type PersonRig } from './scenarios/person-rig.js';
+import {
+  PERSON_RIG_KEY_LABEL,
+  PERSON_RIG_KEYS,
+  personModeRig,
+  READABILITY_PROBLEMS,
+  startPersonRig,
+  type ChromeTabs,
+  type PersonRig,
+} from './scenarios/person-rig.js';
 import { runScenarios } from './scenarios/scenarios.js';
 
 // The shared scenarios in the person's own browser, as the person has it: the built extension in a headed Chromium
@@ -66,7 +74,9 @@ it("the Rust book in a background tab (it prints itself once loaded): snapshot, 
       .toContain('The page in tab 0 called window.print(): nothing was printed');
     expect(answers.at(-1)).toContain('heading "The Rust Programming Language"');
     expect(text(await client.callTool({ name: 'browser_find', arguments: { text: 'references and borrowing' } }))).toMatch(/link "References and Borrowing"/i);
-    expect(text(await client.callTool({ name: 'browser_get_text', arguments: { target: '#what-is-ownership + p' } }))).toContain('Ownership is a set of rules that govern how a Rust program manages memory.');
+    expect(text(await client.callTool({ name: 'browser_get_text', arguments: { target: '#what-is-ownership + p' } }))).toContain(
+      'Ownership is a set of rules that govern how a Rust program manages memory.',
+    );
     await client.callTool({ name: 'browser_click', arguments: { target: 'a[href="#references-and-borrowing"]' } });
     expect(text(await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => location.hash' } }))).toContain('"#references-and-borrowing"');
     expect(await rig.activeUrls()).toEqual([rig.personUrl]);
@@ -118,7 +128,9 @@ it('the person pauses browsermcp in the popup: agents are told so, and carry on 
     .toContainEqual(expect.stringMatching(/^extension disconnected: "Chrome \d+"; its agents' sessions wait for it to come back \(grace period\)$/));
   await expect
     .poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 10_000 })
-    .toContain("the person paused browsermcp in their browser (Disconnect in its popup, or Cancel on Chrome's debugging bar); ask them to press Connect in the browsermcp popup");
+    .toContain(
+      "the person paused browsermcp in their browser (Disconnect in its popup, or Cancel on Chrome's debugging bar); ask them to press Connect in the browsermcp popup",
+    );
   await rig.clickAsPerson(popup.page, `() => document.getElementById('toggle')`);
   await expect.poll(async () => text(await client.callTool({ name: 'browser_snapshot', arguments: {} })), { timeout: 20_000 }).toContain('button "Click me"');
   await popup.close();
@@ -144,12 +156,16 @@ it("Cancel on Chrome's debugging bar is the person's Stop: every agent here stop
     expect(text(await second.callTool({ name: 'browser_click', arguments: { target: 'button' } }))).toContain(told);
     // Their tabs are closed; the gateway's log says who stopped them and how.
     await expect.poll(async () => (await rig.browser.tabs()).filter((t) => t.url.startsWith(server.url('/'))).map((t) => t.url)).toEqual([rig.personUrl]);
-    expect(rig.logs.map((l) => l.msg)).toContain("the person stopped this agent in their browser (Cancel on Chrome's debugging bar; browsermcp is paused in that browser)");
+    expect(rig.logs.map((l) => l.msg)).toContain(
+      "the person stopped this agent in their browser (Cancel on Chrome's debugging bar; browsermcp is paused in that browser)",
+    );
     // Nothing attaches again: an agent that comes now is told to ask the person, and opens no tab.
     later = await connectClient(rig.gw, 'Later agent');
     const refused = await later.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?later') } });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toContain("The person paused browsermcp in their browser (Disconnect in its popup, or Cancel on Chrome's debugging bar). Ask them to press Connect");
+    expect(text(refused)).toContain(
+      "The person paused browsermcp in their browser (Disconnect in its popup, or Cancel on Chrome's debugging bar). Ask them to press Connect",
+    );
     expect(await rig.browser.tabWith(server.url('/index.html?later'))).toBeUndefined();
     // The popup says what happened; Connect lets agents in again.
     await popup.page.send('Page.reload');
@@ -157,7 +173,9 @@ it("Cancel on Chrome's debugging bar is the person's Stop: every agent here stop
       "You pressed Cancel on Chrome's debugging bar: every agent here was stopped. Press Connect to let agents in again.",
     );
     await rig.clickAsPerson(popup.page, `() => document.getElementById('toggle')`);
-    await expect.poll(async () => text(await later!.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?later') } })), { timeout: 20_000 }).toContain('Fixture home');
+    await expect
+      .poll(async () => text(await later!.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?later') } })), { timeout: 20_000 })
+      .toContain('Fixture home');
   } finally {
     await popup.close();
     await rig.setStorage({ paused: false });
@@ -192,20 +210,35 @@ it('pairing: an unpaired browser connects to nothing, a wrong code is refused wi
   const popup = await rig.openPopup();
   try {
     // As after install: no pairing code. The extension refuses the gateway's question, and the popup says how to pair.
-    await rig.control.evaluate(() => (globalThis as unknown as { chrome: { storage: { local: { remove(k: string): Promise<void> } } } }).chrome.storage.local.remove('pairingCode'));
+    await rig.control.evaluate(() =>
+      (globalThis as unknown as { chrome: { storage: { local: { remove(k: string): Promise<void> } } } }).chrome.storage.local.remove('pairingCode'),
+    );
     await expect.poll(() => backend.browserConnected()).toBe(false);
-    await popup.page.waitFor(() => !(document.getElementById('pair-form') as HTMLElement).hidden && document.getElementById('paired')?.textContent === '· not paired');
+    await popup.page.waitFor(
+      () => !(document.getElementById('pair-form') as HTMLElement).hidden && document.getElementById('paired')?.textContent === '· not paired',
+    );
     expect(await popup.page.evaluate(() => document.querySelector('#pair-form .hint')?.textContent?.replace(/\s+/g, ' '))).toBe(
       'Once per browser: paste the pairing code browsermcp printed when it started (it begins with bmcp-pair-1.), then press Pair.',
     );
-    expect(await rig.control.evaluate(async () => ((await (globalThis as unknown as { chrome: { storage: { session: { get(k: string): Promise<{ connection?: { error?: string } }> } } } }).chrome.storage.session.get('connection')).connection?.error))).toContain(
-      'This browser is not paired with browsermcp at ws://127.0.0.1:',
-    );
+    expect(
+      await rig.control.evaluate(
+        async () =>
+          (
+            await (
+              globalThis as unknown as { chrome: { storage: { session: { get(k: string): Promise<{ connection?: { error?: string } }> } } } }
+            ).chrome.storage.session.get('connection')
+          ).connection?.error,
+      ),
+    ).toContain('This browser is not paired with browsermcp at ws://127.0.0.1:');
     // A code that is not one: refused in the popup, saying what to copy.
     await rig.clickAsPerson(popup.page, `() => document.getElementById('pair-code')`);
     await popup.page.send('Input.insertText', { text: 'bmcp-pair-1.oops' });
     await rig.clickAsPerson(popup.page, `() => document.querySelector('#pair-form button[type=submit]')`);
-    expect(await popup.page.waitFor<string>(() => !(document.getElementById('pair-problem') as HTMLElement).hidden && document.getElementById('pair-problem')!.textContent)).toBe(
+    expect(
+      await popup.page.waitFor<string>(
+        () => !(document.getElementById('pair-problem') as HTMLElement).hidden && document.getElementById('pair-problem')!.textContent,
+      ),
+    ).toBe(
       'This pairing code is cut short or has extra parts: copy the whole pairing code browsermcp printed when it started (one word beginning with bmcp-pair-1.)',
     );
     // The code the gateway printed: paired and connected.
@@ -213,12 +246,16 @@ it('pairing: an unpaired browser connects to nothing, a wrong code is refused wi
     await popup.page.send('Input.insertText', { text: `  ${backend.pairingCode}\n` });
     await rig.clickAsPerson(popup.page, `() => document.querySelector('#pair-form button[type=submit]')`);
     await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(true);
-    await popup.page.waitFor(() => document.getElementById('state-text')?.textContent === 'Connected' && document.getElementById('paired')?.textContent === '· paired');
+    await popup.page.waitFor(
+      () => document.getElementById('state-text')?.textContent === 'Connected' && document.getElementById('paired')?.textContent === '· paired',
+    );
     expect(await popup.page.evaluate(() => (document.getElementById('pair-form') as HTMLElement).hidden)).toBe(true);
     // Settings read anew (the worker's alarm, a Connect press) hold a new copy of the same secret: no reconnect.
     const connects = () => rig.logs.filter((l) => /^extension connected/.test(String(l.msg))).length;
     const before = connects();
-    await rig.control.evaluate(() => (globalThis as unknown as { chrome: { runtime: { sendMessage(m: object): Promise<unknown> } } }).chrome.runtime.sendMessage({ type: 'connect' }));
+    await rig.control.evaluate(() =>
+      (globalThis as unknown as { chrome: { runtime: { sendMessage(m: object): Promise<unknown> } } }).chrome.runtime.sendMessage({ type: 'connect' }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(connects()).toBe(before);
     // A well-formed code with another secret (an old start's, a mistyped one), pasted in the options page (which
@@ -229,12 +266,17 @@ it('pairing: an unpaired browser connects to nothing, a wrong code is refused wi
     await options.send('Input.insertText', { text: wrong });
     await rig.clickAsPerson(options, `() => document.querySelector('#pair-form button[type=submit]')`);
     await expect.poll(() => backend.browserConnected(), { timeout: 15_000 }).toBe(false);
-    expect(await options.waitFor<string>(() => document.getElementById('pair-state')?.textContent === 'Not paired.' && document.getElementById('pair-problem')!.textContent)).toContain(
-      'did not accept this pairing code: it was made for another start of browsermcp, or mistyped',
-    );
+    expect(
+      await options.waitFor<string>(
+        () => document.getElementById('pair-state')?.textContent === 'Not paired.' && document.getElementById('pair-problem')!.textContent,
+      ),
+    ).toContain('did not accept this pairing code: it was made for another start of browsermcp, or mistyped');
     expect(
       await popup.page.waitFor<string>(
-        () => document.getElementById('paired')?.textContent === '· not paired' && !(document.getElementById('pair-form') as HTMLElement).hidden && document.getElementById('pair-problem')!.textContent,
+        () =>
+          document.getElementById('paired')?.textContent === '· not paired' &&
+          !(document.getElementById('pair-form') as HTMLElement).hidden &&
+          document.getElementById('pair-problem')!.textContent,
       ),
     ).toContain('Paste the code browsermcp printed when it last started');
     // Paired again from the popup.
@@ -278,7 +320,9 @@ it('pairing: a program posing as the extension gets nothing, and one squatting o
   try {
     await rig.setStorage({ daemonUrl: squatUrl, pairingCode: formatPairingCode({ url: squatUrl, secret: newPairingSecret() }) });
     expect(
-      await popup.page.waitFor<string>(() => document.getElementById('error')?.textContent?.includes('did not ask this browser to pair') && document.getElementById('error')!.textContent),
+      await popup.page.waitFor<string>(
+        () => document.getElementById('error')?.textContent?.includes('did not ask this browser to pair') && document.getElementById('error')!.textContent,
+      ),
     ).toContain(`The program at ${squatUrl} did not ask this browser to pair, so it is not the browsermcp you paired with.`);
     expect(received).toEqual([]);
   } finally {
@@ -297,8 +341,11 @@ it('the popup lists each agent with its last action, shows its tab, and Stop end
   await client.callTool({ name: 'browser_click', arguments: { target: '#counter' } });
   const popup = await rig.openPopup();
   await popup.page.waitFor(() => Array.from(document.querySelectorAll('li.agent')).some((li) => li.textContent?.includes('Agent to stop')));
-  const line = await popup.page.evaluate<string>(() =>
-    Array.from(document.querySelectorAll('li.agent:has(strong)')).map((r) => r.textContent ?? '').find((t) => t.includes('Agent to stop')) ?? '',
+  const line = await popup.page.evaluate<string>(
+    () =>
+      Array.from(document.querySelectorAll('li.agent:has(strong)'))
+        .map((r) => r.textContent ?? '')
+        .find((t) => t.includes('Agent to stop')) ?? '',
   );
   expect(line).toMatch(/Agent to stop1 tab · clicked on 127\.0\.0\.1:\d+, \d+ s ago/);
   // Its activity, newest first, each action with its time, folded until the person opens it.
@@ -340,11 +387,20 @@ it('sites the person put off limits in the options page: refused to agents; a pa
   // Save only once the words are in the list, as the person sees them there before pressing it.
   await options.waitFor(() => (document.getElementById('off-limits') as HTMLTextAreaElement).value === 'not a site!\n*.localhost');
   await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
-  expect(await options.waitFor<string>(() => !(document.getElementById('limits-problem') as HTMLElement).hidden && document.getElementById('limits-problem')!.textContent)).toBe(
-    '"not a site!" is not a site: write a host name such as mybank.com (its subdomains are included) or an IP address, one per line.',
-  );
+  expect(
+    await options.waitFor<string>(
+      () => !(document.getElementById('limits-problem') as HTMLElement).hidden && document.getElementById('limits-problem')!.textContent,
+    ),
+  ).toBe('"not a site!" is not a site: write a host name such as mybank.com (its subdomains are included) or an IP address, one per line.');
   const stored = () =>
-    rig.control.evaluate(async () => (await (globalThis as unknown as { chrome: { storage: { local: { get(k: string): Promise<Record<string, unknown>> } } } }).chrome.storage.local.get('offLimits')).offLimits ?? '');
+    rig.control.evaluate(
+      async () =>
+        (
+          await (globalThis as unknown as { chrome: { storage: { local: { get(k: string): Promise<Record<string, unknown>> } } } }).chrome.storage.local.get(
+            'offLimits',
+          )
+        ).offLimits ?? '',
+    );
   expect(await stored()).toBe('');
   await options.evaluate(() => {
     (document.getElementById('off-limits') as HTMLTextAreaElement).select();
@@ -353,7 +409,12 @@ it('sites the person put off limits in the options page: refused to agents; a pa
   await options.waitFor(() => (document.getElementById('off-limits') as HTMLTextAreaElement).value === '*.localhost');
   await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
   await options.waitFor(() => !(document.getElementById('limits-saved') as HTMLElement).hidden);
-  expect(await options.evaluate(() => [(document.getElementById('off-limits') as HTMLTextAreaElement).value, (document.getElementById('limits-problem') as HTMLElement).hidden])).toEqual(['localhost', true]);
+  expect(
+    await options.evaluate(() => [
+      (document.getElementById('off-limits') as HTMLTextAreaElement).value,
+      (document.getElementById('limits-problem') as HTMLElement).hidden,
+    ]),
+  ).toEqual(['localhost', true]);
   expect(await stored()).toBe('localhost');
   await rig.backToPersonTab();
   const client = await connectClient(rig.gw, 'Curious agent');
@@ -370,13 +431,19 @@ it('sites the person put off limits in the options page: refused to agents; a pa
     // A link there: the click's answer says why, and describes the page the tab shows then, the one the person sees
     // (not Chrome's error page that comes before it).
     const link = server.crossUrl('/form.html?via=link');
-    await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { document.body.insertAdjacentHTML('afterbegin', '<a id="offlink" href=${JSON.stringify(link)}>Off to the form</a>'); }` } });
+    await client.callTool({
+      name: 'browser_evaluate',
+      arguments: { function: `() => { document.body.insertAdjacentHTML('afterbegin', '<a id="offlink" href=${JSON.stringify(link)}>Off to the form</a>'); }` },
+    });
     const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: '#offlink' } }));
     expect(clicked).toContain(`The page's request for ${link} was refused: The person has put localhost off limits`);
     expect(clicked).toContain('- Page Title: Blocked by browsermcp');
     expect(clicked).toContain(`- code: "${server.crossUrl('/form.html')}"`);
     expect(clicked).not.toContain('chrome-error://');
-    const redirected = await client.callTool({ name: 'browser_navigate', arguments: { url: server.url(`/redirect?to=${encodeURIComponent(server.crossUrl('/form.html?via=redirect'))}`) } });
+    const redirected = await client.callTool({
+      name: 'browser_navigate',
+      arguments: { url: server.url(`/redirect?to=${encodeURIComponent(server.crossUrl('/form.html?via=redirect'))}`) },
+    });
     // Reached by a redirect: the navigation says where it was stopped, and the tab shows the person why (not Chrome's
     // error page).
     expect(redirected.isError).toBe(true);
@@ -385,7 +452,10 @@ it('sites the person put off limits in the options page: refused to agents; a pa
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
     // The page itself heads there: the agent never sees it, and hears why; the tab shows the person which entry of
     // their list kept it out (not a blank page).
-    await client.callTool({ name: 'browser_evaluate', arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html?q=1'))}; }` } });
+    await client.callTool({
+      name: 'browser_evaluate',
+      arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html?q=1'))}; }` },
+    });
     const notes: string[] = [];
     await expect
       .poll(async () => notes.push(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))) && notes.at(-1), { timeout: 10_000 })
@@ -398,20 +468,29 @@ it('sites the person put off limits in the options page: refused to agents; a pa
     const blocked = (await rig.browser.tabs()).find((t) => t.title === 'Blocked by browsermcp');
     expect(blocked, 'the agent tab shows the blocked page').toBeDefined();
     const shown = await rig.browser.page(blocked!.id);
-    expect(await shown.waitFor<string>(() => document.querySelector('strong')?.textContent === 'localhost' && document.querySelector('main')!.textContent)).toMatch(
+    expect(
+      await shown.waitFor<string>(() => document.querySelector('strong')?.textContent === 'localhost' && document.querySelector('main')!.textContent),
+    ).toMatch(
       new RegExp(`tried to open ${server.crossUrl('/form.html').replace(/[.?]/g, '\\$&')}\\.\\s*You put localhost on the list of sites agents may never open`),
     );
     await shown.close();
     expect(await rig.activeUrls()).not.toContain(blocked!.url);
     // The agent reads it too, and reaches nothing of the extension from it.
-    const onBlocked = await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => [document.title, typeof chrome === "undefined" || chrome.storage === undefined, origin]' } });
+    const onBlocked = await client.callTool({
+      name: 'browser_evaluate',
+      arguments: { function: '() => [document.title, typeof chrome === "undefined" || chrome.storage === undefined, origin]' },
+    });
     expect(text(onBlocked)).toMatch(/\[\s*"Blocked by browsermcp",\s*true,\s*"null"\s*\]/);
     // The agent goes on from there, in the same tab; nor does any request of its pages reach the site (the same
     // guard as the gateway's origin lists).
-    expect(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }).then(text)).toContain('- Page Title: Fixture home');
+    expect(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }).then(text)).toContain(
+      '- Page Title: Fixture home',
+    );
     const fetched = await client.callTool({
       name: 'browser_evaluate',
-      arguments: { function: `() => fetch(${JSON.stringify(server.crossUrl('/item/from-agent-page'))}, { mode: 'no-cors' }).then(() => 'reached', () => 'refused')` },
+      arguments: {
+        function: `() => fetch(${JSON.stringify(server.crossUrl('/item/from-agent-page'))}, { mode: 'no-cors' }).then(() => 'reached', () => 'refused')`,
+      },
     });
     expect(text(fetched)).toContain('"refused"');
     expect(text(fetched)).toContain(`The page's request for ${server.crossUrl('/item/from-agent-page')} was refused: The person has put localhost off limits`);
@@ -433,13 +512,20 @@ it("no agent acts in an extension's page: not by URL, not by link, and not when 
   type Chrome = {
     chrome: {
       debugger: { getTargets(): Promise<Array<{ tabId?: number; attached: boolean }>> };
-      tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>>; update(id: number, p: object): Promise<unknown>; get(id: number): Promise<{ url?: string }> };
+      tabs: {
+        query(q: object): Promise<Array<{ id: number; url?: string }>>;
+        update(id: number, p: object): Promise<unknown>;
+        get(id: number): Promise<{ url?: string }>;
+      };
     };
   };
   /** Whether a debugger (the extension's, for the agent) is attached to the tab. */
   const attached = async (tabId: number) =>
-    (await rig.control.evaluate<Array<{ tabId?: number; attached: boolean }>>(() => (globalThis as unknown as Chrome).chrome.debugger.getTargets())).find((t) => t.tabId === tabId)?.attached;
-  const urlOf = (tabId: number) => rig.control.evaluate<string | undefined>(async (id: number) => (await (globalThis as unknown as Chrome).chrome.tabs.get(id)).url, tabId);
+    (await rig.control.evaluate<Array<{ tabId?: number; attached: boolean }>>(() => (globalThis as unknown as Chrome).chrome.debugger.getTargets())).find(
+      (t) => t.tabId === tabId,
+    )?.attached;
+  const urlOf = (tabId: number) =>
+    rig.control.evaluate<string | undefined>(async (id: number) => (await (globalThis as unknown as Chrome).chrome.tabs.get(id)).url, tabId);
   try {
     await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=prying') } });
     const agentTab = await rig.control.evaluate<number>(
@@ -458,7 +544,9 @@ it("no agent acts in an extension's page: not by URL, not by link, and not when 
     // By link: a page's link to the extension's settings goes nowhere, and nothing comes in front of the person.
     await client.callTool({
       name: 'browser_evaluate',
-      arguments: { function: `() => { const a = document.createElement('a'); a.id = 'to-settings'; a.href = ${JSON.stringify(options)}; a.textContent = 'browsermcp settings'; document.body.prepend(a); }` },
+      arguments: {
+        function: `() => { const a = document.createElement('a'); a.id = 'to-settings'; a.href = ${JSON.stringify(options)}; a.textContent = 'browsermcp settings'; document.body.prepend(a); }`,
+      },
     });
     await client.callTool({ name: 'browser_click', arguments: { target: '#to-settings' } });
     const shown = await rig.browser.tabs();
@@ -467,7 +555,9 @@ it("no agent acts in an extension's page: not by URL, not by link, and not when 
     // However its tab gets there (here the extension itself sends it, as anything else might): the debugger lets go,
     // and every tool refuses there with the reason, before any of the agent's script could run.
     // (Back on the web first, out of the error page the link left: the answer says it is there.)
-    expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=prying') } }))).toContain('- Page Title: Fixture home');
+    expect(text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=prying') } }))).toContain(
+      '- Page Title: Fixture home',
+    );
     await rig.control.evaluate((id: number, url: string) => (globalThis as unknown as Chrome).chrome.tabs.update(id, { url }), agentTab, options);
     // A navigation, waited for as one (expect.poll's 1 s default is shorter than one on a loaded machine).
     await expect.poll(() => urlOf(agentTab), { timeout: 10_000 }).toBe(options);
@@ -575,11 +665,17 @@ describe('a new agent must be allowed by the person', () => {
   async function answer(agent: string, button: 'once' | 'always' | 'deny'): Promise<void> {
     const popup = await rig.openPopup();
     await popup.page.waitFor(
-      (name: string) => Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name) && li.textContent.includes('wants to use this browser')),
+      (name: string) =>
+        Array.from(document.querySelectorAll('li.agent.pending')).some(
+          (li) => li.textContent?.includes(name) && li.textContent.includes('wants to use this browser'),
+        ),
       [agent],
     );
     await rig.clickAsPerson(popup.page, agentButton(agent, `.decide-${button}`));
-    await popup.page.waitFor((name: string) => !Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)), [agent]);
+    await popup.page.waitFor(
+      (name: string) => !Array.from(document.querySelectorAll('li.agent.pending')).some((li) => li.textContent?.includes(name)),
+      [agent],
+    );
     await popup.close();
   }
 
@@ -599,11 +695,21 @@ describe('a new agent must be allowed by the person', () => {
       expect(progress[0]).toMatch(/^browser_navigate is still running \(\d+ s\): Waiting for the person to allow "Newcomer" in the browsermcp popup/);
       // The person sees it without pinning the extension (a system notification), and in the popup: who it is by the
       // key its gateway checked, and what its call wants. The badge counts it.
-      const notifications = await rig.control.evaluate<Record<string, boolean>>(() => (globalThis as unknown as { chrome: { notifications: { getAll(): Promise<Record<string, boolean>> } } }).chrome.notifications.getAll());
+      const notifications = await rig.control.evaluate<Record<string, boolean>>(() =>
+        (globalThis as unknown as { chrome: { notifications: { getAll(): Promise<Record<string, boolean>> } } }).chrome.notifications.getAll(),
+      );
       expect(Object.keys(notifications)).toEqual([expect.stringMatching(/^approve:/)]);
-      expect(await rig.control.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText(d: object): Promise<string> } } }).chrome.action.getBadgeText({}))).toBe('1');
+      expect(
+        await rig.control.evaluate(() =>
+          (globalThis as unknown as { chrome: { action: { getBadgeText(d: object): Promise<string> } } }).chrome.action.getBadgeText({}),
+        ),
+      ).toBe('1');
       const popup = await rig.openPopup();
-      const row = await popup.page.waitFor<string>(() => Array.from(document.querySelectorAll('li.agent.pending')).map((li) => li.textContent ?? '').find((t) => t.includes('Newcomer')));
+      const row = await popup.page.waitFor<string>(() =>
+        Array.from(document.querySelectorAll('li.agent.pending'))
+          .map((li) => li.textContent ?? '')
+          .find((t) => t.includes('Newcomer')),
+      );
       expect(row).toMatch(/^NewcomerAPI key [0-9a-f]{8}wants to use this browser: open http:\/\/127\.0\.0\.1:\d+\/index\.html\?agent=new/);
       await popup.close();
       await answer('Newcomer', 'once');
@@ -639,9 +745,13 @@ describe('a new agent must be allowed by the person', () => {
       const tab = await rig.browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
       const options = await rig.browser.page(tab.id);
       try {
-        expect(await options.waitFor<string>(() => document.querySelector('li.allowed-agent')?.textContent)).toMatch(/^Trusted agent — API key [0-9a-f]{8}, since .+Revoke$/);
+        expect(await options.waitFor<string>(() => document.querySelector('li.allowed-agent')?.textContent)).toMatch(
+          /^Trusted agent — API key [0-9a-f]{8}, since .+Revoke$/,
+        );
         await rig.clickAsPerson(options, `() => document.querySelector('li.allowed-agent .revoke')`);
-        await options.waitFor(() => document.querySelectorAll('li.allowed-agent').length === 0 && !(document.getElementById('always-none') as HTMLElement).hidden);
+        await options.waitFor(
+          () => document.querySelectorAll('li.allowed-agent').length === 0 && !(document.getElementById('always-none') as HTMLElement).hidden,
+        );
       } finally {
         await options.close();
         await rig.browser.close(tab.id);
@@ -662,21 +772,34 @@ describe('a new agent must be allowed by the person', () => {
     await setAsk(true);
     const long = 'Quarterly expense report reconciliation assistant';
     const clients = [await connectClient(rig.gw, 'Travel booker'), await connectClient(rig.gw, long, { key: PERSON_RIG_KEYS[1] })];
-    const calls = clients.map((c, i) => c.callTool({ name: 'browser_navigate', arguments: { url: server.url(`/index.html?waiting=${i}&a-long-query-string-that-runs-on=1234567890`) } }, undefined, { timeout: 60_000 }));
+    const calls = clients.map((c, i) =>
+      c.callTool(
+        { name: 'browser_navigate', arguments: { url: server.url(`/index.html?waiting=${i}&a-long-query-string-that-runs-on=1234567890`) } },
+        undefined,
+        { timeout: 60_000 },
+      ),
+    );
     const popup = await rig.openPopup();
     try {
       await popup.page.waitFor(() => document.querySelectorAll('li.agent.pending').length === 2);
       expect(await popup.page.evaluate(READABILITY_PROBLEMS)).toEqual([]);
       // Who each one is: the fingerprint of the key its gateway checked, the same the gateway's banner prints, and
       // the label the key has in --api-key-file.
-      const identities = await popup.page.evaluate<string[]>(() => Array.from(document.querySelectorAll('li.agent.pending .agent-identity'), (el) => el.textContent ?? ''));
+      const identities = await popup.page.evaluate<string[]>(() =>
+        Array.from(document.querySelectorAll('li.agent.pending .agent-identity'), (el) => el.textContent ?? ''),
+      );
       expect(identities).toEqual([keyFingerprint(PERSON_RIG_KEYS[0]), `${keyFingerprint(PERSON_RIG_KEYS[1])} (${PERSON_RIG_KEY_LABEL})`]);
       // Each one's buttons under its words, the whole row for the name.
       const rows = await popup.page.evaluate<Array<{ name: number; buttons: number; nameBottom: number; buttonsTop: number }>>(() =>
         Array.from(document.querySelectorAll('li.agent.pending')).map((li) => {
           const name = li.querySelector('strong')!.getBoundingClientRect();
           const buttons = li.querySelector('.decide')!.getBoundingClientRect();
-          return { name: name.width, buttons: buttons.width, nameBottom: li.querySelector('.agent-show')!.getBoundingClientRect().bottom, buttonsTop: buttons.top };
+          return {
+            name: name.width,
+            buttons: buttons.width,
+            nameBottom: li.querySelector('.agent-show')!.getBoundingClientRect().bottom,
+            buttonsTop: buttons.top,
+          };
         }),
       );
       for (const row of rows) expect(row.buttonsTop).toBeGreaterThanOrEqual(row.nameBottom);
@@ -704,7 +827,9 @@ describe('a new agent must be allowed by the person', () => {
     const popup = await rig.openPopup();
     try {
       const box = await popup.page.waitFor<{ x: number; y: number }>(() => {
-        const button = Array.from(document.querySelectorAll('li.agent.pending')).find((li) => li.textContent?.includes('Held newcomer'))?.querySelector('.decide-deny');
+        const button = Array.from(document.querySelectorAll('li.agent.pending'))
+          .find((li) => li.textContent?.includes('Held newcomer'))
+          ?.querySelector('.decide-deny');
         if (!button) return null;
         const r = button.getBoundingClientRect();
         return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
@@ -733,14 +858,21 @@ describe('a new agent must be allowed by the person', () => {
     try {
       const modern = await modernClient(rig.gw.url, PERSON_RIG_KEYS[0], 'Stateless newcomer');
       const progress: string[] = [];
-      const call = modern.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=modern') } }, { onprogress: (p) => void progress.push(p.message ?? ''), timeout: 60_000 });
+      const call = modern.callTool(
+        { name: 'browser_navigate', arguments: { url: server.url('/index.html?agent=modern') } },
+        { onprogress: (p) => void progress.push(p.message ?? ''), timeout: 60_000 },
+      );
       await expect.poll(() => progress.length, { timeout: 15_000, interval: 200 }).toBeGreaterThan(0);
       expect(progress[0]).toMatch(/^browser_navigate is still running \(\d+ s\): Waiting for the person to allow "Stateless newcomer" in the browsermcp popup/);
       await answer('Stateless newcomer', 'once');
       expect(text(await call)).toContain('- Page Title: Fixture home');
       // The next request (a new HTTP request, no session) lands in the same allowed state: not asked again.
       expect(text(await modern.callTool({ name: 'browser_snapshot', arguments: {} }))).toContain('Fixture home');
-      expect(await rig.control.evaluate(() => (globalThis as unknown as { chrome: { action: { getBadgeText(d: object): Promise<string> } } }).chrome.action.getBadgeText({}))).toBe('');
+      expect(
+        await rig.control.evaluate(() =>
+          (globalThis as unknown as { chrome: { action: { getBadgeText(d: object): Promise<string> } } }).chrome.action.getBadgeText({}),
+        ),
+      ).toBe('');
       await modern.close();
 
       // Another key's stateless agent, denied: its request answers that the person said no.

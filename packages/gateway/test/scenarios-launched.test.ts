@@ -17,20 +17,23 @@ afterAll(async () => {
   await server?.close();
 });
 
-runScenarios('launched', (): ModeRig => ({
-  mode: 'launched',
-  server,
-  client: (name, options) => connectClient(gw, name, options),
-  async closeAsPerson(url) {
-    const browser = await (gw.backend as EmbeddedBackend).executor.browser.get();
-    const pages = (await Promise.all(browser.browserContexts().map((c) => c.pages()))).flat();
-    const page = pages.find((p) => p.url() === url);
-    if (!page) throw new Error(`no tab shows ${url}`);
-    await page.close();
-  },
-  // The session's tab is in front already: a launched browser brings it forward.
-  lookAt: async () => async () => undefined,
-  answerBanner() {
-    throw new Error('nobody can see a headless browser');
-  },
-}));
+runScenarios(
+  'launched',
+  (): ModeRig => ({
+    mode: 'launched',
+    server,
+    client: (name, options) => connectClient(gw, name, options),
+    async closeAsPerson(url) {
+      const browser = await (gw.backend as EmbeddedBackend).executor.browser.get();
+      const pages = (await Promise.all(browser.browserContexts().map((c) => c.pages()))).flat();
+      const page = pages.find((p) => p.url() === url);
+      if (!page) throw new Error(`no tab shows ${url}`);
+      await page.close();
+    },
+    // The session's tab is in front already: a launched browser brings it forward.
+    lookAt: async () => async () => undefined,
+    answerBanner() {
+      throw new Error('nobody can see a headless browser');
+    },
+  }),
+);

@@ -20,7 +20,15 @@ function registry(idleMs: number): { registry: SessionRegistry; closed: string[]
 }
 
 function session(id: string): GatewaySession {
-  return { id, kind: 'streamable', keyHash: 'k', transport: {} as GatewaySession['transport'], server: { close: async () => undefined } as unknown as GatewaySession['server'], lastSeen: Date.now(), openStreams: 0 };
+  return {
+    id,
+    kind: 'streamable',
+    keyHash: 'k',
+    transport: {} as GatewaySession['transport'],
+    server: { close: async () => undefined } as unknown as GatewaySession['server'],
+    lastSeen: Date.now(),
+    openStreams: 0,
+  };
 }
 
 it('closes a session whose client never called a tool after five minutes idle, one that did after the idle timeout', async () => {

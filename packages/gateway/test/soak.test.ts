@@ -36,7 +36,16 @@ function sample(): void {
 
 beforeAll(async () => {
   [gw, server] = await Promise.all([
-    startGateway(['--max-sessions-per-key', String(PER_KEY), '--max-tabs', String(TABS), '--max-connections-per-address', String(PER_ADDRESS), '--request-timeout', '2']),
+    startGateway([
+      '--max-sessions-per-key',
+      String(PER_KEY),
+      '--max-tabs',
+      String(TABS),
+      '--max-connections-per-address',
+      String(PER_ADDRESS),
+      '--request-timeout',
+      '2',
+    ]),
     startFixtureServer(),
   ]);
   figures.baselineRssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
@@ -108,7 +117,10 @@ describe('abuse soak', () => {
       const opened = answers.filter((a) => a.status === 200);
       expect(opened.length).toBeGreaterThanOrEqual(PER_KEY);
       for (const { id } of opened) {
-        const ended = await fetch(`${gw.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${gw.apiKey}`, 'mcp-session-id': id!, 'mcp-protocol-version': '2025-11-25', connection: 'close' } });
+        const ended = await fetch(`${gw.url}/mcp`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${gw.apiKey}`, 'mcp-session-id': id!, 'mcp-protocol-version': '2025-11-25', connection: 'close' },
+        });
         await ended.text();
       }
       await expect.poll(async () => ((await (await fetch(`${gw.url}/health`)).json()) as { activeSessions: number }).activeSessions).toBe(0);
@@ -121,7 +133,9 @@ describe('abuse soak', () => {
         const other = await withClient(async (c) => text(await c.callTool({ name: 'browser_navigate', arguments: { url: server.url('/form.html') } })));
         expect(other).toContain('- Page Title: Form');
         await expect
-          .poll(async () => (text(await client.callTool({ name: 'browser_tabs', arguments: { action: 'list' } })).match(/^- \d+:/gm) ?? []).length, { timeout: 15_000 })
+          .poll(async () => (text(await client.callTool({ name: 'browser_tabs', arguments: { action: 'list' } })).match(/^- \d+:/gm) ?? []).length, {
+            timeout: 15_000,
+          })
           .toBe(TABS);
       });
     });
@@ -213,7 +227,10 @@ describe('abuse soak', () => {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${cli.key}` },
           body: INIT,
-        }).then((r) => r.text(), () => ''),
+        }).then(
+          (r) => r.text(),
+          () => '',
+        ),
       );
       const killed = performance.now();
       cli.child.kill('SIGKILL');

@@ -137,21 +137,31 @@ describe('HTTP statuses', () => {
       await res.body?.cancel();
     }
     // Only reading them is public.
-    expect((await fetch(`${gw.url}/.well-known/oauth-protected-resource`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(401);
+    expect(
+      (await fetch(`${gw.url}/.well-known/oauth-protected-resource`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(401);
   });
 
   it('never takes the key from the query string', async () => {
-    const res = await fetch(`${gw.url}/mcp?apiKey=${gw.apiKey}&token=${gw.apiKey}`, { method: 'POST', body: JSON.stringify(INIT), headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`${gw.url}/mcp?apiKey=${gw.apiKey}&token=${gw.apiKey}`, {
+      method: 'POST',
+      body: JSON.stringify(INIT),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(401);
   });
 
   it('403 for a foreign Host (DNS rebinding) and for a web page Origin', async () => {
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${gw.url}/mcp`, { method: 'POST', headers: { host: 'evil.example', authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${gw.url}/mcp`,
+        { method: 'POST', headers: { host: 'evil.example', authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(INIT));
     });
@@ -204,7 +214,10 @@ describe('HTTP statuses', () => {
     const parse = await post('{"jsonrpc": ', { 'mcp-session-id': id });
     expect(parse.status).toBe(400);
     expect((await json(parse)).error.code).toBe(-32700);
-    const huge = await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'browser_type', arguments: { target: 'e1', text: 'x'.repeat(2_000_000) } } }, { 'mcp-session-id': id });
+    const huge = await post(
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'browser_type', arguments: { target: 'e1', text: 'x'.repeat(2_000_000) } } },
+      { 'mcp-session-id': id },
+    );
     expect(huge.status).toBe(413);
     const put = await fetch(`${gw.url}/mcp`, { method: 'PUT', headers: { authorization: `Bearer ${gw.apiKey}` } });
     expect(put.status).toBe(405);
@@ -228,7 +241,11 @@ describe('HTTP statuses', () => {
       expect(answer.error.message).toContain('nests deeper than 64 levels');
     }
     // The legacy SSE endpoint's messages too.
-    const message = await fetch(`${gw.url}/message?sessionId=none`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body: deep });
+    const message = await fetch(`${gw.url}/message?sessionId=none`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+      body: deep,
+    });
     expect(message.status).toBe(400);
     // And the session still answers.
     const list = await post({ jsonrpc: '2.0', id: 10, method: 'tools/list' }, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });

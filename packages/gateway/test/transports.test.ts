@@ -46,7 +46,11 @@ describe('legacy HTTP+SSE', () => {
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toContain(`event: endpoint\ndata: /message?sessionId=${id}`);
     const post = (body: string, sessionId = id) =>
-      fetch(`${gw.url}/message?sessionId=${sessionId}`, { method: 'POST', headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' }, body });
+      fetch(`${gw.url}/message?sessionId=${sessionId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+        body,
+      });
     const ok = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
     expect(ok.status).toBe(202);
     expect(await ok.json()).toEqual({ status: 'accepted' });
@@ -66,7 +70,10 @@ describe('stdio', () => {
     await client.connect(transport);
     await navigateSnapshotClick(client);
     const pid = transport.pid!;
-    const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
+    const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map(Number);
     expect(children.length).toBeGreaterThan(0);
     await client.close();
     const alive = (p: number) => {
@@ -90,7 +97,10 @@ describe('stdio', () => {
     child.stdin.end('{not json\n{"jsonrpc":"2.0","id":"x","method":7}\n');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
-    const [parse, invalid, ...rest] = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; error: { code: number; message: string } });
+    const [parse, invalid, ...rest] = out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: unknown; error: { code: number; message: string } });
     expect(rest).toEqual([]);
     expect(parse!.error.code).toBe(-32700);
     expect(parse!.id).toBeNull();

@@ -34,8 +34,14 @@ describe('the paired channel', () => {
 
   it.each([
     ['injected in the clear', async () => '{"wireId":"x","type":"command","name":"browser_evaluate"}'],
-    ['sealed by a relay that knows everything but the secret', async () => (await SealedChannel.create(newPairingSecret(), nonces, 'daemon')).seal('{"type":"command"}')],
-    ['sealed for another address (a relay dialled instead)', async () => (await SealedChannel.create(secret, { ...nonces, address: 'ws://127.0.0.1:9999/extension' }, 'daemon')).seal('x')],
+    [
+      'sealed by a relay that knows everything but the secret',
+      async () => (await SealedChannel.create(newPairingSecret(), nonces, 'daemon')).seal('{"type":"command"}'),
+    ],
+    [
+      'sealed for another address (a relay dialled instead)',
+      async () => (await SealedChannel.create(secret, { ...nonces, address: 'ws://127.0.0.1:9999/extension' }, 'daemon')).seal('x'),
+    ],
     ['sealed for another connection', async () => (await SealedChannel.create(secret, { ...nonces, daemon: newPairingNonce() }, 'daemon')).seal('x')],
     ['sent back to its sender (the other direction)', async (own: SealedChannel) => own.seal('x')],
   ])('refuses a frame %s, and opens nothing after it', async (_what, make) => {

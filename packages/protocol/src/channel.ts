@@ -91,7 +91,10 @@ export class SealedChannel {
     const n = this.#received++;
     try {
       const parsed: unknown = JSON.parse(frame);
-      const data = typeof parsed === 'object' && parsed !== null && typeof (parsed as SealedFrame).sealed === 'string' ? fromBase64Url((parsed as SealedFrame).sealed) : undefined;
+      const data =
+        typeof parsed === 'object' && parsed !== null && typeof (parsed as SealedFrame).sealed === 'string'
+          ? fromBase64Url((parsed as SealedFrame).sealed)
+          : undefined;
       if (!data) throw new Error('not a sealed frame');
       return new TextDecoder('utf-8', { fatal: true }).decode(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: ivOf(n) }, this.receiveKey, data));
     } catch {

@@ -10,7 +10,10 @@ describe('the messages daemons of a cluster exchange', () => {
     expect(parseClusterRequest({ op: 'close', executorId: 'b1', sessionId: 's1' })).toMatchObject({ ok: true });
     expect(parseClusterRequest({ op: 'cancel', wireId: 'w1', reason: 'timeout' })).toMatchObject({ ok: true });
     expect(parseClusterRequest({ op: 'ping' })).toMatchObject({ ok: true });
-    expect(parseClusterRequest({ op: 'send', executorId: 'b1', command, timeoutMs: 0 })).toMatchObject({ ok: false, message: expect.stringContaining('timeoutMs') });
+    expect(parseClusterRequest({ op: 'send', executorId: 'b1', command, timeoutMs: 0 })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('timeoutMs'),
+    });
     expect(parseClusterRequest({ op: 'explode' })).toMatchObject({ ok: false });
     expect(parseClusterRequest({ op: 'cancel', wireId: '', reason: 'cancelled' })).toMatchObject({ ok: false, message: expect.stringContaining('wireId') });
   });

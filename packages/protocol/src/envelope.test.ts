@@ -41,16 +41,12 @@ describe('envelope schemas', () => {
     expect(eventEnvelopeSchema.safeParse({ ...command, type: 'event', name: 'console' }).success).toBe(true);
     const { payload: _payload, ...head } = command;
     expect(successResponseEnvelopeSchema.safeParse({ ...head, type: 'response', data: null }).success).toBe(true);
-    expect(
-      errorResponseEnvelopeSchema.safeParse({ ...head, type: 'response', error: { code: 1, message: 'm' } }).success,
-    ).toBe(true);
+    expect(errorResponseEnvelopeSchema.safeParse({ ...head, type: 'response', error: { code: 1, message: 'm' } }).success).toBe(true);
   });
 
   it('refuse a response with both data and error, or neither', () => {
     const head = { wireId: 'w', sessionId: 's', type: 'response', name: 'n' };
-    expect(responseEnvelopeSchema.safeParse({ ...head, data: 1, error: { code: 1, message: 'm' } }).success).toBe(
-      false,
-    );
+    expect(responseEnvelopeSchema.safeParse({ ...head, data: 1, error: { code: 1, message: 'm' } }).success).toBe(false);
     expect(responseEnvelopeSchema.safeParse(head).success).toBe(false);
   });
 
@@ -74,15 +70,28 @@ describe('files in envelopes', () => {
     const command = parseEnvelope({ wireId: 'w', sessionId: 's', type: 'command', name: 'browser_file_upload', payload: {}, files: [file] });
     expect(command.ok && command.envelope.type === 'command' && command.envelope.files).toEqual([file]);
     const response = parseEnvelope({ wireId: 'w', sessionId: 's', type: 'response', name: 'n', data: null, files: [{ name: 'a.png', data: '' }] });
-    expect(response.ok && response.envelope.type === 'response' && 'files' in response.envelope && response.envelope.files).toEqual([{ name: 'a.png', data: '' }]);
+    expect(response.ok && response.envelope.type === 'response' && 'files' in response.envelope && response.envelope.files).toEqual([
+      { name: 'a.png', data: '' },
+    ]);
   });
 
   it('refuses a file without its path or name, with contents that are not text, or files on an error response', () => {
-    for (const bad of [{ ...file, path: '' }, { ...file, name: undefined }, { ...file, data: [1, 2] }]) {
+    for (const bad of [
+      { ...file, path: '' },
+      { ...file, name: undefined },
+      { ...file, data: [1, 2] },
+    ]) {
       const parsed = parseEnvelope({ wireId: 'w', sessionId: 's', type: 'command', name: 'n', payload: {}, files: [bad] });
       expect(parsed).toMatchObject({ ok: false, error: { code: -32600 } });
     }
-    const onError = parseEnvelope({ wireId: 'w', sessionId: 's', type: 'response', name: 'n', error: { code: 1, message: 'x' }, files: [{ name: 'a', data: '' }] });
+    const onError = parseEnvelope({
+      wireId: 'w',
+      sessionId: 's',
+      type: 'response',
+      name: 'n',
+      error: { code: 1, message: 'x' },
+      files: [{ name: 'a', data: '' }],
+    });
     expect(onError.ok && 'files' in onError.envelope).toBe(false);
   });
 });
@@ -128,21 +137,9 @@ describe('parseEnvelope', () => {
     ['an empty name', { ...command, name: '' }, '"name" must not be empty'],
     ['a numeric tabId', { ...command, tabId: 42 }, '"tabId" must be a string'],
     ['a missing payload', { ...command, payload: undefined }, '"payload" is required'],
-    [
-      'a response with neither',
-      { wireId: 'w', sessionId: 's', type: 'response', name: 'n' },
-      'must carry "data" or "error"',
-    ],
-    [
-      'a response with both',
-      { wireId: 'w', sessionId: 's', type: 'response', name: 'n', data: 1, error: {} },
-      'not both',
-    ],
-    [
-      'a bad error',
-      { wireId: 'w', sessionId: 's', type: 'response', name: 'n', error: { message: 'm' } },
-      '"error.code" is required',
-    ],
+    ['a response with neither', { wireId: 'w', sessionId: 's', type: 'response', name: 'n' }, 'must carry "data" or "error"'],
+    ['a response with both', { wireId: 'w', sessionId: 's', type: 'response', name: 'n', data: 1, error: {} }, 'not both'],
+    ['a bad error', { wireId: 'w', sessionId: 's', type: 'response', name: 'n', error: { message: 'm' } }, '"error.code" is required'],
   ])('answers %s with -32600 naming the field', (_label, input, fault) => {
     // JSON round trip, as on the wire: undefined members disappear.
     const failure = failureOf(parseEnvelope(JSON.stringify(input)));
@@ -211,9 +208,7 @@ describe('createCommand', () => {
   });
 
   it('throws a TypeError naming an invalid field', () => {
-    expect(() => createCommand({ sessionId: '', name: 'n', payload: 1 }, 'w')).toThrow(
-      new TypeError('createCommand: "sessionId" must not be empty'),
-    );
+    expect(() => createCommand({ sessionId: '', name: 'n', payload: 1 }, 'w')).toThrow(new TypeError('createCommand: "sessionId" must not be empty'));
     expect(() => createCommand({ sessionId: 's', name: 'n', payload: 1 }, '')).toThrow(/"wireId"/);
   });
 });
@@ -290,22 +285,12 @@ describe('responseFor and errorResponseFor', () => {
   it('round-trip through JSON for arbitrary commands and data', () => {
     const id = fc.string({ minLength: 1 });
     fc.assert(
-      fc.property(
-        id,
-        id,
-        id,
-        fc.option(id, { nil: undefined }),
-        fc.jsonValue(),
-        (wireId, sessionId, name, tabId, data) => {
-          const cmd = createCommand(
-            tabId === undefined ? { sessionId, name, payload: data } : { sessionId, name, payload: data, tabId },
-            wireId,
-          );
-          const text = JSON.stringify(responseFor(cmd, data));
-          const parsed = parseEnvelope(text);
-          expect(parsed).toStrictEqual({ ok: true, envelope: JSON.parse(text) });
-        },
-      ),
+      fc.property(id, id, id, fc.option(id, { nil: undefined }), fc.jsonValue(), (wireId, sessionId, name, tabId, data) => {
+        const cmd = createCommand(tabId === undefined ? { sessionId, name, payload: data } : { sessionId, name, payload: data, tabId }, wireId);
+        const text = JSON.stringify(responseFor(cmd, data));
+        const parsed = parseEnvelope(text);
+        expect(parsed).toStrictEqual({ ok: true, envelope: JSON.parse(text) });
+      }),
     );
   });
 });

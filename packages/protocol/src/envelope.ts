@@ -116,10 +116,10 @@ export function parseEnvelope(input: unknown): EnvelopeParseResult {
     value = parsed.value;
   }
   if (!isPlainObject(value)) return invalid('an envelope must be an object', null);
-  const rawWireId = value['wireId'];
+  const rawWireId = value.wireId;
   const wireId = typeof rawWireId === 'string' && rawWireId !== '' ? rawWireId : null;
 
-  const type = value['type'];
+  const type = value.type;
   let schema: z.ZodType<Envelope>;
   if (type === 'command') schema = commandEnvelopeSchema;
   else if (type === 'event') schema = eventEnvelopeSchema;
@@ -172,30 +172,21 @@ function withOptional<T extends object>(
 /** A command envelope; `wireId` defaults to a fresh UUID. Throws a TypeError naming the field if one is invalid. */
 export function createCommand(init: EnvelopeInit, wireId: string = generateWireId()): CommandEnvelope {
   const { sessionId, name, payload } = init;
-  const command = withOptional(
-    { wireId, sessionId, type: 'command' as const, name, payload: payload === undefined ? null : payload },
-    init,
-  );
+  const command = withOptional({ wireId, sessionId, type: 'command' as const, name, payload: payload === undefined ? null : payload }, init);
   return checkBuilt(commandEnvelopeSchema, command, 'createCommand');
 }
 
 /** An event envelope (console message, dialog, navigation…) for the session that owns the tab. */
 export function createEvent(init: EnvelopeInit, wireId: string = generateWireId()): EventEnvelope {
   const { sessionId, name, payload } = init;
-  const event = withOptional(
-    { wireId, sessionId, type: 'event' as const, name, payload: payload === undefined ? null : payload },
-    init,
-  );
+  const event = withOptional({ wireId, sessionId, type: 'event' as const, name, payload: payload === undefined ? null : payload }, init);
   return checkBuilt(eventEnvelopeSchema, event, 'createEvent');
 }
 
 /** The success response to `command`: echoes wireId, sessionId, name, tabId and originId. */
 export function responseFor(command: CommandEnvelope, data: unknown): SuccessResponseEnvelope {
   const { wireId, sessionId, name } = command;
-  const response = withOptional(
-    { wireId, sessionId, type: 'response' as const, name, data: data === undefined ? null : data },
-    command,
-  );
+  const response = withOptional({ wireId, sessionId, type: 'response' as const, name, data: data === undefined ? null : data }, command);
   return checkBuilt(successResponseEnvelopeSchema, response, 'responseFor');
 }
 
@@ -205,9 +196,6 @@ export function responseFor(command: CommandEnvelope, data: unknown): SuccessRes
  */
 export function errorResponseFor(command: CommandEnvelope, error: ErrorObject): ErrorResponseEnvelope {
   const { wireId, sessionId, name } = command;
-  const response = withOptional(
-    { wireId, sessionId, type: 'response' as const, name, error: errorObject(error.code, error.message, error.data) },
-    command,
-  );
+  const response = withOptional({ wireId, sessionId, type: 'response' as const, name, error: errorObject(error.code, error.message, error.data) }, command);
   return checkBuilt(errorResponseEnvelopeSchema, response, 'errorResponseFor');
 }

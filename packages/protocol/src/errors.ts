@@ -54,9 +54,7 @@ const STANDARD_CODES: ReadonlySet<number> = new Set<StandardErrorCode>([
   ErrorCodes.InternalError,
 ]);
 
-const NAMES_BY_CODE: ReadonlyMap<number, ErrorCodeName> = new Map(
-  (Object.keys(ErrorCodes) as ErrorCodeName[]).map((name) => [ErrorCodes[name], name]),
-);
+const NAMES_BY_CODE: ReadonlyMap<number, ErrorCodeName> = new Map((Object.keys(ErrorCodes) as ErrorCodeName[]).map((name) => [ErrorCodes[name], name]));
 
 /** True for the five codes JSON-RPC 2.0 predefines. */
 export function isStandardErrorCode(code: number): code is StandardErrorCode {
@@ -155,7 +153,7 @@ export function toErrorObject(error: unknown): ErrorObject {
   }
   let message: string;
   if (error instanceof Error) message = error.message;
-  else if (isPlainObject(error) && typeof error['message'] === 'string') message = error['message'];
+  else if (isPlainObject(error) && typeof error.message === 'string') message = error.message;
   else message = String(error);
   return errorObject(ErrorCodes.InternalError, message);
 }

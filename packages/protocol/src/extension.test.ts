@@ -11,7 +11,10 @@ describe('the daemon ↔ extension contract', () => {
       ok: false,
       message: `"payload.browserId": must not be "local" (the daemon's own browser)`,
     });
-    expect(parseHelloPayload({ browserId: 'a b', browser: 'x', version: '1' })).toMatchObject({ ok: false, message: expect.stringContaining('must be 1-64 letters') });
+    expect(parseHelloPayload({ browserId: 'a b', browser: 'x', version: '1' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('must be 1-64 letters'),
+    });
     expect(parseHelloPayload({ browserId: 'b', browser: 'x', version: '1', tabs: [{ tabId: 7, sessionId: 's' }] })).toEqual({
       ok: false,
       message: '"payload.tabs[0].tabId" must be a string',
@@ -21,7 +24,16 @@ describe('the daemon ↔ extension contract', () => {
   it('reads session_opened and waiting_for_person payloads', () => {
     expect(parseSessionOpened({ clientName: 'Claude', settings: { snapshotMaxChars: 5000, blockedOrigins: ['https://bank.example'] } }).ok).toBe(true);
     expect(parseSessionOpened({ clientName: 3 })).toEqual({ ok: false, message: '"payload.clientName" must be a string' });
-    const flags = { snapshotMode: 'none', snapshotBoxes: true, actionTimeoutMs: 300, navigationTimeoutMs: 1500, consoleLevel: 'error', imageResponses: 'omit', testIdAttribute: 'data-qa', outputDir: '/tmp/out' };
+    const flags = {
+      snapshotMode: 'none',
+      snapshotBoxes: true,
+      actionTimeoutMs: 300,
+      navigationTimeoutMs: 1500,
+      consoleLevel: 'error',
+      imageResponses: 'omit',
+      testIdAttribute: 'data-qa',
+      outputDir: '/tmp/out',
+    };
     expect(parseSessionOpened({ clientName: null, settings: flags })).toEqual({ ok: true, value: { clientName: null, settings: flags } });
     expect(parseSessionOpened({ clientName: null, settings: { imageResponses: 'sometimes' } }).ok).toBe(false);
     expect(parseWaitingForPerson({ message: 'Waiting for the person', ms: 120_000 }).ok).toBe(true);

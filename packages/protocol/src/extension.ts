@@ -51,7 +51,6 @@ export const ExtensionEvents = {
   cancel: 'cancel',
 } as const;
 
-
 /**
  * What the gateway was told about how tools behave (its flags), applied by the extension to a session's tools
  * exactly as the launched browser's executor applies them.

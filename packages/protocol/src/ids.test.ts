@@ -1,23 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  RESERVED_ID_PREFIXES,
-  detectIdMode,
-  isReservedId,
-  isValidConnectionId,
-  mapId,
-  proxyControlId,
-  unmapId,
-} from './ids';
+import { RESERVED_ID_PREFIXES, detectIdMode, isReservedId, isValidConnectionId, mapId, proxyControlId, unmapId } from './ids';
 
 // Valid connection ids: non-empty, no ":", not "proxy" or "ext".
 const connectionIdArb = fc.string({ minLength: 1 }).filter(isValidConnectionId);
 // Strings rich in ":" and "s:" so the parser's edge cases come up often.
 const colonyStringArb = fc.oneof(
   fc.string(),
-  fc
-    .array(fc.constantFrom(':', 's', 's:', '5', 'proxy', 'ext', '-', '.', 'e', ''), { maxLength: 8 })
-    .map((p) => p.join('')),
+  fc.array(fc.constantFrom(':', 's', 's:', '5', 'proxy', 'ext', '-', '.', 'e', ''), { maxLength: 8 }).map((p) => p.join('')),
 );
 const numberIdArb = fc.oneof(
   fc.integer(),

@@ -38,6 +38,7 @@ describe('@browsermcp/protocol entry point', () => {
       'toErrorObject',
       'ProtocolError',
     ] as const;
+    // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the test walks the package's exports by name
     for (const name of functions) expect(typeof protocol[name], name).toBe('function');
     expect(protocol.ErrorCodes.ParseError).toBe(-32700);
     expect(protocol.ProxyMethods.mcpHandshake).toBe('mcp_handshake');

@@ -121,17 +121,9 @@ describe('parseMessage', () => {
     ['a boolean id', { jsonrpc: '2.0', id: true, method: 'm' }, '"id" must be a string or number'],
     ['scalar params', { jsonrpc: '2.0', method: 'm', params: 3 }, '"params" must be an object or array'],
     ['a null success id', { jsonrpc: '2.0', id: null, result: 1 }, '"id" must be a string or number'],
-    [
-      'a missing error id',
-      { jsonrpc: '2.0', error: { code: 1, message: 'm' } },
-      '"id" must be a string, number or null',
-    ],
+    ['a missing error id', { jsonrpc: '2.0', error: { code: 1, message: 'm' } }, '"id" must be a string, number or null'],
     ['an error without message', { jsonrpc: '2.0', id: 1, error: { code: 1 } }, '"error.message" is required'],
-    [
-      'a fractional error code',
-      { jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'm' } },
-      '"error.code" must be an integer',
-    ],
+    ['a fractional error code', { jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'm' } }, '"error.code" must be an integer'],
     ['both result and error', { jsonrpc: '2.0', id: 1, result: 1, error: { code: 1, message: 'm' } }, 'not both'],
     ['no method, result or error', { jsonrpc: '2.0', id: 1 }, 'needs "method"'],
     ['a non-object', 42, 'must be an object'],
@@ -153,17 +145,9 @@ describe('parseMessage', () => {
   });
 
   it('parses each element of a batch on its own', () => {
-    const result = parseMessage(
-      '[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"},{"foo":"boo"},1,[]]',
-    );
+    const result = parseMessage('[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"},{"foo":"boo"},1,[]]');
     if (!result.ok || result.kind !== 'batch') throw new Error('expected a batch');
-    expect(result.items.map((item) => (item.ok ? item.kind : item.error.code))).toStrictEqual([
-      'request',
-      'notification',
-      -32600,
-      -32600,
-      -32600,
-    ]);
+    expect(result.items.map((item) => (item.ok ? item.kind : item.error.code))).toStrictEqual(['request', 'notification', -32600, -32600, -32600]);
   });
 
   it('answers an empty batch with -32600', () => {
@@ -274,7 +258,8 @@ describe('bodies nested past any MCP message', () => {
       expect(result.error.code).toBe(ErrorCodes.InvalidRequest);
       expect(result.error.message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
-    const args = (levels: number) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}}`;
+    const args = (levels: number) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}}`;
     // The message itself is two levels (the message, params): arguments may nest up to the limit from there.
     expect(parseMessage(args(MAX_JSON_DEPTH - 2)).ok).toBe(true);
     expect(parseMessage(args(MAX_JSON_DEPTH)).ok).toBe(false);

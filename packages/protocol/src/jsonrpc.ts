@@ -55,12 +55,7 @@ export type JsonRpcErrorResponse = z.infer<typeof jsonRpcErrorResponseSchema>;
 export const jsonRpcResponseSchema = z.union([jsonRpcSuccessResponseSchema, jsonRpcErrorResponseSchema]);
 export type JsonRpcResponse = z.infer<typeof jsonRpcResponseSchema>;
 
-export const jsonRpcMessageSchema = z.union([
-  jsonRpcRequestSchema,
-  jsonRpcNotificationSchema,
-  jsonRpcSuccessResponseSchema,
-  jsonRpcErrorResponseSchema,
-]);
+export const jsonRpcMessageSchema = z.union([jsonRpcRequestSchema, jsonRpcNotificationSchema, jsonRpcSuccessResponseSchema, jsonRpcErrorResponseSchema]);
 export type JsonRpcMessage = z.infer<typeof jsonRpcMessageSchema>;
 
 export type ParsedMessage =
@@ -110,7 +105,7 @@ function parseSingle(value: unknown): SingleMessageParseResult {
   if (!isPlainObject(value)) {
     return failure(ErrorCodes.InvalidRequest, 'a JSON-RPC message must be an object', null);
   }
-  const rawId = value['id'];
+  const rawId = value.id;
   const id = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null;
 
   // Decide the kind from which members are present, then validate against that kind alone, so the error names
@@ -133,11 +128,7 @@ function parseSingle(value: unknown): SingleMessageParseResult {
   return checked.ok ? { ok: true, kind: 'response', message: checked.value } : invalid(checked.message, id);
 }
 
-function failure(
-  code: MessageParseFailure['error']['code'],
-  message: string,
-  id: JsonRpcId | null,
-): MessageParseFailure {
+function failure(code: MessageParseFailure['error']['code'], message: string, id: JsonRpcId | null): MessageParseFailure {
   return { ok: false, error: { code, message }, id };
 }
 
@@ -159,23 +150,10 @@ export function jsonRpcNotification(method: string, params?: JsonRpcParams): Jso
 
 /** A success response. `undefined` becomes null: JSON.stringify would drop the member and break the response. */
 export function jsonRpcResult(id: JsonRpcId, result: unknown): JsonRpcSuccessResponse {
-  return checkBuilt(
-    jsonRpcSuccessResponseSchema,
-    { jsonrpc: JSONRPC_VERSION, id, result: result === undefined ? null : result },
-    'jsonRpcResult',
-  );
+  return checkBuilt(jsonRpcSuccessResponseSchema, { jsonrpc: JSONRPC_VERSION, id, result: result === undefined ? null : result }, 'jsonRpcResult');
 }
 
 /** An error response; `id` is null when the request's id could not be read. */
-export function jsonRpcError(
-  id: JsonRpcId | null,
-  code: number,
-  message: string,
-  data?: unknown,
-): JsonRpcErrorResponse {
-  return checkBuilt(
-    jsonRpcErrorResponseSchema,
-    { jsonrpc: JSONRPC_VERSION, id, error: errorObject(code, message, data) },
-    'jsonRpcError',
-  );
+export function jsonRpcError(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
+  return checkBuilt(jsonRpcErrorResponseSchema, { jsonrpc: JSONRPC_VERSION, id, error: errorObject(code, message, data) }, 'jsonRpcError');
 }

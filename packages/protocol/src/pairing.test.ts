@@ -27,7 +27,7 @@ describe('pairing codes', () => {
   it.each([
     ['hello', 'This is not a pairing code'],
     [`${PAIRING_CODE_PREFIX}.abc`, 'cut short'],
-    [`${PAIRING_CODE_PREFIX}.abc.d3M6Ly94`, "secret is damaged"],
+    [`${PAIRING_CODE_PREFIX}.abc.d3M6Ly94`, 'secret is damaged'],
     [`${PAIRING_CODE_PREFIX}.${'A'.repeat(43)}.aHR0cDovL3g`, 'daemon address is damaged'],
     [`${PAIRING_CODE_PREFIX}.${'A'.repeat(43)}.%%%`, 'daemon address is damaged'],
   ])('refuses %j, saying what is wrong and what to copy', (text, why) => {
@@ -64,8 +64,10 @@ describe('pairing proofs', () => {
 
 describe('the address a proof is made for', () => {
   it("is this daemon's own extension endpoint: loopback, its port, /extension", () => {
-    for (const ok of ['ws://127.0.0.1:8765/extension', 'ws://localhost:8765/extension', 'ws://[::1]:8765/extension']) expect(pairingAddressProblem(ok, 8765)).toBeUndefined();
+    for (const ok of ['ws://127.0.0.1:8765/extension', 'ws://localhost:8765/extension', 'ws://[::1]:8765/extension'])
+      expect(pairingAddressProblem(ok, 8765)).toBeUndefined();
     expect(pairingAddressProblem('ws://127.0.0.1:8766/extension', 8765)).toContain('something else took the address it dialled');
-    for (const bad of ['wss://127.0.0.1:8765/extension', 'ws://example.com:8765/extension', 'ws://127.0.0.1:8765/mcp', 'nonsense']) expect(pairingAddressProblem(bad, 8765)).toBeDefined();
+    for (const bad of ['wss://127.0.0.1:8765/extension', 'ws://example.com:8765/extension', 'ws://127.0.0.1:8765/mcp', 'nonsense'])
+      expect(pairingAddressProblem(bad, 8765)).toBeDefined();
   });
 });

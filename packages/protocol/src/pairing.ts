@@ -119,7 +119,9 @@ export function pairingAddressProblem(address: string, port: number): string | u
   } catch {
     return `"${address}" is not an address`;
   }
-  if (url.protocol !== 'ws:' || !LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== '/extension') return `${address} is not a loopback ws://…/extension address`;
-  if (Number(url.port || 80) !== port) return `the extension dialled ${address}, and this browsermcp listens on port ${port}: something else took the address it dialled`;
+  if (url.protocol !== 'ws:' || !LOOPBACK_HOSTS.has(url.hostname) || url.pathname !== '/extension')
+    return `${address} is not a loopback ws://…/extension address`;
+  if (Number(url.port || 80) !== port)
+    return `the extension dialled ${address}, and this browsermcp listens on port ${port}: something else took the address it dialled`;
   return undefined;
 }

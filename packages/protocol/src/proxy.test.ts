@@ -50,7 +50,13 @@ describe('ProxyMethods', () => {
       'authenticate' | 'mcp_handshake' | 'list_extensions' | 'connect' | 'disconnect' | 'list_states' | 'close_state'
     >();
     expectTypeOf<ProxyNotificationMethod>().toEqualTypeOf<'authenticated' | 'status' | 'disconnected' | 'notifications/cancelled'>();
-    expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined; settings?: SessionSettings | undefined }>();
+    expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<{
+      extension_id: string;
+      resumable?: boolean | undefined;
+      resume_session?: string | undefined;
+      keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined;
+      settings?: SessionSettings | undefined;
+    }>();
     expectTypeOf<ProxyResult<'connect'>>().toEqualTypeOf<ConnectResult>();
   });
 });
@@ -79,10 +85,7 @@ describe('parseProxyParams', () => {
     list_extensions: [undefined, {}],
     connect: [{ extension_id: 'ext-1' }],
     disconnect: [undefined, {}, { connection_id: 'c1' }],
-    status: [
-      { state: 'connected' },
-      { state: 'reconnecting', extension_id: 'ext-1', connection_id: 'c1', message: '4m 50s left' },
-    ],
+    status: [{ state: 'connected' }, { state: 'reconnecting', extension_id: 'ext-1', connection_id: 'c1', message: '4m 50s left' }],
     disconnected: [{ reason: 'extension closed' }, { reason: '', connection_id: 'c1', extension_id: 'e' }],
     'notifications/cancelled': [{ requestId: 7 }, { requestId: 'call-1', reason: 'the user pressed stop' }],
     list_states: [{ principal: 'p1' }],
@@ -135,7 +138,13 @@ describe('parseProxyParams', () => {
   it('returns typed, stripped params', () => {
     const result = parseProxyParams(ProxyMethods.connect, { extension_id: 'e1', extra: 1 });
     if (!result.ok) throw new Error(result.error.message);
-    expectTypeOf(result.value).toEqualTypeOf<{ extension_id: string; resumable?: boolean | undefined; resume_session?: string | undefined; keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined; settings?: SessionSettings | undefined }>();
+    expectTypeOf(result.value).toEqualTypeOf<{
+      extension_id: string;
+      resumable?: boolean | undefined;
+      resume_session?: string | undefined;
+      keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined;
+      settings?: SessionSettings | undefined;
+    }>();
     expect(result.value).toStrictEqual({ extension_id: 'e1' });
   });
 
@@ -156,26 +165,25 @@ describe('parseProxyResult', () => {
       list_extensions: { extensions: [{ id: 'e1', name: 'Chrome', connected: true }] },
       connect: { connection_id: 'c1', extension_id: 'e1', extension_name: 'Chrome' },
       disconnect: { disconnected: false },
-      list_states: { states: [{ name: 'bs_1', in_use: false, closes_in_ms: 1000 }, { name: 'bs_2', in_use: true }] },
+      list_states: {
+        states: [
+          { name: 'bs_1', in_use: false, closes_in_ms: 1000 },
+          { name: 'bs_2', in_use: true },
+        ],
+      },
       close_state: { closed: true },
     };
     for (const method of Object.keys(valid) as ProxyRequestMethod[]) {
       expect(parseProxyResult(method, valid[method]).ok, method).toBe(true);
     }
-    expect(parseProxyResult('mcp_handshake', { authenticated: false, user_id: null, mcp_client_id: 'c' }).ok).toBe(
-      true,
-    );
+    expect(parseProxyResult('mcp_handshake', { authenticated: false, user_id: null, mcp_client_id: 'c' }).ok).toBe(true);
     expect(parseProxyResult('list_extensions', { extensions: [] }).ok).toBe(true);
   });
 
   it.each([
     ['authenticate', { accessToken: 'jwt' }, '"result.name" is required'],
     ['authenticate', { name: '', accessToken: 'jwt' }, '"result.name" must not be empty'],
-    [
-      'mcp_handshake',
-      { authenticated: 'yes', user_id: 'u', mcp_client_id: 'c' },
-      '"result.authenticated" must be a boolean',
-    ],
+    ['mcp_handshake', { authenticated: 'yes', user_id: 'u', mcp_client_id: 'c' }, '"result.authenticated" must be a boolean'],
     ['mcp_handshake', { authenticated: true, mcp_client_id: 'c' }, '"result.user_id"'],
     ['list_extensions', { extensions: [{ id: 'e1', name: 'x' }] }, '"result.extensions[0].connected" is required'],
     ['list_extensions', {}, '"result.extensions" is required'],
@@ -219,8 +227,7 @@ describe('proxy messages end to end', () => {
 
     const notification = jsonRpcNotification(ProxyMethods.authenticated, { extension_id: 'e1' });
     const parsedNotification = parseMessage(JSON.stringify(notification));
-    if (!parsedNotification.ok || parsedNotification.kind !== 'notification')
-      throw new Error('expected a notification');
+    if (!parsedNotification.ok || parsedNotification.kind !== 'notification') throw new Error('expected a notification');
     expect(parseProxyParams(ProxyMethods.authenticated, parsedNotification.message.params)).toStrictEqual({
       ok: true,
       value: { extension_id: 'e1' },
@@ -235,8 +242,6 @@ describe('proxy messages end to end', () => {
       session_id?: string | undefined;
       resumed?: boolean | undefined;
     }>();
-    expect(connectResultSchema.safeParse({ connection_id: 'c', extension_id: 'e', extension_name: '' }).success).toBe(
-      true,
-    );
+    expect(connectResultSchema.safeParse({ connection_id: 'c', extension_id: 'e', extension_name: '' }).success).toBe(true);
   });
 });

@@ -111,7 +111,11 @@ export const connectParamsSchema = z.object({
   keep_state: z
     .object({
       owner: nonEmptyString.max(200),
-      ms: z.number().int().min(1).max(7 * 24 * 3_600_000),
+      ms: z
+        .number()
+        .int()
+        .min(1)
+        .max(7 * 24 * 3_600_000),
       /** Only take up a state that exists: none is answered StateNotFound instead of making one. */
       existing: z.boolean().optional(),
       /** Whose states it is among (a label of the gateway's key), for `list_states`. */
@@ -226,10 +230,7 @@ export const proxyMethodSchemas = {
   [ProxyMethods.cancelled]: { kind: 'notification', params: cancelledParamsSchema },
   [ProxyMethods.listStates]: { kind: 'request', params: listStatesParamsSchema, result: listStatesResultSchema },
   [ProxyMethods.closeState]: { kind: 'request', params: closeStateParamsSchema, result: closeStateResultSchema },
-} as const satisfies Record<
-  ProxyMethod,
-  { kind: 'request'; params: z.ZodType; result: z.ZodType } | { kind: 'notification'; params: z.ZodType }
->;
+} as const satisfies Record<ProxyMethod, { kind: 'request'; params: z.ZodType; result: z.ZodType } | { kind: 'notification'; params: z.ZodType }>;
 
 type Specs = typeof proxyMethodSchemas;
 
@@ -239,9 +240,7 @@ export type ProxyRequestMethod = {
 export type ProxyNotificationMethod = Exclude<ProxyMethod, ProxyRequestMethod>;
 
 export type ProxyParams<M extends ProxyMethod> = z.output<Specs[M]['params']>;
-export type ProxyResult<M extends ProxyRequestMethod> = Specs[M] extends { result: infer S extends z.ZodType }
-  ? z.output<S>
-  : never;
+export type ProxyResult<M extends ProxyRequestMethod> = Specs[M] extends { result: infer S extends z.ZodType } ? z.output<S> : never;
 
 export type ProxyParseResult<T> = { ok: true; value: T } | { ok: false; error: ErrorObject };
 
@@ -271,10 +270,7 @@ export function parseProxyParams<M extends ProxyMethod>(method: M, params: unkno
  * Validates the result a peer sent for a proxy request. A malformed result is the peer's bug, which the receiver
  * can only report as -32603 (internal error).
  */
-export function parseProxyResult<M extends ProxyRequestMethod>(
-  method: M,
-  result: unknown,
-): ProxyParseResult<ProxyResult<M>> {
+export function parseProxyResult<M extends ProxyRequestMethod>(method: M, result: unknown): ProxyParseResult<ProxyResult<M>> {
   if (!isProxyRequestMethod(method)) return unknownMethod(method, 'a proxy request method');
   const spec: { result: z.ZodType } = proxyMethodSchemas[method];
   const checked = validate(spec.result, result, 'result');

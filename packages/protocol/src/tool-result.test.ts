@@ -3,7 +3,14 @@ import { parseToolResult } from './tool-result';
 
 describe('parseToolResult', () => {
   it('takes text and image parts, isError and _meta', () => {
-    const result = { content: [{ type: 'text', text: 'ok' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: false, _meta: { x: 1 } };
+    const result = {
+      content: [
+        { type: 'text', text: 'ok' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ],
+      isError: false,
+      _meta: { x: 1 },
+    };
     expect(parseToolResult(result)).toEqual({ ok: true, value: result });
   });
 

@@ -75,7 +75,16 @@ export const TOOL_SETTINGS = {
     arg: 'list',
     help: 'these origins may not be reached by pages (every request, not only navigations), read before --allowed-origins; same entries (default: none)',
   },
-  snapshotMaxChars: { kind: 'int', flag: 'snapshot-max-chars', arg: 'n', default: 40_000, min: 1000, max: 10_000_000, limit: true, help: 'cut snapshots longer than this at a node boundary' },
+  snapshotMaxChars: {
+    kind: 'int',
+    flag: 'snapshot-max-chars',
+    arg: 'n',
+    default: 40_000,
+    min: 1000,
+    max: 10_000_000,
+    limit: true,
+    help: 'cut snapshots longer than this at a node boundary',
+  },
   snapshotMode: {
     kind: 'words',
     flag: 'snapshot-mode',
@@ -85,7 +94,15 @@ export const TOOL_SETTINGS = {
     help: 'snapshots in action answers: changes (what changed since the last one shown; a new page whole), full, or none',
   },
   snapshotBoxes: { kind: 'switch', flag: 'snapshot-boxes', default: false, help: "write each element's bounding box as [box=x,y,width,height] in snapshots" },
-  actionTimeoutMs: { kind: 'int', flag: 'timeout-action', arg: 'ms', default: 5000, min: 1, max: 600_000, help: 'how long an action waits for its element to be ready' },
+  actionTimeoutMs: {
+    kind: 'int',
+    flag: 'timeout-action',
+    arg: 'ms',
+    default: 5000,
+    min: 1,
+    max: 600_000,
+    help: 'how long an action waits for its element to be ready',
+  },
   navigationTimeoutMs: { kind: 'int', flag: 'timeout-navigation', arg: 'ms', default: 60_000, min: 1, max: 600_000, help: 'how long a navigation may take' },
   settleTimeoutMs: {
     kind: 'int',
@@ -96,7 +113,14 @@ export const TOOL_SETTINGS = {
     max: 60_000,
     help: 'the longest an action then waits for the page to go quiet (no DOM change for 50 ms, its navigation and requests done); 0 does not wait',
   },
-  consoleLevel: { kind: 'words', flag: 'console-level', arg: 'level', values: CONSOLE_LEVELS, default: 'info', help: `console messages in answers, this level and more severe: ${CONSOLE_LEVELS.join(', ')}` },
+  consoleLevel: {
+    kind: 'words',
+    flag: 'console-level',
+    arg: 'level',
+    values: CONSOLE_LEVELS,
+    default: 'info',
+    help: `console messages in answers, this level and more severe: ${CONSOLE_LEVELS.join(', ')}`,
+  },
   imageResponses: {
     kind: 'words',
     flag: 'image-responses',
@@ -105,7 +129,16 @@ export const TOOL_SETTINGS = {
     default: 'allow',
     help: 'images in answers: allow, omit (for clients that take no images), or only (without the text)',
   },
-  maxTabs: { kind: 'int', flag: 'max-tabs', arg: 'n', default: 50, min: 1, max: 1000, limit: true, help: 'most tabs one session may hold; popups a page opens past it are closed and reported' },
+  maxTabs: {
+    kind: 'int',
+    flag: 'max-tabs',
+    arg: 'n',
+    default: 50,
+    min: 1,
+    max: 1000,
+    limit: true,
+    help: 'most tabs one session may hold; popups a page opens past it are closed and reported',
+  },
   maxLogEntries: {
     kind: 'int',
     flag: 'max-log-entries',
@@ -212,5 +245,10 @@ function wireSchema(spec: ToolSettingSpec): z.ZodType {
 
 /** The tool settings' part of the session settings on the wire, each optional (absent: the default). */
 export const toolSettingsShape = Object.fromEntries(
-  TOOL_SETTING_KEYS.map((key) => [key, wireSchema(TOOL_SETTINGS[key]).optional().describe(`${toolSettingFlag(key)}: ${TOOL_SETTINGS[key].help}`)]),
+  TOOL_SETTING_KEYS.map((key) => [
+    key,
+    wireSchema(TOOL_SETTINGS[key])
+      .optional()
+      .describe(`${toolSettingFlag(key)}: ${TOOL_SETTINGS[key].help}`),
+  ]),
 ) as { [K in ToolSettingKey]: z.ZodOptional<z.ZodType<ToolSettingValues[K]>> };

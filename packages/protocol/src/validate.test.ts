@@ -97,8 +97,6 @@ describe('checkBuilt', () => {
   });
 
   it('throws a TypeError naming the builder and the field', () => {
-    expect(() => checkBuilt(z.object({ a: z.string().min(1) }), { a: '' }, 'make')).toThrow(
-      new TypeError('make: "a" must not be empty'),
-    );
+    expect(() => checkBuilt(z.object({ a: z.string().min(1) }), { a: '' }, 'make')).toThrow(new TypeError('make: "a" must not be empty'));
   });
 });

@@ -1,5 +1,5 @@
 // Started by speculation.html: it answers the page, and fetches from outside every tab (to the blocked name).
-onconnect = (event) => {
+globalThis.onconnect = (event) => {
   event.ports[0].postMessage('running');
   fetch(`http://blocked.localhost:${location.port}/from-shared-worker`, { mode: 'no-cors' }).catch(() => {});
 };

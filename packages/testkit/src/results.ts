@@ -20,6 +20,10 @@ export function refIn(snapshot: string, needle: string): string {
  * … was refused" is one, "3 requests from the pages were refused" three), each with the origin the note blames.
  */
 export function refusedRequests(answers: string): { count: number; origins: string[] } {
-  const notes = [...answers.matchAll(/(?:The page's request for \S+ was|(\d+) requests from the pages were) refused(?: \(last: \S+\))?: (\S+) is blocked by the gateway's --blocked-origins\./g)];
+  const notes = [
+    ...answers.matchAll(
+      /(?:The page's request for \S+ was|(\d+) requests from the pages were) refused(?: \(last: \S+\))?: (\S+) is blocked by the gateway's --blocked-origins\./g,
+    ),
+  ];
   return { count: notes.reduce((n, [, count]) => n + Number(count ?? 1), 0), origins: notes.map(([, , origin]) => origin!) };
 }

@@ -85,7 +85,9 @@ export function findBlock(screen: Screen, colour: readonly number[], within: Scr
   for (let y = within.top; y <= Math.min(within.bottom, screen.height - 1); y++) {
     const run = longestRun(y);
     if (run) {
-      current = current ? { left: Math.min(current.left, run.left), top: current.top, right: Math.max(current.right, run.right), bottom: y } : { ...run, top: y, bottom: y };
+      current = current
+        ? { left: Math.min(current.left, run.left), top: current.top, right: Math.max(current.right, run.right), bottom: y }
+        : { ...run, top: y, bottom: y };
       missing = 0;
     } else if (current && ++missing > rowGap) {
       keep(current);
@@ -99,7 +101,9 @@ export function findBlock(screen: Screen, colour: readonly number[], within: Scr
 
 /** A real click of the X pointer at (x, y) (xdotool's XTest input: Chrome cannot tell it from the person's mouse). */
 export async function clickScreen(display: string, x: number, y: number): Promise<void> {
-  await run('xdotool', ['mousemove', '--sync', String(Math.round(x)), String(Math.round(y)), 'click', '1'], { env: { ...process.env, DISPLAY: display } }).catch((error: Error) => {
+  await run('xdotool', ['mousemove', '--sync', String(Math.round(x)), String(Math.round(y)), 'click', '1'], {
+    env: { ...process.env, DISPLAY: display },
+  }).catch((error: Error) => {
     throw new Error(`cannot click with xdotool (${error.message}): install it (apt-get install -y xdotool)`);
   });
 }

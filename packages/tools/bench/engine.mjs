@@ -8,7 +8,11 @@ const rowsList = (process.env.ROWS ?? '300,3000').split(',').map(Number);
 const runs = Number(process.env.RUNS ?? 5);
 const iterations = Number(process.env.ITERATIONS ?? 50);
 
-const text = (r) => r.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const text = (r) =>
+  r.content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
@@ -37,7 +41,9 @@ try {
       times.push(t);
       size = /```yaml\n([\s\S]*)\n```/.exec(text(r))[1].length;
     }
-    lines.push(`| ${rows}-row table | ${ms(pct(times, 50))} | ${ms(Math.min(...times))} | ${size.toLocaleString('en')} | ${Math.round(size / 4).toLocaleString('en')} |`);
+    lines.push(
+      `| ${rows}-row table | ${ms(pct(times, 50))} | ${ms(Math.min(...times))} | ${size.toLocaleString('en')} | ${Math.round(size / 4).toLocaleString('en')} |`,
+    );
   }
   // Actions as users get them: each click answer carries the page snapshot (default settings).
   const actions = new ToolSession({ newPage: () => context.newPage() });

@@ -11,7 +11,7 @@ const result = await build({
   format: 'iife',
   platform: 'browser',
   target: 'chrome120',
-  minify: process.env.INJECTED_MINIFY !== "0",
+  minify: process.env.INJECTED_MINIFY !== '0',
   legalComments: 'none',
 });
 const source = result.outputFiles[0].text;

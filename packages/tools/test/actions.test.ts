@@ -38,7 +38,9 @@ describe('browser_click', () => {
     // The ends of the history: said, and the tab stays where it is (not back to the blank page a tab starts on).
     expect(await call(s, 'browser_navigate_forward')).toContain(`### Result\nThere is no next page in this tab: it stays on ${h.server.url('/item/3')}.`);
     await call(s, 'browser_navigate_back');
-    expect(await call(s, 'browser_navigate_back')).toContain(`### Result\nThere is no previous page in this tab: it stays on ${h.server.url('/table?rows=5')}.`);
+    expect(await call(s, 'browser_navigate_back')).toContain(
+      `### Result\nThere is no previous page in this tab: it stays on ${h.server.url('/table?rows=5')}.`,
+    );
     expect(s.tabs[0]!.page.url()).toBe(h.server.url('/table?rows=5'));
   });
 
@@ -82,7 +84,8 @@ describe('browser_click', () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     await call(s, 'browser_evaluate', {
-      function: "() => { window.seen = []; document.getElementById('counter').addEventListener('mousedown', (e) => window.seen.push(e.button + ':' + e.shiftKey)); }",
+      function:
+        "() => { window.seen = []; document.getElementById('counter').addEventListener('mousedown', (e) => window.seen.push(e.button + ':' + e.shiftKey)); }",
     });
     await call(s, 'browser_click', { target: '#counter', button: 'right', modifiers: ['Shift'] });
     expect(await call(s, 'browser_evaluate', { function: '() => window.seen' })).toContain('"2:true"');
@@ -93,7 +96,9 @@ describe('browser_click', () => {
     expect(await callError(s, 'browser_click', {})).toContain('Invalid arguments for browser_click: "target"');
     expect(await callError(s, 'browser_click', { target: '' })).toContain('target must not be empty');
     expect(await callError(s, 'browser_click', { target: 'e1', button: 'side' })).toContain('"button"');
-    expect(await callError(s, 'browser_click', { target: 'e1', modifiers: ['Hyper'] })).toContain('"modifiers[0]" must be "Alt", "Control", "ControlOrMeta", "Meta" or "Shift"');
+    expect(await callError(s, 'browser_click', { target: 'e1', modifiers: ['Hyper'] })).toContain(
+      '"modifiers[0]" must be "Alt", "Control", "ControlOrMeta", "Meta" or "Shift"',
+    );
   });
 });
 
@@ -112,7 +117,9 @@ describe('typing and forms', () => {
   it('types slowly, key by key', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
-    await call(s, 'browser_evaluate', { function: "() => { window.keys = 0; document.getElementById('name').addEventListener('keydown', () => window.keys++); }" });
+    await call(s, 'browser_evaluate', {
+      function: "() => { window.keys = 0; document.getElementById('name').addEventListener('keydown', () => window.keys++); }",
+    });
     await call(s, 'browser_type', { target: '#name', text: 'abc', slowly: true });
     expect(await call(s, 'browser_evaluate', { function: "() => [window.keys, document.getElementById('name').value]" })).toMatch(/3,\s*"abc"/);
   });
@@ -151,7 +158,9 @@ describe('typing and forms', () => {
     const bad = await callError(s, 'browser_fill_form', { fields: [{ target: 'input[name=agree]', name: 'Agree', type: 'checkbox', value: 'yes' }] });
     expect(bad).toContain('value must be "true" or "false" for a checkbox');
     expect(await callError(s, 'browser_fill_form', { fields: [] })).toContain('fields needs at least one field');
-    expect(await callError(s, 'browser_fill_form', { fields: [{ target: '#name', name: 'n', type: 'date', value: 'x' }] })).toContain('"fields[0].type" must be "textbox", "checkbox", "radio", "combobox" or "slider"');
+    expect(await callError(s, 'browser_fill_form', { fields: [{ target: '#name', name: 'n', type: 'date', value: 'x' }] })).toContain(
+      '"fields[0].type" must be "textbox", "checkbox", "radio", "combobox" or "slider"',
+    );
     const slider = await callError(s, 'browser_fill_form', { fields: [{ target: '#volume', name: 'Volume', type: 'slider', value: 'loud' }] });
     expect(slider).toContain('"loud" is not a number');
   });

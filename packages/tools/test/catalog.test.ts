@@ -8,12 +8,35 @@ const session = new ToolSession({
 });
 
 const CORE = [
-  'browser_navigate', 'browser_navigate_back', 'browser_navigate_forward', 'browser_snapshot', 'browser_click',
-  'browser_type', 'browser_fill_form', 'browser_select_option', 'browser_hover', 'browser_drag', 'browser_press_key',
-  'browser_file_upload', 'browser_handle_dialog', 'browser_evaluate', 'browser_wait_for', 'browser_tabs',
-  'browser_take_screenshot', 'browser_console_messages', 'browser_network_requests', 'browser_resize', 'browser_close',
-  'browser_find', 'browser_get_text', 'browser_request_user', 'browser_network_request', 'browser_emulate_media',
-  'browser_drop', 'browser_webmcp_list', 'browser_webmcp_call',
+  'browser_navigate',
+  'browser_navigate_back',
+  'browser_navigate_forward',
+  'browser_snapshot',
+  'browser_click',
+  'browser_type',
+  'browser_fill_form',
+  'browser_select_option',
+  'browser_hover',
+  'browser_drag',
+  'browser_press_key',
+  'browser_file_upload',
+  'browser_handle_dialog',
+  'browser_evaluate',
+  'browser_wait_for',
+  'browser_tabs',
+  'browser_take_screenshot',
+  'browser_console_messages',
+  'browser_network_requests',
+  'browser_resize',
+  'browser_close',
+  'browser_find',
+  'browser_get_text',
+  'browser_request_user',
+  'browser_network_request',
+  'browser_emulate_media',
+  'browser_drop',
+  'browser_webmcp_list',
+  'browser_webmcp_call',
 ];
 
 // One wrong argument per tool, and the argument the error must name.
@@ -134,8 +157,24 @@ describe('the gateway’s tool flags, as every host applies them', () => {
   it('sessionConfigFrom turns settings into the session config', async () => {
     const { sessionConfigFrom } = await import('../src/index.js');
     expect(
-      sessionConfigFrom({ snapshotMode: 'none', snapshotBoxes: true, actionTimeoutMs: 300, navigationTimeoutMs: 1500, consoleLevel: 'error', imageResponses: 'only', testIdAttribute: 'data-qa' }),
-    ).toEqual({ includeSnapshot: false, snapshotBoxes: true, actionTimeoutMs: 300, navigationTimeoutMs: 1500, consoleLevel: 'error', imageResponses: 'only', testIdAttribute: 'data-qa' });
+      sessionConfigFrom({
+        snapshotMode: 'none',
+        snapshotBoxes: true,
+        actionTimeoutMs: 300,
+        navigationTimeoutMs: 1500,
+        consoleLevel: 'error',
+        imageResponses: 'only',
+        testIdAttribute: 'data-qa',
+      }),
+    ).toEqual({
+      includeSnapshot: false,
+      snapshotBoxes: true,
+      actionTimeoutMs: 300,
+      navigationTimeoutMs: 1500,
+      consoleLevel: 'error',
+      imageResponses: 'only',
+      testIdAttribute: 'data-qa',
+    });
     expect(sessionConfigFrom({ snapshotMode: 'full' })).toEqual({ snapshotChanges: false });
     expect(sessionConfigFrom({ snapshotMode: 'changes' })).toEqual({});
   });

@@ -13,8 +13,7 @@ function refBy(snapshot: string, pattern: RegExp): string {
   return m[1];
 }
 
-const picked = async (session: Awaited<ReturnType<typeof h.session>>) =>
-  (await session.currentTab()).page.$eval('#picked', (el) => el.textContent);
+const picked = async (session: Awaited<ReturnType<typeof h.session>>) => (await session.currentTab()).page.$eval('#picked', (el) => el.textContent);
 
 it('gives a ref to what a script listens on for a press, says why with [clickable], and a click reaches it', async () => {
   const session = await h.session();

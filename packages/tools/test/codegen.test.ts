@@ -4,7 +4,10 @@ import { renderLocator, renderStep, type CodeStep, type LocatorChain } from '../
 // The code that replays an action, in each language Playwright writes tests in (pure rendering, no browser).
 
 const save: LocatorChain = [{ kind: 'role', role: 'button', name: "Save 'draft'" }];
-const framed: LocatorChain = [{ kind: 'css', value: 'iframe[title="Editor"]' }, { kind: 'testId', value: 'body' }];
+const framed: LocatorChain = [
+  { kind: 'css', value: 'iframe[title="Editor"]' },
+  { kind: 'testId', value: 'body' },
+];
 
 describe('locators', () => {
   it('writes a role and name, a test id, text and CSS in every language', () => {

@@ -5,7 +5,26 @@ import { collapse, isBlank } from '../src/injected/util.js';
 // The walk's whitespace folding, written as one pass for speed: it must read text exactly as the regular expression
 // it replaced (the golden snapshots depend on it).
 
-const spaces = [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u200b', '\u0085'];
+const spaces = [
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  '\v',
+  '\f',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u200a',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
+  '\u200b',
+  '\u0085',
+];
 
 describe('collapse', () => {
   it('equals s.replace(/\\s+/g, " ").trim() on any mix of text and whitespace', () => {

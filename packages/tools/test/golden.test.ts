@@ -12,8 +12,16 @@ const h = useHarness();
 const DIR = join(dirname(fileURLToPath(import.meta.url)), 'golden');
 
 const PAGES = [
-  'index.html', 'form.html', 'states.html', 'links.html', 'frames.html', 'dialogs.html', 'console.html', 'covered.html',
-  'spa.html', 'table?rows=40',
+  'index.html',
+  'form.html',
+  'states.html',
+  'links.html',
+  'frames.html',
+  'dialogs.html',
+  'console.html',
+  'covered.html',
+  'spa.html',
+  'table?rows=40',
 ];
 
 /** Ports change from run to run: origins are written as names. */
@@ -24,7 +32,7 @@ function normalize(text: string): string {
 async function matches(name: string, text: string): Promise<void> {
   const file = join(DIR, `${name.replace(/[^a-z0-9]+/gi, '_')}.txt`);
   const actual = normalize(text);
-  if (process.env['UPDATE_GOLDEN']) {
+  if (process.env.UPDATE_GOLDEN) {
     await mkdir(DIR, { recursive: true });
     await writeFile(file, actual);
     return;

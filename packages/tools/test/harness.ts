@@ -38,7 +38,6 @@ export function useHarness(): Harness {
   return h;
 }
 
-
 /** Calls a tool and returns its text, failing the test with the tool's own message if it reported an error. */
 export async function call(session: ToolSession, name: string, args: Record<string, unknown> = {}): Promise<string> {
   const result = await callTool(session, name, args);
@@ -54,6 +53,5 @@ export async function callError(session: ToolSession, name: string, args: Record
   if (!result.isError) throw new Error(`${name} was expected to fail but returned: ${text}`);
   return text;
 }
-
 
 export { refIn as refOf, textOf };

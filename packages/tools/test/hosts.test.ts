@@ -23,7 +23,13 @@ describe('one host however it is spelled', () => {
 
   it('holds the origin lists on every spelling of a blocked host', () => {
     const check = originPolicy([], ['http://localhost:3000', 'blocked.example', 'http://127.0.0.1:*'])!;
-    for (const url of ['http://localhost.:3000/x', 'http://LOCALHOST:3000/', 'https://blocked.example./', 'http://[::ffff:127.0.0.1]:9/', 'http://2130706433:80/']) {
+    for (const url of [
+      'http://localhost.:3000/x',
+      'http://LOCALHOST:3000/',
+      'https://blocked.example./',
+      'http://[::ffff:127.0.0.1]:9/',
+      'http://2130706433:80/',
+    ]) {
       expect(check(url), url).toMatch(/is blocked by the gateway's --blocked-origins/);
     }
     expect(check('http://localhost:3001/')).toBeUndefined();

@@ -96,7 +96,8 @@ describe('file chooser', () => {
     const s = await h.session({}, { files });
     await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
     await call(s, 'browser_evaluate', {
-      function: "() => { window.events = []; const i = document.querySelector('#upload'); i.addEventListener('input', () => events.push('input')); i.addEventListener('change', () => events.push('change')); }",
+      function:
+        "() => { window.events = []; const i = document.querySelector('#upload'); i.addEventListener('input', () => events.push('input')); i.addEventListener('change', () => events.push('change')); }",
     });
     await call(s, 'browser_click', { target: '#upload' });
     files.receive([{ path: '/home/ada/cv.pdf', name: 'cv.pdf', mimeType: 'application/pdf', data: Buffer.from('%PDF-1.4 hello').toString('base64') }]);
@@ -133,7 +134,7 @@ describe('file chooser', () => {
     expect(await call(s, 'browser_click', { target: '#upload' })).toContain('[File chooser]');
   });
 
-  it('drops a chooser the page left behind: the next page\'s chooser opens and takes its file', async () => {
+  it("drops a chooser the page left behind: the next page's chooser opens and takes its file", async () => {
     const { files, root } = await filesHost();
     const s = await h.session({}, { files });
     await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
@@ -156,7 +157,7 @@ describe('file chooser', () => {
   });
 });
 
-describe('a "Leave site?" held without Chrome\'s dialog (an agent\'s tab in the person\'s browser)', () => {
+describe("a \"Leave site?\" held without Chrome's dialog (an agent's tab in the person's browser)", () => {
   it('holds the navigation as a beforeunload dialog: stay keeps the page, leave follows the link', async () => {
     // As the extension makes an agent's tab: the page cannot ask Chrome, and its requests pass the origin check.
     const context = await h.browser.createBrowserContext();

@@ -60,12 +60,16 @@ describe('origin lists on every request (real Chromium)', () => {
 
     await call(s, 'browser_navigate', { url: h.server.url('/ways-out.html') });
     const redirected = await callError(s, 'browser_navigate', { url: h.server.url(`/redirect?to=${h.server.blockedOrigin}/item/by-redirect`) });
-    expect(redirected).toContain(`was stopped at ${h.server.blockedOrigin}/item/by-redirect: ${h.server.blockedOrigin} is blocked by the gateway's --blocked-origins.`);
+    expect(redirected).toContain(
+      `was stopped at ${h.server.blockedOrigin}/item/by-redirect: ${h.server.blockedOrigin} is blocked by the gateway's --blocked-origins.`,
+    );
     expect(redirected).not.toContain('### Note');
 
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     const scripted = await call(s, 'browser_evaluate', { function: `() => { location.href = '${h.server.blockedOrigin}/item/by-script'; }` });
-    await expect.poll(async () => scripted + (await call(s, 'browser_tabs', { action: 'list' }))).toContain(`${h.server.blockedOrigin}/item/by-script was refused`);
+    await expect
+      .poll(async () => scripted + (await call(s, 'browser_tabs', { action: 'list' })))
+      .toContain(`${h.server.blockedOrigin}/item/by-script was refused`);
 
     expect(reachedBlocked()).toEqual([]);
     // The same pages with no lists reach that origin: the refusals above were the lists' doing.
@@ -75,7 +79,7 @@ describe('origin lists on every request (real Chromium)', () => {
     expect(reachedBlocked().length).toBeGreaterThan(0);
   });
 
-  it("hands a refused navigation to the host, and the answer describes the page the host put in its place", async () => {
+  it('hands a refused navigation to the host, and the answer describes the page the host put in its place', async () => {
     const handed: string[] = [];
     const s = await h.session(
       { checkUrl: originPolicy([], ['blocked.localhost']) },

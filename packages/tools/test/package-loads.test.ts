@@ -10,7 +10,11 @@ const run = promisify(execFile);
 
 describe('the built package', () => {
   it('loads as ESM in plain Node', async () => {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(`${dist}index.js`)}); console.log(m.allTools.length)`]);
+    const { stdout } = await run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(`${dist}index.js`)}); console.log(m.allTools.length)`,
+    ]);
     expect(Number(stdout.trim())).toBeGreaterThan(30);
   });
 

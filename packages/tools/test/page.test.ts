@@ -79,7 +79,9 @@ describe('tabs', () => {
     expect(await call(s, 'browser_tabs', { action: 'close', index: 1 })).not.toContain('### Note');
     // The last tab closed from outside: the next call opens a new one, and says so.
     await s.tabs[0]!.page.close();
-    expect(await call(s, 'browser_navigate', { url: h.server.url('/form.html') })).toContain('was closed outside this session: the person closed it, or the page closed itself; now on tab 0');
+    expect(await call(s, 'browser_navigate', { url: h.server.url('/form.html') })).toContain(
+      'was closed outside this session: the person closed it, or the page closed itself; now on tab 0',
+    );
   });
 
   it('refuses refs from a tab that closed under the session instead of using them on the tab it is now on', async () => {
@@ -91,10 +93,14 @@ describe('tabs', () => {
     expect(home).toContain(`[ref=${ref}]`);
     await s.tabs[1]!.page.close();
     const refused = await callError(s, 'browser_click', { target: ref });
-    expect(refused).toContain(`Ref ${ref} came from tab 1 (${h.server.url('/form.html')}), which was closed; the session is now on tab 0 (${h.server.url('/index.html')}). Nothing was done`);
+    expect(refused).toContain(
+      `Ref ${ref} came from tab 1 (${h.server.url('/form.html')}), which was closed; the session is now on tab 0 (${h.server.url('/index.html')}). Nothing was done`,
+    );
     expect(s.tabs[0]!.page.url()).toBe(h.server.url('/index.html'));
     // fill_form's fields carry refs too.
-    expect(await callError(s, 'browser_fill_form', { fields: [{ target: ref, name: 'Name', type: 'textbox', value: 'x' }] })).toContain(`Ref ${ref} came from tab 1`);
+    expect(await callError(s, 'browser_fill_form', { fields: [{ target: ref, name: 'Name', type: 'textbox', value: 'x' }] })).toContain(
+      `Ref ${ref} came from tab 1`,
+    );
     // After an answer about tab 0, its refs work again.
     const again = await call(s, 'browser_snapshot');
     expect(again).toContain('- Page Title: Fixture home');
@@ -168,7 +174,11 @@ describe('tabs', () => {
     await namedPage.waitForSelector('pierce/#done');
     const shown = await namedPage.evaluate(() => {
       const host = document.getElementById('browsermcp-ask')!;
-      return { who: host.shadowRoot!.getElementById('who')!.textContent, bottom: host.getBoundingClientRect().bottom, heading: document.querySelector('h1')!.getBoundingClientRect().top };
+      return {
+        who: host.shadowRoot!.getElementById('who')!.textContent,
+        bottom: host.getBoundingClientRect().bottom,
+        heading: document.querySelector('h1')!.getBoundingClientRect().top,
+      };
     });
     expect(shown.who).toBe('"Travel agent" asks you:');
     expect(shown.heading).toBeGreaterThanOrEqual(shown.bottom);
@@ -187,7 +197,7 @@ describe('tabs', () => {
 });
 
 describe('tab limit', () => {
-  it('closes popups past the session\'s limit and says so once; a new tab past it is refused', async () => {
+  it("closes popups past the session's limit and says so once; a new tab past it is refused", async () => {
     const s = await h.session({ maxTabs: 3 });
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     const context = s.tabs[0]!.page.browserContext();
@@ -244,10 +254,23 @@ describe('console and network', () => {
 
   it('bounds what a page decides the size of: each console message, the console kept, and every answer, saying how to get the whole', async () => {
     const saved = new Map<string, number>();
-    const s = await h.session({}, { files: { resolveUpload: async (p) => ({ path: p }), writeOutput: async (name, data) => (saved.set(name, data.length), `/out/${name}`) } });
+    const s = await h.session(
+      {},
+      {
+        files: {
+          resolveUpload: async (p) => ({ path: p }),
+          writeOutput: async (name, data) => {
+            saved.set(name, data.length);
+            return `/out/${name}`;
+          },
+        },
+      },
+    );
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     // 300 lines of 64 KB (19 MB logged): each kept cut to 4 KB, and the ring to a million characters.
-    const spam = await call(s, 'browser_evaluate', { function: "() => { const big = 'x'.repeat(64 * 1024); for (let i = 0; i < 300; i++) console.log(i + ':' + big); }" });
+    const spam = await call(s, 'browser_evaluate', {
+      function: "() => { const big = 'x'.repeat(64 * 1024); for (let i = 0; i < 300; i++) console.log(i + ':' + big); }",
+    });
     expect(spam.length).toBeLessThan(120_000);
     expect(spam).toContain('… (cut at 4,096 of 65,540 characters; the page logged a longer message)');
     const listed = await call(s, 'browser_console_messages', { level: 'debug' });
@@ -266,7 +289,9 @@ describe('console and network', () => {
   it('closes a tab whose page keeps allocating past its memory bound after its call returned, and tells its agent why', async () => {
     const s = await h.session({ maxTabMemoryMb: 64 });
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
-    const kept = await call(s, 'browser_evaluate', { function: "() => { globalThis.hoard = []; setInterval(() => hoard.push(new Uint8Array(8 * 1024 * 1024).fill(1)), 100); return 'started'; }" });
+    const kept = await call(s, 'browser_evaluate', {
+      function: "() => { globalThis.hoard = []; setInterval(() => hoard.push(new Uint8Array(8 * 1024 * 1024).fill(1)), 100); return 'started'; }",
+    });
     expect(kept).toContain('"started"');
     const tab = s.peekCurrentTab()!;
     for (let i = 0; i < 100 && !tab.page.isClosed(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -305,7 +330,9 @@ describe('browser_evaluate', () => {
     const s = await h.session();
     const snap = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
-    expect(await call(s, 'browser_evaluate', { function: 'async () => { await new Promise(r => setTimeout(r, 10)); return {a: [1, 2]}; }' })).toMatch(/"a": \[\s*1,\s*2\s*\]/);
+    expect(await call(s, 'browser_evaluate', { function: 'async () => { await new Promise(r => setTimeout(r, 10)); return {a: [1, 2]}; }' })).toMatch(
+      /"a": \[\s*1,\s*2\s*\]/,
+    );
     expect(await call(s, 'browser_evaluate', { function: '() => undefined' })).toContain('### Result\nundefined');
     const onEl = await call(s, 'browser_evaluate', { function: '(el) => el.textContent', target: refOf(snap, 'button "Click me"') });
     expect(onEl).toContain('"Click me"');
@@ -343,7 +370,18 @@ describe('browser_wait_for', () => {
 describe('browser_take_screenshot', () => {
   it('returns PNG and JPEG images of the viewport, the full page and an element', async () => {
     const saved: Array<[string, number]> = [];
-    const s = await h.session({}, { files: { resolveUpload: async (p) => ({ path: p }), writeOutput: async (name, data) => (saved.push([name, data.length]), `/out/${name}`) } });
+    const s = await h.session(
+      {},
+      {
+        files: {
+          resolveUpload: async (p) => ({ path: p }),
+          writeOutput: async (name, data) => {
+            saved.push([name, data.length]);
+            return `/out/${name}`;
+          },
+        },
+      },
+    );
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     const png = await callTool(s, 'browser_take_screenshot', {});
     const image = png.content.find((c) => c.type === 'image');
@@ -375,14 +413,17 @@ describe('capabilities', () => {
 
   it('context tools delegate to the host context manager', async () => {
     const calls: string[] = [];
-    const s = await h.session({}, {
-      contexts: {
-        create: async (o) => void calls.push(`create ${o.name} ${o.proxy?.server ?? ''}`),
-        switch: async (n) => void calls.push(`switch ${n}`),
-        close: async (n) => void calls.push(`close ${n}`),
-        list: async () => [{ name: 'default', pages: 1, url: 'about:blank', proxy: undefined, active: true }],
+    const s = await h.session(
+      {},
+      {
+        contexts: {
+          create: async (o) => void calls.push(`create ${o.name} ${o.proxy?.server ?? ''}`),
+          switch: async (n) => void calls.push(`switch ${n}`),
+          close: async (n) => void calls.push(`close ${n}`),
+          list: async () => [{ name: 'default', pages: 1, url: 'about:blank', proxy: undefined, active: true }],
+        },
       },
-    });
+    );
     await call(s, 'browser_context_create', { name: 'uk', proxy: { server: 'http://127.0.0.1:9' } });
     await call(s, 'browser_context_switch', { name: 'uk' });
     await call(s, 'browser_context_close', { name: 'uk' });
@@ -393,9 +434,13 @@ describe('capabilities', () => {
   it('vision tools click, move, drag and scroll by coordinates', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/table?rows=200') });
-    const box = await call(s, 'browser_evaluate', { function: "() => { const r = document.querySelector('button').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }" });
+    const box = await call(s, 'browser_evaluate', {
+      function: "() => { const r = document.querySelector('button').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }",
+    });
     const [x, y] = JSON.parse(box.split('### Result\n')[1]!.split('\n\n')[0]!) as [number, number];
-    await call(s, 'browser_evaluate', { function: "() => { window.hits = 0; document.querySelector('button').addEventListener('click', () => window.hits++); }" });
+    await call(s, 'browser_evaluate', {
+      function: "() => { window.hits = 0; document.querySelector('button').addEventListener('click', () => window.hits++); }",
+    });
     await call(s, 'browser_mouse_click_xy', { x, y });
     expect(await call(s, 'browser_evaluate', { function: '() => window.hits' })).toContain('### Result\n1');
     await call(s, 'browser_mouse_move_xy', { x: 10, y: 10 });
@@ -407,7 +452,18 @@ describe('capabilities', () => {
 
   it('records the actions as an animated GIF', async () => {
     let saved: Uint8Array = new Uint8Array();
-    const s = await h.session({}, { files: { resolveUpload: async (p) => ({ path: p }), writeOutput: async (name, data) => ((saved = data), `/out/${name}`) } });
+    const s = await h.session(
+      {},
+      {
+        files: {
+          resolveUpload: async (p) => ({ path: p }),
+          writeOutput: async (name, data) => {
+            saved = data;
+            return `/out/${name}`;
+          },
+        },
+      },
+    );
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     expect(await callError(s, 'browser_gif_stop')).toContain('No GIF is being recorded');
     await call(s, 'browser_gif_start');
@@ -434,7 +490,18 @@ describe('capabilities', () => {
 
   it('saves the page as PDF through the host', async () => {
     let bytes: Uint8Array = new Uint8Array();
-    const s = await h.session({}, { files: { resolveUpload: async (p) => ({ path: p }), writeOutput: async (name, data) => ((bytes = data), `/out/${name}`) } });
+    const s = await h.session(
+      {},
+      {
+        files: {
+          resolveUpload: async (p) => ({ path: p }),
+          writeOutput: async (name, data) => {
+            bytes = data;
+            return `/out/${name}`;
+          },
+        },
+      },
+    );
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     expect(await call(s, 'browser_pdf_save', { filename: 'page.pdf' })).toContain('Saved the page as PDF to /out/page.pdf');
     expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');

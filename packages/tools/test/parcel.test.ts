@@ -4,7 +4,7 @@ import { PART_CHARS, parcel, parcelPart, parkedCount } from '../src/injected/par
 
 // How a big string leaves the page: a short one whole, a long one in parts taken once each, in any order.
 
-const takeAll = (id: string, parts: number, order: number[]) => {
+const takeAll = (id: string, order: number[]) => {
   const got: string[] = [];
   for (const i of order) got[i] = parcelPart(id, i);
   return got.join('');
@@ -21,17 +21,22 @@ describe('parcel', () => {
 
   it('gives back any long text exactly, its parts taken in any order, and then forgets it', () => {
     fc.assert(
-      fc.property(fc.integer({ min: PART_CHARS + 1, max: PART_CHARS * 4 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.boolean(), (size, unit, reverse) => {
-        const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-        const parcelled = parcel(text);
-        const { more } = parcelled;
-        expect(parcelled.text).toBe('');
-        expect(more!.parts).toBe(Math.ceil(size / PART_CHARS));
-        const order = [...Array(more!.parts).keys()];
-        if (reverse) order.reverse();
-        expect(takeAll(more!.id, more!.parts, order)).toBe(text);
-        expect(() => parcelPart(more!.id, 0)).toThrow(/is not parked in this document/);
-      }),
+      fc.property(
+        fc.integer({ min: PART_CHARS + 1, max: PART_CHARS * 4 }),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (size, unit, reverse) => {
+          const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+          const parcelled = parcel(text);
+          const { more } = parcelled;
+          expect(parcelled.text).toBe('');
+          expect(more!.parts).toBe(Math.ceil(size / PART_CHARS));
+          const order = [...Array(more!.parts).keys()];
+          if (reverse) order.reverse();
+          expect(takeAll(more!.id, order)).toBe(text);
+          expect(() => parcelPart(more!.id, 0)).toThrow(/is not parked in this document/);
+        },
+      ),
       { numRuns: 20 },
     );
     expect(parkedCount()).toBe(0);

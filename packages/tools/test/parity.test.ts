@@ -17,12 +17,16 @@ async function filesHost(): Promise<{ files: FileAccess; root: string; saved: Ma
   const files: FileAccess = {
     resolveUpload: async (path, options) =>
       options?.contents ? { name: path.split('/').pop()!, mimeType: 'text/plain', data: (await readFile(path)).toString('base64') } : { path },
-    writeOutput: async (name, data) => (saved.set(name, new TextDecoder().decode(data)), `/out/${name}`),
+    writeOutput: async (name, data) => {
+      saved.set(name, new TextDecoder().decode(data));
+      return `/out/${name}`;
+    },
   };
   return { files, root, saved };
 }
 
-const evaluated = async (s: Parameters<typeof call>[0], fn: string) => (await call(s, 'browser_evaluate', { function: fn })).split('### Result\n')[1]!.split('\n\n')[0]!;
+const evaluated = async (s: Parameters<typeof call>[0], fn: string) =>
+  (await call(s, 'browser_evaluate', { function: fn })).split('### Result\n')[1]!.split('\n\n')[0]!;
 
 describe('filename: saved instead of answered', () => {
   it('snapshot, find, evaluate, console and network requests go to files', async () => {
@@ -77,7 +81,9 @@ describe('console and network like @playwright/mcp', () => {
   it('network: numbered, static resources hidden unless asked, a regex filter, and the details of one request', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
-    await call(s, 'browser_evaluate', { function: "() => fetch('/api/data?x=1', { method: 'POST', body: 'ping', headers: { 'X-Probe': 'yes' } }).then((r) => r.json())" });
+    await call(s, 'browser_evaluate', {
+      function: "() => fetch('/api/data?x=1', { method: 'POST', body: 'ping', headers: { 'X-Probe': 'yes' } }).then((r) => r.json())",
+    });
     const list = await call(s, 'browser_network_requests');
     const line = /(\d+)\. \[POST\] (\S+) => \[200\] \(fetch\)/.exec(list);
     expect(line?.[2]).toBe(h.server.url('/api/data?x=1'));
@@ -120,7 +126,8 @@ describe('mouse by coordinates', () => {
     const s = await h.session({}, {});
     await call(s, 'browser_navigate', { url: h.server.url('/table?rows=200') });
     await call(s, 'browser_evaluate', {
-      function: "() => { window.seen = []; for (const t of ['mousedown', 'mouseup', 'dblclick', 'contextmenu']) addEventListener(t, (e) => seen.push(t + ':' + e.button)); document.body.style.width = '5000px'; }",
+      function:
+        "() => { window.seen = []; for (const t of ['mousedown', 'mouseup', 'dblclick', 'contextmenu']) addEventListener(t, (e) => seen.push(t + ':' + e.button)); document.body.style.width = '5000px'; }",
     });
     await call(s, 'browser_mouse_click_xy', { x: 50, y: 50, clickCount: 2 });
     await call(s, 'browser_mouse_click_xy', { x: 50, y: 50, button: 'right', delay: 20 });
@@ -128,7 +135,11 @@ describe('mouse by coordinates', () => {
     await call(s, 'browser_mouse_down', { button: 'middle' });
     await call(s, 'browser_mouse_up', { button: 'middle' });
     // (Where contextmenu falls around the right button's down and up depends on the platform.)
-    expect(JSON.parse(await evaluated(s, "() => seen.join(' ')")).split(' ').sort()).toEqual(
+    expect(
+      JSON.parse(await evaluated(s, "() => seen.join(' ')"))
+        .split(' ')
+        .sort(),
+    ).toEqual(
       ['mousedown:0', 'mouseup:0', 'mousedown:0', 'mouseup:0', 'dblclick:0', 'mousedown:2', 'mouseup:2', 'contextmenu:2', 'mousedown:1', 'mouseup:1'].sort(),
     );
     await call(s, 'browser_mouse_wheel', { deltaX: 300 });
@@ -141,7 +152,8 @@ describe('browser_emulate_media', () => {
   it('emulates dark mode and print, keeps what is not named, and clears with null', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
-    const dark = "() => [matchMedia('(prefers-color-scheme: dark)').matches, matchMedia('(prefers-reduced-motion: reduce)').matches, matchMedia('print').matches].join()";
+    const dark =
+      "() => [matchMedia('(prefers-color-scheme: dark)').matches, matchMedia('(prefers-reduced-motion: reduce)').matches, matchMedia('print').matches].join()";
     expect(await call(s, 'browser_emulate_media', { colorScheme: 'dark' })).toContain('Emulating prefers-color-scheme: dark');
     await call(s, 'browser_emulate_media', { reducedMotion: 'reduce', media: 'print' });
     expect(await evaluated(s, dark)).toBe('"true,true,true"');
@@ -220,13 +232,16 @@ describe('testing: locators and checks', () => {
     expect(await callError(s, 'browser_verify_text_visible', { text: 'Log in' })).toContain('"Log in" is not visible');
     await call(s, 'browser_type', { target: refOf(snap, 'textbox "Name"'), text: 'Ada' });
     expect(await call(s, 'browser_verify_value', { type: 'textbox', element: 'Name', target: refOf(snap, 'textbox "Name"'), value: 'Ada' })).toContain('Done');
-    expect(await callError(s, 'browser_verify_value', { type: 'checkbox', element: 'Agree', target: refOf(snap, 'checkbox "I agree"'), value: 'true' })).toContain('expected "true", but it is "false"');
+    expect(
+      await callError(s, 'browser_verify_value', { type: 'checkbox', element: 'Agree', target: refOf(snap, 'checkbox "I agree"'), value: 'true' }),
+    ).toContain('expected "true", but it is "false"');
     await call(s, 'browser_navigate', { url: h.server.url('/drop.html') });
     expect(await call(s, 'browser_verify_list_visible', { element: 'Fruits', target: 'ul', items: ['Apple', 'Cherry'] })).toContain('shows all 2 items');
-    expect(await callError(s, 'browser_verify_list_visible', { element: 'Fruits', target: 'ul', items: ['Apple', 'Durian'] })).toContain('does not show "Durian"');
+    expect(await callError(s, 'browser_verify_list_visible', { element: 'Fruits', target: 'ul', items: ['Apple', 'Durian'] })).toContain(
+      'does not show "Durian"',
+    );
   });
 });
-
 
 describe('codegen: the Playwright code that replays each action', () => {
   const code = (answer: string) => /### Ran Playwright code\n```(\w+)\n([\s\S]*?)\n```/.exec(answer)?.slice(1);

@@ -7,9 +7,11 @@ it("a page's window.print() opens no print dialog (it would stop the page): noth
   const session = await h.session();
   await call(session, 'browser_navigate', { url: h.server.url('/prints-itself.html') });
   // It prints itself 100 ms after load: told in the next answer.
-  await expect.poll(() => call(session, 'browser_snapshot'), { timeout: 5000 }).toContain(
-    "The page in tab 0 called window.print(): nothing was printed, since Chrome's print dialog would stop the page until someone closed it. For a PDF of the page, use browser_pdf_save.",
-  );
+  await expect
+    .poll(() => call(session, 'browser_snapshot'), { timeout: 5000 })
+    .toContain(
+      "The page in tab 0 called window.print(): nothing was printed, since Chrome's print dialog would stop the page until someone closed it. For a PDF of the page, use browser_pdf_save.",
+    );
   // Told once; a click that prints again is told again, and the page's script went on past its print.
   expect(await call(session, 'browser_snapshot')).not.toContain('called window.print()');
   const clicked = await call(session, 'browser_click', { target: '#again' });

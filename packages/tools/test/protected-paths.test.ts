@@ -5,7 +5,15 @@ import { normalizeUrl } from '../src/tools/common.js';
 const refusal = (url: string, own: string[] = []) => fileUrlRefusal(new URL(url), own);
 
 it("refuses file: URLs onto the kernel's files however they are spelled", () => {
-  for (const url of ['file:///proc/self/environ', 'file:////proc/self/environ', 'file:///%70roc/self/environ', 'file:///tmp/../proc/1/cmdline', 'file:///sys', 'file:///dev/', 'file://localhost/proc/self/environ']) {
+  for (const url of [
+    'file:///proc/self/environ',
+    'file:////proc/self/environ',
+    'file:///%70roc/self/environ',
+    'file:///tmp/../proc/1/cmdline',
+    'file:///sys',
+    'file:///dev/',
+    'file://localhost/proc/self/environ',
+  ]) {
     expect(refusal(url), url).toContain("the system's view of processes and devices");
   }
 });

@@ -39,7 +39,9 @@ describe('refs of a named context', () => {
 
     const other = await h.session();
     await call(other, 'browser_navigate', { url: h.server.url('/frames.html') });
-    expect(await callError(other, 'browser_click', { target: button })).toContain(`ref ${button} belongs to context "uk"; switch to it with browser_context_switch first`);
+    expect(await callError(other, 'browser_click', { target: button })).toContain(
+      `ref ${button} belongs to context "uk"; switch to it with browser_context_switch first`,
+    );
     expect(await callError(uk, 'browser_click', { target: 'e1' })).toContain('ref e1 belongs to the default context');
   });
 });

@@ -92,7 +92,7 @@ describe('browser_navigate on a page that fights back', () => {
   });
 });
 
-describe('browser_navigate where every request is intercepted (an origin list; always in the person\'s browser)', () => {
+describe("browser_navigate where every request is intercepted (an origin list; always in the person's browser)", () => {
   // The page's own navigations are refused while ours is on its way; the document ours brings may still navigate.
   const intercepted = () => h.session({ checkUrl: () => undefined });
 

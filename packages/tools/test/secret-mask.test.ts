@@ -30,10 +30,16 @@ it('a field holding a secret (--secrets) is painted over in screenshots, and giv
     email.style.cssText = 'width: 300px; height: 40px; background: #fff';
   }, SECRET);
   const masked = await screenshotOf(session, { target: '#name' });
-  for (const [fx, fy] of [[0.2, 0.5], [0.5, 0.5], [0.8, 0.5]] as const) {
+  for (const [fx, fy] of [
+    [0.2, 0.5],
+    [0.5, 0.5],
+    [0.8, 0.5],
+  ] as const) {
     expect(masked.at(fx, fy), `the secret field at ${fx},${fy}`).toSatisfy((rgb: number[]) => sameColour(rgb, MASK, 12));
   }
-  expect((await screenshotOf(session, { target: 'textarea' })).at(0.5, 0.5), 'the field holding its base64').toSatisfy((rgb: number[]) => sameColour(rgb, MASK, 12));
+  expect((await screenshotOf(session, { target: 'textarea' })).at(0.5, 0.5), 'the field holding its base64').toSatisfy((rgb: number[]) =>
+    sameColour(rgb, MASK, 12),
+  );
   // A field without a secret shows as it is: white with its text.
   expect((await screenshotOf(session, { target: 'input[type=email]' })).at(0.95, 0.5)).toSatisfy((rgb: number[]) => sameColour(rgb, [255, 255, 255], 12));
   // The whole viewport too; then the page is as it was: the fields' values and styles untouched.
@@ -43,10 +49,9 @@ it('a field holding a secret (--secrets) is painted over in screenshots, and giv
     return { x: (r.left + r.width / 2) / innerWidth, y: (r.top + r.height / 2) / innerHeight };
   });
   expect(viewport.at(box.x, box.y)).toSatisfy((rgb: number[]) => sameColour(rgb, MASK, 12));
-  expect(await page.evaluate(() => [(document.getElementById('name') as HTMLInputElement).value, document.getElementById('name')!.getAttribute('style')])).toEqual([
-    SECRET,
-    'width: 300px; height: 40px; font-size: 24px; background: rgb(255, 255, 255);',
-  ]);
+  expect(
+    await page.evaluate(() => [(document.getElementById('name') as HTMLInputElement).value, document.getElementById('name')!.getAttribute('style')]),
+  ).toEqual([SECRET, 'width: 300px; height: 40px; font-size: 24px; background: rgb(255, 255, 255);']);
   // Without --secrets nothing is painted over.
   const plain = await h.session();
   await call(plain, 'browser_navigate', { url: h.server.url('/form.html') });

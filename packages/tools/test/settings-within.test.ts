@@ -26,7 +26,9 @@ describe("settingsWithin: a client's settings within the daemon operator's", () 
   it('keeps the operator’s allowed list when the client has none, and refuses a different one', () => {
     expect(settingsWithin({ allowedOrigins: ['https://ok.example'] }, { allowedOrigins: [] })).toEqual({ allowedOrigins: ['https://ok.example'] });
     expect(() => settingsWithin({ allowedOrigins: ['https://ok.example'] }, { allowedOrigins: ['https://other.example'] })).toThrow(SettingsConflictError);
-    expect(() => settingsWithin({ allowedOrigins: ['https://ok.example'] }, { allowedOrigins: ['https://other.example'] })).toThrow(/its own --allowed-origins \(https:\/\/ok\.example\)/);
+    expect(() => settingsWithin({ allowedOrigins: ['https://ok.example'] }, { allowedOrigins: ['https://other.example'] })).toThrow(
+      /its own --allowed-origins \(https:\/\/ok\.example\)/,
+    );
   });
 
   it('offers the operator’s caps only, naming what is missing', () => {

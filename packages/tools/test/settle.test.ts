@@ -10,7 +10,9 @@ it('answers a click that closes a fading popup with the popup gone, not half-fad
   const opened = await call(session, 'browser_click', { target: refOf(await call(session, 'browser_snapshot'), 'button "Pick a fruit"') });
   // Its empty focus stops are nothing a person sees or clicks: no ref, no line.
   expect(opened).toMatch(/- generic \[cursor=pointer\] \[ref=e\d+\]: Banana/);
-  expect(opened).toMatch(/- generic \[clickable\] \[ref=e\d+\]:\n\s+- generic \[cursor=pointer\] \[ref=e\d+\]: Apple\n\s+- generic \[cursor=pointer\] \[ref=e\d+\]: Banana\n```/);
+  expect(opened).toMatch(
+    /- generic \[clickable\] \[ref=e\d+\]:\n\s+- generic \[cursor=pointer\] \[ref=e\d+\]: Apple\n\s+- generic \[cursor=pointer\] \[ref=e\d+\]: Banana\n```/,
+  );
   const banana = /- generic \[cursor=pointer\] \[ref=(e\d+)\]: Banana/.exec(opened)![1]!;
 
   const picked = await call(session, 'browser_click', { target: banana });

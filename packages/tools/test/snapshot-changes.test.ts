@@ -32,9 +32,18 @@ it('gives each changed line under the lines of the elements it sits in, and name
 });
 
 it('puts a changed line under the lines that say where it is, not under a bare `- main:` or `- paragraph:`', () => {
-  const page = ['- main:', '  - paragraph:', '    - switch "Wi-Fi" [ref=e4]', '  - paragraph: Wi-Fi off', '  - list "Rooms":', ...Array.from({ length: 6 }, (_, i) => `    - listitem: Room ${i}`)].join('\n');
+  const page = [
+    '- main:',
+    '  - paragraph:',
+    '    - switch "Wi-Fi" [ref=e4]',
+    '  - paragraph: Wi-Fi off',
+    '  - list "Rooms":',
+    ...Array.from({ length: 6 }, (_, i) => `    - listitem: Room ${i}`),
+  ].join('\n');
   const after = page.replace('[ref=e4]', '[checked] [ref=e4]').replace('Wi-Fi off', 'Wi-Fi on').replace('Room 5', 'Room 5 (booked)');
-  expect(snapshotChanges(page, after)!.lines).toBe(['- switch "Wi-Fi" [checked] [ref=e4]', '- paragraph: Wi-Fi on', '- list "Rooms":', '  - listitem: Room 5 (booked)'].join('\n'));
+  expect(snapshotChanges(page, after)!.lines).toBe(
+    ['- switch "Wi-Fi" [checked] [ref=e4]', '- paragraph: Wi-Fi on', '- list "Rooms":', '  - listitem: Room 5 (booked)'].join('\n'),
+  );
 });
 
 it('names a gone element that sat under one that stays, as well as the outermost of what went together', () => {
@@ -43,7 +52,10 @@ it('names a gone element that sat under one that stays, as well as the outermost
   const after = ['- list [ref=e1]:', '  - group "Picked" [active] [ref=e3]', ...rest].join('\n');
   expect(snapshotChanges(page, after)?.gone).toEqual(['- listitem "A" [ref=e2]', '- listitem "C" [ref=e4]']);
   // What sits under a gone element goes with it: named once, by the outermost.
-  expect(snapshotChanges(page, after.replace('  - group "Picked" [active] [ref=e3]\n', ''))?.gone).toEqual(['- listitem "A" [ref=e2]', '- group "Picked" [ref=e3]:']);
+  expect(snapshotChanges(page, after.replace('  - group "Picked" [active] [ref=e3]\n', ''))?.gone).toEqual([
+    '- listitem "A" [ref=e2]',
+    '- group "Picked" [ref=e3]:',
+  ]);
 });
 
 it('says the page is as it was when nothing changed, and gives up for changes nearly as long as the page', () => {
@@ -66,7 +78,12 @@ it('sends a popup that opens as changes even when it is most of the page, but no
   expect(opened.gone).toEqual([]);
   // The same calendar turned to another month (its cells reused, their words new): the whole page goes instead.
   const withPopup = `${page.split('\n').slice(0, 2).join('\n')}\n${popup}`;
-  expect(snapshotChanges(withPopup, withPopup.replace(/cell "(\d+)"/g, (_, n) => `cell "${Number(n) + 3}"`))).toBeUndefined();
+  expect(
+    snapshotChanges(
+      withPopup,
+      withPopup.replace(/cell "(\d+)"/g, (_, n) => `cell "${Number(n) + 3}"`),
+    ),
+  ).toBeUndefined();
 });
 
 it('gives the changes since the snapshot before the last where the last was the page behind a popup, naming the popup gone', () => {

@@ -10,7 +10,7 @@ const h = useHarness();
 // tables and lists, ARIA roles and names, and the ways of hiding things. The parser repairs bad nesting, as it does
 // on the web.
 const words = fc.constantFrom('Save', 'Read more', 'Item 1', 'a: b', '"quoted"', 'Ünïcode ✓', '#tag', 'yes', '  ', '<b>');
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 const control = fc.constantFrom(
   '<input>',
   '<input type="checkbox" checked>',
@@ -29,24 +29,22 @@ const control = fc.constantFrom(
 );
 const link = fc
   .tuple(words, fc.constantFrom('/a', '/b', 'mailto:x@example.test', 'http://localhost:1/x', '#top', ''))
-  .map(([t, href]) => `<a href="${href}">${escape(t)}</a>`);
+  .map(([t, href]) => `<a href="${href}">${escapeHtml(t)}</a>`);
 const attributes = fc
   .tuple(
     fc.option(words, { nil: undefined }),
     fc.constantFrom('', ' aria-hidden="true"', ' style="display:none"', ' style="visibility:hidden"', ' hidden', ' style="display:contents"'),
     fc.constantFrom('', ' role="link" tabindex="0"', ' role="button"', ' role="checkbox" aria-checked="true"', ' role="none"', ' onclick="void 0"'),
   )
-  .map(([label, hide, role]) => `${label === undefined ? '' : ` aria-label="${escape(label)}"`}${hide}${role}`);
+  .map(([label, hide, role]) => `${label === undefined ? '' : ` aria-label="${escapeHtml(label)}"`}${hide}${role}`);
 const TAGS = ['div', 'span', 'p', 'ul', 'li', 'table', 'tr', 'td', 'label', 'fieldset', 'legend', 'h2', 'nav', 'section', 'form', 'button'];
 const { tree } = fc.letrec((tie) => ({
-  tree: fc.oneof({ depthSize: 'small' }, words.map(escape), control, link, tie('element')),
-  element: fc
-    .tuple(fc.constantFrom(...TAGS), attributes, fc.array(tie('tree'), { maxLength: 4 }))
-    .map(([tag, attrs, kids]) => {
-      // Roles go only on tags without one of their own (a role on a <button> changes what it is).
-      const own = tag === 'button' ? attrs.replace(/ role="[^"]*"( tabindex="0"| aria-checked="true")?/, '') : attrs;
-      return `<${tag}${own}>${(kids as string[]).join('')}</${tag}>`;
-    }),
+  tree: fc.oneof({ depthSize: 'small' }, words.map(escapeHtml), control, link, tie('element')),
+  element: fc.tuple(fc.constantFrom(...TAGS), attributes, fc.array(tie('tree'), { maxLength: 4 })).map(([tag, attrs, kids]) => {
+    // Roles go only on tags without one of their own (a role on a <button> changes what it is).
+    const own = tag === 'button' ? attrs.replace(/ role="[^"]*"( tabindex="0"| aria-checked="true")?/, '') : attrs;
+    return `<${tag}${own}>${(kids as string[]).join('')}</${tag}>`;
+  }),
 }));
 const page = fc.array(tree, { minLength: 1, maxLength: 6 }).map((parts) => (parts as string[]).join('\n'));
 
@@ -95,7 +93,16 @@ describe('snapshot of random documents', () => {
           const lines = small.split('\n');
           expect(lines.at(-1)).toMatch(/^- note: "Snapshot cut at 300 characters/);
           const noUrls = (text: string) => text.replace(/ \[url=[^\]]*\]/g, '');
-          expect(noUrls(`${yaml}\n`).startsWith(noUrls(lines.slice(0, -1).map((l) => `${l}\n`).join('')))).toBe(true);
+          expect(
+            noUrls(`${yaml}\n`).startsWith(
+              noUrls(
+                lines
+                  .slice(0, -1)
+                  .map((l) => `${l}\n`)
+                  .join(''),
+              ),
+            ),
+          ).toBe(true);
         }
         // A ref of the document before never reaches an element of this one.
         for (const ref of previousRefs.slice(0, 3)) {
@@ -105,7 +112,12 @@ describe('snapshot of random documents', () => {
         }
         previousRefs = [...yaml.matchAll(/\[ref=(e\d+)\]/g)].map((m) => m[1]!);
         for (const line of yaml.split('\n').filter(Boolean)) expect(line).toMatch(/^( {2})*- /);
-        for (const { ref, html: el } of await tab.page.evaluate(refsOfInteractive, INTERACTIVE, INJECTED_KEY, [...yaml.matchAll(/\[ref=(e\d+)\]/g)].map((m) => m[1]!))) {
+        for (const { ref, html: el } of await tab.page.evaluate(
+          refsOfInteractive,
+          INTERACTIVE,
+          INJECTED_KEY,
+          [...yaml.matchAll(/\[ref=(e\d+)\]/g)].map((m) => m[1]!),
+        )) {
           expect(ref, `no ref for ${el}`).toBeDefined();
           expect(yaml, `${el} (ref ${ref}) is not in the snapshot`).toContain(`[ref=${ref}]`);
         }

@@ -7,7 +7,7 @@ describe('browser_snapshot', () => {
   it('renders roles, names, states and refs in the ARIA YAML form', async () => {
     const s = await h.session();
     const text = await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
-    expect(text).toContain('### Page\n- Page URL: ' + h.server.url('/form.html'));
+    expect(text).toContain(`### Page\n- Page URL: ${h.server.url('/form.html')}`);
     expect(text).toContain('- Page Title: Form');
     // A heading is read, not acted on: no ref unless the page makes it clickable.
     expect(text).toMatch(/- heading "Sign up" \[level=1\]$/m);
@@ -119,7 +119,16 @@ describe('browser_snapshot', () => {
         '<label for="f"><div>First</div><div>name</div></label><input id="f">' +
         '<span id="cost"><span>$</span><span>5</span><br>each</span><input aria-labelledby="cost">',
     );
-    const names = ['textbox "Email"', 'textbox "Pass"', 'textbox "Hidden name"', 'textbox "Phone"', 'group "Size"', 'table "Prices"', 'textbox "First name"', 'textbox "$5 each"'];
+    const names = [
+      'textbox "Email"',
+      'textbox "Pass"',
+      'textbox "Hidden name"',
+      'textbox "Phone"',
+      'group "Size"',
+      'table "Prices"',
+      'textbox "First name"',
+      'textbox "$5 each"',
+    ];
     for (const name of names) {
       expect(text).toMatch(new RegExp(`- ${name.replace(/[$()]/g, '\\$&')}( \\[ref=e\\d+\\])?:?\n`));
     }
@@ -172,7 +181,9 @@ describe('browser_snapshot', () => {
     const text = await call(s, 'browser_navigate', { url: h.server.url('/table?rows=300') });
     const snapshot = /```yaml\n([\s\S]*)\n```/.exec(text)![1]!;
     expect(snapshot.length).toBeLessThanOrEqual(5_000 + 300);
-    expect(snapshot).toMatch(/Snapshot cut at 5000 characters; the rest of the page is not shown\. Use browser_snapshot with target=<ref> or depth=<n>.*browser_find/);
+    expect(snapshot).toMatch(
+      /Snapshot cut at 5000 characters; the rest of the page is not shown\. Use browser_snapshot with target=<ref> or depth=<n>.*browser_find/,
+    );
     // Cut on a node boundary: every line but the note is a whole node line.
     for (const line of snapshot.split('\n')) expect(line).toMatch(/^\s*- /);
     // The walk stops soon after the budget, and what it shows is the start of the whole snapshot, unchanged.
@@ -205,7 +216,11 @@ describe('browser_snapshot', () => {
     const snap = await call(s, 'browser_snapshot');
     // The same walk, its parts joined inside the page: what arrived is every part, in order.
     const inPage = await s.tabs[0]!.page.evaluate(() => {
-      type Api = { walkPage(o: object): { text: string; more?: { id: string; parts: number } }; parcelPart(id: string, i: number): string; parkedCount(): number };
+      type Api = {
+        walkPage(o: object): { text: string; more?: { id: string; parts: number } };
+        parcelPart(id: string, i: number): string;
+        parkedCount(): number;
+      };
       const api = (globalThis as unknown as Record<symbol, Api>)[Symbol.for('browsermcp.injected')]!;
       const parked = api.parkedCount();
       const { text, more } = api.walkPage({ seed: 1, prefix: '' });

@@ -62,12 +62,14 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
     if (nc.info?.auth_required !== true && options.allowAnonymous !== true) {
       throw new InvalidArgumentError(
         `NATS at ${where} lets anyone connect without credentials, and whoever reaches it could read and drive every session. ` +
-          'Give each daemon a NATS user with its own permissions (browsermcp-daemon nats-config writes the server\'s config), ' +
+          "Give each daemon a NATS user with its own permissions (browsermcp-daemon nats-config writes the server's config), " +
           'or pass --nats-allow-anonymous for a NATS that only trusted processes can reach',
       );
     }
     if (nc.info?.auth_required === true && !hasNatsCredentials(options)) {
-      throw new InvalidArgumentError(`NATS at ${where} needs credentials: give --nats-nkey-seed-file, --nats-creds-file, --nats-token or a user and password in --nats`);
+      throw new InvalidArgumentError(
+        `NATS at ${where} needs credentials: give --nats-nkey-seed-file, --nats-creds-file, --nats-token or a user and password in --nats`,
+      );
     }
     const kvm = new Kvm(nc);
     const router = await kvm.create(names.routerBucket, { history: 1 });

@@ -55,7 +55,8 @@ function splitUrls(url: string): { servers: string[]; user?: string; pass?: stri
     if (!match) continue;
     const info = match[2]!;
     const colon = info.indexOf(':');
-    const these = colon === -1 ? { token: decodeURIComponent(info) } : { user: decodeURIComponent(info.slice(0, colon)), pass: decodeURIComponent(info.slice(colon + 1)) };
+    const these =
+      colon === -1 ? { token: decodeURIComponent(info) } : { user: decodeURIComponent(info.slice(0, colon)), pass: decodeURIComponent(info.slice(colon + 1)) };
     if (found !== undefined && JSON.stringify(found) !== JSON.stringify(these)) {
       throw new InvalidArgumentError('the --nats URLs carry different credentials: give them once (or in one URL)');
     }

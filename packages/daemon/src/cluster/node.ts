@@ -23,6 +23,7 @@ import { redactNatsUrl } from './nats-connection.js';
 import { overdue } from './overdue.js';
 import { PeerRequests } from './peer-requests.js';
 import { natsFailure } from './nats-errors.js';
+import { InFlightRequests } from './in-flight.js';
 import { RemoteExecutor } from './remote-executor.js';
 
 export { DEFAULT_DIRECTORY_TTL_MS, randomInstanceId, type ClusterOptions } from './join.js';
@@ -68,7 +69,7 @@ export class ClusterNode implements RemoteExecutors {
   readonly #unservedSince = new Map<string, number>();
   readonly #startedAt = Date.now();
   /** Requests waiting on each instance, to fail at once when that instance stops answering pings. */
-  readonly #inFlight = new Map<string, Map<(error: Error) => void, string>>();
+  readonly #inFlight = new InFlightRequests();
   #attached:
     | { router: SessionRouter; extensions: ExtensionBrowsers; localBrowser: BrowserEntry | undefined; driving: (sessionId: string) => boolean }
     | undefined;
@@ -246,21 +247,14 @@ export class ClusterNode implements RemoteExecutors {
     const entry = this.#directory.browser(executorId);
     if (entry === undefined) throw new BrowserNotConnectedError(executorId);
     const { instanceId } = entry;
-    let lose!: (error: Error) => void;
-    const lost = new Promise<never>((_resolve, reject) => {
-      lose = reject;
-    });
-    const waiting = this.#inFlight.get(instanceId) ?? new Map<(error: Error) => void, string>();
-    waiting.set(lose, executorId);
-    this.#inFlight.set(instanceId, waiting);
+    const { lost, done } = this.#inFlight.track(instanceId, executorId);
     let msg: Msg;
     try {
       msg = await Promise.race([this.#nc.request(this.#names.instanceSubject(instanceId), JSON.stringify(request), { timeout: timeoutMs }), lost]);
     } catch (error) {
       throw isDaemonError(error) ? error : this.#requestError(error, executorId, instanceId);
     } finally {
-      waiting.delete(lose);
-      if (waiting.size === 0 && this.#inFlight.get(instanceId) === waiting) this.#inFlight.delete(instanceId);
+      done();
     }
     const reply = parseClusterReply(jsonOf(msg));
     if (!reply.ok) throw new ClusterUnavailableError(`instance ${entry.instanceId} answered with an unreadable reply (${reply.message})`);
@@ -291,7 +285,9 @@ export class ClusterNode implements RemoteExecutors {
   /** Why `instanceId` does not answer for `executorId`: gone, or not back yet while the cluster rejoins NATS. */
   #silentError(executorId: string, instanceId: string): Error {
     const since = this.#backAt === undefined ? Infinity : Date.now() - this.#backAt;
-    return since < this.#directoryTtlMs ? new InstanceRejoiningError(executorId, formatDuration(since), instanceId) : new BrowserUnavailableError(executorId, instanceId);
+    return since < this.#directoryTtlMs
+      ? new InstanceRejoiningError(executorId, formatDuration(since), instanceId)
+      : new BrowserUnavailableError(executorId, instanceId);
   }
 
   get #directoryTtlMs(): number {
@@ -316,7 +312,10 @@ export class ClusterNode implements RemoteExecutors {
     if (!ended || ended.instanceId === this.instanceId) return;
     // Said after the store forgot the session: one the store still holds has not ended, whoever says so.
     if ((await this.store.getSession(ended.sessionId).catch(() => undefined)) !== undefined) {
-      this.#options.logger.warn({ sessionId: ended.sessionId, instanceId: ended.instanceId }, 'ignored a session-ended notice for a session that is still open');
+      this.#options.logger.warn(
+        { sessionId: ended.sessionId, instanceId: ended.instanceId },
+        'ignored a session-ended notice for a session that is still open',
+      );
       return;
     }
     this.#attached?.router.peer.sessionEnded(ended.sessionId, ended.reason);
@@ -350,7 +349,7 @@ export class ClusterNode implements RemoteExecutors {
       }
     }
     await this.#directory.refresh();
-    await Promise.all([...this.#inFlight.keys()].map((instanceId) => this.#checkAlive(instanceId)));
+    await Promise.all(this.#inFlight.instances().map((instanceId) => this.#checkAlive(instanceId)));
     await this.#sweep();
   }
 
@@ -358,9 +357,7 @@ export class ClusterNode implements RemoteExecutors {
   async #checkAlive(instanceId: string): Promise<void> {
     if (this.#down) return; // NATS is away, not the instance
     if (await answers(this.#nc, this.#names.instanceSubject(instanceId))) return;
-    const waiting = this.#inFlight.get(instanceId);
-    this.#inFlight.delete(instanceId);
-    for (const [lose, executorId] of waiting ?? []) lose(this.#silentError(executorId, instanceId));
+    this.#inFlight.failAll(instanceId, (executorId) => this.#silentError(executorId, instanceId));
   }
 
   /**
@@ -374,7 +371,13 @@ export class ClusterNode implements RemoteExecutors {
     const live = new Set(this.#directory.instances().map((instance) => instance.instanceId));
     const held = (executorId: string) => this.#directory.browser(executorId) !== undefined;
     const served = (servedBy: string | undefined) => servedBy === undefined || live.has(servedBy);
-    for (const [executorId] of overdue(this.#missingSince, sessions.map((s) => s.executorId), held, now, router.graceMs)) {
+    for (const [executorId] of overdue(
+      this.#missingSince,
+      sessions.map((s) => s.executorId),
+      held,
+      now,
+      router.graceMs,
+    )) {
       this.#options.logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
       await router.peer.expireExecutor(executorId);
     }
@@ -430,6 +433,13 @@ export class ClusterNode implements RemoteExecutors {
       );
     }
     for (const subscription of this.#subscriptions) subscription.unsubscribe();
-    if (this.#down || !(await withDeadline(this.#nc.drain().then(() => true), CLOSE_STEP_MS))) await this.#nc.close();
+    if (
+      this.#down ||
+      !(await withDeadline(
+        this.#nc.drain().then(() => true),
+        CLOSE_STEP_MS,
+      ))
+    )
+      await this.#nc.close();
   }
 }

@@ -272,4 +272,3 @@ export function refusedBrowserArg(args: readonly string[]): string | undefined {
   if (bad === undefined) return undefined;
   return `the browser flag ${bad} is refused: the launched browser is driven over a private pipe so that no other process can reach its pages; to share a browser you started yourself, use --cdp-endpoint`;
 }
-

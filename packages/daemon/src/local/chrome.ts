@@ -39,9 +39,17 @@ function cachedBrowsers(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, home:
           : join(home, '.cache', 'ms-playwright');
   const binary =
     platform === 'darwin'
-      ? { puppeteer: ['chrome-mac-x64', 'chrome-mac-arm64'].map((d) => join(d, 'Google Chrome for Testing.app', 'Contents', 'MacOS', 'Google Chrome for Testing')), playwright: ['chrome-mac', 'chrome-mac-arm64'].map((d) => join(d, 'Chromium.app', 'Contents', 'MacOS', 'Chromium')) }
+      ? {
+          puppeteer: ['chrome-mac-x64', 'chrome-mac-arm64'].map((d) =>
+            join(d, 'Google Chrome for Testing.app', 'Contents', 'MacOS', 'Google Chrome for Testing'),
+          ),
+          playwright: ['chrome-mac', 'chrome-mac-arm64'].map((d) => join(d, 'Chromium.app', 'Contents', 'MacOS', 'Chromium')),
+        }
       : platform === 'win32'
-        ? { puppeteer: [join('chrome-win64', 'chrome.exe'), join('chrome-win32', 'chrome.exe')], playwright: [join('chrome-win', 'chrome.exe'), join('chrome-win64', 'chrome.exe')] }
+        ? {
+            puppeteer: [join('chrome-win64', 'chrome.exe'), join('chrome-win32', 'chrome.exe')],
+            playwright: [join('chrome-win', 'chrome.exe'), join('chrome-win64', 'chrome.exe')],
+          }
         : { puppeteer: [join('chrome-linux64', 'chrome')], playwright: [join('chrome-linux', 'chrome'), join('chrome-linux64', 'chrome')] };
   // Puppeteer: <cache>/chrome/<platform>-<version>/<dir>/<binary>; Playwright: <cache>/chromium-<revision>/<dir>/<binary>.
   const puppeteer = subdirs(join(puppeteerCache, 'chrome')).flatMap((d) => binary.puppeteer.map((b) => join(puppeteerCache, 'chrome', d, b)));
@@ -129,7 +137,17 @@ export function chromeToLaunch(executablePath?: string): { path: string } | { pr
 }
 
 /** The Chrome-family browsers `--browser` names (Playwright's channel names), and where each installs itself. */
-export const BROWSER_CHANNELS = ['chrome', 'chrome-beta', 'chrome-dev', 'chrome-canary', 'msedge', 'msedge-beta', 'msedge-dev', 'msedge-canary', 'chromium'] as const;
+export const BROWSER_CHANNELS = [
+  'chrome',
+  'chrome-beta',
+  'chrome-dev',
+  'chrome-canary',
+  'msedge',
+  'msedge-beta',
+  'msedge-dev',
+  'msedge-canary',
+  'chromium',
+] as const;
 export type BrowserChannel = (typeof BROWSER_CHANNELS)[number];
 
 const CHANNEL_NAMES: Record<BrowserChannel, string> = {
@@ -195,10 +213,15 @@ export function findChannel(channel: string, search: ChromeSearch = {}): { path:
   const env = search.env ?? process.env;
   const platform = search.platform ?? process.platform;
   const { paths, names } = channelPlaces(channel as BrowserChannel, platform, env);
-  const onPath = (env.PATH ?? '').split(delimiter).filter(Boolean).flatMap((dir) => names.map((name) => join(dir, name)));
+  const onPath = (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .flatMap((dir) => names.map((name) => join(dir, name)));
   const cached = channel === 'chromium' ? cachedBrowsers(platform, env, search.home ?? homedir()) : [];
   const found = [...paths, ...onPath, ...cached].find(executable);
   if (found) return { path: found };
   const looked = [...paths, ...names.map((n) => `${n} on the PATH`)].join(', ');
-  return { problem: `--browser ${channel}: ${CHANNEL_NAMES[channel as BrowserChannel]} is not installed here (looked at ${looked}). Install it, or pass --executable-path <path>.` };
+  return {
+    problem: `--browser ${channel}: ${CHANNEL_NAMES[channel as BrowserChannel]} is not installed here (looked at ${looked}). Install it, or pass --executable-path <path>.`,
+  };
 }

@@ -1,13 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import {
-  ToolError,
-  ToolSession,
-  type ContextInfo,
-  type ContextManager,
-  type ProxySettings,
-  type SessionConfig,
-  type SessionHost,
-} from '@browsermcp/tools';
+import { ToolError, ToolSession, type ContextInfo, type ContextManager, type ProxySettings, type SessionConfig, type SessionHost } from '@browsermcp/tools';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import type { NodeFileAccess } from './files.js';
 import { applyStorageState, setupContext, setupPage, type PageSetupOptions, type StorageState } from './page-setup.js';
@@ -85,7 +77,14 @@ export class SessionContexts implements ContextManager {
     const state = storageState ? await this.readStorageState(storageState) : undefined;
     const context = await this.browser.createBrowserContext({
       ...(proxy ? { proxyServer: proxy.server } : {}),
-      ...(proxy?.bypass ? { proxyBypassList: proxy.bypass.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+      ...(proxy?.bypass
+        ? {
+            proxyBypassList: proxy.bypass
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }
+        : {}),
     });
     try {
       await setupContext(context, this.pageSetup);

@@ -17,7 +17,13 @@ function mb(bytes: number): string {
 /** `path` itself if it exists, else its nearest ancestor that does. */
 async function deepestExisting(path: string): Promise<string> {
   for (let p = path; ; p = resolve(p, '..')) {
-    if (await lstat(p).then(() => true, () => false)) return p;
+    if (
+      await lstat(p).then(
+        () => true,
+        () => false,
+      )
+    )
+      return p;
     if (p === resolve(p, '..')) return p;
   }
 }
@@ -227,7 +233,9 @@ export class NodeFileAccess implements FileAccess {
     if (own === this.outputDir) return undefined;
     const [realOutput, realOwn] = await Promise.all([realpath(this.outputDir).catch(() => this.outputDir), realpath(own).catch(() => own)]);
     const theirs = (inside(this.outputDir, named) && !inside(own, named)) || (real !== undefined && inside(realOutput, real) && !inside(realOwn, real));
-    return theirs ? `${named} is in the output directory outside this caller's own folder (${own}): each API key reads and writes only its own files there.` : undefined;
+    return theirs
+      ? `${named} is in the output directory outside this caller's own folder (${own}): each API key reads and writes only its own files there.`
+      : undefined;
   }
 
   async writeOutput(name: string, data: Uint8Array, options: { generated?: boolean } = {}): Promise<string> {
@@ -277,7 +285,12 @@ export class NodeFileAccess implements FileAccess {
     if (problem) throw new ToolError(`${problem} Your workspace is ${workspace}.`);
     const kind = workspaceNameProblem(name, workspace);
     if (kind) throw new ToolError(kind);
-    if (!(await stat(workspace).then((i) => i.isDirectory(), () => false))) {
+    if (
+      !(await stat(workspace).then(
+        (i) => i.isDirectory(),
+        () => false,
+      ))
+    ) {
       throw new ToolError(`Your workspace ${workspace} (your MCP client's first root) is not a folder here; declare an existing folder as a root.`);
     }
     const full = resolve(workspace, name);
@@ -290,7 +303,9 @@ export class NodeFileAccess implements FileAccess {
     // (A link in the name's place is writeUnder's to refuse, as a link.)
     const existing = await lstat(full).catch(() => undefined);
     if (existing !== undefined && !existing.isSymbolicLink() && !WORKSPACE_WRITES.has(real ?? full)) {
-      throw new ToolError(`"${name}" already exists in your workspace and browsermcp did not save it: pick another name (files of yours are never overwritten).`);
+      throw new ToolError(
+        `"${name}" already exists in your workspace and browsermcp did not save it: pick another name (files of yours are never overwritten).`,
+      );
     }
     const saved = await writeUnder(workspace, 'your workspace', name, data, 'write');
     rememberWorkspaceWrite(await realpath(saved));

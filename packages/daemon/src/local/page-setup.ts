@@ -31,8 +31,6 @@ export interface StorageState {
   origins?: Array<{ origin: string; localStorage?: Array<{ name: string; value: string }> }>;
 }
 
-
-
 /** The device names --device takes. */
 export const deviceNames = (): string[] => Object.keys(KnownDevices);
 

@@ -29,7 +29,11 @@ export class ProtectedFiles {
     }
     const listed = typeof this.paths === 'function' ? this.paths() : this.paths;
     const own = await Promise.all(
-      [...new Set(listed.map((p) => resolve(p)))].map(async (path) => ({ path, real: await realpath(path).catch(() => path), info: await stat(path).catch(() => undefined) })),
+      [...new Set(listed.map((p) => resolve(p)))].map(async (path) => ({
+        path,
+        real: await realpath(path).catch(() => path),
+        info: await stat(path).catch(() => undefined),
+      })),
     );
     const hit = own.find((p) => seen.some((s) => inside(p.path, s) || inside(p.real, s)));
     const info = real === undefined ? undefined : await stat(real).catch(() => undefined);

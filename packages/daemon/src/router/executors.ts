@@ -1,10 +1,4 @@
-import {
-  BrowserDisconnectedError,
-  BrowserNotConnectedError,
-  BrowserPausedError,
-  BrowserReconnectedError,
-  InvalidArgumentError,
-} from '../errors';
+import { BrowserDisconnectedError, BrowserNotConnectedError, BrowserPausedError, BrowserReconnectedError, InvalidArgumentError } from '../errors';
 import type { Deadlines } from '../deadlines';
 import { checkDelay, checkExecutor, checkId } from './checks';
 import { formatDuration } from './duration';
@@ -146,11 +140,7 @@ export class ExecutorRegistry {
     this.#options.pending.failWhere(
       (pending) => pending.executorId === id,
       () =>
-        paused
-          ? new BrowserPausedError(timeLeft)
-          : graceMs === 0
-            ? new BrowserNotConnectedError(id)
-            : new BrowserDisconnectedError('disconnected', timeLeft),
+        paused ? new BrowserPausedError(timeLeft) : graceMs === 0 ? new BrowserNotConnectedError(id) : new BrowserDisconnectedError('disconnected', timeLeft),
     );
   }
 

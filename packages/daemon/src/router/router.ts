@@ -1,5 +1,14 @@
-import { createCommand, generateWireId, parseToolResult, type ErrorObject, type EventEnvelope, type PersonStop, type ResponseEnvelope, type ToolResult } from '@browsermcp/protocol';
-import { CommandCancelledError, CommandFailedError, executorError, RouterClosedError, SessionClosedError, SessionExistsError, SessionInUseError, SessionNotFoundError, TooManySessionsError } from '../errors';
+import {
+  createCommand,
+  generateWireId,
+  parseToolResult,
+  type ErrorObject,
+  type EventEnvelope,
+  type PersonStop,
+  type ResponseEnvelope,
+  type ToolResult,
+} from '@browsermcp/protocol';
+import { CommandCancelledError, CommandFailedError, executorError, RouterClosedError, SessionClosedError, SessionNotFoundError } from '../errors';
 import { Deadlines } from '../deadlines';
 import { checkDelay, checkId, checkListener } from './checks';
 import { EventRoutes } from './events';
@@ -15,7 +24,8 @@ import type { ConnectResult, DispatchRequest, Executor, OpenSessionOptions, Repo
 import { checkRouterOptions } from './router-options';
 import { StoppedSessions } from './stopped-sessions';
 import { TabClaims } from './tab-claims';
-import { checkDispatch, sessionRecordFor } from './requests';
+import { checkDispatch } from './requests';
+import { admitSession, takeUpSession, type Admission, type TakeUp } from './admission';
 
 export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_KEPT_STATES, DEFAULT_MAX_SESSIONS_PER_USER } from './router-options';
 
@@ -28,17 +38,15 @@ const HOLD_MARGIN_MS = 5_000;
  * its own tabs, routes browser events to the session that owns the tab, and keeps an executor's sessions for a
  * grace period after it disconnects. Shared state lives in a RouterStore; what is bound to this process (queues,
  * commands in flight, listeners, connected executors, timers) lives here. This class holds sessions, dispatch and
- * listeners; its rooms hold the rest: its options (router-options.ts), what callers ask checked (requests.ts), which tab
- * is whose (tab-claims.ts), sessions the person stopped (stopped-sessions.ts), executors and their grace periods
- * (executors.ts), event routing (events.ts), kept browser states (`states`, kept-states.ts) and what other cluster
- * instances ask (`peer`, peer-api.ts).
+ * listeners; its rooms hold the rest: its options (router-options.ts), who may open or take up a session
+ * (admission.ts), what callers ask checked (requests.ts), which tab is whose (tab-claims.ts), sessions the person
+ * stopped (stopped-sessions.ts), executors and their grace periods (executors.ts), event routing (events.ts), kept
+ * browser states (`states`, kept-states.ts) and what other cluster instances ask (`peer`, peer-api.ts).
  */
 export class SessionRouter {
   readonly #store: RouterStore;
   readonly #commandTimeoutMs: number;
   readonly #graceMs: number;
-  readonly #maxSessionsPerUser: number;
-  readonly #defaultExecutorId: string | undefined;
   readonly #stopped = new StoppedSessions();
   readonly #tabs: TabClaims;
   readonly #logger: RouterLogger;
@@ -50,6 +58,7 @@ export class SessionRouter {
   readonly #deadlines = new Deadlines<string>();
   readonly #sender: CommandSender;
   readonly #executors: ExecutorRegistry;
+  readonly #admission: Admission;
   readonly #events: EventRoutes;
   /** Browser state kept beyond one client session. */
   readonly states: KeptStates;
@@ -61,8 +70,6 @@ export class SessionRouter {
     const checked = checkRouterOptions(options);
     this.#commandTimeoutMs = checked.commandTimeoutMs;
     this.#graceMs = checked.graceMs;
-    this.#maxSessionsPerUser = checked.maxSessionsPerUser;
-    this.#defaultExecutorId = checked.defaultExecutorId;
     this.#store = checked.store;
     this.#logger = checked.logger;
     this.#remote = checked.remote;
@@ -74,6 +81,15 @@ export class SessionRouter {
     const expire = (executorId: string) => this.#expire(executorId);
     this.#sender = new CommandSender(this.#pending, this.#logger);
     this.#executors = new ExecutorRegistry({ store, pending: this.#pending, deadlines: this.#deadlines, graceMs: this.#graceMs, remote: this.#remote, expire });
+    this.#admission = {
+      store,
+      executors: this.#executors,
+      stopped: this.#stopped,
+      remote: this.#remote,
+      maxSessionsPerUser: checked.maxSessionsPerUser,
+      defaultExecutorId: checked.defaultExecutorId,
+      end: (sessionId) => this.#endSession(sessionId, 'closed'),
+    };
     this.#events = new EventRoutes({
       store,
       lanes: this.#lanes,
@@ -83,7 +99,15 @@ export class SessionRouter {
       isClosed,
       listenerFailed: (sessionId, error) => this.#listenerFailed(sessionId, error),
     });
-    this.states = new KeptStates({ store, deadlines: this.#deadlines, logger: this.#logger, closeSession: (id) => this.closeSession(id), assertOpen, isClosed, max: checked.maxKeptStates });
+    this.states = new KeptStates({
+      store,
+      deadlines: this.#deadlines,
+      logger: this.#logger,
+      closeSession: (id) => this.closeSession(id),
+      assertOpen,
+      isClosed,
+      max: checked.maxKeptStates,
+    });
     this.peer = new PeerApi({
       executors: this.#executors,
       sender: this.#sender,
@@ -110,24 +134,7 @@ export class SessionRouter {
    */
   async openSession(sessionId: string, options: OpenSessionOptions = {}): Promise<SessionRecord> {
     this.#assertOpen();
-    const session = sessionRecordFor(sessionId, options, this.#defaultExecutorId);
-    const { executorId, userId } = session;
-    const executor = this.#executors.live(executorId);
-    // One user cannot take the daemon's sessions (and browser contexts) for everyone else.
-    if (userId !== undefined) {
-      const open = (await this.#store.listSessions()).filter((s) => s.userId === userId).length;
-      if (open >= this.#maxSessionsPerUser) throw new TooManySessionsError(userId, this.#maxSessionsPerUser);
-    }
-    if (!(await this.#store.createSession(session))) throw new SessionExistsError(sessionId);
-    if (executor.openSession !== undefined) {
-      try {
-        await executor.openSession(session);
-      } catch (error) {
-        await this.#endSession(sessionId, 'closed');
-        throw error;
-      }
-    }
-    return session;
+    return admitSession(this.#admission, sessionId, options);
   }
 
   /**
@@ -136,23 +143,9 @@ export class SessionRouter {
    * that a live client on another instance drives answers SessionInUse (unless `shared`: a kept browser state, which
    * its owner's connections may drive together).
    */
-  async resumeSession(
-    sessionId: string,
-    options: { userId?: string | undefined; servedBy?: string | undefined; shared?: boolean | undefined } = {},
-  ): Promise<SessionRecord> {
+  async resumeSession(sessionId: string, options: TakeUp = {}): Promise<SessionRecord> {
     this.#assertOpen();
-    checkId(sessionId, 'sessionId');
-    const session = await this.#store.getSession(sessionId);
-    if (session === undefined && this.#stopped.has(sessionId)) throw this.#stopped.error(sessionId);
-    if (session === undefined || session.userId !== options.userId) throw new SessionNotFoundError(sessionId);
-    const from = session.servedBy;
-    if (options.servedBy !== undefined && from !== undefined && from !== options.servedBy && options.shared !== true && (await this.#remote?.drives(from, sessionId))) {
-      throw new SessionInUseError(sessionId, from);
-    }
-    if (options.servedBy !== undefined && !(await this.#store.setServedBy(sessionId, options.servedBy))) {
-      throw new SessionNotFoundError(sessionId);
-    }
-    return options.servedBy !== undefined ? { ...session, servedBy: options.servedBy } : session;
+    return takeUpSession(this.#admission, sessionId, options);
   }
 
   /**
@@ -269,10 +262,7 @@ export class SessionRouter {
     if (lane.closed) throw new SessionClosedError(sessionId);
     if (request.signal?.aborted) throw new CommandCancelledError(request.name);
     const executor = this.#executors.live(executorId);
-    const command = createCommand(
-      { sessionId, name: request.name, payload: request.payload, tabId, originId: request.originId },
-      generateWireId(),
-    );
+    const command = createCommand({ sessionId, name: request.name, payload: request.payload, tabId, originId: request.originId }, generateWireId());
     const response = await this.#sender.send(executor, command, timeoutMs, request.signal);
 
     if (response.error !== undefined) throw executorError(response.error);
@@ -411,7 +401,10 @@ export class SessionRouter {
     if (this.#closed) return;
     this.#closed = true;
     this.#deadlines.clearAll();
-    this.#pending.failWhere(() => true, () => new RouterClosedError());
+    this.#pending.failWhere(
+      () => true,
+      () => new RouterClosedError(),
+    );
     this.#lanes.closeAll(() => new RouterClosedError());
     this.#executors.clear();
     this.#events.clear();
@@ -445,4 +438,3 @@ export class SessionRouter {
     if (this.#closed) throw new RouterClosedError();
   }
 }
-

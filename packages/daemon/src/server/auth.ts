@@ -59,7 +59,8 @@ export function publicKeyVerifier(pem: string, rules: TokenRules = {}): TokenVer
 
 function jwtVerifier(key: Uint8Array | KeyObject, algorithm: 'HS256' | 'RS256' | 'ES256', rules: TokenRules): TokenVerifier {
   const maxLifetime = rules.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
-  if (!Number.isInteger(maxLifetime) || maxLifetime <= 0) throw new InvalidArgumentError('the longest token lifetime must be a positive whole number of seconds');
+  if (!Number.isInteger(maxLifetime) || maxLifetime <= 0)
+    throw new InvalidArgumentError('the longest token lifetime must be a positive whole number of seconds');
   return {
     async verify(token) {
       if (typeof token !== 'string' || token === '') {
@@ -99,8 +100,8 @@ function describeJoseError(error: unknown, algorithm: string): string {
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return `the access token must be signed with ${algorithm}`;
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'exp') return 'the access token has no expiry ("exp"): tokens must expire; create one with `browsermcp-daemon token`';
-    if (error.claim === 'aud') return "the access token is not for this daemon (its \"aud\" is not the daemon's --auth-audience)";
-    if (error.claim === 'iss') return "the access token comes from another issuer (its \"iss\" is not the daemon's --auth-issuer)";
+    if (error.claim === 'aud') return 'the access token is not for this daemon (its "aud" is not the daemon\'s --auth-audience)';
+    if (error.claim === 'iss') return 'the access token comes from another issuer (its "iss" is not the daemon\'s --auth-issuer)';
     return `the access token is not valid yet or has a bad claim: ${error.message}`;
   }
   return 'the access token is not a valid JWT';
@@ -123,7 +124,11 @@ export async function signToken(options: SignTokenOptions): Promise<string> {
   if (typeof userId !== 'string' || userId === '') throw new InvalidArgumentError('the user id must be a non-empty string');
   if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new InvalidArgumentError('the ttl must be a positive whole number of seconds');
   const now = Math.floor(Date.now() / 1000);
-  const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(userId).setIssuedAt(now).setExpirationTime(now + ttlSeconds);
+  const jwt = new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(userId)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ttlSeconds);
   if (options.audience !== undefined) jwt.setAudience(options.audience);
   if (options.issuer !== undefined) jwt.setIssuer(options.issuer);
   return jwt.sign(secretKey(options.secret));

@@ -38,7 +38,6 @@ export function errorBody(error: unknown): { status: number; body: HttpErrorBody
   return { status, body: { error: { code, message: wire.message, rpcCode: wire.code } } };
 }
 
-
 /**
  * Runs one tool call and logs it as one line (session, name, duration, outcome): the daemon's command log.
  */

@@ -317,7 +317,10 @@ export class ExtensionConnection implements Executor {
       if (!stop.ok) return this.o.log.warn({ browserId: this.browserId, sessionId, problem: stop.message }, 'session_stopped with a bad payload; dropped');
       const via = stop.value?.via ?? 'popup';
       if (await this.o.router.stopSession(this.id, sessionId, via).catch(() => false)) {
-        this.o.log.info({ browserId: this.browserId, sessionId, via }, via === 'popup' ? 'session stopped by the person (Stop in the popup)' : "session stopped by the person (Cancel on Chrome's debugging bar)");
+        this.o.log.info(
+          { browserId: this.browserId, sessionId, via },
+          via === 'popup' ? 'session stopped by the person (Stop in the popup)' : "session stopped by the person (Cancel on Chrome's debugging bar)",
+        );
       }
     } else {
       await this.o.router.handleEvent(this.id, envelope);
@@ -351,7 +354,9 @@ export class ExtensionConnection implements Executor {
         this.o.log.warn({ paired: answer !== undefined }, 'refused an extension that is not paired with this daemon');
         return this.closeWith(
           CloseCodes.Unauthorized,
-          answer ? 'this browser is paired with another browsermcp: pair it again with the code browsermcp printed' : 'this browser is not paired: paste the code browsermcp printed into the extension',
+          answer
+            ? 'this browser is paired with another browsermcp: pair it again with the code browsermcp printed'
+            : 'this browser is not paired: paste the code browsermcp printed into the extension',
         );
       }
       daemonProof = await pairingProof(this.o.pairingSecret, 'daemon', nonces);

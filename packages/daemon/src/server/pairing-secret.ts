@@ -22,20 +22,26 @@ export function loadPairingSecret(file: string): { secret: Uint8Array; created: 
     return { secret, created: true };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new InvalidArgumentError(`--pairing-file ${file} cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); choose a file in a directory you own`);
+      throw new InvalidArgumentError(
+        `--pairing-file ${file} cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); choose a file in a directory you own`,
+      );
     }
   }
   const stat = lstatSync(file);
-  if (!stat.isFile()) throw new InvalidArgumentError(`--pairing-file ${file} is not a plain file (a link or a directory): remove it, and browsermcp makes a new one`);
+  if (!stat.isFile())
+    throw new InvalidArgumentError(`--pairing-file ${file} is not a plain file (a link or a directory): remove it, and browsermcp makes a new one`);
   if (process.platform !== 'win32') {
     if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
       throw new InvalidArgumentError(`--pairing-file ${file} belongs to another user: remove it, and browsermcp makes a new one (then pair the browser again)`);
     }
     if ((stat.mode & 0o077) !== 0) {
-      throw new InvalidArgumentError(`--pairing-file ${file} can be read by other users of this machine: run chmod 600 ${file}, or remove it and pair the browser again`);
+      throw new InvalidArgumentError(
+        `--pairing-file ${file} can be read by other users of this machine: run chmod 600 ${file}, or remove it and pair the browser again`,
+      );
     }
   }
   const secret = decodePairingSecret(readFileSync(file, 'utf8'));
-  if (!secret.ok) throw new InvalidArgumentError(`--pairing-file ${file} holds no pairing secret (${secret.message}): remove it, and browsermcp makes a new one`);
+  if (!secret.ok)
+    throw new InvalidArgumentError(`--pairing-file ${file} holds no pairing secret (${secret.message}): remove it, and browsermcp makes a new one`);
   return { secret: secret.value, created: false };
 }

@@ -93,7 +93,8 @@ class ProxyClient {
   private async onMessage(text: string): Promise<void> {
     const parsed = parseMessage(text);
     if (!parsed.ok) return this.send(jsonRpcError(parsed.id, parsed.error.code, parsed.error.message));
-    if (parsed.kind === 'batch') return this.send(jsonRpcError(null, ErrorCodes.InvalidRequest, 'batches are not supported on /mcp; send one request at a time'));
+    if (parsed.kind === 'batch')
+      return this.send(jsonRpcError(null, ErrorCodes.InvalidRequest, 'batches are not supported on /mcp; send one request at a time'));
     if (parsed.kind === 'notification' && parsed.message.method === ProxyMethods.cancelled) return this.cancel(parsed.message.params);
     if (parsed.kind !== 'request') return; // other notifications and stray responses need no answer
     const request = parsed.message;
@@ -192,7 +193,9 @@ class ProxyClient {
         const session = await router.getSession(kept.sessionId);
         if (session?.executorId !== extensionId) {
           await router.states.release(owner, kept.handle, holder.id);
-          throw new BadRequestError(`this owner's kept browser state is in browser ${session?.executorId ?? '(gone)'}, not ${extensionId}: connect to that one`);
+          throw new BadRequestError(
+            `this owner's kept browser state is in browser ${session?.executorId ?? '(gone)'}, not ${extensionId}: connect to that one`,
+          );
         }
         if (servedBy !== undefined) await router.resumeSession(kept.sessionId, { ...user, servedBy, shared: true });
         sessionId = kept.sessionId;
@@ -242,7 +245,9 @@ class ProxyClient {
           }),
         );
       }),
-      this.daemon.router.onEvent(sessionId, (event) => this.send(jsonRpcNotification(`event/${event.name}`, { tabId: event.tabId ?? null, payload: event.payload }))),
+      this.daemon.router.onEvent(sessionId, (event) =>
+        this.send(jsonRpcNotification(`event/${event.name}`, { tabId: event.tabId ?? null, payload: event.payload })),
+      ),
     );
     this.log.info({ clientId: this.clientId, connectionId, extensionId, sessionId, kept: state !== undefined }, resumed ? 'session resumed' : 'session opened');
     this.status('connected');
@@ -337,7 +342,7 @@ class ProxyClient {
     const mapped = mapId(link.connectionId, request.id);
     const params = request.params;
     if (params !== undefined && (typeof params !== 'object' || Array.isArray(params))) {
-      throw new BadRequestError('params must be an object of the tool\'s arguments');
+      throw new BadRequestError("params must be an object of the tool's arguments");
     }
     const { tabId, ...payload } = (params ?? {}) as Record<string, unknown>;
     if (tabId !== undefined && (typeof tabId !== 'string' || tabId === '')) throw new BadRequestError('"params.tabId" must be a non-empty string');

@@ -7,5 +7,7 @@ import { createHmac } from 'node:crypto';
  * from a key, and a stored owner read from it claims nothing: the daemon derives it again from who is asking.
  */
 export function keptStateOwner(secret: Uint8Array, userId: string | null, named: string): string {
-  return createHmac('sha256', secret).update(JSON.stringify([userId, named])).digest('base64url');
+  return createHmac('sha256', secret)
+    .update(JSON.stringify([userId, named]))
+    .digest('base64url');
 }

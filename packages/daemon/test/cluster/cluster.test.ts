@@ -151,7 +151,13 @@ it('refuses an extension that says hello with a browser id another user’s exte
   const auth = await impostor.next();
   impostor.send({ jsonrpc: '2.0', id: auth.id, result: { name: 'x', accessToken: await signToken({ userId: 'mallory', secret: SECRET }) } });
   await impostor.next();
-  impostor.send({ wireId: 'hello-x', sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId: 'frank-laptop', browser: 'Chrome', version: '0.1.0', tabs: [] } });
+  impostor.send({
+    wireId: 'hello-x',
+    sessionId: 'hello',
+    type: 'event',
+    name: 'hello',
+    payload: { browserId: 'frank-laptop', browser: 'Chrome', version: '0.1.0', tabs: [] },
+  });
   expect(await impostor.closed).toMatchObject({ reason: expect.stringContaining('belongs to another user') });
 });
 

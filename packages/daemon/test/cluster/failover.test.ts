@@ -32,7 +32,21 @@ afterAll(async () => {
 
 /** A daemon of the cluster; two a test needs start side by side (each start is mostly Node loading the CLI). */
 async function daemon(instanceId: string, ...more: string[]): Promise<RunningCli> {
-  const started = await startCli(['--nats', nats.nats.url, '--nats-nkey-seed-file', nats.seedFile(instanceId), '--instance-id', instanceId, '--auth-secret-file', secretFile, '--grace-period', '60', '--command-timeout', '30', ...more]);
+  const started = await startCli([
+    '--nats',
+    nats.nats.url,
+    '--nats-nkey-seed-file',
+    nats.seedFile(instanceId),
+    '--instance-id',
+    instanceId,
+    '--auth-secret-file',
+    secretFile,
+    '--grace-period',
+    '60',
+    '--command-timeout',
+    '30',
+    ...more,
+  ]);
   running.push(started);
   return started;
 }
@@ -69,14 +83,22 @@ async function extension(at: RunningCli, user: string, browserId: string, tabs: 
 async function until(peer: Peer, browserId: string, instance: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const { result } = await call(peer, 'list_extensions');
-    if (result.extensions.some((e: { id: string; connected: boolean; instance: string }) => e.id === browserId && e.connected && e.instance === instance)) return;
+    if (result.extensions.some((e: { id: string; connected: boolean; instance: string }) => e.id === browserId && e.connected && e.instance === instance))
+      return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${browserId} was never listed on ${instance}`);
 }
 
 function answer(ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string): void {
-  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [{ type: 'text', text }] }, tabId: '5' });
+  ext.send({
+    wireId: command.wireId,
+    sessionId: command.sessionId,
+    type: 'response',
+    name: command.name,
+    data: { content: [{ type: 'text', text }] },
+    tabId: '5',
+  });
 }
 
 it('drives the launched browser of another instance, and leaves no Chromium when that instance is killed', async () => {

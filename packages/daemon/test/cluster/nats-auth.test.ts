@@ -69,7 +69,7 @@ it('joins with a token from the environment, and refuses two kinds of credential
   expect(stray.stderr).toContain('--nats-token is for a daemon in a cluster: it needs --nats <url> too');
 });
 
-it('joins a NATS in operator mode with a .creds file (a user JWT its account signed), and is refused with a stranger\'s', async () => {
+it("joins a NATS in operator mode with a .creds file (a user JWT its account signed), and is refused with a stranger's", async () => {
   const setup = operatorSetup();
   const server = await nats(setup.config);
   const dir = tempDir('nats-creds');
@@ -90,10 +90,7 @@ it('joins a NATS in operator mode with a .creds file (a user JWT its account sig
 
 it('refuses a NATS that lets anyone in unless told to accept it', async () => {
   const server = await nats('');
-  const [refused] = await Promise.all([
-    runCli(['--no-local', '--port', '0', '--nats', server.url]),
-    joins(['--nats', server.url, '--nats-allow-anonymous']),
-  ]);
+  const [refused] = await Promise.all([runCli(['--no-local', '--port', '0', '--nats', server.url]), joins(['--nats', server.url, '--nats-allow-anonymous'])]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(`NATS at ${server.url} lets anyone connect without credentials`);
   expect(refused.stderr).toContain('--nats-allow-anonymous');
@@ -102,11 +99,46 @@ it('refuses a NATS that lets anyone in unless told to accept it', async () => {
 it('joins over TLS with the CA and a client certificate, and says which TLS flag to check when one is missing', async () => {
   const dir = tempDir('nats-tls');
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=test-ca');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=test-ca',
+  );
   for (const name of ['server', 'client']) {
     ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-    writeFileSync(join(dir, `${name}.ext`), name === 'server' ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' : 'extendedKeyUsage=clientAuth\n');
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+    writeFileSync(
+      join(dir, `${name}.ext`),
+      name === 'server' ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' : 'extendedKeyUsage=clientAuth\n',
+    );
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    );
   }
   const file = (name: string) => join(dir, name);
   const server = await nats(

@@ -7,7 +7,10 @@ const EXAMPLE = new URL('../../../../deploy/nats/cluster.example.conf', import.m
 
 it('keeps deploy/nats/cluster.example.conf what `nats-config` writes for its daemons', () => {
   const text = readFileSync(EXAMPLE, 'utf8');
-  const members = [...text.matchAll(/# daemon --instance-id (\S+)\n\s+\{ nkey: (U[A-Z2-7]{55})/g)].map(([, instanceId, nkey]) => ({ instanceId: instanceId!, nkey: nkey! }));
+  const members = [...text.matchAll(/# daemon --instance-id (\S+)\n\s+\{ nkey: (U[A-Z2-7]{55})/g)].map(([, instanceId, nkey]) => ({
+    instanceId: instanceId!,
+    nkey: nkey!,
+  }));
   expect(members.map((m) => m.instanceId)).toEqual(['d1', 'd2', 'd3']);
   // Regenerate it with: node -e "…natsClusterConfig({ members })" (see deploy/nats/README.md).
   expect(natsClusterConfig({ members })).toBe(text);

@@ -72,7 +72,14 @@ async function session(at: number, user: string, ext: Peer, browserId: string): 
 }
 
 function answer(ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string): void {
-  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [{ type: 'text', text }] }, tabId: '1' });
+  ext.send({
+    wireId: command.wireId,
+    sessionId: command.sessionId,
+    type: 'response',
+    name: command.name,
+    data: { content: [{ type: 'text', text }] },
+    tabId: '1',
+  });
 }
 
 it('lets no one in without credentials, and shows another account of the same NATS nothing of the cluster', async () => {
@@ -99,19 +106,24 @@ it('lets no one in without credentials, and shows another account of the same NA
 
 it("holds one daemon's credentials to that daemon: no other's requests, replies or directory entries, no purge, no bucket update", async () => {
   const nc = await asDaemonB();
-  const refused = (subject: string) =>
-    new Promise<string>((resolve) => nc.subscribe(subject, { callback: (error) => void (error && resolve(error.message)) }));
+  const refused = (subject: string) => new Promise<string>((resolve) => nc.subscribe(subject, { callback: (error) => void (error && resolve(error.message)) }));
   expect(await refused('browsermcp.instance.a')).toContain('Permissions Violation for Subscription to "browsermcp.instance.a"');
   expect(await refused('_INBOX.browsermcp.a.>')).toContain('Permissions Violation for Subscription');
   expect(await refused('_INBOX.>')).toContain('Permissions Violation for Subscription');
 
   // Writing a browser into the directory under daemon a's name: NATS refuses the key; under b's own key, a's name
   // in the entry makes the other daemons ignore it.
-  const entry = (instanceId: string) => JSON.stringify({ id: 'alice-work', instanceId, kind: 'extension', name: "Alice's work laptop", userId: 'alice', connected: true });
-  await expect(nc.request(`$KV.browsermcp_browsers.b.a.${token('alice-work')}`, entry('a'), { timeout: 2_000 })).rejects.toThrow(/Permissions Violation for Publish/);
+  const entry = (instanceId: string) =>
+    JSON.stringify({ id: 'alice-work', instanceId, kind: 'extension', name: "Alice's work laptop", userId: 'alice', connected: true });
+  await expect(nc.request(`$KV.browsermcp_browsers.b.a.${token('alice-work')}`, entry('a'), { timeout: 2_000 })).rejects.toThrow(
+    /Permissions Violation for Publish/,
+  );
   const kv = await new Kvm(nc).open('browsermcp_browsers');
   await kv.put(`b.b.${token('alice-work')}`, entry('a'));
-  await kv.put(`b.b.${token('alice-own')}`, JSON.stringify({ id: 'alice-own', instanceId: 'b', kind: 'extension', name: 'b says', userId: 'alice', connected: true }));
+  await kv.put(
+    `b.b.${token('alice-own')}`,
+    JSON.stringify({ id: 'alice-own', instanceId: 'b', kind: 'extension', name: 'b says', userId: 'alice', connected: true }),
+  );
   // The entry b's key vouches for is seen (so the watch works), the one naming a is not.
   await until(() => daemons[A]!.cluster!.browsersFor('alice').some((browser) => browser.id === 'alice-own'), 'b’s own entry seen by a');
   expect(daemons[A]!.cluster!.browsersFor('alice').map((browser) => browser.id)).not.toContain('alice-work');
@@ -130,7 +142,8 @@ it('runs what another instance asks only for a session the store holds on that b
   const ext = await extension(A, 'carol', 'carol-laptop');
   const { peer, sessionId } = await session(B, 'carol', ext, 'carol-laptop');
   const nc = await asDaemonB();
-  const ask = async (request: unknown) => (await nc.request('browsermcp.instance.a', JSON.stringify(request), { timeout: 5_000 })).json<{ ok: boolean; error?: { code: string; message: string } }>();
+  const ask = async (request: unknown) =>
+    (await nc.request('browsermcp.instance.a', JSON.stringify(request), { timeout: 5_000 })).json<{ ok: boolean; error?: { code: string; message: string } }>();
   const command = (forSession: string, tabId?: string) => ({
     wireId: `forged-${forSession}-${tabId ?? ''}`,
     sessionId: forSession,
@@ -161,7 +174,10 @@ it('runs what another instance asks only for a session the store holds on that b
     ok: false,
     error: { code: 'BMCP_ERR_TAB_NOT_FOUND' },
   });
-  expect(await ask({ op: 'close', executorId: 'carol-laptop', sessionId })).toMatchObject({ ok: false, error: { message: expect.stringContaining('still open') } });
+  expect(await ask({ op: 'close', executorId: 'carol-laptop', sessionId })).toMatchObject({
+    ok: false,
+    error: { message: expect.stringContaining('still open') },
+  });
   // "Her session ended", said to every instance: the store still holds it, so no one believes it.
   nc.publish('browsermcp.session-ended', JSON.stringify({ instanceId: 'a', sessionId, reason: 'closed' }));
   await nc.flush();

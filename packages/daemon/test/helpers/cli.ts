@@ -6,7 +6,6 @@ import { tempDir, testChromePath } from './local.js';
 /** The built CLI: tests that run it need `pnpm --filter @browsermcp/daemon build` first (the test script does it). */
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
-
 export interface RunningCli {
   child: ChildProcessWithoutNullStreams;
   address: string;

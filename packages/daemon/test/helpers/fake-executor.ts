@@ -62,9 +62,7 @@ export async function settle(): Promise<void> {
 }
 
 /** A router with one connected FakeExecutor ('browser-1') as its default executor. */
-export async function connectedRouter(
-  options: RouterOptions = {},
-): Promise<{ router: SessionRouter; browser: FakeExecutor }> {
+export async function connectedRouter(options: RouterOptions = {}): Promise<{ router: SessionRouter; browser: FakeExecutor }> {
   const router = new SessionRouter({ defaultExecutorId: 'browser-1', ...options });
   const browser = new FakeExecutor(router);
   await router.executorConnected(browser);

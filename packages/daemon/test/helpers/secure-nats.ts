@@ -7,7 +7,10 @@ import { startDaemon, type ClusterSettings, type RunningDaemon } from '../../src
 import { hs256Verifier } from '../../src/server/auth';
 
 /** A nats-server set up as `browsermcp-daemon nats-config` writes it (an account, an nkey user per daemon, permissions). */
-export async function startSecureNats(instances: readonly string[], extraConfig = ''): Promise<{
+export async function startSecureNats(
+  instances: readonly string[],
+  extraConfig = '',
+): Promise<{
   nats: NatsServer;
   /** The cluster settings of daemon `instanceId`, with its own seed. */
   cluster(instanceId: string): ClusterSettings & { instanceId: string };

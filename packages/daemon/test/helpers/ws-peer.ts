@@ -21,7 +21,7 @@ export class Peer {
   }
 
   /** The next message (in arrival order) that `match` accepts; the others stay queued for later reads. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
   next(match: (message: any) => boolean = () => true): Promise<any> {
     const i = this.queue.findIndex(match);
     if (i >= 0) return Promise.resolve(this.queue.splice(i, 1)[0]);
@@ -50,7 +50,13 @@ export function connectPeer(url: string, options: ClientOptions & { origin?: str
 }
 
 export function hello(browserId: string, tabs: Array<{ tabId: string; sessionId: string }> = []) {
-  return { wireId: `hello-${browserId}`, sessionId: 'hello', type: 'event', name: 'hello', payload: { browserId, browser: 'Chrome 131', version: '0.1.0', tabs } };
+  return {
+    wireId: `hello-${browserId}`,
+    sessionId: 'hello',
+    type: 'event',
+    name: 'hello',
+    payload: { browserId, browser: 'Chrome 131', version: '0.1.0', tabs },
+  };
 }
 
 /**
@@ -74,7 +80,7 @@ export async function authenticatedExtension(app: FastifyInstance, base: string,
 let nextRpcId = 1;
 
 /** Sends a JSON-RPC request on `peer` and resolves with the answer to it (other messages stay queued). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
 export async function rpc(peer: Peer, method: string, params?: unknown): Promise<any> {
   const id = `rpc-${nextRpcId++}`;
   peer.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });

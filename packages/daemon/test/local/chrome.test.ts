@@ -32,7 +32,9 @@ describe('findChrome', () => {
 
     const custom = mkdtempSync(join(tmpdir(), 'bmcp-pw-'));
     const configured = install(join(custom, 'chromium-1200', 'chrome-linux', 'chrome'));
-    expect(findChrome({ env: { PATH: bin, PUPPETEER_CACHE_DIR: join(home, 'none'), PLAYWRIGHT_BROWSERS_PATH: custom }, platform: 'aix', home })).toBe(configured);
+    expect(findChrome({ env: { PATH: bin, PUPPETEER_CACHE_DIR: join(home, 'none'), PLAYWRIGHT_BROWSERS_PATH: custom }, platform: 'aix', home })).toBe(
+      configured,
+    );
 
     const onPath = install(join(bin, 'google-chrome'));
     expect(search({ PATH: bin })).toBe(onPath);
@@ -54,11 +56,13 @@ describe('findChrome', () => {
 });
 
 describe('--browser (findChannel)', () => {
-  it("finds each channel where it installs, or names where it looked and the fix; refuses Firefox and WebKit", () => {
+  it('finds each channel where it installs, or names where it looked and the fix; refuses Firefox and WebKit', () => {
     const home = mkdtempSync(join(tmpdir(), 'bmcp-home-'));
     const bin = mkdtempSync(join(tmpdir(), 'bmcp-bin-'));
     const search = { env: { PATH: bin }, platform: 'aix' as NodeJS.Platform, home };
-    expect(findChannel('msedge', search)).toEqual({ problem: expect.stringContaining('--browser msedge: Microsoft Edge is not installed here (looked at microsoft-edge on the PATH') });
+    expect(findChannel('msedge', search)).toEqual({
+      problem: expect.stringContaining('--browser msedge: Microsoft Edge is not installed here (looked at microsoft-edge on the PATH'),
+    });
     const edge = install(join(bin, 'microsoft-edge'));
     expect(findChannel('msedge', search)).toEqual({ path: edge });
     // A channel is that browser only: Chrome on the PATH is not Edge Beta, nor Chromium.
@@ -71,9 +75,12 @@ describe('--browser (findChannel)', () => {
     expect(findChannel('chromium', search)).toEqual({ path: cached });
     expect(findChannel('chromium', { env: { PATH: '' }, platform: 'linux', home })).toEqual({ path: '/usr/bin/chromium' });
     for (const other of ['firefox', 'webkit']) {
-      expect(findChannel(other, search)).toEqual({ problem: expect.stringMatching(/browsermcp drives Chrome-family browsers \(Chrome, Edge, Chromium\) .*Pass --browser chrome, msedge or chromium, or --executable-path/) });
+      expect(findChannel(other, search)).toEqual({
+        problem: expect.stringMatching(
+          /browsermcp drives Chrome-family browsers \(Chrome, Edge, Chromium\) .*Pass --browser chrome, msedge or chromium, or --executable-path/,
+        ),
+      });
     }
     expect(findChannel('opera', search)).toEqual({ problem: expect.stringMatching(/^--browser must be one of chrome, chrome-beta, .*chromium, got "opera"/) });
   });
 });
-

@@ -40,7 +40,10 @@ describe('file access for tools (no path traversal)', () => {
         const name = parts.join('/');
         const full = join(outputDir, name);
         const inside = full.startsWith(`${outputDir}/`) && !name.startsWith('/');
-        const result = await files.writeOutput(name, new Uint8Array()).then(() => 'saved', (e: Error) => e.message);
+        const result = await files.writeOutput(name, new Uint8Array()).then(
+          () => 'saved',
+          (e: Error) => e.message,
+        );
         if (!inside) expect(result).toContain('must be a file name inside the output directory');
       }),
       { numRuns: 100 },
@@ -129,7 +132,9 @@ describe('files per caller', () => {
     const linked = join(root, 'linked-out');
     await symlink(elsewhere, linked);
     const access = new NodeFileAccess({ outputDir: linked });
-    await expect(access.forSession('s').writeOutput('x.png', new Uint8Array([1]))).rejects.toThrow(`${linked} is not a directory (a link or a file is in its place)`);
+    await expect(access.forSession('s').writeOutput('x.png', new Uint8Array([1]))).rejects.toThrow(
+      `${linked} is not a directory (a link or a file is in its place)`,
+    );
     if (process.getuid?.() === 0) {
       const foreign = join(root, 'foreign-out');
       await mkdir(foreign);
@@ -143,7 +148,8 @@ describe('--output-max-size and --file-paths', () => {
   it("deletes the oldest saved files past the size, keeping the one just saved; shows paths relative to the session's first root, or absolute", async () => {
     const project = await mkdtemp(join(tmpdir(), 'bmcp-project-'));
     const out = join(project, 'out');
-    const policy = (filePaths?: 'absolute') => new NodeFileAccess({ outputDir: out, maxOutputBytes: 250, ...(filePaths ? { filePaths } : {}), sessionRoots: async () => [project] });
+    const policy = (filePaths?: 'absolute') =>
+      new NodeFileAccess({ outputDir: out, maxOutputBytes: 250, ...(filePaths ? { filePaths } : {}), sessionRoots: async () => [project] });
     const session = policy().forSession('s');
     const saved: string[] = [];
     for (const name of ['a.txt', 'b.txt', 'sub/c.txt']) {
@@ -168,12 +174,15 @@ describe('--output-max-size and --file-paths', () => {
   });
 });
 
-
 describe("a client's workspace (names the model gives for saved files, as @playwright/mcp saves them)", () => {
   it('saves a given name in the workspace and shows it relative to it; a generated one, and a session without a workspace, in the output directory', async () => {
     const project = await mkdtemp(join(tmpdir(), 'bmcp-workspace-'));
     const out = join(root, 'out-ws');
-    const policy = new NodeFileAccess({ outputDir: out, sessionRoots: async () => [project], sessionWorkspace: async (id) => (id === 'mine' ? project : undefined) });
+    const policy = new NodeFileAccess({
+      outputDir: out,
+      sessionRoots: async () => [project],
+      sessionWorkspace: async (id) => (id === 'mine' ? project : undefined),
+    });
     const mine = policy.forSession('mine');
     expect(await mine.writeOutput('shots/page.png', new Uint8Array([7, 8]))).toBe('shots/page.png');
     expect([...(await readFile(join(project, 'shots/page.png')))]).toEqual([7, 8]);
@@ -193,14 +202,22 @@ describe("a client's workspace (names the model gives for saved files, as @playw
     const project = await mkdtemp(join(tmpdir(), 'bmcp-workspace-'));
     await writeFile(join(project, 'README.md'), '# mine');
     await writeFile(join(project, 'AGENTS.md'), 'be careful');
-    const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws3'), sessionRoots: async () => [project], sessionWorkspace: async () => project }).forSession('s');
+    const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws3'), sessionRoots: async () => [project], sessionWorkspace: async () => project }).forSession(
+      's',
+    );
     for (const name of ['README.md', 'AGENTS.md']) {
-      await expect(ws.writeOutput(name, new TextEncoder().encode('page text'))).rejects.toThrow(`"${name}" already exists in your workspace and browsermcp did not save it: pick another name`);
+      await expect(ws.writeOutput(name, new TextEncoder().encode('page text'))).rejects.toThrow(
+        `"${name}" already exists in your workspace and browsermcp did not save it: pick another name`,
+      );
     }
     expect([await readFile(join(project, 'README.md'), 'utf8'), await readFile(join(project, 'AGENTS.md'), 'utf8')]).toEqual(['# mine', 'be careful']);
     // Its own file, saved again (a second screenshot under the same name), in this session or another.
     expect(await ws.writeOutput('notes.md', new TextEncoder().encode('one'))).toBe('notes.md');
-    const other = new NodeFileAccess({ outputDir: join(root, 'out-ws3'), sessionRoots: async () => [project], sessionWorkspace: async () => project }).forSession('t');
+    const other = new NodeFileAccess({
+      outputDir: join(root, 'out-ws3'),
+      sessionRoots: async () => [project],
+      sessionWorkspace: async () => project,
+    }).forSession('t');
     expect(await other.writeOutput('notes.md', new TextEncoder().encode('two'))).toBe('notes.md');
     expect(await readFile(join(project, 'notes.md'), 'utf8')).toBe('two');
   });
@@ -213,14 +230,18 @@ describe("a client's workspace (names the model gives for saved files, as @playw
     await symlink(root, join(project, 'linked'));
     await symlink(join(root, 'secret.txt'), join(project, 'trap.png'));
     const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws2'), protectedPaths: [key], sessionWorkspace: async () => project }).forSession('s');
-    const refused = async (name: string) => ws.writeOutput(name, new TextEncoder().encode('page text')).then(() => 'saved', (e: Error) => e.message);
+    const refused = async (name: string) =>
+      ws.writeOutput(name, new TextEncoder().encode('page text')).then(
+        () => 'saved',
+        (e: Error) => e.message,
+      );
     expect(await refused('.bashrc')).toContain('names a hidden file or folder');
     expect(await refused('.git/hooks/pre-commit.txt')).toContain('names a hidden file or folder');
     expect(await refused('docs/.env.json')).toContain('names a hidden file or folder');
     for (const name of ['run.sh', 'Makefile', 'index.html', 'docs/tool.js', 'x.png.exe']) {
       expect(await refused(name)).toContain('must end in one of .png, .jpg');
     }
-    expect(await refused('../outside.png')).toContain('must be a file name inside the output directory (or the client\'s workspace)');
+    expect(await refused('../outside.png')).toContain("must be a file name inside the output directory (or the client's workspace)");
     expect(await refused(join(project, 'abs.png'))).toContain('without ".." or an absolute path');
     expect(await refused('linked/escape.png')).toContain('leads out of your workspace');
     expect(await refused('trap.png')).toContain('is a link in your workspace');

@@ -26,7 +26,14 @@ it("refuses the daemon's own files, links to them and the kernel's files, with u
   const { home, own, shared } = await machine();
   for (const unrestricted of [false, true]) {
     const files = new NodeFileAccess({ outputDir: join(home, 'out'), roots: ['/'], unrestricted, protectedPaths: Object.values(own) });
-    for (const path of [own.secret, own.seed, join(own.profile, 'Cookies'), join(shared, 'hard'), join(shared, 'soft'), join(shared, 'profile-link', 'Cookies')]) {
+    for (const path of [
+      own.secret,
+      own.seed,
+      join(own.profile, 'Cookies'),
+      join(shared, 'hard'),
+      join(shared, 'soft'),
+      join(shared, 'profile-link', 'Cookies'),
+    ]) {
       await expect(files.readable(path), path).rejects.toThrow("is one of this server's own files");
       await expect(files.readContents([path]), path).rejects.toThrow("is one of this server's own files");
     }
@@ -53,7 +60,24 @@ it("the daemon's command line protects every file its flags name: token secret, 
   const config = join(home, 'config.json');
   await writeFile(config, '{}');
   const command = parseCli(
-    ['--auth-secret-file', own.secret, '--nats', 'nats://127.0.0.1:4222', '--nats-nkey-seed-file', own.seed, '--nats-tls-key', key, '--nats-tls-cert', key, '--config', config, '--user-data-dir', own.profile, '--pairing-file', join(home, 'pairing')],
+    [
+      '--auth-secret-file',
+      own.secret,
+      '--nats',
+      'nats://127.0.0.1:4222',
+      '--nats-nkey-seed-file',
+      own.seed,
+      '--nats-tls-key',
+      key,
+      '--nats-tls-cert',
+      key,
+      '--config',
+      config,
+      '--user-data-dir',
+      own.profile,
+      '--pairing-file',
+      join(home, 'pairing'),
+    ],
     {},
   );
   if (command.kind !== 'serve') throw new Error(command.kind);

@@ -13,10 +13,7 @@ describe('closing the router', () => {
     const sent = router.dispatch('A', { name: 'browser_wait_for' });
     const queued = router.dispatch('A', { name: 'browser_snapshot' });
     const closedError = { code: 'BMCP_ERR_ROUTER_CLOSED', rpcCode: ErrorCodes.BrowserDisconnected };
-    const failed = Promise.all([
-      expect(sent).rejects.toMatchObject(closedError),
-      expect(queued).rejects.toMatchObject(closedError),
-    ]);
+    const failed = Promise.all([expect(sent).rejects.toMatchObject(closedError), expect(queued).rejects.toMatchObject(closedError)]);
     await browser.command(0);
     await router.close();
     await failed;

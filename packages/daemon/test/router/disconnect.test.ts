@@ -90,9 +90,7 @@ describe('a browser that disconnects', () => {
     expect(await router.hasSession('B')).toBe(false);
     expect(await router.stats()).toMatchObject({ sessions: 0, reconnecting: 0 });
     // Coming back now is a fresh start: its old tabs belong to nobody.
-    const { orphanedTabs } = await router.executorConnected(new FakeExecutor(router, 'browser-1'), [
-      { tabId: '12', sessionId: 'A' },
-    ]);
+    const { orphanedTabs } = await router.executorConnected(new FakeExecutor(router, 'browser-1'), [{ tabId: '12', sessionId: 'A' }]);
     expect(orphanedTabs).toEqual([{ tabId: '12', sessionId: 'A' }]);
   });
 

@@ -27,7 +27,9 @@ describe('dispatch', () => {
     browser.respond(await browser.command(1), { content: [{ type: 'text' }] });
     await expect(bad).rejects.toMatchObject({
       code: 'BMCP_ERR_COMMAND_FAILED',
-      message: expect.stringContaining('browser_click could not be run: the browser answered with something that is not a tool result ("result.content[0].text" is required)'),
+      message: expect.stringContaining(
+        'browser_click could not be run: the browser answered with something that is not a tool result ("result.content[0].text" is required)',
+      ),
     });
   });
 
@@ -42,11 +44,7 @@ describe('dispatch', () => {
   });
 
   it('runs the commands of one session one at a time, in the order they were dispatched', async () => {
-    const results = Promise.all([
-      router.dispatch('A', { name: 'one' }),
-      router.dispatch('A', { name: 'two' }),
-      router.dispatch('A', { name: 'three' }),
-    ]);
+    const results = Promise.all([router.dispatch('A', { name: 'one' }), router.dispatch('A', { name: 'two' }), router.dispatch('A', { name: 'three' })]);
     for (const [index, name] of ['one', 'two', 'three'].entries()) {
       const command = await browser.command(index);
       await settle();

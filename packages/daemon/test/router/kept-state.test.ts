@@ -81,12 +81,18 @@ it('has room for --max-browser-states (every owner together): checkRoom refuses 
   const { SessionRouter } = await import('../../src/index');
   const bounded = new SessionRouter({ maxKeptStates: 2 });
   try {
-    for (const [owner, session] of [['a', 's1'], ['b', 's2']] as const) {
+    for (const [owner, session] of [
+      ['a', 's1'],
+      ['b', 's2'],
+    ] as const) {
       await bounded.states.checkRoom();
       await bounded.openSession(session, { executorId: 'none' }).catch(() => undefined);
       await bounded.states.keep(owner, session, 60_000, { id: `h-${owner}` });
     }
-    await expect(bounded.states.checkRoom()).rejects.toMatchObject({ code: 'BMCP_ERR_TOO_MANY_STATES', message: expect.stringContaining('keeps 2 browser states, the most it may (--max-browser-states 2)') });
+    await expect(bounded.states.checkRoom()).rejects.toMatchObject({
+      code: 'BMCP_ERR_TOO_MANY_STATES',
+      message: expect.stringContaining('keeps 2 browser states, the most it may (--max-browser-states 2)'),
+    });
     await bounded.states.close('a');
     await expect(bounded.states.checkRoom()).resolves.toBeUndefined();
   } finally {

@@ -1,5 +1,5 @@
 import { ErrorCodes } from '@browsermcp/protocol';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionRouter } from '../../src/index';
 import { FakeExecutor, useConnectedRouter } from '../helpers/fake-executor';
 

@@ -147,12 +147,14 @@ describe('a session the person stops', () => {
     await expect(router.dispatch('B', { name: 'browser_snapshot' })).rejects.toMatchObject({ code: 'BMCP_ERR_SESSION_NOT_FOUND' });
   });
 
-  it('says how the person stopped it: Stop in the popup, or Cancel on Chrome\'s debugging bar', async () => {
+  it("says how the person stopped it: Stop in the popup, or Cancel on Chrome's debugging bar", async () => {
     await router.openSession('A');
     await router.openSession('B');
     expect(await router.stopSession('browser-1', 'A')).toBe(true);
     expect(await router.stopSession('browser-1', 'B', 'debugger_bar')).toBe(true);
-    await expect(router.dispatch('A', { name: 'browser_snapshot' })).rejects.toThrow('the person stopped this agent in their browser (the Stop button in the browsermcp popup)');
+    await expect(router.dispatch('A', { name: 'browser_snapshot' })).rejects.toThrow(
+      'the person stopped this agent in their browser (the Stop button in the browsermcp popup)',
+    );
     await expect(router.dispatch('B', { name: 'browser_snapshot' })).rejects.toThrow(
       `the person stopped this agent in their browser (Cancel on Chrome's "started debugging this browser" bar; browsermcp stays paused there until they press Connect in its popup)`,
     );

@@ -1,7 +1,7 @@
 import { createEvent, ErrorCodes, ExtensionEvents } from '@browsermcp/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionRouter } from '../../src/index';
-import { FakeExecutor, connectedRouter } from '../helpers/fake-executor';
+import { type FakeExecutor, connectedRouter } from '../helpers/fake-executor';
 
 let router: SessionRouter;
 let browser: FakeExecutor;
@@ -36,7 +36,7 @@ describe('command timeouts', () => {
     await expect(result).resolves.toBe('navigated');
   });
 
-  it("holds a command while its browser starts, then gives it its whole timeout again (waiting_for_browser)", async () => {
+  it('holds a command while its browser starts, then gives it its whole timeout again (waiting_for_browser)', async () => {
     await start({ commandTimeoutMs: 1_000 });
     const result = router.dispatch('A', { name: 'browser_navigate' });
     let error: unknown;
@@ -128,9 +128,7 @@ describe('command timeouts', () => {
 
   it('refuses a commandTimeoutMs that is not a positive number of ms', () => {
     router = new SessionRouter();
-    expect(() => new SessionRouter({ commandTimeoutMs: 0 })).toThrow(
-      expect.objectContaining({ code: 'BMCP_ERR_INVALID_ARGUMENT' }),
-    );
+    expect(() => new SessionRouter({ commandTimeoutMs: 0 })).toThrow(expect.objectContaining({ code: 'BMCP_ERR_INVALID_ARGUMENT' }));
     expect(() => new SessionRouter({ commandTimeoutMs: Number.NaN })).toThrow(/commandTimeoutMs/);
   });
 });

@@ -58,7 +58,14 @@ async function waitFor(check: () => Promise<boolean> | boolean): Promise<void> {
 async function answerNext(peer: Peer, data: unknown, tabId?: string) {
   const command = await peer.next();
   expect(command.type).toBe('command');
-  peer.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data, ...(tabId ? { tabId } : command.tabId ? { tabId: command.tabId } : {}) });
+  peer.send({
+    wireId: command.wireId,
+    sessionId: command.sessionId,
+    type: 'response',
+    name: command.name,
+    data,
+    ...(tabId ? { tabId } : command.tabId ? { tabId: command.tabId } : {}),
+  });
   return command;
 }
 
@@ -220,7 +227,10 @@ describe('files for a browser away from the disk', () => {
   it('answers a path outside the roots itself: nothing reaches the browser', async () => {
     const { peer } = await withFiles();
     const result = await router.dispatch('s1', { name: 'browser_file_upload', payload: { paths: ['/etc/passwd'] } });
-    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('/etc/passwd is outside the allowed file roots') }] });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringContaining('/etc/passwd is outside the allowed file roots') }],
+    });
     // The next message the browser sees is the next command, not the refused one.
     const next = router.dispatch('s1', { name: 'browser_snapshot', payload: {} });
     expect(await answerNext(peer, { content: [] })).toMatchObject({ name: 'browser_snapshot' });
@@ -238,14 +248,28 @@ describe('files for a browser away from the disk', () => {
     const { peer, outputDir } = await withFiles();
     const ok = router.dispatch('s1', { name: 'browser_take_screenshot', payload: { filename: 'shots/a.png' } });
     const command = await peer.next();
-    peer.send({ wireId: command.wireId, sessionId: 's1', type: 'response', name: command.name, data: { content: [{ type: 'text', text: 'saved' }] }, files: [{ name: 'shots/a.png', data: Buffer.from('png!').toString('base64') }] });
+    peer.send({
+      wireId: command.wireId,
+      sessionId: 's1',
+      type: 'response',
+      name: command.name,
+      data: { content: [{ type: 'text', text: 'saved' }] },
+      files: [{ name: 'shots/a.png', data: Buffer.from('png!').toString('base64') }],
+    });
     // The answer passes on without the files, which are on disk by then.
     await expect(ok).resolves.toEqual({ content: [{ type: 'text', text: 'saved' }] });
     expect(await readFile(join(outputDir, 'shots/a.png'), 'utf8')).toBe('png!');
 
     const bad = router.dispatch('s1', { name: 'browser_take_screenshot', payload: { filename: 'x.png' } });
     const second = await peer.next();
-    peer.send({ wireId: second.wireId, sessionId: 's1', type: 'response', name: second.name, data: { content: [] }, files: [{ name: '../../etc/x.png', data: '' }] });
+    peer.send({
+      wireId: second.wireId,
+      sessionId: 's1',
+      type: 'response',
+      name: second.name,
+      data: { content: [] },
+      files: [{ name: '../../etc/x.png', data: '' }],
+    });
     expect(await bad).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('must be a file name inside the output directory') }] });
   });
 
@@ -260,7 +284,17 @@ describe('files for a browser away from the disk', () => {
     const command = await peer.next();
     // Answers show it relative to the workspace, as the launched browser's do: "" stands for the workspace.
     expect(command.namedOutputDir).toBe('');
-    peer.send({ wireId: command.wireId, sessionId: 's1', type: 'response', name: command.name, data: { content: [] }, files: [{ name: 'shots/a.png', data: Buffer.from('png!').toString('base64') }, { name: 'page-1.pdf', generated: true, data: Buffer.from('pdf').toString('base64') }] });
+    peer.send({
+      wireId: command.wireId,
+      sessionId: 's1',
+      type: 'response',
+      name: command.name,
+      data: { content: [] },
+      files: [
+        { name: 'shots/a.png', data: Buffer.from('png!').toString('base64') },
+        { name: 'page-1.pdf', generated: true, data: Buffer.from('pdf').toString('base64') },
+      ],
+    });
     await named;
     expect(await readFile(join(workspace, 'shots/a.png'), 'utf8')).toBe('png!');
     expect(await readFile(join(outputDir, 'page-1.pdf'), 'utf8')).toBe('pdf');

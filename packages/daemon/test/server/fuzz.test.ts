@@ -43,10 +43,19 @@ describe('fuzzing the daemon', () => {
         fc.oneof(
           fc.string(),
           fc.jsonValue().map((v) => JSON.stringify(v)),
-          fc.record({ name: fc.oneof(fc.string(), fc.integer(), fc.constant(null)), payload: fc.jsonValue(), tabId: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+          fc
+            .record(
+              { name: fc.oneof(fc.string(), fc.integer(), fc.constant(null)), payload: fc.jsonValue(), tabId: fc.oneof(fc.string(), fc.integer()) },
+              { requiredKeys: [] },
+            )
+            .map((v) => JSON.stringify(v)),
         ),
         async (body) => {
-          const res = await fetch(`http://${base}/commands`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-instance-id': sessionId }, body });
+          const res = await fetch(`http://${base}/commands`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-instance-id': sessionId },
+            body,
+          });
           const text = await res.text();
           expect(res.status).toBeLessThan(500);
           if (res.status !== 200) expect(JSON.parse(text)).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
@@ -66,7 +75,11 @@ describe('fuzzing the daemon', () => {
       fc.record(
         {
           jsonrpc: fc.oneof(fc.constant('2.0'), fc.string()),
-          id: fc.oneof(fc.integer({ min: 2 }), fc.string({ minLength: 1 }).map((s) => `x${s}`), fc.constantFrom('proxy:1', 'ext:9')),
+          id: fc.oneof(
+            fc.integer({ min: 2 }),
+            fc.string({ minLength: 1 }).map((s) => `x${s}`),
+            fc.constantFrom('proxy:1', 'ext:9'),
+          ),
           method: fc.oneof(fc.constantFrom('list_extensions', 'connect', 'disconnect', 'browser_click', 'mcp_handshake'), fc.string()),
           params: fc.jsonValue(),
         },

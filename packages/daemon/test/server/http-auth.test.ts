@@ -40,7 +40,10 @@ async function request(method: string, path: string, options: { token?: string; 
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${http}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as { error?: { code: string; message: string; rpcCode: number } } & Record<string, unknown> };
+  return {
+    status: res.status,
+    body: (text ? JSON.parse(text) : undefined) as { error?: { code: string; message: string; rpcCode: number } } & Record<string, unknown>,
+  };
 }
 
 /** Alice's session on her own browser, opened over HTTP. */
@@ -62,12 +65,21 @@ async function command(user: string, session: string) {
 describe('without a valid token', () => {
   const badTokens: Array<[string, () => Promise<string | undefined>, RegExp]> = [
     ['no token', async () => undefined, /requires an access token: send "Authorization: Bearer <token>"/],
-    ['a forged token', () => signToken({ userId: 'alice', secret: 'another-secret-that-is-also-32-bytes-long!' }), /signature does not match this daemon's secret/],
+    [
+      'a forged token',
+      () => signToken({ userId: 'alice', secret: 'another-secret-that-is-also-32-bytes-long!' }),
+      /signature does not match this daemon's secret/,
+    ],
     [
       'an expired token',
       async () => {
         const now = Math.floor(Date.now() / 1000);
-        return new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuedAt(now - 100).setExpirationTime(now - 10).sign(new TextEncoder().encode(SECRET));
+        return new SignJWT({})
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject('alice')
+          .setIssuedAt(now - 100)
+          .setExpirationTime(now - 10)
+          .sign(new TextEncoder().encode(SECRET));
       },
       /has expired/,
     ],
@@ -119,7 +131,14 @@ describe('with a valid token', () => {
     const pending = command('alice', session);
     const sent = await alicesBrowser.next();
     expect(sent).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId: alices(session) });
-    alicesBrowser.send({ wireId: sent.wireId, sessionId: alices(session), type: 'response', name: sent.name, data: { content: [{ type: 'text', text: 'ok' }] }, tabId: '7' });
+    alicesBrowser.send({
+      wireId: sent.wireId,
+      sessionId: alices(session),
+      type: 'response',
+      name: sent.name,
+      data: { content: [{ type: 'text', text: 'ok' }] },
+      tabId: '7',
+    });
     expect(await pending).toEqual({ status: 200, body: { result: { content: [{ type: 'text', text: 'ok' }] }, tabId: '7' } });
   });
 
@@ -150,19 +169,32 @@ describe('with a valid token', () => {
     const his = command('bob', session);
     const sent = await bobsBrowser.next();
     expect(sent).toMatchObject({ type: 'command', sessionId: routerSessionId('bob', session) });
-    bobsBrowser.send({ wireId: sent.wireId, sessionId: sent.sessionId, type: 'response', name: sent.name, data: { content: [{ type: 'text', text: 'his' }] }, tabId: '2' });
+    bobsBrowser.send({
+      wireId: sent.wireId,
+      sessionId: sent.sessionId,
+      type: 'response',
+      name: sent.name,
+      data: { content: [{ type: 'text', text: 'his' }] },
+      tabId: '2',
+    });
     expect((await his).body).toEqual({ result: { content: [{ type: 'text', text: 'his' }] }, tabId: '2' });
     expect((await request('DELETE', `/sessions/${session}`, { token: await token('bob') })).status).toBe(204);
     expect(await router.hasSession(alices(session))).toBe(true);
     const again = await request('DELETE', `/sessions/${session}`, { token: await token('bob') });
-    expect(again.body.error).toMatchObject({ code: 'BMCP_ERR_SESSION_NOT_FOUND', message: `session ${session} is not open (it was never opened, or it was closed)` });
+    expect(again.body.error).toMatchObject({
+      code: 'BMCP_ERR_SESSION_NOT_FOUND',
+      message: `session ${session} is not open (it was never opened, or it was closed)`,
+    });
     expect((await request('DELETE', `/sessions/${session}`, { token: await token('alice') })).status).toBe(204);
   });
 
   it("opens no session on another user's browser", async () => {
     const res = await request('POST', '/sessions', { token: await token('bob'), body: { executorId: 'alice-chrome' } });
     expect(res.status).toBe(404);
-    expect(res.body.error).toMatchObject({ code: 'BMCP_ERR_EXTENSION_NOT_FOUND', message: expect.stringContaining('no browser "alice-chrome" is connected for you') });
+    expect(res.body.error).toMatchObject({
+      code: 'BMCP_ERR_EXTENSION_NOT_FOUND',
+      message: expect.stringContaining('no browser "alice-chrome" is connected for you'),
+    });
     expect((await router.stats()).sessions).toBe(0);
     const own = await request('POST', '/sessions', { token: await token('bob'), body: { executorId: 'bob-chrome' } });
     expect(own.status).toBe(201);
@@ -174,7 +206,9 @@ it('serves no command endpoint at all when built for extensions only (the gatewa
   const extensionOnly = await buildDaemonApp({ router, commandEndpoints: false });
   try {
     expect((await extensionOnly.inject({ method: 'POST', url: '/sessions', payload: {} })).statusCode).toBe(404);
-    expect((await extensionOnly.inject({ method: 'POST', url: '/commands', headers: { 'x-instance-id': 's' }, payload: { name: 'browser_snapshot' } })).statusCode).toBe(404);
+    expect(
+      (await extensionOnly.inject({ method: 'POST', url: '/commands', headers: { 'x-instance-id': 's' }, payload: { name: 'browser_snapshot' } })).statusCode,
+    ).toBe(404);
     expect((await extensionOnly.inject({ method: 'GET', url: '/mcp', headers: { connection: 'upgrade', upgrade: 'websocket' } })).statusCode).toBe(404);
     expect((await extensionOnly.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
     expect((await router.stats()).sessions).toBe(0);

@@ -15,7 +15,9 @@ beforeEach(async () => {
   const send = browser.send.bind(browser);
   browser.send = (command) => {
     send(command);
-    queueMicrotask(() => browser.respond(command, { content: [{ type: 'text', text: `ran ${command.name} ${JSON.stringify(command.payload)}` }] }, command.tabId ?? 't1'));
+    queueMicrotask(() =>
+      browser.respond(command, { content: [{ type: 'text', text: `ran ${command.name} ${JSON.stringify(command.payload)}` }] }, command.tabId ?? 't1'),
+    );
   };
   app = await buildDaemonApp({ router, version: '1.2.3' });
 });

@@ -39,7 +39,11 @@ async function answer(p: Peer, secret: Uint8Array, address = url): Promise<Pairi
   const ask = await p.next();
   expect(ask).toMatchObject({ method: 'authenticate', params: { pairing: { nonce: expect.any(String) } } });
   const nonces = { daemon: ask.params.pairing.nonce as string, extension: newPairingNonce(), address };
-  p.send({ jsonrpc: '2.0', id: ask.id, result: { name: 'x', pairing: { nonce: nonces.extension, address, proof: await pairingProof(secret, 'extension', nonces) } } });
+  p.send({
+    jsonrpc: '2.0',
+    id: ask.id,
+    result: { name: 'x', pairing: { nonce: nonces.extension, address, proof: await pairingProof(secret, 'extension', nonces) } },
+  });
   return nonces;
 }
 
@@ -48,7 +52,7 @@ async function sealedEnd(p: Peer, nonces: PairingNonces) {
   const channel = await SealedChannel.create(SECRET, nonces, 'extension');
   return {
     send: async (message: unknown) => p.ws.send(await channel.seal(JSON.stringify(message))),
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+    // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
     next: async (match: (message: any) => boolean = () => true): Promise<any> => {
       for (;;) {
         const opened = await channel.open(JSON.stringify(await p.next()));
@@ -106,15 +110,31 @@ describe('a daemon that requires pairing', () => {
   });
 
   it.each([
-    ['answers without a proof', (p: Peer) => p.next().then((ask) => p.send({ jsonrpc: '2.0', id: ask.id, result: { name: 'x', accessToken: '' } })), 'this browser is not paired'],
+    [
+      'answers without a proof',
+      (p: Peer) => p.next().then((ask) => p.send({ jsonrpc: '2.0', id: ask.id, result: { name: 'x', accessToken: '' } })),
+      'this browser is not paired',
+    ],
     ['proves another secret', (p: Peer) => answer(p, newPairingSecret()), 'this browser is paired with another browsermcp'],
-    ['replays a proof made for another connection', async (p: Peer) => {
-      const ask = await p.next();
-      const old = { daemon: newPairingNonce(), extension: newPairingNonce(), address: url };
-      p.send({ jsonrpc: '2.0', id: ask.id, result: { name: 'x', pairing: { nonce: old.extension, address: url, proof: await pairingProof(SECRET, 'extension', old) } } });
-    }, 'this browser is paired with another browsermcp'],
+    [
+      'replays a proof made for another connection',
+      async (p: Peer) => {
+        const ask = await p.next();
+        const old = { daemon: newPairingNonce(), extension: newPairingNonce(), address: url };
+        p.send({
+          jsonrpc: '2.0',
+          id: ask.id,
+          result: { name: 'x', pairing: { nonce: old.extension, address: url, proof: await pairingProof(SECRET, 'extension', old) } },
+        });
+      },
+      'this browser is paired with another browsermcp',
+    ],
     ['says hello without answering', (p: Peer) => p.next().then(() => p.send(hello('ext-sneaky'))), 'answer the authenticate request first'],
-    ['proves the secret for another address (it was dialled there)', (p: Peer) => answer(p, SECRET, 'ws://127.0.0.1:1/extension'), "this browser's pairing was made for another address"],
+    [
+      'proves the secret for another address (it was dialled there)',
+      (p: Peer) => answer(p, SECRET, 'ws://127.0.0.1:1/extension'),
+      "this browser's pairing was made for another address",
+    ],
   ])('refuses a peer that %s: closed 4401, having received nothing but the question', async (_what, act, reason) => {
     const p = await peer();
     await act(p);
@@ -164,7 +184,15 @@ describe('a daemon that checks tokens and offers pairing (the daemon CLI on loop
     peers.push(both);
     const asked = await both.next();
     const nonces = { daemon: asked.params.pairing.nonce as string, extension: newPairingNonce(), address: tokenUrl };
-    both.send({ jsonrpc: '2.0', id: asked.id, result: { name: 'x', accessToken: token, pairing: { nonce: nonces.extension, address: tokenUrl, proof: await pairingProof(SECRET, 'extension', nonces) } } });
+    both.send({
+      jsonrpc: '2.0',
+      id: asked.id,
+      result: {
+        name: 'x',
+        accessToken: token,
+        pairing: { nonce: nonces.extension, address: tokenUrl, proof: await pairingProof(SECRET, 'extension', nonces) },
+      },
+    });
     const authenticated = await both.next();
     expect(await isPairingProof(SECRET, 'daemon', nonces, authenticated.params.pairing.proof)).toBe(true);
 
@@ -172,7 +200,15 @@ describe('a daemon that checks tokens and offers pairing (the daemon CLI on loop
     peers.push(wrong);
     const question = await wrong.next();
     const other = { daemon: question.params.pairing.nonce as string, extension: newPairingNonce(), address: tokenUrl };
-    wrong.send({ jsonrpc: '2.0', id: question.id, result: { name: 'x', accessToken: token, pairing: { nonce: other.extension, address: tokenUrl, proof: await pairingProof(newPairingSecret(), 'extension', other) } } });
+    wrong.send({
+      jsonrpc: '2.0',
+      id: question.id,
+      result: {
+        name: 'x',
+        accessToken: token,
+        pairing: { nonce: other.extension, address: tokenUrl, proof: await pairingProof(newPairingSecret(), 'extension', other) },
+      },
+    });
     expect((await wrong.closed).code).toBe(4401);
   });
 });
@@ -217,7 +253,10 @@ describe('a relay process where the extension dials, passing the handshake to th
     expect((await p.closed).code).toBe(4401);
     expect(relay.seen()).toContain('injected');
     // Past the handshake (nonces and proofs in the clear, no secret in them), every frame it carried was sealed.
-    for (const line of relay.seen().split('\n').filter((l) => l.startsWith('frame ') && !l.includes('"jsonrpc"'))) {
+    for (const line of relay
+      .seen()
+      .split('\n')
+      .filter((l) => l.startsWith('frame ') && !l.includes('"jsonrpc"'))) {
       expect(line).toMatch(/^frame to-(daemon|browser) \{"sealed":"[A-Za-z0-9_-]+"\}$/);
     }
   });

@@ -54,7 +54,12 @@ it('accepts a valid token and says who the client is', async () => {
 it('refuses an expired token', async () => {
   const c = await client();
   const now = Math.floor(Date.now() / 1000);
-  const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuedAt(now - 100).setExpirationTime(now - 10).sign(new TextEncoder().encode(SECRET));
+  const expired = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('alice')
+    .setIssuedAt(now - 100)
+    .setExpirationTime(now - 10)
+    .sign(new TextEncoder().encode(SECRET));
   const res = await call(c, 'mcp_handshake', { accessToken: expired });
   expect(res.error).toEqual({ code: -32015, message: 'the access token has expired; create a new one with `browsermcp-daemon token`' });
   expect((await call(c, 'list_extensions')).error.message).toBe('call mcp_handshake with your access token first');
@@ -89,14 +94,26 @@ it('forwards tool calls to the connected browser with mapped ids and answers und
   await handshake(c, 'alice');
   const connected = await call(c, 'connect', { extension_id: 'alice-chrome' });
   const { connection_id } = connected.result;
-  expect(connected.result).toEqual({ connection_id: expect.any(String), extension_id: 'alice-chrome', extension_name: "alice's Chrome", session_id: expect.stringMatching(/^proxy-/) });
+  expect(connected.result).toEqual({
+    connection_id: expect.any(String),
+    extension_id: 'alice-chrome',
+    extension_name: "alice's Chrome",
+    session_id: expect.stringMatching(/^proxy-/),
+  });
   expect(await c.next()).toMatchObject({ method: 'status', params: { state: 'connected', connection_id, extension_id: 'alice-chrome' } });
   expect(await ext.next()).toMatchObject({ type: 'event', name: 'session_opened' });
 
   c.send({ jsonrpc: '2.0', id: 42, method: 'browser_navigate', params: { url: 'http://127.0.0.1/' } });
   const command = await ext.next();
   expect(command).toMatchObject({ type: 'command', name: 'browser_navigate', payload: { url: 'http://127.0.0.1/' }, originId: `${connection_id}:42` });
-  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [{ type: 'text', text: 'navigated' }] }, tabId: '3' });
+  ext.send({
+    wireId: command.wireId,
+    sessionId: command.sessionId,
+    type: 'response',
+    name: command.name,
+    data: { content: [{ type: 'text', text: 'navigated' }] },
+    tabId: '3',
+  });
   expect(await c.next()).toEqual({ jsonrpc: '2.0', id: 42, result: { content: [{ type: 'text', text: 'navigated' }] } });
 
   c.send({ jsonrpc: '2.0', id: 'same-id', method: 'browser_snapshot' });
@@ -110,7 +127,15 @@ it('forwards tool calls to the connected browser with mapped ids and answers und
   const third = await ext.next();
   ext.send({ wireId: third.wireId, sessionId: third.sessionId, type: 'response', name: third.name, data: { ok: true } });
   const refused = await c.next();
-  expect(refused).toMatchObject({ jsonrpc: '2.0', id: 43, error: { message: expect.stringContaining('browser_snapshot could not be run: the browser answered with something that is not a tool result (\"result.content\" is required)') } });
+  expect(refused).toMatchObject({
+    jsonrpc: '2.0',
+    id: 43,
+    error: {
+      message: expect.stringContaining(
+        'browser_snapshot could not be run: the browser answered with something that is not a tool result ("result.content" is required)',
+      ),
+    },
+  });
 });
 
 it('refuses ids with the reserved prefixes', async () => {
@@ -263,7 +288,9 @@ it('closes a dropped connection’s session at once unless it asked to be resuma
   expect(await ext.next((m) => m.name === 'session_closed')).toMatchObject({ sessionId });
   const again = await client();
   await handshake(again, 'alice');
-  expect((await call(again, 'connect', { extension_id: 'alice-chrome', resume_session: sessionId })).error.message).toContain(`session ${sessionId} is not open`);
+  expect((await call(again, 'connect', { extension_id: 'alice-chrome', resume_session: sessionId })).error.message).toContain(
+    `session ${sessionId} is not open`,
+  );
 });
 
 it("opens a session with its client's settings within the daemon's own, and refuses settings that cannot hold together", async () => {

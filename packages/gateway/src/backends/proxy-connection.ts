@@ -35,7 +35,12 @@ export class ProxyConnection {
     ws.on('message', (data) => this.receive(data.toString()));
     ws.on('close', () => {
       const dropped = !this.closed;
-      this.fail(new RemoteDaemonError('The connection to the remote daemon dropped while this call ran; call the tool again (the session goes on).', ErrorCodes.BrowserDisconnected));
+      this.fail(
+        new RemoteDaemonError(
+          'The connection to the remote daemon dropped while this call ran; call the tool again (the session goes on).',
+          ErrorCodes.BrowserDisconnected,
+        ),
+      );
       if (dropped) this.onDrop?.();
     });
   }
@@ -44,8 +49,24 @@ export class ProxyConnection {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url);
       ws.once('open', () => resolve(new ProxyConnection(ws, timeoutMs, url)));
-      ws.once('unexpected-response', (_req, res) => reject(new RemoteDaemonError(`The daemon at ${url} refused the connection (HTTP ${res.statusCode}).`, ErrorCodes.BrowserDisconnected, res.statusCode === 503)));
-      ws.once('error', (err) => reject(new RemoteDaemonError(`Cannot reach the daemon at ${url}: ${err.message}. Check --daemon-url and that browsermcp-daemon runs there.`, ErrorCodes.BrowserDisconnected, true)));
+      ws.once('unexpected-response', (_req, res) =>
+        reject(
+          new RemoteDaemonError(
+            `The daemon at ${url} refused the connection (HTTP ${res.statusCode}).`,
+            ErrorCodes.BrowserDisconnected,
+            res.statusCode === 503,
+          ),
+        ),
+      );
+      ws.once('error', (err) =>
+        reject(
+          new RemoteDaemonError(
+            `Cannot reach the daemon at ${url}: ${err.message}. Check --daemon-url and that browsermcp-daemon runs there.`,
+            ErrorCodes.BrowserDisconnected,
+            true,
+          ),
+        ),
+      );
     });
   }
 
@@ -92,10 +113,12 @@ export class ProxyConnection {
         reject(new RemoteDaemonError(`${method} was cancelled by its caller.`, ErrorCodes.Cancelled));
       };
       // Every other way the call ends (answer, failure, timeout) stops listening for the cancellation.
-      const ended = <T>(settle: (value: T) => void) => (value: T) => {
-        signal?.removeEventListener('abort', onAbort);
-        settle(value);
-      };
+      const ended =
+        <T>(settle: (value: T) => void) =>
+        (value: T) => {
+          signal?.removeEventListener('abort', onAbort);
+          settle(value);
+        };
       const fail = ended(reject);
       const timer = setTimeout(() => {
         this.pending.delete(id);

@@ -1,11 +1,5 @@
 import { createHmac } from 'node:crypto';
-import {
-  ErrorCodes,
-  parseToolResult,
-  ProxyMethods,
-  type ProxyParams,
-  type SessionSettings,
-} from '@browsermcp/protocol';
+import { ErrorCodes, parseToolResult, ProxyMethods, type ProxyParams, type SessionSettings } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
 import { RemoteDaemonError } from '../errors.js';
 import { IdlePool } from '../idle-pool.js';
@@ -34,7 +28,8 @@ export interface RemoteBackendOptions {
 /** A tool's answer from the daemon: MCP content parts (anything else is the daemon's bug, said as an error). */
 function toolResult(name: string, value: unknown): ToolResult {
   const result = parseToolResult(value);
-  if (!result.ok) throw new RemoteDaemonError(`The daemon answered ${name} with something that is not a tool result (${result.message}).`, ErrorCodes.InternalError);
+  if (!result.ok)
+    throw new RemoteDaemonError(`The daemon answered ${name} with something that is not a tool result (${result.message}).`, ErrorCodes.InternalError);
   return result.value;
 }
 
@@ -127,7 +122,11 @@ export class RemoteBackend implements Backend {
     }
     throw this.urls.length === 1
       ? lastError
-      : new RemoteDaemonError(`None of the daemons (${this.urls.join(', ')}) can be reached: ${(lastError as Error).message}`, ErrorCodes.BrowserDisconnected, true);
+      : new RemoteDaemonError(
+          `None of the daemons (${this.urls.join(', ')}) can be reached: ${(lastError as Error).message}`,
+          ErrorCodes.BrowserDisconnected,
+          true,
+        );
   }
 
   private async connect(url: string, session: RemoteSession): Promise<ProxyConnection> {
@@ -142,7 +141,10 @@ export class RemoteBackend implements Backend {
         const { extensions } = await conn.proxy(ProxyMethods.listExtensions);
         const choice = this.options.browser ?? extensions.find((e) => e.connected)?.id;
         if (!choice) {
-          throw new RemoteDaemonError('The remote daemon has no browser connected: start one there (or connect its extension), then call the tool again.', ErrorCodes.BrowserDisconnected);
+          throw new RemoteDaemonError(
+            'The remote daemon has no browser connected: start one there (or connect its extension), then call the tool again.',
+            ErrorCodes.BrowserDisconnected,
+          );
         }
         const settings = this.options.sessionSettings;
         const linked = await conn.proxy(ProxyMethods.connect, {

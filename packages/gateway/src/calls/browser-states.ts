@@ -54,13 +54,23 @@ export class BrowserStates {
   /** Runs `name` in the state `handle` names (it must exist), or in the key's default state. */
   async run(handle: string | undefined, name: string, args: Record<string, unknown>, call: CallContext): Promise<ToolResult> {
     if (handle !== undefined && !BROWSER_HANDLE_PATTERN.test(handle)) {
-      return errorResult(`"browser" must be a browser state handle from browser_state_open (bs_ and 32 characters), got "${handle.slice(0, 60)}". Leave it out to use your default state.`);
+      return errorResult(
+        `"browser" must be a browser state handle from browser_state_open (bs_ and 32 characters), got "${handle.slice(0, 60)}". Leave it out to use your default state.`,
+      );
     }
     const { backend, keyOwner, keepMs } = this.options;
     const id = newSessionId();
     const owner = handle === undefined ? keyOwner : handleOwner(keyOwner, handle);
     try {
-      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, workspace: call.workspace, owner, caller: keyOwner, keepMs, ...(handle !== undefined ? { state: { existing: true } } : {}) });
+      await backend.openSession(id, {
+        clientName: call.clientName,
+        roots: call.roots,
+        workspace: call.workspace,
+        owner,
+        caller: keyOwner,
+        keepMs,
+        ...(handle !== undefined ? { state: { existing: true } } : {}),
+      });
     } catch (err) {
       if (handle !== undefined && backendErrorCode(err) === ErrorCodes.StateNotFound) return errorResult(this.unknown(handle));
       throw err;
@@ -93,13 +103,24 @@ export class BrowserStates {
       }
       const handle = newHandle();
       const id = newSessionId();
-      await backend.openSession(id, { clientName: call.clientName, roots: call.roots, workspace: call.workspace, owner: handleOwner(keyOwner, handle), caller: keyOwner, keepMs, state: { principal: keyOwner, name: handle } });
+      await backend.openSession(id, {
+        clientName: call.clientName,
+        roots: call.roots,
+        workspace: call.workspace,
+        owner: handleOwner(keyOwner, handle),
+        caller: keyOwner,
+        keepMs,
+        state: { principal: keyOwner, name: handle },
+      });
       await backend.closeSession(id);
-      return text(`Opened browser state ${handle}. Pass "browser": "${handle}" to any tool to work in it. Unused for ${this.idle} it closes; browser_state_close closes it now.`);
+      return text(
+        `Opened browser state ${handle}. Pass "browser": "${handle}" to any tool to work in it. Unused for ${this.idle} it closes; browser_state_close closes it now.`,
+      );
     }
     if (name === 'browser_state_list') {
       const states = await backend.listStates(keyOwner);
-      if (states.length === 0) return text('No browser states are open: browser_state_open opens one. (Your default state, used without "browser", is not listed.)');
+      if (states.length === 0)
+        return text('No browser states are open: browser_state_open opens one. (Your default state, used without "browser", is not listed.)');
       const lines = states.map((s) => `- ${s.name}: ${s.inUse ? 'in use' : `unused, closes in ${formatDuration(s.closesInMs ?? 0)}`}`);
       return text(`Open browser states:\n${lines.join('\n')}`);
     }

@@ -43,10 +43,16 @@ export class SessionCalls implements CallRoute {
 
   // A failed open (no browser connected yet) is tried again by the next tool call.
   private ensureReady(): Promise<void> {
-    return (this.ready ??= this.options.open(this.server.getClientVersion()?.name, () => this.roots.get(), () => this.roots.workspace()).catch((err: unknown) => {
-      this.ready = undefined;
-      throw err;
-    }));
+    return (this.ready ??= this.options
+      .open(
+        this.server.getClientVersion()?.name,
+        () => this.roots.get(),
+        () => this.roots.workspace(),
+      )
+      .catch((err: unknown) => {
+        this.ready = undefined;
+        throw err;
+      }));
   }
 
   async run(name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<ToolResult> {

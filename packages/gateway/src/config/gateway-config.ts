@@ -12,7 +12,17 @@ import {
 import type { ToolSettingValues } from '@browsermcp/protocol';
 import type { Command } from 'commander';
 import { refuseOutOfMode } from './modes.js';
-import { cdpHeadersFrom, checkKeyStrength, daemonUrlsFrom, extensionIdsFrom, keysFrom, pageSetupFrom, secretsFrom, storageStateFrom, trustProxyFrom } from './values.js';
+import {
+  cdpHeadersFrom,
+  checkKeyStrength,
+  daemonUrlsFrom,
+  extensionIdsFrom,
+  keysFrom,
+  pageSetupFrom,
+  secretsFrom,
+  storageStateFrom,
+  trustProxyFrom,
+} from './values.js';
 
 export { ConfigError };
 export { buildProgram } from './options.js';
@@ -100,7 +110,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     throw new ConfigError('--trust-client-roots is for HTTP: over stdio a client owns the gateway and its MCP roots always count. Drop --trust-client-roots.');
   }
   if (bool('trustClientRoots') && !loopback) {
-    throw new ConfigError(`--trust-client-roots applies on a loopback host: a client reaching ${host} from elsewhere names paths of its own machine, not this one. Use --file-roots for folders here.`);
+    throw new ConfigError(
+      `--trust-client-roots applies on a loopback host: a client reaching ${host} from elsewhere names paths of its own machine, not this one. Use --file-roots for folders here.`,
+    );
   }
   const keysGiven = list('apiKey');
   // Over stdio no key is asked for (the flag is ignored); over HTTP a given key must be a strong one.
@@ -132,7 +144,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
       throw new ConfigError(`--keep-browser-state must be a number of minutes above 0 (at most a week), got "${keepText}".`);
     }
     if (shared.sharedBrowserContext || userDataDir) {
-      throw new ConfigError('--keep-browser-state keeps one state per key; with --shared-browser-context or --user-data-dir every session already shares one. Drop one of them.');
+      throw new ConfigError(
+        '--keep-browser-state keeps one state per key; with --shared-browser-context or --user-data-dir every session already shares one. Drop one of them.',
+      );
     }
     keepBrowserStateMs = Math.round(minutes * 60_000);
   }
@@ -141,7 +155,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   let idleTimeoutMs = extension || daemonUrls.length ? undefined : shared.idleTimeoutMs;
   if (idleTimeoutMs !== undefined && keepBrowserStateMs !== undefined && idleTimeoutMs < keepBrowserStateMs) {
     if (given('idleTimeout')) {
-      throw new ConfigError(`--idle-timeout (${idleTimeoutMs} ms) would close the browser, and the states it keeps, before --keep-browser-state (${keepText} minutes) is up. Raise --idle-timeout, or pass 0 to keep the browser open.`);
+      throw new ConfigError(
+        `--idle-timeout (${idleTimeoutMs} ms) would close the browser, and the states it keeps, before --keep-browser-state (${keepText} minutes) is up. Raise --idle-timeout, or pass 0 to keep the browser open.`,
+      );
     }
     idleTimeoutMs = keepBrowserStateMs;
   }

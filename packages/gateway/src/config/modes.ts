@@ -47,7 +47,8 @@ export const MODES: readonly ModeDeclaration[] = [
     chosenBy: undefined,
     chosen: () => true,
     // Unused today (each flag kept out of the launched browser says why itself), but every mode needs a sentence.
-    refusal: (flags) => `${flags.join(', ')} cannot apply to a browser browsermcp launches (no --cdp-endpoint, --extension or --daemon-url). Drop ${them(flags)}.`,
+    refusal: (flags) =>
+      `${flags.join(', ')} cannot apply to a browser browsermcp launches (no --cdp-endpoint, --extension or --daemon-url). Drop ${them(flags)}.`,
   },
 ];
 

@@ -27,9 +27,12 @@ function options(): Option[] {
   const s = sharedOptions({
     port: { description: 'serve MCP over HTTP on this port (Streamable HTTP at /mcp, legacy SSE at /sse) (default: none: stdio)' },
     corsOrigins: { description: 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)' },
-    outputDir: { description: "where screenshots, PDFs and GIFs are saved, in every mode: each API key in a private directory of its own, which it may upload from too" },
+    outputDir: {
+      description: 'where screenshots, PDFs and GIFs are saved, in every mode: each API key in a private directory of its own, which it may upload from too',
+    },
     fileRoots: {
-      description: "directories uploads and storage states may be read from, comma-separated; over HTTP a client's MCP roots count only inside them (stdio: the client's roots, else the working directory; HTTP on loopback with one key and no roots: the working directory) (default: none)",
+      description:
+        "directories uploads and storage states may be read from, comma-separated; over HTTP a client's MCP roots count only inside them (stdio: the client's roots, else the working directory; HTTP on loopback with one key and no roots: the working directory) (default: none)",
     },
     gracePeriod: { description: 'how long a session outlives a dropped legacy SSE stream (and, with --extension, a disconnected browser)' },
   });
@@ -51,7 +54,11 @@ function options(): Option[] {
       ['cdp'],
       cdpOnly('--cdp-header'),
     ),
-    appliesIn(opt('--cdp-timeout <ms>', 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes').default('30000'), ['cdp'], cdpOnly('--cdp-timeout')),
+    appliesIn(
+      opt('--cdp-timeout <ms>', 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes').default('30000'),
+      ['cdp'],
+      cdpOnly('--cdp-timeout'),
+    ),
     appliesIn(s.userDataDir, LOCAL_BROWSER),
     appliesIn(s.profileDirName, LOCAL_BROWSER),
     appliesIn(opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)'), NOT_EXTENSION),
@@ -67,24 +74,41 @@ function options(): Option[] {
     appliesIn(s.filePaths, LOCAL_FILES),
     appliesIn(s.fileRoots, LOCAL_FILES),
     appliesIn(
-      opt('--allow-unrestricted-file-access', "input files may come from anywhere on this machine, and pages may open file:// URLs, but never the server's own files, /proc, /sys or /dev (default: only the roots above, file:// blocked)"),
+      opt(
+        '--allow-unrestricted-file-access',
+        "input files may come from anywhere on this machine, and pages may open file:// URLs, but never the server's own files, /proc, /sys or /dev (default: only the roots above, file:// blocked)",
+      ),
       LOCAL_FILES,
     ),
     appliesIn(
-      opt('--trust-client-roots', "over HTTP on loopback, the MCP roots a client declares count wherever they are (default: only inside --file-roots; over stdio they always count)"),
+      opt(
+        '--trust-client-roots',
+        'over HTTP on loopback, the MCP roots a client declares count wherever they are (default: only inside --file-roots; over stdio they always count)',
+      ),
       LOCAL_FILES,
     ),
     opt('--extension', 'drive your own browser through the browsermcp extension instead of launching one (default: launch one)'),
-    opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)').default(String(DEFAULT_DAEMON_PORT)),
+    opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)').default(
+      String(DEFAULT_DAEMON_PORT),
+    ),
     appliesIn(
-      opt('--extension-id <ids>', `with --extension: the extension ids that may connect, comma-separated, e.g. the Chrome Web Store's (default: ${EXTENSION_ID}, the development build)`),
+      opt(
+        '--extension-id <ids>',
+        `with --extension: the extension ids that may connect, comma-separated, e.g. the Chrome Web Store's (default: ${EXTENSION_ID}, the development build)`,
+      ),
       ['extension'],
       '--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.',
     ),
-    opt('--daemon-url <urls>', 'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one; comma-separated daemons of a cluster are tried in turn when one drops (default: the embedded one)'),
+    opt(
+      '--daemon-url <urls>',
+      'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one; comma-separated daemons of a cluster are tried in turn when one drops (default: the embedded one)',
+    ),
     opt('--daemon-token <token>', 'access token for --daemon-url (browsermcp-daemon token --user U --secret-file F) (default: none)'),
     opt('--daemon-browser <id>', 'with --daemon-url: the browser to drive (default: the first connected)'),
-    opt('--api-key <keys>', 'bearer key(s) HTTP clients must send, comma-separated or repeated; a session only works with the key that opened it (default: a random key, printed at startup)')
+    opt(
+      '--api-key <keys>',
+      'bearer key(s) HTTP clients must send, comma-separated or repeated; a session only works with the key that opened it (default: a random key, printed at startup)',
+    )
       // Repeated, every key counts (commander would keep only the last one, silently).
       .argParser((value: string, previous: string | undefined) => (previous ? `${previous},${value}` : value)),
     opt('--no-auth', 'serve HTTP without a key, only allowed on a loopback host (default: a key is required)'),
@@ -92,37 +116,88 @@ function options(): Option[] {
     s.maxConnectionsPerAddress,
     s.requestTimeout,
     s.pairingFile,
-    opt('--trust-proxy <value>', 'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)'),
+    opt(
+      '--trust-proxy <value>',
+      'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)',
+    ),
     serverFile(opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)')),
     opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),
     s.gracePeriod,
-    appliesIn(s.maxBrowserStates, ['launch', 'cdp', 'extension'], "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon."),
-    opt('--session-idle-timeout <seconds>', 'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most').default('1800'),
-    opt('--progress-interval <seconds>', 'how often a call that waits (a slow page, the person\'s approval, a starting browser) sends a progress notification, to clients that ask for them').default('10'),
-    opt('--save-session', "record each session's tool calls and answers (Markdown) in session-<time>-<session>/session.md under the caller's output directory, written by the gateway (default: off)"),
-    opt('--keep-browser-state <minutes>', "sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)"),
+    appliesIn(
+      s.maxBrowserStates,
+      ['launch', 'cdp', 'extension'],
+      "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon.",
+    ),
+    opt(
+      '--session-idle-timeout <seconds>',
+      'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most',
+    ).default('1800'),
+    opt(
+      '--progress-interval <seconds>',
+      "how often a call that waits (a slow page, the person's approval, a starting browser) sends a progress notification, to clients that ask for them",
+    ).default('10'),
+    opt(
+      '--save-session',
+      "record each session's tool calls and answers (Markdown) in session-<time>-<session>/session.md under the caller's output directory, written by the gateway (default: off)",
+    ),
+    opt(
+      '--keep-browser-state <minutes>',
+      'sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)',
+    ),
     s.commandTimeout,
     appliesIn(opt('--user-agent <ua>', "the user agent pages see (default: the browser's own)"), LOCAL_BROWSER),
-    appliesIn(opt('--device <name>', 'emulate a device from puppeteer\'s list, e.g. "iPhone 15" or "Pixel 5": its viewport, touch and user agent (default: none)'), LOCAL_BROWSER),
+    appliesIn(
+      opt('--device <name>', 'emulate a device from puppeteer\'s list, e.g. "iPhone 15" or "Pixel 5": its viewport, touch and user agent (default: none)'),
+      LOCAL_BROWSER,
+    ),
     appliesIn(opt('--mobile', 'emulate a generic phone (Pixel 5); not with --device (default: off)'), LOCAL_BROWSER),
-    appliesIn(serverFile(opt('--init-script <files>', 'JavaScript files run in every page before its own scripts, comma-separated (default: none)')), LOCAL_BROWSER),
-    appliesIn(opt('--grant-permissions <list>', 'permissions granted to every site, comma-separated, e.g. geolocation,clipboard-read (default: none)'), LOCAL_BROWSER),
+    appliesIn(
+      serverFile(opt('--init-script <files>', 'JavaScript files run in every page before its own scripts, comma-separated (default: none)')),
+      LOCAL_BROWSER,
+    ),
+    appliesIn(
+      opt('--grant-permissions <list>', 'permissions granted to every site, comma-separated, e.g. geolocation,clipboard-read (default: none)'),
+      LOCAL_BROWSER,
+    ),
     appliesIn(opt('--block-service-workers', 'pages cannot register service workers (default: off)'), LOCAL_BROWSER),
-    appliesIn(serverFile(opt('--storage-state <file>', "Playwright storage state (JSON: cookies and localStorage) each session's browser context starts with (default: none)")), LOCAL_BROWSER),
-    appliesIn(serverFile(opt('--secrets <file>', "dotenv file of secrets: a secret's name typed or filled is replaced by its value in the page, and values never appear in answers (default: none)")), LOCAL_FILES),
+    appliesIn(
+      serverFile(
+        opt('--storage-state <file>', "Playwright storage state (JSON: cookies and localStorage) each session's browser context starts with (default: none)"),
+      ),
+      LOCAL_BROWSER,
+    ),
+    appliesIn(
+      serverFile(
+        opt(
+          '--secrets <file>',
+          "dotenv file of secrets: a secret's name typed or filled is replaced by its value in the page, and values never appear in answers (default: none)",
+        ),
+      ),
+      LOCAL_FILES,
+    ),
     appliesIn(opt('--ignore-https-errors', 'open pages whose HTTPS certificate is not valid (default: off)'), LAUNCHED, { cdp: CDP_LAUNCH_SETTINGS }),
-    appliesIn(opt('--proxy-server <url>', "send the browser's traffic through this proxy, e.g. http://proxy:3128 or socks5://proxy:1080 (default: none)"), LAUNCHED, { cdp: CDP_LAUNCH_SETTINGS }),
+    appliesIn(
+      opt('--proxy-server <url>', "send the browser's traffic through this proxy, e.g. http://proxy:3128 or socks5://proxy:1080 (default: none)"),
+      LAUNCHED,
+      { cdp: CDP_LAUNCH_SETTINGS },
+    ),
     // With --cdp-endpoint it needs --proxy-server, which is refused there: resolveConfig says so.
     appliesIn(opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost (default: none)'), LOCAL_BROWSER),
     opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close').default('200'),
-    opt('--max-browser-states-per-key <n>', 'most browser states (browser_state_open) one API key may have open at once; at the limit browser_state_open is refused, naming them, until one is closed or expires').default('10'),
-    opt('--max-sessions-per-key <n>', "most MCP sessions one API key may have open; at the limit the key's least recently used idle session is closed for a new one (its client is told why), and only while all are busy is a new one refused (429)").default('50'),
+    opt(
+      '--max-browser-states-per-key <n>',
+      'most browser states (browser_state_open) one API key may have open at once; at the limit browser_state_open is refused, naming them, until one is closed or expires',
+    ).default('10'),
+    opt(
+      '--max-sessions-per-key <n>',
+      "most MCP sessions one API key may have open; at the limit the key's least recently used idle session is closed for a new one (its client is told why), and only while all are busy is a new one refused (429)",
+    ).default('50'),
     s.logLevel,
     // @playwright/mcp's flags that name Playwright objects: refused in every mode, with what to use instead.
     appliesIn(
       opt('--endpoint <url>', 'refused: a Playwright browser server; use --cdp-endpoint with a Chrome started with --remote-debugging-port (default: none)'),
       [],
-      "--endpoint connects to a Playwright browser server, which browsermcp does not drive (it speaks the Chrome DevTools Protocol). Start Chrome with --remote-debugging-port=9222 and pass --cdp-endpoint http://127.0.0.1:9222 instead.",
+      '--endpoint connects to a Playwright browser server, which browsermcp does not drive (it speaks the Chrome DevTools Protocol). Start Chrome with --remote-debugging-port=9222 and pass --cdp-endpoint http://127.0.0.1:9222 instead.',
     ),
     appliesIn(
       opt('--init-page <files>', 'refused: TypeScript run on a Playwright page object; use --init-script (JavaScript run in every page) (default: none)'),

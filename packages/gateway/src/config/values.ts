@@ -15,12 +15,21 @@ export function readFlagFile(flag: string, path: string): string {
   }
 }
 
-export function pageSetupFrom(userAgent: string | undefined, device: string | undefined, mobile: boolean, initScripts: string[], permissions: string[], blockServiceWorkers: boolean): PageSetupOptions {
+export function pageSetupFrom(
+  userAgent: string | undefined,
+  device: string | undefined,
+  mobile: boolean,
+  initScripts: string[],
+  permissions: string[],
+  blockServiceWorkers: boolean,
+): PageSetupOptions {
   if (device && mobile) throw new ConfigError('--mobile is a generic phone and --device a chosen one: pass one of them.');
   const names = deviceNames();
   if (device && !names.includes(device)) {
     const near = names.filter((n) => n.toLowerCase().includes(device.toLowerCase().split(' ')[0]!)).slice(0, 8);
-    throw new ConfigError(`--device: unknown device "${device}"${near.length ? `. Close ones: ${near.join(', ')}` : ''}. Names are puppeteer's KnownDevices, e.g. "iPhone 15", "Pixel 5".`);
+    throw new ConfigError(
+      `--device: unknown device "${device}"${near.length ? `. Close ones: ${near.join(', ')}` : ''}. Names are puppeteer's KnownDevices, e.g. "iPhone 15", "Pixel 5".`,
+    );
   }
   const sources = initScripts.map((file) => readFlagFile('init-script', file));
   return {
@@ -46,7 +55,9 @@ export function cdpHeadersFrom(values: string[]): Record<string, string> {
 
 export function secretsFrom(file: string | undefined): Record<string, string> | undefined {
   if (!file) return undefined;
-  const secrets = Object.fromEntries(Object.entries(parseEnv(readFlagFile('secrets', file))).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])));
+  const secrets = Object.fromEntries(
+    Object.entries(parseEnv(readFlagFile('secrets', file))).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])),
+  );
   if (!Object.keys(secrets).length) throw new ConfigError(`--secrets ${file}: no NAME=value lines in it.`);
   return secrets;
 }
@@ -61,7 +72,13 @@ export function storageStateFrom(file: string | undefined): Pick<PageSetupOption
     throw new ConfigError(`--storage-state ${file}: cannot read it as JSON (${why}).`);
   }
   const state = parsed as { cookies?: unknown; origins?: unknown };
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || (state.cookies !== undefined && !Array.isArray(state.cookies)) || (state.origins !== undefined && !Array.isArray(state.origins))) {
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    (state.cookies !== undefined && !Array.isArray(state.cookies)) ||
+    (state.origins !== undefined && !Array.isArray(state.origins))
+  ) {
     throw new ConfigError(`--storage-state ${file}: must be Playwright's storage state, an object {cookies: [...], origins: [...]}.`);
   }
   return { storageState: parsed as NonNullable<PageSetupOptions['storageState']> };
@@ -84,14 +101,18 @@ export function keysFrom(file: string | undefined): Array<{ key: string; label?:
       return m ? { key: m[2]!, label: m[1]!.trim() } : { key: entry };
     });
   if (!keys.length) throw new ConfigError(`--api-key-file ${file}: no key in it (one per line).`);
-  checkKeyStrength(keys.map((k) => k.key), `--api-key-file ${file}`);
+  checkKeyStrength(
+    keys.map((k) => k.key),
+    `--api-key-file ${file}`,
+  );
   return keys;
 }
 
 /** A key the gateway serves HTTP with must not be guessable, wherever it came from (flag, variable or file). */
 export function checkKeyStrength(keys: readonly string[], source: string): void {
   const short = keys.find((k) => k.length < 16);
-  if (short !== undefined) throw new ConfigError(`${source}: a key of ${short.length} characters is too easy to guess; use 16 or more (e.g. openssl rand -base64 24).`);
+  if (short !== undefined)
+    throw new ConfigError(`${source}: a key of ${short.length} characters is too easy to guess; use 16 or more (e.g. openssl rand -base64 24).`);
 }
 
 /** --trust-proxy: "true"/"false", a hop count, or addresses and CIDRs (Fastify's trustProxy forms). */
@@ -99,7 +120,10 @@ export function trustProxyFrom(text: string | undefined): boolean | number | str
   if (text === undefined) return undefined;
   if (text === 'true' || text === 'false') return text === 'true';
   if (/^\d+$/.test(text)) return Number(text);
-  const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = entries.find((e) => !/^[0-9a-f.:]+(\/\d{1,3})?$/i.test(e) && !['loopback', 'linklocal', 'uniquelocal'].includes(e));
   if (!entries.length || bad !== undefined) {
     throw new ConfigError(`--trust-proxy must be true, a hop count, or proxy addresses/CIDRs such as 10.0.0.0/8,127.0.0.1, got "${bad ?? text}".`);
@@ -117,7 +141,10 @@ export function extensionIdsFrom(ids: string[]): string[] {
 
 /** --daemon-url: comma-separated ws:// or wss:// URLs, tried in turn; ws:// only to this machine (the token travels in it). */
 export function daemonUrlsFrom(text: string | undefined): string[] {
-  const daemonUrls = (text ?? '').split(',').map((url) => url.trim()).filter((url) => url !== '');
+  const daemonUrls = (text ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
   for (const daemonUrl of daemonUrls) {
     let parsed: URL;
     try {

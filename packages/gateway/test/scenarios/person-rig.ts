@@ -3,7 +3,16 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EXTENSION_ID } from '@browsermcp/daemon';
-import { captureScreen, clickScreen, findBlock, launchPersonBrowser, startFixtureServer, type FixtureServer, type PageConnection, type PersonBrowser } from '@browsermcp/testkit';
+import {
+  captureScreen,
+  clickScreen,
+  findBlock,
+  launchPersonBrowser,
+  startFixtureServer,
+  type FixtureServer,
+  type PageConnection,
+  type PersonBrowser,
+} from '@browsermcp/testkit';
 import type { ExtensionBackend, RunningHttpGateway } from '../../src/index.js';
 import { connectClient, startGateway } from '../helpers.js';
 import { SCENARIO_FLAGS, type ModeRig } from './scenarios.js';
@@ -105,7 +114,8 @@ export async function startPersonRig(options: { headless?: boolean; flags?: read
     // Paired as the person pairs (the code the gateway printed); pasting it into the popup has a test of its own.
     const backend = gw.backend as ExtensionBackend;
     await control.evaluate(
-      (u: string, code: string) => (globalThis as unknown as StorageWindow).chrome.storage.local.set({ daemonUrl: u, pairingCode: code, paused: false, askBeforeNewAgents: false }),
+      (u: string, code: string) =>
+        (globalThis as unknown as StorageWindow).chrome.storage.local.set({ daemonUrl: u, pairingCode: code, paused: false, askBeforeNewAgents: false }),
       backend.extensionUrl,
       backend.pairingCode,
     );
@@ -170,7 +180,7 @@ async function pressCancelOnDebuggingBar(browser: PersonBrowser): Promise<void> 
   };
   let cancel: Awaited<ReturnType<typeof button>>;
   for (const end = Date.now() + 10_000; !(cancel = await button()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
-  if (!cancel) throw new Error("Chrome's \"started debugging this browser\" bar did not show within 10 s");
+  if (!cancel) throw new Error('Chrome\'s "started debugging this browser" bar did not show within 10 s');
   await clickScreen(display, (cancel.left + cancel.right) / 2, (cancel.top + cancel.bottom) / 2);
   for (const end = Date.now() + 5000; await button(); ) {
     if (Date.now() > end) throw new Error("Chrome's debugging bar is still there after the click on its Cancel");
@@ -216,7 +226,11 @@ export function personModeRig(rig: PersonRig): ModeRig {
       }
     },
     async notifications() {
-      return Object.keys(await rig.control.evaluate<Record<string, boolean>>(() => (globalThis as unknown as { chrome: { notifications: { getAll(): Promise<Record<string, boolean>> } } }).chrome.notifications.getAll()));
+      return Object.keys(
+        await rig.control.evaluate<Record<string, boolean>>(() =>
+          (globalThis as unknown as { chrome: { notifications: { getAll(): Promise<Record<string, boolean>> } } }).chrome.notifications.getAll(),
+        ),
+      );
     },
     async answerBanner(url, button, options = {}) {
       // As the person: the popup says an agent asks something; a click on it shows the tab; they answer in it.
@@ -236,10 +250,17 @@ export function personModeRig(rig: PersonRig): ModeRig {
         const banner = await page.waitFor<{ who: string; first: number; bottom: number }>(() => {
           const host = document.getElementById('browsermcp-ask');
           const first = document.body?.firstElementChild;
-          return host && first ? { who: host.shadowRoot?.getElementById('who')?.textContent ?? '', first: first.getBoundingClientRect().top, bottom: host.getBoundingClientRect().bottom } : null;
+          return host && first
+            ? {
+                who: host.shadowRoot?.getElementById('who')?.textContent ?? '',
+                first: first.getBoundingClientRect().top,
+                bottom: host.getBoundingClientRect().bottom,
+              }
+            : null;
         });
         if (!/^"scenario .+" asks you:$/.test(banner.who)) throw new Error(`the banner does not name the agent: ${banner.who}`);
-        if (banner.first < banner.bottom) throw new Error(`the banner covers the page: its first element at ${banner.first} px, the banner's bottom at ${banner.bottom} px`);
+        if (banner.first < banner.bottom)
+          throw new Error(`the banner covers the page: its first element at ${banner.first} px, the banner's bottom at ${banner.bottom} px`);
         if (options.outlined !== undefined) {
           // The element the agent named is outlined where it is now, below the banner.
           const off = await page.evaluate<number | null>((selector: string) => {

@@ -35,20 +35,30 @@ async function savedAs(answer: string, name: string): Promise<string> {
 
 /** The flags both modes' gateways run with, so that each scenario sees the same settings. */
 export const SCENARIO_FLAGS = [
-  '--snapshot-max-chars', '2000',
+  '--snapshot-max-chars',
+  '2000',
   // @playwright/mcp's separator, and the fixture server's third name (blocked.localhost) on any port.
-  '--blocked-origins', 'https://blocked.example;blocked.localhost',
-  '--output-dir', OUTPUT_DIR,
-  '--file-roots', FILE_ROOT,
+  '--blocked-origins',
+  'https://blocked.example;blocked.localhost',
+  '--output-dir',
+  OUTPUT_DIR,
+  '--file-roots',
+  FILE_ROOT,
   // A client's own MCP roots count over HTTP (by default only inside --file-roots): the roots scenario uses them.
   '--trust-client-roots',
-  '--caps', 'testing,devtools,gif',
-  '--secrets', SECRETS,
-  '--max-log-entries', '300',
-  '--console-lines-in-answer', '5',
-  '--max-tab-memory', '256',
+  '--caps',
+  'testing,devtools,gif',
+  '--secrets',
+  SECRETS,
+  '--max-log-entries',
+  '300',
+  '--console-lines-in-answer',
+  '5',
+  '--max-tab-memory',
+  '256',
   // A call that waits for the person says so every 2 s (10 s by default), so the test need not wait long to hear it.
-  '--progress-interval', '2',
+  '--progress-interval',
+  '2',
 ];
 
 export interface ModeRig {
@@ -132,7 +142,9 @@ export const scenarios: Scenario[] = [
       await rig.closeAsPerson(rig.server.url('/form.html'));
       await expect
         .poll(async () => call(c, 'browser_snapshot'), { timeout: 10_000 })
-        .toContain(`### Note\nTab 1 (${rig.server.url('/form.html')}) was closed outside this session: the person closed it, or the page closed itself; now on tab 0 (${rig.server.url('/index.html')}).`);
+        .toContain(
+          `### Note\nTab 1 (${rig.server.url('/form.html')}) was closed outside this session: the person closed it, or the page closed itself; now on tab 0 (${rig.server.url('/index.html')}).`,
+        );
       expect(await call(c, 'browser_tabs', { action: 'list' })).not.toContain('- 1:');
       expect(await call(c, 'browser_click', { target: '#counter' })).toContain('button "Clicked 1 times"');
     },
@@ -238,7 +250,10 @@ export const scenarios: Scenario[] = [
     name: 'clicks land in frames of both origins and in a shadow root; a link of a single-page app changes its route',
     async run({ server }, c) {
       const snap = await call(c, 'browser_navigate', { url: server.url('/frames.html') });
-      const inner = snap.split('\n').filter((l) => l.includes('button "Inner button"')).map((l) => /\[ref=([^\]]+)\]/.exec(l)![1]!);
+      const inner = snap
+        .split('\n')
+        .filter((l) => l.includes('button "Inner button"'))
+        .map((l) => /\[ref=([^\]]+)\]/.exec(l)![1]!);
       expect(inner).toHaveLength(2);
       for (const ref of inner) await call(c, 'browser_click', { target: ref });
       await call(c, 'browser_click', { target: refIn(snap, 'button "Shadow button"') });
@@ -278,7 +293,9 @@ export const scenarios: Scenario[] = [
     async run({ server }, c) {
       await call(c, 'browser_navigate', { url: server.url('/console.html') });
       expect(await call(c, 'browser_console_messages', { level: 'debug' })).toContain('[LOG] hello from log');
-      expect(await call(c, 'browser_evaluate', { function: "() => { setTimeout(() => document.body.append('later text'), 300); return 6 * 7; }" })).toContain('42');
+      expect(await call(c, 'browser_evaluate', { function: "() => { setTimeout(() => document.body.append('later text'), 300); return 6 * 7; }" })).toContain(
+        '42',
+      );
       expect(await call(c, 'browser_wait_for', { text: 'later text' })).toContain('later text');
     },
   },
@@ -316,8 +333,14 @@ export const scenarios: Scenario[] = [
       const whole = await pngOf({ fullPage: true });
       expect(whole.at(0.25, 0.05), 'the red block, full page').toSatisfy((rgb: number[]) => sameColour(rgb, [220, 20, 60]));
       const blue = await pngOf({ target: '#blue', element: 'the blue block' });
-      for (const [fx, fy] of [[0.1, 0.1], [0.5, 0.5], [0.9, 0.9]] as const) {
-        expect(blue.at(fx, fy), `the element, blue throughout (${blue.width}×${blue.height}, at ${fx},${fy}: ${blue.at(fx, fy).join(',')})`).toSatisfy((rgb: number[]) => sameColour(rgb, [30, 90, 200]));
+      for (const [fx, fy] of [
+        [0.1, 0.1],
+        [0.5, 0.5],
+        [0.9, 0.9],
+      ] as const) {
+        expect(blue.at(fx, fy), `the element, blue throughout (${blue.width}×${blue.height}, at ${fx},${fy}: ${blue.at(fx, fy).join(',')})`).toSatisfy(
+          (rgb: number[]) => sameColour(rgb, [30, 90, 200]),
+        );
       }
       // And GIF frames, one per action.
       await call(c, 'browser_navigate', { url: server.url('/index.html') });
@@ -351,7 +374,9 @@ export const scenarios: Scenario[] = [
       expect(text(environ)).toContain("/proc/self/environ is the system's view of processes and devices");
       // The chooser stays open for a second try, with a path the roots allow.
       expect(await call(c, 'browser_file_upload', { paths: [CV] })).toContain(`Uploaded ${CV}`);
-      const seen = await call(c, 'browser_evaluate', { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" });
+      const seen = await call(c, 'browser_evaluate', {
+        function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }",
+      });
       expect(seen).toContain('"cv.txt|Ada Lovelace, analyst"');
 
       const lookAway = await rig.lookAt(rig.server.url('/form.html'));
@@ -403,7 +428,9 @@ export const scenarios: Scenario[] = [
       await rig.answerBanner(url, 'done', { outlined: '#counter' });
       expect(text(await asked)).toContain('The person pressed Done (at #counter)');
       await expect.poll(() => rig.notifications!(), { timeout: 10_000 }).not.toContainEqual(expect.stringMatching(/^handoff:/));
-      expect(await call(c, 'browser_evaluate', { function: "() => document.querySelectorAll('[data-browsermcp-highlight]').length" })).toContain('### Result\n0');
+      expect(await call(c, 'browser_evaluate', { function: "() => document.querySelectorAll('[data-browsermcp-highlight]').length" })).toContain(
+        '### Result\n0',
+      );
       const declined = callResult(c, 'browser_request_user', { message: 'Please confirm the payment' });
       await rig.answerBanner(url, 'decline');
       expect(text(await declined)).toContain('The person declined: they will not do "Please confirm the payment"');
@@ -464,13 +491,17 @@ export const scenarios: Scenario[] = [
     name: 'a page that keeps allocating after its call returned is closed past --max-tab-memory, and its agent told why',
     async run({ server }, c) {
       await call(c, 'browser_navigate', { url: server.url('/index.html') });
-      await call(c, 'browser_evaluate', { function: '() => { globalThis.hoard = []; setInterval(() => hoard.push(new Uint8Array(16 * 1024 * 1024).fill(1)), 100); }' });
+      await call(c, 'browser_evaluate', {
+        function: '() => { globalThis.hoard = []; setInterval(() => hoard.push(new Uint8Array(16 * 1024 * 1024).fill(1)), 100); }',
+      });
       let answer = '';
       for (let i = 0; i < 40 && !answer.includes('was closed: its page held'); i++) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         answer = await call(c, 'browser_tabs', { action: 'list' });
       }
-      expect(answer).toMatch(/The tab with http:\/\/[^ ]+\/index\.html was closed: its page held \d+ MB of memory, past this session's limit of 256 MB \(the gateway's --max-tab-memory\)/);
+      expect(answer).toMatch(
+        /The tab with http:\/\/[^ ]+\/index\.html was closed: its page held \d+ MB of memory, past this session's limit of 256 MB \(the gateway's --max-tab-memory\)/,
+      );
       // Its only tab is gone from its list.
       expect(answer).not.toContain('[Fixture home]');
     },
@@ -494,10 +525,14 @@ export const scenarios: Scenario[] = [
       expect(clicked).toContain(`The page's request for ${server.blockedOrigin}/item/by-link was refused`);
       const redirected = await callResult(c, 'browser_navigate', { url: server.url(`/redirect?to=${server.blockedOrigin}/item/by-redirect`) });
       expect(redirected.isError).toBe(true);
-      expect(text(redirected)).toContain(`was stopped at ${server.blockedOrigin}/item/by-redirect: ${server.blockedOrigin} is blocked by the gateway's --blocked-origins.`);
+      expect(text(redirected)).toContain(
+        `was stopped at ${server.blockedOrigin}/item/by-redirect: ${server.blockedOrigin} is blocked by the gateway's --blocked-origins.`,
+      );
       await call(c, 'browser_navigate', { url: server.url('/index.html') });
       const scripted = await call(c, 'browser_evaluate', { function: `() => { location.href = '${server.blockedOrigin}/item/by-script'; }` });
-      await expect.poll(async () => scripted + (await call(c, 'browser_tabs', { action: 'list' }))).toContain(`${server.blockedOrigin}/item/by-script was refused`);
+      await expect
+        .poll(async () => scripted + (await call(c, 'browser_tabs', { action: 'list' })))
+        .toContain(`${server.blockedOrigin}/item/by-script was refused`);
       expect(reached()).toEqual([]);
     },
   },
@@ -508,7 +543,9 @@ export const scenarios: Scenario[] = [
       await call(c, 'browser_navigate', { url: rig.server.url('/form.html') });
       await call(c, 'browser_click', { target: '#upload' });
       expect(await call(c, 'browser_file_upload', { paths: ['brief.txt'] })).toContain('Uploaded brief.txt');
-      const seen = await call(c, 'browser_evaluate', { function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }" });
+      const seen = await call(c, 'browser_evaluate', {
+        function: "async () => { const f = document.querySelector('#upload').files[0]; return f.name + '|' + (await f.text()); }",
+      });
       expect(seen).toContain('"brief.txt|the project brief"');
       // A name the model gives lands in the client's workspace (its first root), as @playwright/mcp saves it.
       const saved = await call(c, 'browser_evaluate', { function: '() => document.title', filename: `saved-${rig.mode}/title.txt` });
@@ -534,7 +571,9 @@ export const scenarios: Scenario[] = [
       await call(c, 'browser_type', { target: '#name', text: 'ACCOUNT_PASSWORD' });
       await call(c, 'browser_fill_form', { fields: [{ target: 'textarea', name: 'Bio', type: 'textbox', value: 'ACCOUNT_NAME' }] });
       // The page has the values: it echoes them back, and the answer shows the names instead.
-      const echoed = await call(c, 'browser_evaluate', { function: "() => document.querySelector('#name').value + ' ' + document.querySelector('textarea').value" });
+      const echoed = await call(c, 'browser_evaluate', {
+        function: "() => document.querySelector('#name').value + ' ' + document.querySelector('textarea').value",
+      });
       expect(echoed).toContain('"<secret>ACCOUNT_PASSWORD</secret> <secret>ACCOUNT_NAME</secret>"');
       expect(echoed).not.toContain('hunter2');
       const snapshot = await call(c, 'browser_snapshot');
@@ -543,18 +582,24 @@ export const scenarios: Scenario[] = [
       expect(await call(c, 'browser_evaluate', { function: "() => document.querySelector('#name').value === 'hunter2-s3cret'" })).toContain('true');
       // Encoded or spelled apart by the page, it does not come back either.
       const forms = await call(c, 'browser_evaluate', {
-        function: "() => { const v = document.querySelector('#name').value; return [btoa(v), btoa(JSON.stringify({ user: 'ada', v })), [...v].map((ch) => ch.charCodeAt(0).toString(16)).join(''), encodeURIComponent(v), v.split('').join(' ')]; }",
+        function:
+          "() => { const v = document.querySelector('#name').value; return [btoa(v), btoa(JSON.stringify({ user: 'ada', v })), [...v].map((ch) => ch.charCodeAt(0).toString(16)).join(''), encodeURIComponent(v), v.split('').join(' ')]; }",
       });
       expect(forms.match(/<secret>ACCOUNT_PASSWORD<\/secret>/g)).toHaveLength(5);
-      for (const form of [Buffer.from('hunter2-s3cret').toString('base64'), Buffer.from('hunter2-s3cret').toString('hex'), 'h u n t e r 2']) expect(forms).not.toContain(form);
+      for (const form of [Buffer.from('hunter2-s3cret').toString('base64'), Buffer.from('hunter2-s3cret').toString('hex'), 'h u n t e r 2'])
+        expect(forms).not.toContain(form);
       // Nor in a picture: the field holding it is painted over (its colour across the field), and given back after.
-      await call(c, 'browser_evaluate', { function: "() => { document.querySelector('#name').style.cssText = 'width: 300px; height: 40px; font-size: 24px'; }" });
+      await call(c, 'browser_evaluate', {
+        function: "() => { document.querySelector('#name').style.cssText = 'width: 300px; height: 40px; font-size: 24px'; }",
+      });
       const shot = await callResult(c, 'browser_take_screenshot', { target: '#name' });
       const image = (shot.content as Array<{ type: string; data?: string }>).find((part) => part.type === 'image');
       expect(image, text(shot)).toBeDefined();
       const field = picture(Buffer.from(image!.data!, 'base64'));
       for (const fx of [0.2, 0.5, 0.8]) expect(field.at(fx, 0.5), `the field at ${fx}`).toSatisfy((rgb: number[]) => sameColour(rgb, [31, 35, 40], 12));
-      expect(await call(c, 'browser_evaluate', { function: "() => document.querySelector('#name').getAttribute('style')" })).toContain('"width: 300px; height: 40px; font-size: 24px;"');
+      expect(await call(c, 'browser_evaluate', { function: "() => document.querySelector('#name').getAttribute('style')" })).toContain(
+        '"width: 300px; height: 40px; font-size: 24px;"',
+      );
     },
   },
   {
@@ -601,7 +646,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'browser_navigate gets out of pages that fight back: alert loops, beforeunload, busy scripts, self-navigation',
-    async run({ mode, server }, c) {
+    async run({ server }, c) {
       const home = server.url('/index.html');
       // Alert after alert, started by a click: the click's answer shows the dialog; navigating dismisses them all.
       await call(c, 'browser_navigate', { url: server.url('/hostile-alerts.html') });
@@ -628,18 +673,22 @@ export const scenarios: Scenario[] = [
 export function runScenarios(mode: Mode, getRig: () => ModeRig): void {
   describe(`scenarios (${mode})`, () => {
     for (const scenario of scenarios) {
-      it(scenario.name, async () => {
-        const rig = getRig();
-        const client = await rig.client(`scenario ${scenario.name.slice(0, 20)}`, scenario.roots ? { roots: scenario.roots } : {});
-        try {
-          await scenario.run(rig, client);
-        } finally {
-          // Ends the MCP session, which closes its tabs, so the next scenario starts from a still browser.
-          await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
-          await client.close();
-        }
-        await rig.afterScenario?.();
-      }, scenario.timeoutMs);
+      it(
+        scenario.name,
+        async () => {
+          const rig = getRig();
+          const client = await rig.client(`scenario ${scenario.name.slice(0, 20)}`, scenario.roots ? { roots: scenario.roots } : {});
+          try {
+            await scenario.run(rig, client);
+          } finally {
+            // Ends the MCP session, which closes its tabs, so the next scenario starts from a still browser.
+            await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+            await client.close();
+          }
+          await rig.afterScenario?.();
+        },
+        scenario.timeoutMs,
+      );
     }
   });
 }

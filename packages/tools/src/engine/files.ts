@@ -4,7 +4,7 @@ import { ToolError } from './errors.js';
  * A file to upload: a path the browser can read itself (a browser next to the host's disk), or the contents (a
  * browser elsewhere, e.g. the person's through the extension), set in the page as a File.
  */
-export type UploadFile = { path: string } | { name: string; mimeType: string; /** base64 */ data: string };
+export type UploadFile = { path: string } | { name: string; mimeType: string /** base64 */; data: string };
 
 /** How a host lets tools touch files: each host allows, maps or refuses paths (no Node built-ins here). */
 export interface FileAccess {

@@ -60,9 +60,7 @@ export class FrameRefs {
     try {
       handle = await frame.$(target);
     } catch {
-      throw new ToolError(
-        `"${target}" is neither a ref from the snapshot (like e12) nor a valid CSS selector. Take a snapshot and use a ref.`,
-      );
+      throw new ToolError(`"${target}" is neither a ref from the snapshot (like e12) nor a valid CSS selector. Take a snapshot and use a ref.`);
     }
     if (!handle) {
       throw new ToolError(`No element matches the selector "${target}". Take a snapshot and use a ref, or fix the selector.`);
@@ -92,7 +90,7 @@ export async function frameOffset(frame: Frame): Promise<{ x: number; y: number 
   let x = 0;
   let y = 0;
   let current: Frame | null = frame;
-  while (current && current.parentFrame()) {
+  while (current?.parentFrame()) {
     const owner = await current.frameElement();
     if (!owner) break;
     const box = await inPage(current.parentFrame()!, 'frameContentOffset', owner);

@@ -24,7 +24,9 @@ export function fileUrlRefusal(url: URL, protectedPaths: readonly string[] = [])
   } catch {
     return `${url.href} is not a file address that can be read: its path is not valid percent-encoding.`;
   }
-  if (SYSTEM_DIRS.some((dir) => under(dir, path))) return `${path} is the system's view of processes and devices (${SYSTEM_DIRS.join(', ')}): no page opens it.`;
-  if (protectedPaths.some((p) => under(p, path))) return `${path} is one of this server's own files (its keys, secrets, configuration or browser profile): no page opens it.`;
+  if (SYSTEM_DIRS.some((dir) => under(dir, path)))
+    return `${path} is the system's view of processes and devices (${SYSTEM_DIRS.join(', ')}): no page opens it.`;
+  if (protectedPaths.some((p) => under(p, path)))
+    return `${path} is one of this server's own files (its keys, secrets, configuration or browser profile): no page opens it.`;
   return undefined;
 }

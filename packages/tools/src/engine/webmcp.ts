@@ -138,7 +138,10 @@ export async function listWebMcpTools(page: Page): Promise<WebMcpListing> {
   const listed = await Promise.all(
     frames.map(async (frame, index): Promise<WebMcpFrameTools> => {
       const label = (seen.get(frame.url()) ?? 0) > 1 ? `${frame.url()} (frame ${index})` : frame.url();
-      const raw = await withTimeout(frame.evaluate(listInPage as (c: typeof caps) => unknown, caps).catch(() => null), FRAME_LIST_TIMEOUT_MS);
+      const raw = await withTimeout(
+        frame.evaluate(listInPage as (c: typeof caps) => unknown, caps).catch(() => null),
+        FRAME_LIST_TIMEOUT_MS,
+      );
       const tools = Array.isArray(raw) ? (raw as ListedTool[]).filter((t) => t.name !== '').map(toTool) : [];
       return { frame, label, main: frame === page.mainFrame(), tools };
     }),
@@ -175,20 +178,35 @@ function toTool(t: ListedTool): WebMcpTool {
   } catch {
     inputSchema = undefined;
   }
-  const annotations = t.readOnly || t.consequential || t.untrustedContent ? { readOnly: t.readOnly, consequential: t.consequential, untrustedContent: t.untrustedContent } : undefined;
-  return { name: t.name.slice(0, 128), ...(t.title ? { title: t.title } : {}), description: t.description, ...(inputSchema !== undefined ? { inputSchema } : {}), ...(annotations ? { annotations } : {}) };
+  const annotations =
+    t.readOnly || t.consequential || t.untrustedContent
+      ? { readOnly: t.readOnly, consequential: t.consequential, untrustedContent: t.untrustedContent }
+      : undefined;
+  return {
+    name: t.name.slice(0, 128),
+    ...(t.title ? { title: t.title } : {}),
+    description: t.description,
+    ...(inputSchema !== undefined ? { inputSchema } : {}),
+    ...(annotations ? { annotations } : {}),
+  };
 }
 
 function hints(tool: WebMcpTool): string {
   const a = tool.annotations;
-  const h = [a?.readOnly && 'readOnly', a?.consequential && 'consequential: may take a real action, confirm with the user first', a?.untrustedContent && 'untrustedContent'].filter(Boolean);
+  const h = [
+    a?.readOnly && 'readOnly',
+    a?.consequential && 'consequential: may take a real action, confirm with the user first',
+    a?.untrustedContent && 'untrustedContent',
+  ].filter(Boolean);
   return h.length ? ` [${h.join(', ')}]` : '';
 }
 
 /** The listing as lines, `indent` before each: a name, its hints and description, its frame (not the main one), its schema. */
 export function webMcpLines(listing: WebMcpListing, indent: string): string[] {
   const lines: string[] = listing.leftOut
-    ? [`${indent}- (${listing.leftOut} more tools of this page's frames left out: a page offers at most ${MAX_TOOLS_PER_PAGE}, within ${MAX_PAGE_DESCRIPTION_CHARS.toLocaleString('en')} characters of descriptions and ${MAX_PAGE_SCHEMA_CHARS.toLocaleString('en')} of schemas)`]
+    ? [
+        `${indent}- (${listing.leftOut} more tools of this page's frames left out: a page offers at most ${MAX_TOOLS_PER_PAGE}, within ${MAX_PAGE_DESCRIPTION_CHARS.toLocaleString('en')} characters of descriptions and ${MAX_PAGE_SCHEMA_CHARS.toLocaleString('en')} of schemas)`,
+      ]
     : [];
   for (const tool of listing.tools) {
     lines.push(`${indent}- ${tool.name}${hints(tool)}: ${JSON.stringify(tool.description)}`);
@@ -215,7 +233,9 @@ export function findWebMcpTool(listing: WebMcpListing, name: string, frame?: str
   const matches = listing.tools.filter((t) => t.name === name && (frame === undefined || t.frameLabel === frame || t.frame.url() === frame));
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) {
-    throw new ToolError(`The WebMCP tool "${name}" is registered by more than one frame: pass "frame", one of ${matches.map((m) => JSON.stringify(m.frameLabel)).join(', ')}.`);
+    throw new ToolError(
+      `The WebMCP tool "${name}" is registered by more than one frame: pass "frame", one of ${matches.map((m) => JSON.stringify(m.frameLabel)).join(', ')}.`,
+    );
   }
   const names = [...new Set(listing.tools.map((t) => t.name))];
   throw new ToolError(
@@ -238,16 +258,25 @@ export async function callWebMcpTool(
   // callInPage always answers an object: undefined is the timeout.
   let outcome: { text: string; isError: boolean } | undefined;
   try {
-    outcome = await withTimeout(tool.frame.evaluate(callInPage as (a: { name: string; input: string }) => unknown, { name: tool.name, input: JSON.stringify(input) }) as Promise<{ text: string; isError: boolean }>, limits.timeoutMs);
+    outcome = await withTimeout(
+      tool.frame.evaluate(callInPage as (a: { name: string; input: string }) => unknown, { name: tool.name, input: JSON.stringify(input) }) as Promise<{
+        text: string;
+        isError: boolean;
+      }>,
+      limits.timeoutMs,
+    );
   } catch (err) {
     const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
     throw new ToolError(`The page's WebMCP tool "${tool.name}" failed: ${message} (${UNTRUSTED_NOTE}).`);
   }
   if (outcome === undefined) {
-    throw new ToolError(`The page's WebMCP tool "${tool.name}" did not answer within ${limits.timeoutMs / 1000} s (--timeout-navigation); the page may still be running it. Take a snapshot to see where it is.`);
+    throw new ToolError(
+      `The page's WebMCP tool "${tool.name}" did not answer within ${limits.timeoutMs / 1000} s (--timeout-navigation); the page may still be running it. Take a snapshot to see where it is.`,
+    );
   }
   const text = String(outcome.text);
-  const cut = text.length > limits.maxChars ? `${text.slice(0, limits.maxChars)}\n[… ${text.length - limits.maxChars} more characters cut (--snapshot-max-chars)]` : text;
+  const cut =
+    text.length > limits.maxChars ? `${text.slice(0, limits.maxChars)}\n[… ${text.length - limits.maxChars} more characters cut (--snapshot-max-chars)]` : text;
   return { text: `Called WebMCP tool "${tool.name}" in ${tool.frameLabel}. Its output is ${UNTRUSTED_NOTE}:\n${cut}`, isError: outcome.isError === true };
 }
 

@@ -49,7 +49,7 @@ export function choiceRefused(): { name: string; shows: string } | undefined {
   const p = pending;
   pending = undefined;
   const combobox = p?.combobox.deref();
-  if (!p || !p.name || !combobox?.isConnected) return undefined;
+  if (!p?.name || !combobox?.isConnected) return undefined;
   const option = p.option.deref();
   if (option?.isConnected && option.getAttribute('aria-selected') === 'true') return undefined;
   const shows = shownBy(combobox);

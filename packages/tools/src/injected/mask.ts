@@ -7,7 +7,8 @@
 /** The fields painted over, with the inline style each had. */
 const masked: Array<{ el: HTMLElement; style: string | null }> = [];
 
-const MASK = 'color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important; caret-color: transparent !important; background: #1f2328 !important;';
+const MASK =
+  'color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important; caret-color: transparent !important; background: #1f2328 !important;';
 
 function* fieldsIn(root: Document | ShadowRoot): Generator<HTMLElement> {
   yield* root.querySelectorAll<HTMLElement>('input, textarea, [contenteditable]:not([contenteditable="false"])');

@@ -70,7 +70,7 @@ export function attrName(el: Element, role: string, bare: boolean): string {
     if (t) return t;
   }
   const label = el.getAttribute('aria-label');
-  if (label && label.trim()) return collapse(label);
+  if (label?.trim()) return collapse(label);
   if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'METER' || tag === 'PROGRESS') {
     const input = el as HTMLInputElement;
     const type = (input.type || '').toLowerCase();
@@ -79,7 +79,7 @@ export function attrName(el: Element, role: string, bare: boolean): string {
     }
     if (tag === 'INPUT' && type === 'image') return input.alt || 'Submit';
     const labels = input.labels;
-    if (labels && labels.length) {
+    if (labels?.length) {
       const t = collapse(Array.from(labels, (l) => labelText(l, el)).join(' '));
       if (t) return t;
     }
@@ -123,20 +123,20 @@ export function labelText(label: Element, control?: Element): string {
   };
   const visitNode = (n: Node, shown: boolean) => {
     if (n === control) return;
-      if (n.nodeType === 3) {
-        if (shown) out += n.nodeValue;
-        return;
-      }
-      if (n.nodeType !== 1) return;
-      const el = n as Element;
-      const shownAll = everything || el.tagName === 'SLOT' || el.checkVisibility({ visibilityProperty: true });
-      const inside = shownAll ? 'all' : shownInside(el);
-      if (inside === 'nothing') return;
-      // A block-level element keeps its words apart from those around it, as the snapshot's text does.
-      const block = isBlock(el);
-      if (block) out += ' ';
-      visit(el, inside === 'all');
-      if (block) out += ' ';
+    if (n.nodeType === 3) {
+      if (shown) out += n.nodeValue;
+      return;
+    }
+    if (n.nodeType !== 1) return;
+    const el = n as Element;
+    const shownAll = everything || el.tagName === 'SLOT' || el.checkVisibility({ visibilityProperty: true });
+    const inside = shownAll ? 'all' : shownInside(el);
+    if (inside === 'nothing') return;
+    // A block-level element keeps its words apart from those around it, as the snapshot's text does.
+    const block = isBlock(el);
+    if (block) out += ' ';
+    visit(el, inside === 'all');
+    if (block) out += ' ';
   };
   visit(label, true);
   return out;
@@ -147,7 +147,7 @@ export function labelText(label: Element, control?: Element): string {
 export function namesItsOwner(el: Element): boolean {
   if (el.tagName === 'LABEL') {
     const control = controlOf(el as HTMLLabelElement);
-    if (!control || !control.checkVisibility({ visibilityProperty: true }) || control.getAttribute('aria-hidden') === 'true') return false;
+    if (!control?.checkVisibility({ visibilityProperty: true }) || control.getAttribute('aria-hidden') === 'true') return false;
     const text = collapse(labelText(el as HTMLLabelElement, control));
     return text !== '' && attrName(control, roleOf(control, false), false).includes(text);
   }

@@ -12,7 +12,7 @@ const PRIVATE_USE = /[\uE000-\uF8FF]|[\u{F0000}-\u{FFFFD}]|[\u{100000}-\u{10FFFD
 const TOKEN = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([\w-]+)\s*\)/g;
 
 /** A CSS string's escapes as the characters they stand for (`\"`, `\00d7 `). */
-function unescape(s: string): string {
+function cssUnescape(s: string): string {
   return s.replace(/\\([0-9a-fA-F]{1,6})\s?|\\(.)/g, (_, hex: string | undefined, c: string | undefined) =>
     hex ? String.fromCodePoint(parseInt(hex, 16)) : (c ?? ''),
   );
@@ -23,7 +23,7 @@ function contentText(el: Element, content: string): string {
   if (content === 'none' || content === 'normal' || content === '') return '';
   let out = '';
   for (const m of content.matchAll(TOKEN)) {
-    out += m[3] !== undefined ? (el.getAttribute(m[3]) ?? '') : unescape(m[1] ?? m[2] ?? '');
+    out += m[3] !== undefined ? (el.getAttribute(m[3]) ?? '') : cssUnescape(m[1] ?? m[2] ?? '');
   }
   return out.replace(PRIVATE_USE, '');
 }

@@ -10,13 +10,47 @@ import type { Item } from './yaml.js';
 
 // Roles a person acts on: these always get a ref.
 export const INTERACTIVE = new Set([
-  'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option', 'slider',
-  'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'iframe',
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'combobox',
+  'listbox',
+  'option',
+  'slider',
+  'spinbutton',
+  'switch',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'iframe',
 ]);
 // Containers worth targeting with `browser_snapshot {target}` or `browser_get_text`.
 export const TARGETABLE = new Set([
-  'heading', 'table', 'list', 'form', 'dialog', 'alertdialog', 'navigation', 'main', 'region', 'tablist',
-  'tabpanel', 'menu', 'menubar', 'tree', 'grid', 'img', 'article', 'banner', 'contentinfo', 'complementary',
+  'heading',
+  'table',
+  'list',
+  'form',
+  'dialog',
+  'alertdialog',
+  'navigation',
+  'main',
+  'region',
+  'tablist',
+  'tabpanel',
+  'menu',
+  'menubar',
+  'tree',
+  'grid',
+  'img',
+  'article',
+  'banner',
+  'contentinfo',
+  'complementary',
 ]);
 /** A node's ref before it is named (numberRefs). */
 export const UNNUMBERED = '?';

@@ -36,5 +36,5 @@ export function refFor(el: Element, seed: number): string {
 /** The element behind a ref, or null when the ref is unknown here or its element left the page. */
 export function elementForRef(ref: string): Element | null {
   const el = state?.els.get(ref)?.deref();
-  return el && el.isConnected ? el : null;
+  return el?.isConnected ? el : null;
 }

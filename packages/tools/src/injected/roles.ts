@@ -4,8 +4,24 @@ const SECTIONING = 'article, aside, main, nav, section';
 
 /** Roles whose name comes from their content when nothing else names them. */
 export const NAME_FROM_CONTENT = new Set([
-  'button', 'link', 'heading', 'cell', 'gridcell', 'columnheader', 'rowheader', 'option', 'tab', 'menuitem',
-  'menuitemcheckbox', 'menuitemradio', 'treeitem', 'tooltip', 'switch', 'checkbox', 'radio', 'row',
+  'button',
+  'link',
+  'heading',
+  'cell',
+  'gridcell',
+  'columnheader',
+  'rowheader',
+  'option',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'tooltip',
+  'switch',
+  'checkbox',
+  'radio',
+  'row',
 ]);
 
 export function implicitRole(el: Element): string {
@@ -91,9 +107,7 @@ export function implicitRole(el: Element): string {
     case 'SECTION':
       return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : 'generic';
     case 'FORM':
-      return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('name')
-        ? 'form'
-        : 'generic';
+      return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('name') ? 'form' : 'generic';
     case 'DIALOG':
       return 'dialog';
     case 'P':

@@ -31,5 +31,5 @@ export function inVisualOrder(items: Item[]): void {
   }
   const placed = rows.map((row, i) => ({ row, at: rowPlace(row.el!, drawn), i }));
   placed.sort((a, b) => a.at - b.at || a.i - b.i);
-  slots.forEach((slot, k) => (items[slot] = placed[k]!.row));
+  for (const [k, slot] of slots.entries()) items[slot] = placed[k]!.row;
 }

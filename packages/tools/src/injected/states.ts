@@ -20,7 +20,7 @@ export function props(el: Element, role: string, bare: boolean, active: Element 
   const attr = (name: string) => (bare ? null : el.getAttribute(name));
   let p = '';
   if (role === 'heading') {
-    const level = attr('aria-level') ?? (/^H([1-6])$/.exec(el.tagName)?.[1] ?? '');
+    const level = attr('aria-level') ?? /^H([1-6])$/.exec(el.tagName)?.[1] ?? '';
     if (level) p += ` [level=${level}]`;
   }
   if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
@@ -43,13 +43,13 @@ export function props(el: Element, role: string, bare: boolean, active: Element 
   return p;
 }
 
-export function valueOf(el: Element, role: string): string | undefined {
+export function shownValue(el: Element, role: string): string | undefined {
   if (!VALUE_TAGS.has(el.tagName) && !VALUE_ROLES.has(role)) return undefined;
   if (el instanceof HTMLInputElement) {
     const type = el.type.toLowerCase();
     if (type === 'checkbox' || type === 'radio' || type === 'button' || type === 'submit' || type === 'reset' || type === 'image') return undefined;
     if (type === 'password') return el.value ? '••••' : undefined;
-    if (type === 'file') return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(', ') : undefined;
+    if (type === 'file') return el.files?.length ? Array.from(el.files, (f) => f.name).join(', ') : undefined;
     return el.value || undefined;
   }
   if (el instanceof HTMLTextAreaElement) return el.value || undefined;

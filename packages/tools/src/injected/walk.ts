@@ -19,7 +19,7 @@ import {
 import { NAME_FROM_CONTENT, roleOf } from './roles.js';
 import { generatedName } from './pseudo-content.js';
 import { parcel, type Parcel } from './parcel.js';
-import { props, valueOf } from './states.js';
+import { props, shownValue } from './states.js';
 import { clip, collapse, isBlank, isBlock } from './util.js';
 import { shownInside } from './visibility.js';
 import { renderYaml, type Item, type TreeNode } from './yaml.js';
@@ -92,7 +92,7 @@ export const walkStats = (): { walks: number; reused: number } => ({ ...stats })
 const CONTROL_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION']);
 
 function controlState(el: Element, role: string, bare: boolean, active: Element | null): string {
-  return `${props(el, role, bare, active)}|${valueOf(el, role) ?? ''}`;
+  return `${props(el, role, bare, active)}|${shownValue(el, role) ?? ''}`;
 }
 
 /** Whether the last walk still shows the page as it is: same options, no change counted, controls as they were. */
@@ -109,18 +109,49 @@ export interface FindMatch {
 const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE']);
 // Roles whose text children repeat the name; rendering them again would only cost characters.
 const LEAF_BY_NAME = new Set([
-  'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
-  'switch', 'checkbox', 'radio', 'cell', 'gridcell', 'columnheader', 'rowheader',
+  'button',
+  'link',
+  'heading',
+  'option',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'switch',
+  'checkbox',
+  'radio',
+  'cell',
+  'gridcell',
+  'columnheader',
+  'rowheader',
 ]);
 /** Roles that only hold content: without any, and without a ref or a name, they are left out. */
 const HOLDS_ONLY = new Set([
-  'paragraph', 'log', 'status', 'alert', 'list', 'group', 'blockquote', 'code', 'main', 'navigation', 'region',
-  'article', 'complementary', 'banner', 'contentinfo', 'form', 'note', 'marquee', 'timer', 'caption',
+  'paragraph',
+  'log',
+  'status',
+  'alert',
+  'list',
+  'group',
+  'blockquote',
+  'code',
+  'main',
+  'navigation',
+  'region',
+  'article',
+  'complementary',
+  'banner',
+  'contentinfo',
+  'form',
+  'note',
+  'marquee',
+  'timer',
+  'caption',
 ]);
 
 const CONTAINER_CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 const WRAPPERS = new Set(['cell', 'gridcell', 'listitem']);
-
 
 /** A content-editable field with no text in it (an editor showing its placeholder). */
 function isEmptyEditor(el: Element): boolean {
@@ -239,9 +270,14 @@ export function walkPage(opts: WalkOptions): WalkResult {
           // Its text is already the name of the control or group it labels: keep only the elements inside.
           const inner: Item[] = [];
           collect(el, inner);
-          flatten(el, out, () => {
-            for (const item of inner) if (typeof item !== 'string') out.push(item);
-          }, style);
+          flatten(
+            el,
+            out,
+            () => {
+              for (const item of inner) if (typeof item !== 'string') out.push(item);
+            },
+            style,
+          );
         } else {
           flatten(el, out, () => collect(el, out), style);
         }
@@ -332,7 +368,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     if (container && worth) ref = UNNUMBERED;
     // A name repeated by the only text inside adds nothing.
     if (LEAF_BY_NAME.has(role) && kids.every((c) => typeof c === 'string')) kids = [];
-    let value = valueOf(el, role);
+    let value = shownValue(el, role);
     // An editor holding only text shows it once, as its value, its lines apart as they are laid out (its textContent
     // runs them together: "42;console.log").
     if (value !== undefined && role === 'textbox' && (el as HTMLElement).isContentEditable && kids.every((c) => typeof c === 'string')) {
@@ -412,4 +448,3 @@ export function walkPage(opts: WalkOptions): WalkResult {
     ...(listenersMarked() ? { listenersMarked: true } : {}),
   };
 }
-

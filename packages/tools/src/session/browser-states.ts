@@ -40,7 +40,9 @@ export const browserStateTools = {
     name: 'browser_state_close',
     title: 'Close a browser state',
     description: 'Close a browser state opened with browser_state_open, now: its tabs close and its cookies and storage are gone.',
-    inputSchema: z.object({ browser: z.string().regex(BROWSER_HANDLE_PATTERN, 'a browser state handle from browser_state_open').describe('The handle browser_state_open returned.') }),
+    inputSchema: z.object({
+      browser: z.string().regex(BROWSER_HANDLE_PATTERN, 'a browser state handle from browser_state_open').describe('The handle browser_state_open returned.'),
+    }),
     type: 'action',
   }),
 };

@@ -1,4 +1,11 @@
-import { ErrorCodes, errorResponseFor, responseFor, type CommandEnvelope, type ErrorResponseEnvelope, type SuccessResponseEnvelope } from '@browsermcp/protocol';
+import {
+  ErrorCodes,
+  errorResponseFor,
+  responseFor,
+  type CommandEnvelope,
+  type ErrorResponseEnvelope,
+  type SuccessResponseEnvelope,
+} from '@browsermcp/protocol';
 import type { Page } from 'puppeteer-core';
 import type { ToolCalls } from './calls.js';
 import { UnknownToolError } from './dispatch.js';
@@ -40,7 +47,7 @@ export async function runCommand(
       if (why !== undefined) return responseFor(command, errorResult(why));
     }
   }
-  let result;
+  let result: Awaited<ReturnType<typeof calls.run>>;
   try {
     result = await calls.run(command.wireId, session, command.name, command.payload, tools);
   } catch (err) {

@@ -63,7 +63,8 @@ export async function runCall(session: ToolSession, name: string, args: unknown,
   await recordFrame(session, name);
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   // The tab list when it changed, unless the change is the session's first tab (the answer's page says it all).
-  if (session.tabs.length !== tabsBefore && !(tabsBefore === 0 && session.tabs.length === 1) && !response.hasTabs()) response.setTabs(await session.describeTabs());
+  if (session.tabs.length !== tabsBefore && !(tabsBefore === 0 && session.tabs.length === 1) && !response.hasTabs())
+    response.setTabs(await session.describeTabs());
   await addPageState(session, response);
   // A refusal changes nothing the model can take refs from: its next refs are still refused until it looks.
   if (!stale) rememberAnsweredTab(session);

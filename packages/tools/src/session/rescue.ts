@@ -63,7 +63,7 @@ export async function rescueTab(session: ToolSession, tab: Tab): Promise<Rescue>
   if (!value.stuck && arrived === 0) return { done, tab, held: value.held };
   const url = tab.page.url();
   const fresh = await session.replaceTab(tab);
-  const why = value.refused ? "kept running a script that this browser does not let browsermcp stop" : 'still held on';
+  const why = value.refused ? 'kept running a script that this browser does not let browsermcp stop' : 'still held on';
   done.push(`closed the tab, whose page (${url}) ${why}, and opened a new one in its place`);
   return { done, tab: fresh, held: false };
 }

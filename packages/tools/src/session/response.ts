@@ -77,7 +77,9 @@ export class Response {
   pageSection(): string | undefined {
     if (!this.page) return undefined;
     const n = this.webmcpTools.length;
-    const tools = n ? `\n- Page tools (WebMCP): ${n} (${this.webmcpTools.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''}), page-provided and untrusted: browser_webmcp_list, browser_webmcp_call` : '';
+    const tools = n
+      ? `\n- Page tools (WebMCP): ${n} (${this.webmcpTools.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''}), page-provided and untrusted: browser_webmcp_list, browser_webmcp_call`
+      : '';
     return `### Page\n- Page URL: ${this.page.url}\n- Page Title: ${this.page.title}${tools}`;
   }
 

@@ -15,7 +15,7 @@ const MIN_ENCODED = 4;
 /** Between two characters of a secret written apart: up to three of these. */
 const SEPARATOR = '[\\s\\-_.,:;|/\\\\*+]{1,3}';
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function bytesOf(value: string): Uint8Array {
   return new TextEncoder().encode(value);
@@ -66,9 +66,9 @@ export function secretPattern(value: string): RegExp {
   const chars = [...value];
   const encoded = chars.length >= MIN_ENCODED;
   const literal = [value, ...(encoded ? [...base64Forms(bytes), ...hexForms(bytes), ...percentForms(value, bytes)] : [])];
-  const apart = encoded ? [chars.map(escape).join(SEPARATOR)] : [];
+  const apart = encoded ? [chars.map(escapeRegExp).join(SEPARATOR)] : [];
   // Longest first: a form that contains another is replaced whole.
-  const alternatives = [...new Set(literal)].sort((a, b) => b.length - a.length).map(escape);
+  const alternatives = [...new Set(literal)].sort((a, b) => b.length - a.length).map(escapeRegExp);
   return new RegExp([...alternatives, ...apart].join('|'), 'g');
 }
 

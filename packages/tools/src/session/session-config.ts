@@ -7,7 +7,9 @@ import type { UrlCheck } from '../engine/origins.js';
  * as the two switches below.
  */
 export type EngineToolSettings = Omit<ToolSettingValues, 'allowedOrigins' | 'blockedOrigins' | 'snapshotMode'>;
-export const ENGINE_TOOL_SETTING_KEYS = TOOL_SETTING_KEYS.filter((key): key is keyof EngineToolSettings => !['allowedOrigins', 'blockedOrigins', 'snapshotMode'].includes(key));
+export const ENGINE_TOOL_SETTING_KEYS = TOOL_SETTING_KEYS.filter(
+  (key): key is keyof EngineToolSettings => !['allowedOrigins', 'blockedOrigins', 'snapshotMode'].includes(key),
+);
 
 export interface SessionConfig extends EngineToolSettings {
   /** Whether action tools append a snapshot of the page they changed (what playwright-mcp does): not --snapshot-mode none. */

@@ -163,7 +163,12 @@ export class ToolSession {
       if (makeCurrent) this.setCurrent(existing);
       return existing;
     }
-    const tab = new Tab(page, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs, webmcp: () => this.config.webmcp });
+    const tab = new Tab(page, {
+      refContext: this.host.refContext,
+      background: this.host.background,
+      settleTimeoutMs: this.config.settleTimeoutMs,
+      webmcp: () => this.config.webmcp,
+    });
     this.tabList.push(tab);
     if (makeCurrent || !this.current) this.setCurrent(tab);
     this.watch(tab);
@@ -262,7 +267,12 @@ export class ToolSession {
     const i = this.tabList.findIndex((t) => t.page === oldPage);
     if (i < 0) return this.adoptPage(newPage);
     const wasCurrent = this.current === this.tabList[i];
-    const tab = new Tab(newPage, { refContext: this.host.refContext, background: this.host.background, settleTimeoutMs: this.config.settleTimeoutMs, webmcp: () => this.config.webmcp });
+    const tab = new Tab(newPage, {
+      refContext: this.host.refContext,
+      background: this.host.background,
+      settleTimeoutMs: this.config.settleTimeoutMs,
+      webmcp: () => this.config.webmcp,
+    });
     this.tabList[i] = tab;
     this.watch(tab);
     if (wasCurrent) this.current = tab;
@@ -294,7 +304,11 @@ export class ToolSession {
       else this.adoptPage(popup, true);
     });
     tab.page.once('close', () => this.lost(tab));
-    watchMemory(tab.page, () => this.config.maxTabMemoryMb * MB, (bytes) => this.stopForMemory(tab, bytes));
+    watchMemory(
+      tab.page,
+      () => this.config.maxTabMemoryMb * MB,
+      (bytes) => this.stopForMemory(tab, bytes),
+    );
   }
 
   /** A tab whose page passed the memory bound: closed (by the session, so not news twice), and its agent told why. */
@@ -366,9 +380,7 @@ export class ToolSession {
   }
 
   private describeRange(): string {
-    return this.tabList.length
-      ? `Open tabs are numbered 0 to ${this.tabList.length - 1}; list them with browser_tabs {action: "list"}.`
-      : 'No tab is open.';
+    return this.tabList.length ? `Open tabs are numbered 0 to ${this.tabList.length - 1}; list them with browser_tabs {action: "list"}.` : 'No tab is open.';
   }
 
   async describeTabs(): Promise<string> {

@@ -59,7 +59,9 @@ export function settingsWithin(own: SessionSettings | undefined, asked: SessionS
 export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig> {
   const checkUrl = originPolicy(settings.allowedOrigins, settings.blockedOrigins);
   // The table's settings the engine takes as they are, where given; then the ones it takes in its own form.
-  const same = Object.fromEntries(ENGINE_TOOL_SETTING_KEYS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]])) as Partial<SessionConfig>;
+  const same = Object.fromEntries(
+    ENGINE_TOOL_SETTING_KEYS.filter((key) => settings[key] !== undefined).map((key) => [key, settings[key]]),
+  ) as Partial<SessionConfig>;
   return {
     ...same,
     ...(checkUrl ? { checkUrl } : {}),

@@ -30,7 +30,10 @@ export class GifRecorder {
       return;
     }
     const view = await tab.viewportClip();
-    const png = await tab.capture({ format: 'png', clip: { ...view, scale: Math.min(1, MAX_WIDTH / Math.max(1, view.width)) }, captureBeyondViewport: false }, options);
+    const png = await tab.capture(
+      { format: 'png', clip: { ...view, scale: Math.min(1, MAX_WIDTH / Math.max(1, view.width)) }, captureBeyondViewport: false },
+      options,
+    );
     this.frames.push({ png, at: Date.now() });
   }
 

@@ -120,7 +120,12 @@ export function snapshotChanges(before: string, after: string): SnapshotChanges 
       depth.set(i, d);
       return `${'  '.repeat(d)}${b[i]!.trimStart()}`;
     });
-  const changes: SnapshotChanges = { since: 'last', lines: lines.join('\n'), gone: gone.slice(0, GONE_LISTED), goneMore: Math.max(0, gone.length - GONE_LISTED) };
+  const changes: SnapshotChanges = {
+    since: 'last',
+    lines: lines.join('\n'),
+    gone: gone.slice(0, GONE_LISTED),
+    goneMore: Math.max(0, gone.length - GONE_LISTED),
+  };
   const size = changes.lines.length + changes.gone.join('\n').length;
   const adds = gone.length === 0 && rewritten <= ADDED_REWRITES;
   return size < after.length * (adds ? ADDED_WORTH : WORTH) ? changes : undefined;
@@ -158,7 +163,11 @@ function goneName(line: string): string {
 /** The answer's section for `changes`. */
 export function renderChanges(changes: SnapshotChanges): string {
   if (!changes.lines && !changes.gone.length && changes.since === 'last') return UNCHANGED;
-  const out = [changes.since === 'last' ? '### Snapshot changes (the rest as last shown)' : '### Snapshot changes since the snapshot before the last one (the rest as shown there)'];
+  const out = [
+    changes.since === 'last'
+      ? '### Snapshot changes (the rest as last shown)'
+      : '### Snapshot changes since the snapshot before the last one (the rest as shown there)',
+  ];
   if (changes.lines) out.push('```yaml', changes.lines, '```');
   if (changes.gone.length) {
     out.push(`Gone: ${changes.gone.map(goneName).join(', ')}${changes.goneMore ? ` and ${changes.goneMore} more` : ''}.`);

@@ -112,14 +112,17 @@ export class TabLogs {
    * its console cannot fill every answer.
    */
   takeNewConsole(level: ConsoleLevel = 'debug', max = Infinity): string[] {
-    const fresh = this.console
-      .slice(Math.min(this.consoleSeen, this.console.length))
-      .filter((e) => consoleRank(e.level) <= CONSOLE_LEVELS.indexOf(level));
+    const fresh = this.console.slice(Math.min(this.consoleSeen, this.console.length)).filter((e) => consoleRank(e.level) <= CONSOLE_LEVELS.indexOf(level));
     const dropped = this.consoleDropped;
     this.consoleSeen = this.console.length;
     this.consoleDropped = 0;
     // Formatted only when a note is written: toLocaleString builds a number format each time (~0.5 ms, every call).
-    return newestLines(fresh.map(formatConsole), max, (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${this.maxEntries.toLocaleString('en')})`, dropped);
+    return newestLines(
+      fresh.map(formatConsole),
+      max,
+      (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${this.maxEntries.toLocaleString('en')})`,
+      dropped,
+    );
   }
 }
 

@@ -58,7 +58,9 @@ export class TabSnapshots {
     const main = await this.walk(frame, prefix, walkOpts);
     if (main.missing) throw ToolError.staleRef(opts.target ?? '');
     const text =
-      main.iframeRefs.length && opts.depth === undefined ? (await this.spliceFrames(frame, prefix, main, { allUrls, ...budget, ...boxes })).join('\n') : main.text;
+      main.iframeRefs.length && opts.depth === undefined
+        ? (await this.spliceFrames(frame, prefix, main, { allUrls, ...budget, ...boxes })).join('\n')
+        : main.text;
     return cut(text, opts.maxChars, main.stopped === true);
   }
 
@@ -128,7 +130,7 @@ export class TabSnapshots {
       }
       const childLines = result.iframeRefs.length ? await this.spliceFrames(child, prefix, result, walkOpts) : result.text.split('\n');
       const line = lines[at]!;
-      const indent = /^ */.exec(line)![0] + '  ';
+      const indent = `${/^ */.exec(line)![0]}  `;
       const head = line.endsWith(':') ? line : `${line}:`;
       lines = [...lines.slice(0, at), head, ...childLines.map((l) => indent + l), ...lines.slice(at + 1)];
     }

@@ -63,7 +63,15 @@ export class Tab {
   /** Whether the session collects WebMCP tools now (its config may change: the person's setting). */
   private readonly webmcpOn: () => boolean;
 
-  constructor(page: Page, options: { refContext?: string | undefined; background?: boolean | undefined; settleTimeoutMs?: number | undefined; webmcp?: (() => boolean) | undefined } = {}) {
+  constructor(
+    page: Page,
+    options: {
+      refContext?: string | undefined;
+      background?: boolean | undefined;
+      settleTimeoutMs?: number | undefined;
+      webmcp?: (() => boolean) | undefined;
+    } = {},
+  ) {
     this.page = page;
     this.webmcpOn = options.webmcp ?? (() => true);
     // Another document, other tools: the last listing is not this page's.
@@ -138,18 +146,26 @@ export class Tab {
     if (hidden && options.background) {
       throw new ToolError(
         'This tab is behind another tab in its window, and Chrome paints only the tab in front, so it cannot be ' +
-          'photographed without taking the person\'s focus. browser_snapshot reads the page in the background; a screenshot works once the person looks at the tab.',
+          "photographed without taking the person's focus. browser_snapshot reads the page in the background; a screenshot works once the person looks at the tab.",
       );
     }
     if (hidden) await this.page.bringToFront().catch(() => undefined);
     // atob, not Buffer: the extension runs this in the browser.
-    const shoot = () => cdp(this.page).send('Page.captureScreenshot', params).then(({ data }) => Uint8Array.from(atob(data), (c) => c.charCodeAt(0)));
+    const shoot = () =>
+      cdp(this.page)
+        .send('Page.captureScreenshot', params)
+        .then(({ data }) => Uint8Array.from(atob(data), (c) => c.charCodeAt(0)));
     return options.background ? this.paintedCapture(shoot, params) : shoot();
   }
 
   /** The viewport as a capture's clip, in the page's coordinates (where it is scrolled to), at `scale`. */
   async viewportClip(scale = 1): Promise<Protocol.Page.Viewport> {
-    const v = await this.page.evaluate(() => ({ x: visualViewport!.pageLeft, y: visualViewport!.pageTop, width: visualViewport!.width, height: visualViewport!.height }));
+    const v = await this.page.evaluate(() => ({
+      x: visualViewport!.pageLeft,
+      y: visualViewport!.pageTop,
+      width: visualViewport!.width,
+      height: visualViewport!.height,
+    }));
     return { ...v, scale };
   }
 
@@ -166,11 +182,23 @@ export class Tab {
       done = true;
     });
     const deadline = Date.now() + BACKGROUND_CAPTURE_MS;
-    while (!(await Promise.race([shot.then(() => true, () => true), delay(FRAME_ASK_MS).then(() => done)]))) {
+    while (
+      !(await Promise.race([
+        shot.then(
+          () => true,
+          () => true,
+        ),
+        delay(FRAME_ASK_MS).then(() => done),
+      ]))
+    ) {
       if (Date.now() >= deadline) {
-        throw new ToolError(`Chrome did not paint this tab within ${BACKGROUND_CAPTURE_MS / 1000} s, so no picture could be taken. Try again, or ask the person to look at the tab.`);
+        throw new ToolError(
+          `Chrome did not paint this tab within ${BACKGROUND_CAPTURE_MS / 1000} s, so no picture could be taken. Try again, or ask the person to look at the tab.`,
+        );
       }
-      void cdp(this.page).send('Page.captureScreenshot', params).catch(() => undefined);
+      void cdp(this.page)
+        .send('Page.captureScreenshot', params)
+        .catch(() => undefined);
     }
     return shot;
   }
@@ -179,7 +207,10 @@ export class Tab {
   private askForFrame(): Promise<void> {
     return cdp(this.page)
       .send('Page.captureScreenshot', { format: 'jpeg', quality: 1, clip: { x: 0, y: 0, width: 1, height: 1, scale: 1 } })
-      .then(() => undefined, () => undefined);
+      .then(
+        () => undefined,
+        () => undefined,
+      );
   }
 
   /**
@@ -289,7 +320,13 @@ export class Tab {
   }
 
   // Actions (tab-actions.ts).
-  actionPoint(handle: ElementHandle<Element>, frame: Frame, label: string, needsEnabled = true, timeoutMs = 5000): Promise<{ x: number; y: number; opensChooser: boolean }> {
+  actionPoint(
+    handle: ElementHandle<Element>,
+    frame: Frame,
+    label: string,
+    needsEnabled = true,
+    timeoutMs = 5000,
+  ): Promise<{ x: number; y: number; opensChooser: boolean }> {
     return this.actions.actionPoint(handle, frame, label, needsEnabled, timeoutMs);
   }
   runAction<T>(action: () => Promise<T>, opts: ActionOptions = {}): Promise<void> {

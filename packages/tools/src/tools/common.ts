@@ -11,14 +11,15 @@ export const targetSchema = z
   .min(1, 'target must not be empty: pass a ref from the latest snapshot (like e12) or a CSS selector')
   .describe('Exact target element: a ref from the latest page snapshot (like "e12" or "f1e3"), or a CSS selector');
 
-export const elementSchema = z
-  .string()
-  .optional()
-  .describe('Human-readable description of the element (used in messages and to explain the action)');
+export const elementSchema = z.string().optional().describe('Human-readable description of the element (used in messages and to explain the action)');
 
 /** `filename`: an answer saved to a file (in the client's workspace, else the output directory) instead of coming back as text. */
 export const filenameSchema = (what: string) =>
-  z.string().min(1, 'filename must not be empty').optional().describe(`Save ${what} to this file (relative to the client's workspace, else the output directory) instead of answering with it`);
+  z
+    .string()
+    .min(1, 'filename must not be empty')
+    .optional()
+    .describe(`Save ${what} to this file (relative to the client's workspace, else the output directory) instead of answering with it`);
 
 /** Answers with `text`, or saves it under `filename` and says where. */
 export async function answerOrSave(session: ToolSession, response: Response, text: string, filename: string | undefined, what: string): Promise<void> {

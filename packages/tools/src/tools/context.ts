@@ -24,8 +24,7 @@ const create = defineTool({
   schema: {
     name: 'browser_context_create',
     title: 'Create a browser context',
-    description:
-      'Create an isolated browser context (its own cookies, storage and cache; optionally its own proxy or saved login state) and make it active.',
+    description: 'Create an isolated browser context (its own cookies, storage and cache; optionally its own proxy or saved login state) and make it active.',
     inputSchema: z.object({
       name: contextName,
       proxy: z
@@ -36,8 +35,8 @@ const create = defineTool({
           password: z.string().optional(),
         })
         .optional()
-        .describe('Send this context\'s traffic through a proxy'),
-      storageState: z.string().min(1).optional().describe("Path to a Playwright storage state file ({cookies, origins}) to start from"),
+        .describe("Send this context's traffic through a proxy"),
+      storageState: z.string().min(1).optional().describe('Path to a Playwright storage state file ({cookies, origins}) to start from'),
     }),
     type: 'action',
   },
@@ -75,7 +74,10 @@ const list = defineTool({
     const items = await contexts(session).list();
     response.addResult(
       items
-        .map((c) => `- ${c.name}${c.active ? ' (active)' : ''}: ${c.pages} page${c.pages === 1 ? '' : 's'}${c.url ? `, ${c.url}` : ''}${c.proxy ? `, proxy ${c.proxy}` : ''}`)
+        .map(
+          (c) =>
+            `- ${c.name}${c.active ? ' (active)' : ''}: ${c.pages} page${c.pages === 1 ? '' : 's'}${c.url ? `, ${c.url}` : ''}${c.proxy ? `, proxy ${c.proxy}` : ''}`,
+        )
         .join('\n'),
     );
   },

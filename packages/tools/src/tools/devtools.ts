@@ -35,7 +35,11 @@ const hideHighlight = defineTabTool({
     const removed = target
       ? await tab.withElement(target, (el, frame) => inPage(frame, 'hideHighlight', el))
       : await inPage(tab.page.mainFrame(), 'hideHighlight', null);
-    response.addResult(removed ? `Removed ${removed === 1 && target ? `the highlight of ${label(target, element)}` : `${removed} highlight${removed === 1 ? '' : 's'}`}` : 'Nothing was highlighted.');
+    response.addResult(
+      removed
+        ? `Removed ${removed === 1 && target ? `the highlight of ${label(target, element)}` : `${removed} highlight${removed === 1 ? '' : 's'}`}`
+        : 'Nothing was highlighted.',
+    );
   },
 });
 

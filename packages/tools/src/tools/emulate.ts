@@ -15,8 +15,7 @@ const emulateMedia = defineTabTool({
     name: 'browser_emulate_media',
     title: 'Emulate CSS media',
     description:
-      'Emulate CSS media features for the current tab, e.g. the dark color scheme. Omitted parameters are left as they ' +
-      'are; null clears an override.',
+      'Emulate CSS media features for the current tab, e.g. the dark color scheme. Omitted parameters are left as they ' + 'are; null clears an override.',
     inputSchema: z.object({
       colorScheme: z.enum(['light', 'dark']).nullable().optional().describe('prefers-color-scheme'),
       reducedMotion: z.enum(['reduce', 'no-preference']).nullable().optional().describe('prefers-reduced-motion'),

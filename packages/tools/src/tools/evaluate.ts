@@ -20,8 +20,7 @@ const evaluate = defineTabTool({
     name: 'browser_evaluate',
     title: 'Evaluate JavaScript',
     description:
-      'Run a JavaScript function in the page and return its JSON result: "() => document.title", or with target ' +
-      '"(element) => element.textContent".',
+      'Run a JavaScript function in the page and return its JSON result: "() => document.title", or with target ' + '"(element) => element.textContent".',
     inputSchema: z.object({
       function: z.string().min(1, 'function must not be empty').describe('() => { /* code */ } or (element) => { /* code */ } when target is given'),
       target: targetSchema.optional().describe('Element passed as the first argument (a ref or CSS selector)'),

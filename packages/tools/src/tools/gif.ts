@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../engine/errors.js';
 import { GifRecorder } from '../tab/gif.js';
-import { inPage } from '../engine/in-page.js';
 import { defineTabTool, defineTool } from '../session/tool.js';
 import { toBase64 } from '../engine/files.js';
 
@@ -30,7 +29,7 @@ const stop = defineTool({
     title: 'Stop recording and get the GIF',
     description: 'Stop the recording started by browser_gif_start and return it as an animated GIF (optionally saved).',
     inputSchema: z.object({
-      filename: z.string().min(1).optional().describe('Also save the GIF under this file name (relative to the client\'s workspace, else the output directory)'),
+      filename: z.string().min(1).optional().describe("Also save the GIF under this file name (relative to the client's workspace, else the output directory)"),
     }),
     type: 'readOnly',
   },

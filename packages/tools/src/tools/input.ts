@@ -53,14 +53,17 @@ const click = defineTabTool({
       const point = await tab.actionPoint(el, frame, label(target, element), true, session.config.actionTimeoutMs);
       const choosing = !doubleClick && (button ?? 'left') === 'left' && (await inPage(frame, 'expectChoice', el));
       const { mouse, keyboard } = tab.page;
-      await tab.runAction(async () => {
-        for (const m of modifiers) await keyboard.down(modifierKey(m));
-        try {
-          await mouse.click(point.x, point.y, { button: button ?? 'left', count: doubleClick ? 2 : 1 });
-        } finally {
-          for (const m of [...modifiers].reverse()) await keyboard.up(modifierKey(m));
-        }
-      }, { expectChooser: point.opensChooser && (button ?? 'left') === 'left', input: { frame, what: 'click', kind: 'press' } });
+      await tab.runAction(
+        async () => {
+          for (const m of modifiers) await keyboard.down(modifierKey(m));
+          try {
+            await mouse.click(point.x, point.y, { button: button ?? 'left', count: doubleClick ? 2 : 1 });
+          } finally {
+            for (const m of [...modifiers].reverse()) await keyboard.up(modifierKey(m));
+          }
+        },
+        { expectChooser: point.opensChooser && (button ?? 'left') === 'left', input: { frame, what: 'click', kind: 'press' } },
+      );
       // An option of a custom select: the answer says it was chosen only if the widget shows it.
       const refused = choosing ? await inPage(frame, 'choiceRefused').catch(() => undefined) : undefined;
       if (refused) {
@@ -121,17 +124,20 @@ const drag = defineTabTool({
         const from = await tab.actionPoint(startEl, startFrame, label(startTarget, startElement), true, timeout);
         const to = await tab.actionPoint(endEl, endFrame, label(endTarget, endElement), false, timeout);
         const { mouse } = tab.page;
-        await tab.runAction(async () => {
-          await mouse.move(from.x, from.y);
-          await mouse.down();
-          // A few pixels first: past Chrome's drag threshold the page's dragstart runs and Chrome starts its drag
-          // session, which takes a moment; moves sent before it has started are plain mouse moves, and the drop is lost.
-          await mouse.move(from.x + 4, from.y + 4, { steps: 2 });
-          await delay(DRAG_START_MS);
-          await mouse.move(to.x, to.y, { steps: 8 });
-          await mouse.move(to.x, to.y);
-          await mouse.up();
-        }, { input: { frame: startFrame, what: 'drag', kind: 'press' }, pointerMoves: true });
+        await tab.runAction(
+          async () => {
+            await mouse.move(from.x, from.y);
+            await mouse.down();
+            // A few pixels first: past Chrome's drag threshold the page's dragstart runs and Chrome starts its drag
+            // session, which takes a moment; moves sent before it has started are plain mouse moves, and the drop is lost.
+            await mouse.move(from.x + 4, from.y + 4, { steps: 2 });
+            await delay(DRAG_START_MS);
+            await mouse.move(to.x, to.y, { steps: 8 });
+            await mouse.move(to.x, to.y);
+            await mouse.up();
+          },
+          { input: { frame: startFrame, what: 'drag', kind: 'press' }, pointerMoves: true },
+        );
       }),
     );
     response.addDone(`Dragged ${label(startTarget, startElement)} to ${label(endTarget, endElement)}`);
@@ -206,7 +212,10 @@ const type = defineTabTool({
       return locator;
     });
     if (instead === undefined) response.addDone(`Typed ${JSON.stringify(text)} into ${what}${submit ? ' and pressed Enter' : ''}`);
-    else response.addResult(`${JSON.stringify(text)} did not arrive as typed: ${what} holds ${instead} (the page changed or refused it)${submit ? '; then pressed Enter' : ''}`);
+    else
+      response.addResult(
+        `${JSON.stringify(text)} did not arrive as typed: ${what} holds ${instead} (the page changed or refused it)${submit ? '; then pressed Enter' : ''}`,
+      );
     if (locator) {
       addCode(session, response, [
         { on: { locator }, method: slowly ? 'pressSequentially' : 'fill', args: [typedText(session, text)] },
@@ -233,23 +242,28 @@ const pressKey = defineTabTool({
     const main = keys[keys.length - 1]!;
     const mods = keys.slice(0, -1);
     const { keyboard } = tab.page;
-    await tab.runAction(async () => {
-      const down: KeyInput[] = [];
-      try {
-        for (const m of mods) {
-          await keyboard.down(m);
-          down.push(m);
+    await tab.runAction(
+      async () => {
+        const down: KeyInput[] = [];
+        try {
+          for (const m of mods) {
+            await keyboard.down(m);
+            down.push(m);
+          }
+          await keyboard.press(main);
+        } catch (err) {
+          if (unknownKey(err)) {
+            throw new ToolError(
+              `${(err as Error).message}. Use KeyboardEvent.key names such as "Enter", "Escape", "ArrowDown", "PageDown", "a", or combinations like "Control+a".`,
+            );
+          }
+          throw err;
+        } finally {
+          for (const m of down.reverse()) await keyboard.up(m);
         }
-        await keyboard.press(main);
-      } catch (err) {
-        if (unknownKey(err)) {
-          throw new ToolError(`${(err as Error).message}. Use KeyboardEvent.key names such as "Enter", "Escape", "ArrowDown", "PageDown", "a", or combinations like "Control+a".`);
-        }
-        throw err;
-      } finally {
-        for (const m of down.reverse()) await keyboard.up(m);
-      }
-    }, { input: { frame: tab.page.mainFrame(), what: 'key press', kind: 'key' } });
+      },
+      { input: { frame: tab.page.mainFrame(), what: 'key press', kind: 'key' } },
+    );
     response.addDone(`Pressed ${key}`);
     addCode(session, response, [{ on: 'keyboard', method: 'press', args: [codeArg.string(key)] }]);
     response.setIncludeSnapshot();
@@ -289,7 +303,9 @@ const selectOption = defineTabTool({
       return locator;
     });
     response.addDone(`Selected ${values.map((v) => JSON.stringify(v)).join(', ')} in ${what}`);
-    addCode(session, response, [locator && { on: { locator }, method: 'selectOption', args: [values.length === 1 ? codeArg.string(values[0]!) : codeArg.strings(values)] }]);
+    addCode(session, response, [
+      locator && { on: { locator }, method: 'selectOption', args: [values.length === 1 ? codeArg.string(values[0]!) : codeArg.strings(values)] },
+    ]);
     response.setIncludeSnapshot();
   },
 });
@@ -348,9 +364,7 @@ const fillForm = defineTabTool({
             target: targetSchema,
             name: z.string().describe('Human-readable field name'),
             type: z.enum(['textbox', 'checkbox', 'radio', 'combobox', 'slider']).describe('Type of the field'),
-            value: z
-              .string()
-              .describe('Text for a textbox, "true"/"false" for a checkbox or radio, an option for a combobox, a number for a slider'),
+            value: z.string().describe('Text for a textbox, "true"/"false" for a checkbox or radio, an option for a combobox, a number for a slider'),
           }),
         )
         .min(1, 'fields needs at least one field'),
@@ -389,7 +403,8 @@ const fillForm = defineTabTool({
           case 'slider': {
             await tab.actionPoint(el, frame, what, true, timeout);
             const problem = await inPage(frame, 'setRange', el, field.value);
-            if (problem === NOT_RANGE) await tab.runAction(() => slideByKeys(tab, el, frame, field.value, what), { input: { frame, what: 'arrow keys', kind: 'key' } });
+            if (problem === NOT_RANGE)
+              await tab.runAction(() => slideByKeys(tab, el, frame, field.value, what), { input: { frame, what: 'arrow keys', kind: 'key' } });
             else if (problem) throw new ToolError(`${what}: ${problem}.`);
             break;
           }

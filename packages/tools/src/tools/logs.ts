@@ -7,7 +7,6 @@ import { consoleRank, formatConsole, type NetworkEntry } from '../tab/tab-logs.j
 import { defineTabTool } from '../session/tool.js';
 import { answerOrSave, filenameSchema } from './common.js';
 
-
 const consoleMessages = defineTabTool({
   capability: 'core',
   schema: {
@@ -15,7 +14,10 @@ const consoleMessages = defineTabTool({
     title: 'Console messages',
     description: 'Console messages and page errors of the current tab since it loaded its page (all: since it opened), oldest first.',
     inputSchema: z.object({
-      level: z.enum(LEVELS).optional().describe('Only messages at this level or more severe (error < warning < info < debug); the gateway\'s --console-level (info) by default'),
+      level: z
+        .enum(LEVELS)
+        .optional()
+        .describe("Only messages at this level or more severe (error < warning < info < debug); the gateway's --console-level (info) by default"),
       all: z.boolean().optional().describe('Every message since the tab opened, not only since the last navigation'),
       filename: filenameSchema('the messages'),
     }),
@@ -128,7 +130,10 @@ const networkRequest = defineTabTool({
 async function partOf(entry: NetworkEntry, part: Part): Promise<string> {
   const req = entry.request;
   const res = req.response();
-  const headers = (h: Record<string, string>) => Object.entries(h).map(([k, v]) => `${k}: ${v}`).join('\n') || '(none)';
+  const headers = (h: Record<string, string>) =>
+    Object.entries(h)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n') || '(none)';
   switch (part) {
     case 'request-headers':
       return headers(req.headers());

@@ -10,7 +10,6 @@ import { defineTabTool, defineTool } from '../session/tool.js';
 import { normalizeUrl } from './common.js';
 import { delay } from '../engine/timing.js';
 
-
 const navigate = defineTool({
   capability: 'core',
   schema: {

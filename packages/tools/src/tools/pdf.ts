@@ -7,7 +7,7 @@ const pdfSave = defineTabTool({
   schema: {
     name: 'browser_pdf_save',
     title: 'Save as PDF',
-    description: 'Save the current page as a PDF file (filename: relative to the client\'s workspace; by default in the output directory).',
+    description: "Save the current page as a PDF file (filename: relative to the client's workspace; by default in the output directory).",
     inputSchema: z.object({
       filename: z.string().min(1).optional().describe('File name, page-<timestamp>.pdf by default'),
     }),
@@ -17,7 +17,10 @@ const pdfSave = defineTabTool({
     const files = session.host.files;
     if (!files) throw new ToolError('Saving files is not available in this browser host.');
     const bytes = await tab.page.pdf({ printBackground: true });
-    const saved = filename !== undefined ? await files.writeOutput(filename, bytes) : await files.writeOutput(`page-${new Date().toISOString().replace(/[:.]/g, '-')}.pdf`, bytes, { generated: true });
+    const saved =
+      filename !== undefined
+        ? await files.writeOutput(filename, bytes)
+        : await files.writeOutput(`page-${new Date().toISOString().replace(/[:.]/g, '-')}.pdf`, bytes, { generated: true });
     response.addResult(`Saved the page as PDF to ${saved}`);
   },
 });

@@ -14,15 +14,21 @@ const screenshot = defineTabTool({
       'Take a screenshot of the viewport, the full page or one element. Use browser_snapshot to decide on actions; ' +
       'screenshots are for seeing how the page looks.',
     inputSchema: z.object({
-      type: z.enum(['png', 'jpeg', 'webp']).optional().describe('Image format; from the filename\'s extension when it has one, png otherwise'),
+      type: z.enum(['png', 'jpeg', 'webp']).optional().describe("Image format; from the filename's extension when it has one, png otherwise"),
       target: targetSchema.optional().describe('Element to capture (a ref or CSS selector)'),
       element: elementSchema,
       fullPage: z.boolean().optional().describe('Capture the whole scrollable page instead of the viewport'),
-      filename: z.string().min(1).optional().describe('Also save the image under this file name (relative to the client\'s workspace, else the output directory)'),
+      filename: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("Also save the image under this file name (relative to the client's workspace, else the output directory)"),
       scale: z
         .enum(['css', 'device'])
         .optional()
-        .describe('"css" (default): one image pixel per CSS pixel, the same on every screen; "device": the screen\'s own pixels (sharper on high-density screens)'),
+        .describe(
+          '"css" (default): one image pixel per CSS pixel, the same on every screen; "device": the screen\'s own pixels (sharper on high-density screens)',
+        ),
     }),
     type: 'readOnly',
   },

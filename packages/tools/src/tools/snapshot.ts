@@ -24,7 +24,7 @@ const snapshot = defineTabTool({
     const text = await tab.snapshot({
       ...(target ? { target } : {}),
       ...(depth !== undefined ? { depth } : {}),
-      ...(boxes ?? session.config.snapshotBoxes ? { boxes: true } : {}),
+      ...((boxes ?? session.config.snapshotBoxes) ? { boxes: true } : {}),
       // A file holds the whole snapshot: the budget is for answers.
       maxChars: filename === undefined ? session.config.snapshotMaxChars : Infinity,
     });
@@ -32,8 +32,7 @@ const snapshot = defineTabTool({
       response.setSnapshot(text);
       // The whole page, as the agent now has it: the next action's answer says what changed since.
       if (!target && depth === undefined) tab.shown(text, true);
-    }
-    else await answerOrSave(session, response, text, filename, 'the snapshot');
+    } else await answerOrSave(session, response, text, filename, 'the snapshot');
   },
 });
 

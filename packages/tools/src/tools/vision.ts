@@ -62,12 +62,15 @@ const dragXY = defineTabTool({
   },
   async handle(tab, { startX, startY, endX, endY }, response) {
     const { mouse } = tab.page;
-    await tab.runAction(async () => {
-      await mouse.move(startX, startY);
-      await mouse.down();
-      await mouse.move(endX, endY, { steps: 8 });
-      await mouse.up();
-    }, { pointerMoves: true });
+    await tab.runAction(
+      async () => {
+        await mouse.move(startX, startY);
+        await mouse.down();
+        await mouse.move(endX, endY, { steps: 8 });
+        await mouse.up();
+      },
+      { pointerMoves: true },
+    );
     response.addResult(`Dragged from (${startX}, ${startY}) to (${endX}, ${endY})`);
     response.setIncludeSnapshot();
   },

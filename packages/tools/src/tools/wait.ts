@@ -41,7 +41,11 @@ const waitFor = defineTabTool({
     };
     if (textGone !== undefined) await wait(textGone, false);
     if (text !== undefined) await wait(text, true);
-    const waited = [time !== undefined && `${time} s`, text !== undefined && `${JSON.stringify(text)} to appear`, textGone !== undefined && `${JSON.stringify(textGone)} to disappear`].filter(Boolean);
+    const waited = [
+      time !== undefined && `${time} s`,
+      text !== undefined && `${JSON.stringify(text)} to appear`,
+      textGone !== undefined && `${JSON.stringify(textGone)} to disappear`,
+    ].filter(Boolean);
     response.addResult(`Waited for ${waited.join(' and ')}`);
     response.setIncludeSnapshot();
   },

@@ -4,7 +4,7 @@ import { defineTabTool } from '../session/tool.js';
 import { callWebMcpTool, findWebMcpTool, UNTRUSTED_NOTE, webMcpLines } from '../engine/webmcp.js';
 
 const OFF =
-  "Pages' own tools (WebMCP) are off for this session: the gateway runs with --no-webmcp, or, in the person's browser, the person has not allowed agents to call the tools sites offer (browsermcp settings → \"Let agents call the tools sites offer them\"). Ask the person, or use the page as it is.";
+  'Pages\' own tools (WebMCP) are off for this session: the gateway runs with --no-webmcp, or, in the person\'s browser, the person has not allowed agents to call the tools sites offer (browsermcp settings → "Let agents call the tools sites offer them"). Ask the person, or use the page as it is.';
 
 const list = defineTabTool({
   capability: 'core',
@@ -22,7 +22,12 @@ const list = defineTabTool({
       response.addResult('The page registers no WebMCP tools (document.modelContext is absent, or no tool is registered in any frame).');
       return;
     }
-    response.addResult([`${listing.tools.length} WebMCP tool${listing.tools.length > 1 ? 's' : ''} on the page (${UNTRUSTED_NOTE}); call one with browser_webmcp_call:`, ...webMcpLines(listing, '')].join('\n'));
+    response.addResult(
+      [
+        `${listing.tools.length} WebMCP tool${listing.tools.length > 1 ? 's' : ''} on the page (${UNTRUSTED_NOTE}); call one with browser_webmcp_call:`,
+        ...webMcpLines(listing, ''),
+      ].join('\n'),
+    );
   },
 });
 

@@ -81,7 +81,10 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     // Which key opened it, as the person's popup names it (fingerprint and label), never the key.
     opened: (s) => {
       const label = s.keyHash === undefined ? undefined : opts.keyLabels?.get(s.keyHash);
-      app.log.info({ session: s.id.slice(0, 8), transport: s.kind, agent: agentIdentity(s.keyHash ?? 'no-key'), ...(label ? { label } : {}) }, 'session opened');
+      app.log.info(
+        { session: s.id.slice(0, 8), transport: s.kind, agent: agentIdentity(s.keyHash ?? 'no-key'), ...(label ? { label } : {}) },
+        'session opened',
+      );
     },
     closed: (s, reason) => app.log.info({ session: s.id.slice(0, 8), reason }, 'session closed'),
   };
@@ -93,7 +96,12 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     app.log.info(fields, message);
   });
   const roots = opts.roots;
-  const serverOptions = { tools: opts.tools, version: VERSION, log: toolLog, ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}) };
+  const serverOptions = {
+    tools: opts.tools,
+    version: VERSION,
+    log: toolLog,
+    ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}),
+  };
   const statesOf = (keyOwner: string) => new BrowserStates({ backend: opts.backend, keyOwner, keepMs: opts.stateKeepMs, maxPerKey: opts.maxStatesPerKey });
   const waitingFor = (sessionId: string) => opts.backend.waitingFor?.(sessionId);
   const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>

@@ -86,7 +86,8 @@ export const security = fp(
       max: (req) => (trusted(authState(req)) ? (opts.rateLimit ?? Number.MAX_SAFE_INTEGER) : opts.authFailuresPerMinute),
       allowList: (req) => isPublic(req) || (opts.rateLimit === undefined && trusted(authState(req))),
       // The plugin throws what this returns: the app's error handler answers it in JSON-RPC form (app.ts).
-      errorResponseBuilder: (_req, context) => new HttpRefusal(429, ErrorCodes.RateLimited, `Too many requests: try again in ${Math.ceil(context.ttl / 1000)} s.`),
+      errorResponseBuilder: (_req, context) =>
+        new HttpRefusal(429, ErrorCodes.RateLimited, `Too many requests: try again in ${Math.ceil(context.ttl / 1000)} s.`),
     });
 
     // The one Host/Origin guard, shared with the daemon.
@@ -113,7 +114,12 @@ export const security = fp(
       }
       if (auth.kind === 'missing') {
         reply.header('WWW-Authenticate', 'Bearer realm="browsermcp"');
-        return sendError(reply, 401, ErrorCodes.Unauthorized, 'Missing API key: send "Authorization: Bearer <key>" (the key is printed when the gateway starts).');
+        return sendError(
+          reply,
+          401,
+          ErrorCodes.Unauthorized,
+          'Missing API key: send "Authorization: Bearer <key>" (the key is printed when the gateway starts).',
+        );
       }
       if (auth.kind === 'wrong') {
         return sendError(reply, 403, ErrorCodes.Forbidden, 'Wrong API key. Use the key the gateway printed at startup or set with --api-key.');

@@ -47,7 +47,7 @@ export const legacySse = fp(
       const id = req.query.sessionId;
       if (!id) return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Missing sessionId query parameter: use the endpoint URL the SSE stream sent.');
       const session = registry.get(id);
-      if (!session || session.kind !== 'sse' || session.keyHash !== req.keyHash || session.openStreams === 0) {
+      if (session?.kind !== 'sse' || session.keyHash !== req.keyHash || session.openStreams === 0) {
         return sendError(reply, 404, ErrorCodes.SessionNotFound, 'Session not found: open a new stream with GET /sse.');
       }
       const parsed = parseMessage(req.body);

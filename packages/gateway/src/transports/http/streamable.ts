@@ -83,7 +83,7 @@ export const streamableHttp = fp(
       }
       const session = registry.get(id);
       // A session bound to another key answers like an unknown one: ids must not be probed.
-      if (!session || session.kind !== 'streamable' || session.keyHash !== req.keyHash) {
+      if (session?.kind !== 'streamable' || session.keyHash !== req.keyHash) {
         // Told why only where the id could be this key's: ended sessions carry no key, so only the reason is said.
         const why = !session ? registry.endedWhy(id) : undefined;
         sendError(reply, 404, ErrorCodes.SessionNotFound, `Session not found: ${why ?? 'it ended or expired'}. Start a new one with initialize.`);
@@ -127,7 +127,16 @@ export const streamableHttp = fp(
           sessionIdGenerator: newSessionId,
           eventStore: new BoundedEventStore(opts.eventStoreSize),
           onsessioninitialized: (id) => {
-            session = { id, kind: 'streamable', keyHash: req.keyHash, transport, server, lastSeen: Date.now(), openStreams: 0, protocolVersion: negotiatedVersion(body) };
+            session = {
+              id,
+              kind: 'streamable',
+              keyHash: req.keyHash,
+              transport,
+              server,
+              lastSeen: Date.now(),
+              openStreams: 0,
+              protocolVersion: negotiatedVersion(body),
+            };
             registry.add(session);
             place.release();
           },
@@ -154,7 +163,12 @@ export const streamableHttp = fp(
         const agreed = session.protocolVersion ?? BATCH_LAST_VERSION;
         if (body.length === 0) return sendError(reply, 400, ErrorCodes.InvalidRequest, 'Invalid Request: a JSON-RPC batch must not be empty.');
         if (agreed > BATCH_LAST_VERSION) {
-          return sendError(reply, 400, ErrorCodes.InvalidRequest, `JSON-RPC batches are not allowed in protocol version ${agreed}: send one message per request.`);
+          return sendError(
+            reply,
+            400,
+            ErrorCodes.InvalidRequest,
+            `JSON-RPC batches are not allowed in protocol version ${agreed}: send one message per request.`,
+          );
         }
       }
       // A session answering a long call (a 60 s browser_wait_for) is busy, not idle.
@@ -168,7 +182,12 @@ export const streamableHttp = fp(
       // Without a session there is no stream to open (2026-07-28 is POST only): 405, which clients read as "none".
       if (req.headers['mcp-session-id'] === undefined) {
         reply.header('Allow', 'POST');
-        return sendError(reply, 405, ErrorCodes.InvalidRequest, 'Method not allowed: GET /mcp opens the stream of a 2025 session (send its Mcp-Session-Id); without a session, send requests by POST.');
+        return sendError(
+          reply,
+          405,
+          ErrorCodes.InvalidRequest,
+          'Method not allowed: GET /mcp opens the stream of a 2025 session (send its Mcp-Session-Id); without a session, send requests by POST.',
+        );
       }
       const session = sessionFor(req, reply);
       if (!session) return reply;
@@ -191,7 +210,12 @@ export const streamableHttp = fp(
     app.delete('/mcp', async (req, reply) => {
       if (req.headers['mcp-session-id'] === undefined) {
         reply.header('Allow', 'POST');
-        return sendError(reply, 405, ErrorCodes.InvalidRequest, 'Method not allowed: DELETE /mcp ends a 2025 session (send its Mcp-Session-Id); 2026-07-28 requests have no session to end.');
+        return sendError(
+          reply,
+          405,
+          ErrorCodes.InvalidRequest,
+          'Method not allowed: DELETE /mcp ends a 2025 session (send its Mcp-Session-Id); 2026-07-28 requests have no session to end.',
+        );
       }
       const session = sessionFor(req, reply);
       if (!session) return reply;

@@ -1,0 +1,61 @@
+import { SessionExistsError, SessionInUseError, SessionNotFoundError, TooManySessionsError } from '../errors';
+import { checkId } from './checks';
+import type { ExecutorRegistry } from './executors';
+import { sessionRecordFor } from './requests';
+import type { StoppedSessions } from './stopped-sessions';
+import type { RouterStore, SessionRecord } from './store';
+import type { OpenSessionOptions, RouterOptions } from './types';
+
+/** Who may open a session, and who may take up one whose client connection dropped (the router's openSession and resumeSession). */
+export interface Admission {
+  store: RouterStore;
+  executors: ExecutorRegistry;
+  stopped: StoppedSessions;
+  remote: RouterOptions['remote'];
+  maxSessionsPerUser: number;
+  defaultExecutorId: string | undefined;
+  /** Ends a session whose browser refused to open it. */
+  end(sessionId: string): Promise<unknown>;
+}
+
+/** Opens a session on a connected executor, within its user's cap; see SessionRouter.openSession. */
+export async function admitSession(a: Admission, sessionId: string, options: OpenSessionOptions): Promise<SessionRecord> {
+  const session = sessionRecordFor(sessionId, options, a.defaultExecutorId);
+  const { executorId, userId } = session;
+  const executor = a.executors.live(executorId);
+  // One user cannot take the daemon's sessions (and browser contexts) for everyone else.
+  if (userId !== undefined) {
+    const open = (await a.store.listSessions()).filter((s) => s.userId === userId).length;
+    if (open >= a.maxSessionsPerUser) throw new TooManySessionsError(userId, a.maxSessionsPerUser);
+  }
+  if (!(await a.store.createSession(session))) throw new SessionExistsError(sessionId);
+  if (executor.openSession !== undefined) {
+    try {
+      await executor.openSession(session);
+    } catch (error) {
+      await a.end(sessionId);
+      throw error;
+    }
+  }
+  return session;
+}
+
+/** What a caller taking up a session says of itself; see SessionRouter.resumeSession. */
+export interface TakeUp {
+  userId?: string | undefined;
+  servedBy?: string | undefined;
+  shared?: boolean | undefined;
+}
+
+/** Takes up an open session for `options.servedBy`: its own user's only, and not one a live client elsewhere drives. */
+export async function takeUpSession(a: Admission, sessionId: string, options: TakeUp): Promise<SessionRecord> {
+  checkId(sessionId, 'sessionId');
+  const session = await a.store.getSession(sessionId);
+  if (session === undefined && a.stopped.has(sessionId)) throw a.stopped.error(sessionId);
+  if (session === undefined || session.userId !== options.userId) throw new SessionNotFoundError(sessionId);
+  const from = session.servedBy;
+  const elsewhere = options.servedBy !== undefined && from !== undefined && from !== options.servedBy;
+  if (elsewhere && options.shared !== true && (await a.remote?.drives(from, sessionId))) throw new SessionInUseError(sessionId, from);
+  if (options.servedBy !== undefined && !(await a.store.setServedBy(sessionId, options.servedBy))) throw new SessionNotFoundError(sessionId);
+  return options.servedBy !== undefined ? { ...session, servedBy: options.servedBy } : session;
+}
