@@ -26,12 +26,38 @@ const DAEMON_ERROR = Symbol.for('browsermcp.daemon.error');
 
 type Cause = { cause: unknown };
 
+/** How each kind of error is made, by code, with the arguments its message is made from (see madeAgainWith). */
+const MAKERS = new Map<string, (...args: unknown[]) => DaemonError>();
+const ARGS = Symbol('browsermcp.daemon.error.args');
+
 function defineError<C extends string, Args extends unknown[]>(code: C, message: string, rpcCode: number): DaemonErrorConstructor<C, Args> {
-  const ErrorClass = createError<C, number, Args>(code, message, httpStatusForErrorCode(rpcCode));
-  Object.defineProperty(ErrorClass.prototype, 'rpcCode', { value: rpcCode, enumerable: false });
-  Object.defineProperty(ErrorClass.prototype, DAEMON_ERROR, { value: true, enumerable: false });
+  const Base = createError<C, number, Args>(code, message, httpStatusForErrorCode(rpcCode));
+  Object.defineProperty(Base.prototype, 'rpcCode', { value: rpcCode, enumerable: false });
+  Object.defineProperty(Base.prototype, DAEMON_ERROR, { value: true, enumerable: false });
+  // Each error keeps the arguments of its message, so that it can be made again for a reader who knows one of them by
+  // another name; called with or without `new`, as createError's classes are.
+  function DefinedError(...args: Args): DaemonError {
+    const error = new Base(...args) as unknown as DaemonError;
+    Object.defineProperty(error, ARGS, { value: args, enumerable: false });
+    return error;
+  }
+  DefinedError.prototype = Base.prototype;
+  MAKERS.set(code, DefinedError as (...args: unknown[]) => DaemonError);
   // createError's declared instance type lacks rpcCode; the prototype now has it.
-  return ErrorClass as unknown as DaemonErrorConstructor<C, Args>;
+  return DefinedError as unknown as DaemonErrorConstructor<C, Args>;
+}
+
+/**
+ * The same error made again with `to` for the argument `from` (a session the router names by its namespaced id, and
+ * its caller by its own): a new error of the same kind, code and status, its message made from the arguments, never
+ * edited. Anything else comes back as it was.
+ */
+export function madeAgainWith(error: unknown, from: string, to: string): unknown {
+  if (!isDaemonError(error)) return error;
+  const args = (error as unknown as { [ARGS]?: unknown[] })[ARGS];
+  const make = MAKERS.get(error.code);
+  if (!args?.includes(from) || make === undefined) return error;
+  return make(...args.map((arg) => (arg === from ? to : arg)));
 }
 
 export const InvalidArgumentError = defineError<'BMCP_ERR_INVALID_ARGUMENT', [detail: string]>('BMCP_ERR_INVALID_ARGUMENT', '%s', ErrorCodes.InvalidParams);

@@ -1,6 +1,6 @@
 import type { ExtensionInfo } from '@browsermcp/protocol';
 import type { FastifyRequest } from 'fastify';
-import { SessionNotFoundError, UnauthorizedError } from '../errors.js';
+import { madeAgainWith, SessionNotFoundError, UnauthorizedError } from '../errors.js';
 import type { SessionRecord } from '../router/index.js';
 import type { DaemonState } from './core.js';
 
@@ -37,8 +37,7 @@ export function routerSessionId(userId: string | null, sessionId: string): strin
 export function inCallerTerms<T>(work: Promise<T>, routerId: string, callerId: string): Promise<T> {
   if (routerId === callerId) return work;
   return work.catch((error: unknown) => {
-    if (error instanceof Error && error.message.includes(routerId)) error.message = error.message.replaceAll(routerId, callerId);
-    throw error;
+    throw madeAgainWith(error, routerId, callerId);
   });
 }
 
