@@ -74,6 +74,7 @@ export function buildDaemonProgram(): Command {
     settingOption('--auth-issuer <iss>', 'the "iss" every access token must name: whoever signs them (default: none: not checked)'),
     s.gracePeriod,
     s.maxBrowserStates,
+    s.maxKeyMemory,
     s.commandTimeout,
     settingOption('--heartbeat <seconds>', 'seconds between WebSocket pings; a peer missing one pong is dropped').default(String(DEFAULT_HEARTBEAT_MS / 1000)),
     s.allowedHosts,
@@ -248,6 +249,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         maxOutputBytes: shared.outputMaxBytes,
         filePaths: shared.filePaths,
         idleTimeoutMs: shared.idleTimeoutMs,
+        maxKeyMemoryMb: shared.maxKeyMemoryMb,
         caps: shared.caps,
         toolConfig: sessionConfigFrom(tools.settings),
       };

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Option } from 'commander';
 import { optionalCapabilities, type Capability } from '@browsermcp/tools';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_KEPT_STATES } from './router/index.js';
+import { DEFAULT_MAX_KEY_MEMORY_MB } from './local/key-memory.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST } from './server/constants.js';
 import { defaultPairingFile } from './server/pairing-secret.js';
@@ -57,6 +58,7 @@ export type SharedSettingKey =
   | 'fileRoots'
   | 'gracePeriod'
   | 'maxBrowserStates'
+  | 'maxKeyMemory'
   | 'commandTimeout'
   | 'maxConnectionsPerAddress'
   | 'requestTimeout'
@@ -176,6 +178,13 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
         "most browser states kept at once, every key's together (each holds a browser context and its tabs); at the limit a new one is refused until one closes",
       ),
     ).default(String(DEFAULT_MAX_KEPT_STATES)),
+    maxKeyMemory: settingOption(
+      '--max-key-memory <MB>',
+      describe(
+        'maxKeyMemory',
+        "memory all of one key's tabs may hold together (their pages' JavaScript heaps and buffers), across its sessions and browser states: past it the key's biggest tab is closed and its agent told why",
+      ),
+    ).default(String(DEFAULT_MAX_KEY_MEMORY_MB)),
     commandTimeout: settingOption(
       '--command-timeout <seconds>',
       describe('commandTimeout', 'longest a single tool call may take (a browser starting for it does not count)'),
@@ -236,6 +245,8 @@ export interface SharedSettings {
   gracePeriodMs: number;
   /** --max-browser-states: most browser states kept at once. */
   maxBrowserStates: number;
+  /** --max-key-memory, MB: what one key's tabs may hold together in the launched browser. */
+  maxKeyMemoryMb: number;
   commandTimeoutMs: number;
   /** --max-connections-per-address and --request-timeout: what one slow or greedy client may hold. */
   connectionLimits: ConnectionLimits;
@@ -344,6 +355,7 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     fileRoots: values.list('fileRoots'),
     gracePeriodMs: (values.int('gracePeriod', 0, 86_400) ?? DEFAULT_GRACE_PERIOD_SECONDS) * 1000,
     maxBrowserStates: values.int('maxBrowserStates', 1, 100_000) ?? DEFAULT_MAX_KEPT_STATES,
+    maxKeyMemoryMb: values.int('maxKeyMemory', 64, 1_048_576) ?? DEFAULT_MAX_KEY_MEMORY_MB,
     commandTimeoutMs: (values.int('commandTimeout', 1, 3600) ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
     connectionLimits: {
       maxPerAddress: values.int('maxConnectionsPerAddress', 1, 100_000) ?? DEFAULT_CONNECTION_LIMITS.maxPerAddress,

@@ -173,3 +173,11 @@ it('answers --help and --version without reading the rest', () => {
   const token = parseCli(['token', '--help']);
   expect(token.kind === 'help' && token.text).toContain('--secret-file <file>');
 });
+
+it('hands --max-key-memory (4096 MB by default) to its own browser, from the flag or BROWSERMCP_MAX_KEY_MEMORY', () => {
+  expect(serve([]).options.local?.maxKeyMemoryMb).toBe(4096);
+  expect(serve(['--max-key-memory', '512']).options.local?.maxKeyMemoryMb).toBe(512);
+  vi.stubEnv('BROWSERMCP_MAX_KEY_MEMORY', '300');
+  expect(serve([]).options.local?.maxKeyMemoryMb).toBe(300);
+  expect(() => serve(['--max-key-memory', '10'])).toThrow('--max-key-memory must be a whole number from 64 to 1048576, got "10"');
+});

@@ -83,6 +83,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     proxy: config.proxy,
     keepStateMs: config.keepBrowserStateMs,
     maxKeptStates: config.maxBrowserStates,
+    maxKeyMemoryMb: config.maxKeyMemoryMb,
   });
 }
 

@@ -194,6 +194,12 @@ describe('browsermcp-gateway CLI', () => {
       [['--max-log-entries', '5'], '--max-log-entries must be a whole number from 10 to 100000, got "5"'],
       [['--max-tab-memory', '10'], '--max-tab-memory must be a whole number from 64 to 1048576, got "10"'],
       [['--max-browser-states', '0'], '--max-browser-states must be a whole number from 1 to 100000, got "0"'],
+      [['--max-key-memory', '10'], '--max-key-memory must be a whole number from 64 to 1048576, got "10"'],
+      [
+        ['--extension', '--max-key-memory', '512'],
+        "--max-key-memory bounds what each key's tabs hold in this gateway's own browser; with --extension the browser is the person's",
+      ],
+      [['--daemon-url', 'ws://127.0.0.1:9/mcp', '--max-key-memory', '512'], 'with --daemon-url set --max-key-memory on browsermcp-daemon'],
       [
         ['--daemon-url', 'ws://127.0.0.1:9/mcp', '--max-browser-states', '5'],
         "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon.",

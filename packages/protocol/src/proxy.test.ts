@@ -56,6 +56,7 @@ describe('ProxyMethods', () => {
       resume_session?: string | undefined;
       keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined;
       settings?: SessionSettings | undefined;
+      account?: string | undefined;
     }>();
     expectTypeOf<ProxyResult<'connect'>>().toEqualTypeOf<ConnectResult>();
   });
@@ -83,7 +84,7 @@ describe('parseProxyParams', () => {
     authenticated: [undefined, {}, { extension_id: 'ext-1' }],
     mcp_handshake: [{ accessToken: 'jwt' }, { accessToken: '' }],
     list_extensions: [undefined, {}],
-    connect: [{ extension_id: 'ext-1' }],
+    connect: [{ extension_id: 'ext-1' }, { extension_id: 'ext-1', account: 'label-of-a-key' }],
     disconnect: [undefined, {}, { connection_id: 'c1' }],
     status: [{ state: 'connected' }, { state: 'reconnecting', extension_id: 'ext-1', connection_id: 'c1', message: '4m 50s left' }],
     disconnected: [{ reason: 'extension closed' }, { reason: '', connection_id: 'c1', extension_id: 'e' }],
@@ -104,6 +105,8 @@ describe('parseProxyParams', () => {
     connect: [
       [{}, '"params.extension_id" is required'],
       [{ extension_id: '' }, '"params.extension_id" must not be empty'],
+      [{ extension_id: 'e', account: '' }, '"params.account" must not be empty'],
+      [{ extension_id: 'e', account: 'x'.repeat(201) }, '"params.account"'],
     ],
     disconnect: [[{ connection_id: 7 }, '"params.connection_id" must be a string']],
     'notifications/cancelled': [[{}, '"params.requestId" must be a string or number']],
@@ -144,6 +147,7 @@ describe('parseProxyParams', () => {
       resume_session?: string | undefined;
       keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined;
       settings?: SessionSettings | undefined;
+      account?: string | undefined;
     }>();
     expect(result.value).toStrictEqual({ extension_id: 'e1' });
   });

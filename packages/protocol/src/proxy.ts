@@ -129,6 +129,11 @@ export const connectParamsSchema = z.object({
    * daemon within its own settings, in its browser and in an extension alike. A taken-up session keeps its own.
    */
   settings: sessionSettingsSchema.optional(),
+  /**
+   * Whose memory budget the session's tabs count toward within the caller's user (the daemon's `--max-key-memory`):
+   * a label of the gateway's key, the same for all of that key's sessions and states. Absent: the user's own budget.
+   */
+  account: nonEmptyString.max(200).optional(),
 });
 export type ConnectParams = z.infer<typeof connectParamsSchema>;
 export const connectResultSchema = z.object({

@@ -23,6 +23,7 @@ export class SessionContexts implements ContextManager {
   private readonly files: NodeFileAccess;
   private readonly toolConfig: Partial<SessionConfig>;
   private readonly person: SessionHost['person'];
+  private readonly memory: SessionHost['memory'];
   private readonly pageSetup: PageSetupOptions;
   private readonly entries = new Map<string, Entry>();
   private activeName = DEFAULT;
@@ -35,12 +36,15 @@ export class SessionContexts implements ContextManager {
     toolConfig: Partial<SessionConfig>;
     /** Present when someone can see this browser (headed, or reached over CDP): hand-offs to the person work. */
     person?: SessionHost['person'];
+    /** The budget beyond the session its tabs count toward (its key's, --max-key-memory), in every context of it. */
+    memory?: SessionHost['memory'];
     /** How each page and context is set up (user agent, device, init scripts, permissions). */
     pageSetup?: PageSetupOptions;
   }) {
     this.pageSetup = options.pageSetup ?? {};
     this.browser = options.browser;
     this.person = options.person;
+    this.memory = options.memory;
     this.files = options.files;
     this.toolConfig = options.toolConfig;
     this.entries.set(DEFAULT, this.entry(DEFAULT, options.defaultContext, options.ownsDefaultContext, undefined));
@@ -61,6 +65,7 @@ export class SessionContexts implements ContextManager {
         // Refs of a named context carry its name (uk:e2): the tools write and check them.
         ...(name === DEFAULT ? {} : { refContext: name }),
         ...(this.person ? { person: this.person } : {}),
+        ...(this.memory ? { memory: this.memory } : {}),
       },
       this.toolConfig,
     );

@@ -19,6 +19,7 @@ import { formatDuration } from '../router/duration.js';
 import type { Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
 import { SessionContexts } from './contexts.js';
+import { accountOf, DEFAULT_MAX_KEY_MEMORY_MB, KeyMemory, keyMemoryHost } from './key-memory.js';
 import { NodeFileAccess, sessionFilesOwner, type FilePathMode, type SessionOwner, type SessionRoots, type SessionWorkspace } from './files.js';
 import { setupContext, type PageSetupOptions } from './page-setup.js';
 
@@ -53,6 +54,8 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   pageSetup?: PageSetupOptions | undefined;
   /** --idle-timeout, ms: a launched browser no command used for this long is closed (the next one starts it again). */
   idleTimeoutMs?: number | undefined;
+  /** --max-key-memory, MB: what one key's tabs may hold together, across its sessions and browser states. */
+  maxKeyMemoryMb?: number | undefined;
 }
 
 /**
@@ -73,6 +76,8 @@ export class LocalExecutor implements Executor {
   private readonly sessions = new Map<string, SessionContexts>();
   private readonly creating = new Map<string, Promise<SessionContexts>>();
   private readonly tabIds = new WeakMap<Page, string>();
+  /** What each key's tabs hold together (--max-key-memory). */
+  private readonly keyMemory: KeyMemory<Page>;
   /** The tab ids each session was given, to release them in the router when the browser goes away. */
   private readonly sessionTabs = new Map<string, Set<string>>();
   /** Sessions whose browser died while they were idle, with why: their next answer says their pages are gone. */
@@ -87,6 +92,7 @@ export class LocalExecutor implements Executor {
     this.id = options.id ?? 'local';
     this.router = router;
     this.options = options;
+    this.keyMemory = new KeyMemory((options.maxKeyMemoryMb ?? DEFAULT_MAX_KEY_MEMORY_MB) * 1024 * 1024);
     // Origin lists in the tools' settings: the browser is launched so that no request gets around them (held-profile.ts).
     this.browser = new LocalBrowser({
       ...options,
@@ -243,7 +249,8 @@ export class LocalExecutor implements Executor {
       throw err;
     }
     // The session's own settings (its gateway's flags, within this daemon's), over the executor's defaults.
-    const settings = (await this.router.getSession(sessionId))?.settings;
+    const record = await this.router.getSession(sessionId);
+    const settings = record?.settings;
     if (settings?.caps) this.sessionTools.set(sessionId, toolsFor(settings.caps.filter(isOptionalCapability)));
     const contexts = new SessionContexts({
       pageSetup,
@@ -253,6 +260,7 @@ export class LocalExecutor implements Executor {
       files: this.files.forSession(sessionId),
       toolConfig: settings ? withinConfig(this.options.toolConfig ?? {}, sessionConfigFrom(settings)) : (this.options.toolConfig ?? {}),
       ...(this.personCanSee ? { person: this.personFor(sessionId) } : {}),
+      memory: keyMemoryHost(this.keyMemory, record ? accountOf(record) : undefined),
     });
     this.sessions.set(sessionId, contexts);
     return contexts;

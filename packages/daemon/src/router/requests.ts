@@ -11,7 +11,7 @@ import type { DispatchRequest, OpenSessionOptions } from './types';
 /** The record of a session `openSession` is asked to open on `executorId` (the option's, else the router's default). */
 export function sessionRecordFor(sessionId: string, options: OpenSessionOptions, defaultExecutorId: string | undefined): SessionRecord {
   checkId(sessionId, 'sessionId');
-  const { clientName, agent, userId, servedBy } = options;
+  const { clientName, agent, userId, servedBy, account } = options;
   if (clientName !== undefined && typeof clientName !== 'string') throw new InvalidArgumentError('"clientName" must be a string');
   if (agent !== undefined && (typeof agent !== 'string' || agent.length > 200)) {
     throw new InvalidArgumentError('"agent" must be a string of at most 200 characters');
@@ -20,6 +20,9 @@ export function sessionRecordFor(sessionId: string, options: OpenSessionOptions,
   if (executorId === undefined) throw new InvalidArgumentError('openSession needs an executorId, or a router with a defaultExecutorId');
   checkId(executorId, 'executorId');
   if (userId !== undefined) checkId(userId, 'userId');
+  if (account !== undefined && (typeof account !== 'string' || account === '' || account.length > 200)) {
+    throw new InvalidArgumentError('"account" must be a string of 1 to 200 characters');
+  }
   if (servedBy !== undefined) checkId(servedBy, 'servedBy');
   return {
     sessionId,
@@ -27,6 +30,7 @@ export function sessionRecordFor(sessionId: string, options: OpenSessionOptions,
     ...(clientName !== undefined ? { clientName } : {}),
     ...(agent !== undefined ? { agent } : {}),
     ...(userId !== undefined ? { userId } : {}),
+    ...(account !== undefined ? { account } : {}),
     ...(servedBy !== undefined ? { servedBy } : {}),
     ...(options.settings !== undefined ? { settings: options.settings } : {}),
   };

@@ -30,6 +30,11 @@ export interface SessionRecord {
   readonly agent?: string;
   /** The user whose access token opened the session, on a daemon with auth: only that user may reach it. */
   readonly userId?: string;
+  /**
+   * Whose memory budget its tabs count toward (`--max-key-memory`) within its user: a label of the gateway's API key
+   * that opened it, the same for that key's sessions and browser states. Absent: the user's (or the daemon's) own.
+   */
+  readonly account?: string;
   /** The session's current tab as its executor last named it (in an answer or a claim); the browser is the truth. */
   readonly currentTabId?: string;
   /**

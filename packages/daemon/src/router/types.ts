@@ -80,6 +80,8 @@ export interface OpenSessionOptions {
   readonly agent?: string;
   /** The authenticated user the session belongs to (see SessionRecord.userId). */
   readonly userId?: string;
+  /** Whose budget its tabs count toward, within its user (see SessionRecord.account). */
+  readonly account?: string;
   /** The executor that runs this session; defaults to the router's defaultExecutorId. */
   readonly executorId?: string;
   /** In a cluster: the instance that serves the session's client (SessionRecord.servedBy). */

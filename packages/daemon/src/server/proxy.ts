@@ -211,6 +211,7 @@ class ProxyClient {
         executorId: extensionId,
         clientName: `remote ${this.clientId}`,
         ...user,
+        ...(checked.value.account !== undefined ? { account: checked.value.account } : {}),
         ...(servedBy !== undefined ? { servedBy } : {}),
         ...(settings !== undefined ? { settings } : {}),
       });

@@ -44,8 +44,10 @@ export class EmbeddedBackend extends RouterBackend {
     return undefined;
   }
 
-  protected async openDaemonSession(id: string, { clientName }: OpenSessionOptions): Promise<void> {
-    await this.router.openSession(id, clientName ? { clientName } : {});
+  protected async openDaemonSession(id: string, { clientName, caller, owner }: OpenSessionOptions): Promise<void> {
+    // Its tabs count toward its key's memory (--max-key-memory), as the tabs of the key's other sessions and states.
+    const account = caller ?? owner;
+    await this.router.openSession(id, { ...(clientName ? { clientName } : {}), ...(account ? { account } : {}) });
   }
 
   browserConnected(): boolean {

@@ -70,6 +70,8 @@ interface RemoteSession {
   daemonSession: { sessionId: string; browser: string } | undefined;
   /** Who opened it (a hash of its key): with keepMs, its owner's kept state is taken up instead. */
   owner: string | undefined;
+  /** Whose key its tabs count toward on the daemon (--max-key-memory): the caller's, else the owner's. */
+  account: string | undefined;
   /** How long its owner's kept state outlives its last user (ms); undefined: the session is its own. */
   keepMs: number | undefined;
   /** How its kept state is found and listed. */
@@ -151,6 +153,8 @@ export class RemoteBackend implements Backend {
           extension_id: choice,
           ...(keep ? { keep_state: keep } : { resumable: true }),
           ...(settings ? { settings } : {}),
+          // A label of the key, never its hash (as for kept states).
+          ...(session.account !== undefined ? { account: keptStateLabel(session.account) } : {}),
         });
         session.daemonSession = linked.session_id !== undefined ? { sessionId: linked.session_id, browser: linked.extension_id } : undefined;
       }
@@ -194,8 +198,9 @@ export class RemoteBackend implements Backend {
     return session.attaching;
   }
 
-  async openSession(sessionId: string, { owner, keepMs = this.options.keepStateMs, state }: OpenSessionOptions = {}): Promise<void> {
-    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, keepMs, state, closed: false };
+  async openSession(sessionId: string, { owner, caller, keepMs = this.options.keepStateMs, state }: OpenSessionOptions = {}): Promise<void> {
+    const account = caller ?? owner;
+    const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, account, keepMs, state, closed: false };
     this.sessions.set(sessionId, session);
     const link = keptKey(session) !== undefined ? this.kept.take(keptKey(session)!) : undefined;
     if (link) {

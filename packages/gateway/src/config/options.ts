@@ -128,6 +128,11 @@ function options(): Option[] {
       ['launch', 'cdp', 'extension'],
       "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon.",
     ),
+    appliesIn(
+      s.maxKeyMemory,
+      ['launch', 'cdp'],
+      "--max-key-memory bounds what each key's tabs hold in this gateway's own browser; with --extension the browser is the person's (--max-tab-memory bounds each tab there), and with --daemon-url set --max-key-memory on browsermcp-daemon.",
+    ),
     opt(
       '--session-idle-timeout <seconds>',
       'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most',

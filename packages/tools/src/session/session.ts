@@ -66,6 +66,14 @@ export interface SessionHost {
    * (the extension's blocked page); the answer to the call that led there waits for it, so it describes that page.
    */
   refusedNavigation?(page: Page, url: string): Promise<void>;
+  /**
+   * A memory budget the host keeps beyond this session (the daemon's per-key `--max-key-memory`, across a key's
+   * sessions and browser states): told of each tab, it gets the tab's readings and may have the tab stopped, `why`
+   * saying what was passed.
+   */
+  memory?: {
+    track(page: Page, stop: (why: string) => void): { reading(bytes: number): void; forget(): void };
+  };
 }
 
 export { defaultSessionConfig, ENGINE_TOOL_SETTING_KEYS, type EngineToolSettings, type SessionConfig } from './session-config.js';
@@ -304,15 +312,24 @@ export class ToolSession {
       else this.adoptPage(popup, true);
     });
     tab.page.once('close', () => this.lost(tab));
+    const shared = this.host.memory?.track(tab.page, (why) => this.stopForMemory(tab, why));
+    if (shared) tab.page.once('close', () => shared.forget());
     watchMemory(
       tab.page,
       () => this.config.maxTabMemoryMb * MB,
-      (bytes) => this.stopForMemory(tab, bytes),
+      (bytes) => {
+        shared?.forget();
+        this.stopForMemory(
+          tab,
+          `its page held ${Math.round(bytes / MB).toLocaleString('en')} MB of memory, past this session's limit of ${this.config.maxTabMemoryMb.toLocaleString('en')} MB (the gateway's --max-tab-memory)`,
+        );
+      },
+      shared ? (bytes) => shared.reading(bytes) : undefined,
     );
   }
 
-  /** A tab whose page passed the memory bound: closed (by the session, so not news twice), and its agent told why. */
-  private stopForMemory(tab: Tab, bytes: number): void {
+  /** A tab that passed a memory bound (`why`): closed (by the session, so not news twice), and its agent told why. */
+  private stopForMemory(tab: Tab, why: string): void {
     const url = tab.page.url();
     // Closed as the session closes its tabs: a tab the person shared goes back to them instead (their host says how).
     // Told once it is gone: the answer that carries the note no longer lists the tab.
@@ -320,9 +337,7 @@ export class ToolSession {
       .catch(() => undefined)
       .then(() => {
         this.forget(tab);
-        this.addNote(
-          `The tab with ${url} was closed: its page held ${Math.round(bytes / MB).toLocaleString('en')} MB of memory, past this session's limit of ${this.config.maxTabMemoryMb.toLocaleString('en')} MB (the gateway's --max-tab-memory).`,
-        );
+        this.addNote(`The tab with ${url} was closed: ${why}.`);
       });
   }
 

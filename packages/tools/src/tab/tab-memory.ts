@@ -14,18 +14,22 @@ export async function pageMemory(page: Page): Promise<number | undefined> {
 
 /**
  * Reads a tab's memory every MEMORY_CHECK_MS and calls `over` once when it passes `limitBytes` (a page that keeps
- * allocating after its call returned must not take the machine down). Stops with the tab, or when told to.
+ * allocating after its call returned must not take the machine down); each reading under it goes to `onReading` (a
+ * budget beyond the tab: its key's). Stops with the tab, or when told to.
  */
-export function watchMemory(page: Page, limitBytes: () => number, over: (bytes: number) => void): () => void {
+export function watchMemory(page: Page, limitBytes: () => number, over: (bytes: number) => void, onReading?: (bytes: number) => void): () => void {
   let reading = false;
   const timer = setInterval(() => {
     if (reading || page.isClosed()) return;
     reading = true;
     void pageMemory(page)
       .then((bytes) => {
-        if (bytes !== undefined && bytes > limitBytes() && !page.isClosed()) {
+        if (bytes === undefined || page.isClosed()) return;
+        if (bytes > limitBytes()) {
           clearInterval(timer);
           over(bytes);
+        } else {
+          onReading?.(bytes);
         }
       })
       .finally(() => {
