@@ -1,6 +1,6 @@
-import type { ClusterReply, ClusterRequest, CommandEnvelope } from '@browsermcp/protocol';
+import type { ClusterReply, ClusterRequest, CommandEnvelope, ResponseEnvelope } from '@browsermcp/protocol';
 import { MAX_HOLD_MS } from '../router/events.js';
-import type { Executor, ExecutorKind, SessionRecord, SessionRouter } from '../router/index.js';
+import type { Executor, ExecutorKind, SessionRecord } from '../router/index.js';
 
 /** How long a reply to a session call (open, close) may take. */
 const CALL_TIMEOUT_MS = 10_000;
@@ -9,7 +9,6 @@ const CALL_TIMEOUT_MS = 10_000;
 export interface RemoteCalls {
   request(executorId: string, request: ClusterRequest, timeoutMs: number): Promise<ClusterReply & { ok: true }>;
   notify(executorId: string, request: ClusterRequest): void;
-  readonly router: SessionRouter;
 }
 
 /** A browser another instance holds, as an Executor of this instance's router. */
@@ -20,11 +19,11 @@ export class RemoteExecutor implements Executor {
     private readonly node: RemoteCalls,
   ) {}
 
-  async send(command: CommandEnvelope, timeoutMs: number): Promise<void> {
+  async send(command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope | undefined> {
     // Waits as long as the router could (a command held for the person included); the router's own timeout
     // answers the caller first and cancels the command there.
     const reply = await this.node.request(this.id, { op: 'send', executorId: this.id, command, timeoutMs }, timeoutMs + MAX_HOLD_MS);
-    if (reply.response !== undefined) this.node.router.handleResponse(this.id, reply.response);
+    return reply.response;
   }
 
   async openSession(session: SessionRecord): Promise<void> {

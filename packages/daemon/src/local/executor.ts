@@ -1,4 +1,4 @@
-import { errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope } from '@browsermcp/protocol';
+import { errorResponseFor, ExtensionEvents, responseFor, createEvent, type CommandEnvelope, type ResponseEnvelope } from '@browsermcp/protocol';
 import {
   errorResult,
   isOptionalCapability,
@@ -119,8 +119,9 @@ export class LocalExecutor implements Executor {
     return this.options.sharedBrowserContext === true || this.options.userDataDir !== undefined;
   }
 
-  send(command: CommandEnvelope, timeoutMs: number): void {
-    void this.run(command, timeoutMs);
+  /** Runs the command and answers with its response (the router's command waiting for it gets it directly). */
+  send(command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
+    return this.run(command, timeoutMs);
   }
 
   /** The router gave up on a command (its caller cancelled it, or it timed out): its tool call stops now. */
@@ -128,7 +129,7 @@ export class LocalExecutor implements Executor {
     this.calls.stop(command.wireId, reason);
   }
 
-  private async run(command: CommandEnvelope, timeoutMs: number): Promise<void> {
+  private async run(command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
     this.idle.clear('browser');
     this.running.set(command.sessionId, (this.running.get(command.sessionId) ?? 0) + 1);
     try {
@@ -150,13 +151,11 @@ export class LocalExecutor implements Executor {
         unknown: () => undefined,
       });
       if (!this.browser.connected) return this.answerCrashed(command);
-      this.router.handleResponse(this.id, response);
+      return response;
     } catch (err) {
       // A CDP call cut off by a crash throws a bare "Target closed"; the model needs to know what to do instead.
-      if (!this.browser.connected && !isLaunchError(err)) {
-        return this.answerCrashed(command);
-      }
-      this.router.handleResponse(this.id, errorResponseFor(command, toWireError(err)));
+      if (!this.browser.connected && !isLaunchError(err)) return this.answerCrashed(command);
+      return errorResponseFor(command, toWireError(err));
     } finally {
       const left = (this.running.get(command.sessionId) ?? 1) - 1;
       if (left > 0) this.running.set(command.sessionId, left);
@@ -176,9 +175,9 @@ export class LocalExecutor implements Executor {
   }
 
   /** Answers a command whose browser died under it; without a tab, so the router does not claim a dead one again. */
-  private answerCrashed(command: CommandEnvelope): void {
+  private answerCrashed(command: CommandEnvelope): ResponseEnvelope {
     const message = `The browser closed or crashed while ${command.name} ran. Call the tool again: a new browser starts.`;
-    this.router.handleResponse(this.id, responseFor(command, errorResult(message)));
+    return responseFor(command, errorResult(message));
   }
 
   /** The page's tab id, given on first sight; the router is told when the page closes. */

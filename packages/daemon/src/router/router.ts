@@ -274,15 +274,12 @@ export class SessionRouter {
 
   // ── what executors report ─────────────────────────────────────────────────────────────────────────────────────
 
-  /** Settles the command the response answers. False (and logged) for a late, unknown or foreign response. */
+  /**
+   * Settles the command the response answers, for an executor that answers later (the extension's socket). False
+   * (and logged) for a late, unknown or foreign response.
+   */
   handleResponse(executorId: string, response: ResponseEnvelope): boolean {
-    const result = this.#pending.settle(executorId, response);
-    if (result === 'settled') return true;
-    this.#logger.warn(
-      { executorId, wireId: response.wireId, name: response.name, reason: result },
-      'dropped a response that no pending command of this executor waits for (it may have timed out)',
-    );
-    return false;
+    return this.#sender.settle(executorId, response);
   }
 
   /**

@@ -27,11 +27,25 @@ export class CommandSender {
       this.#pending.fail(command.wireId, new CommandFailedError(command.name, reason, { cause: error }));
     };
     try {
-      Promise.resolve(executor.send(command, timeoutMs)).catch(fail);
+      // An in-process executor's answer comes back here, not through the router again.
+      Promise.resolve(executor.send(command, timeoutMs)).then((answer) => {
+        if (answer) this.settle(executor.id, answer);
+      }, fail);
     } catch (error) {
       fail(error);
     }
     return response;
+  }
+
+  /** Settles the command a response answers. False (and logged) for a late, unknown or foreign response. */
+  settle(executorId: string, response: ResponseEnvelope): boolean {
+    const result = this.#pending.settle(executorId, response);
+    if (result === 'settled') return true;
+    this.#logger.warn(
+      { executorId, wireId: response.wireId, name: response.name, reason: result },
+      'dropped a response that no pending command of this executor waits for (it may have timed out)',
+    );
+    return false;
   }
 
   /**

@@ -1,16 +1,17 @@
-import type { CommandEnvelope, EventEnvelope, SessionSettings } from '@browsermcp/protocol';
+import type { CommandEnvelope, EventEnvelope, ResponseEnvelope, SessionSettings } from '@browsermcp/protocol';
 import type { SessionCloseReason } from './listeners';
 import type { RouterStore, SessionRecord } from './store';
 
 export type ExecutorKind = 'local' | 'extension';
 
 /**
- * What runs commands in a browser: the in-process puppeteer executor, or the extension behind a WebSocket.
+ * What runs commands in a browser: the in-process puppeteer executor, another cluster instance's browser, or the
+ * extension behind a WebSocket.
  *
- * The router hands it commands with `send` and never waits on `send` for the answer: the executor reports
- * it later with `router.handleResponse(executor.id, response)` (and events with `router.handleEvent`). That
- * fits both kinds: the local executor calls back when its puppeteer call settles (even from inside `send`),
- * and the WebSocket executor calls back when the extension's message arrives.
+ * The router hands it commands with `send`. An executor that answers in this process (the launched browser's, or
+ * another instance's through its request) resolves `send` with the response: the answer goes straight to the command
+ * waiting for it. One behind a socket resolves with nothing and reports the answer when its message arrives, with
+ * `router.handleResponse(executor.id, response)`; events come with `router.handleEvent`.
  */
 export interface Executor {
   /** Stable across reconnects: an extension that comes back within the grace period gets its sessions back. */
@@ -21,7 +22,8 @@ export interface Executor {
    * daemon error thrown), rather than letting it wait for its timeout. `timeoutMs` is how long the router waits
    * for its answer (an executor that forwards the command elsewhere passes it on).
    */
-  send(command: CommandEnvelope, timeoutMs: number): void | Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: an executor behind a socket resolves with nothing (Promise<void>)
+  send(command: CommandEnvelope, timeoutMs: number): void | Promise<ResponseEnvelope | undefined | void>;
   /**
    * Optional: told when a session opens on this executor, e.g. to name the extension's tab group after the
    * client. A rejection makes openSession fail.

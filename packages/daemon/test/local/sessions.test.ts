@@ -1,6 +1,6 @@
 import { createCommand } from '@browsermcp/protocol';
 import { startFixtureServer, type FixtureServer } from '@browsermcp/testkit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { evaluated, startLocal, type LocalRig } from '../helpers/local.js';
 
 // One launched Chromium for the whole file; each test uses its own sessions.
@@ -31,6 +31,18 @@ it('runs two sessions in parallel, each on its own page', async () => {
   expect(await rig.text('par-b', 'browser_snapshot')).toContain('/item/2');
   await rig.router.closeSession('par-a');
   await rig.router.closeSession('par-b');
+});
+
+it('answers the command waiting for it from its send: a call enters the router once, never called back with the answer', async () => {
+  await rig.router.openSession('direct');
+  const calledBack = vi.spyOn(rig.router, 'handleResponse');
+  try {
+    expect(await rig.text('direct', 'browser_navigate', { url: server.url('/item/3') })).toContain('Page Title: Item 3');
+    expect(calledBack).not.toHaveBeenCalled();
+  } finally {
+    calledBack.mockRestore();
+    await rig.router.closeSession('direct');
+  }
 });
 
 it('keeps a cookie set in one session out of another session', async () => {

@@ -1,4 +1,4 @@
-import { ErrorCodes, type CommandEnvelope } from '@browsermcp/protocol';
+import { ErrorCodes, responseFor, type CommandEnvelope, type ResponseEnvelope } from '@browsermcp/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import type { SessionRouter } from '../../src/index';
 import { FakeExecutor, useConnectedRouter, settle } from '../helpers/fake-executor';
@@ -95,6 +95,34 @@ describe('dispatch', () => {
     await router.executorConnected(local);
     await router.openSession('L', { executorId: 'local-1' });
     await expect(router.dispatch('L', { name: 'browser_snapshot' })).resolves.toBe('ran browser_snapshot');
+  });
+
+  it("takes an in-process executor's answer from send itself, without the router being called back", async () => {
+    class DirectExecutor extends FakeExecutor {
+      override async send(command: CommandEnvelope): Promise<ResponseEnvelope> {
+        super.send(command);
+        return responseFor(command, `ran ${command.name}`);
+      }
+    }
+    const local = new DirectExecutor(router, 'local-2', 'local');
+    await router.executorConnected(local);
+    await router.openSession('D', { executorId: 'local-2' });
+    const calledBack = vi.spyOn(router, 'handleResponse');
+    await expect(router.dispatch('D', { name: 'browser_snapshot' })).resolves.toBe('ran browser_snapshot');
+    expect(calledBack).not.toHaveBeenCalled();
+    // An answer for another session is refused there too, as one through the router would be.
+    class CrossingExecutor extends FakeExecutor {
+      override async send(command: CommandEnvelope): Promise<ResponseEnvelope> {
+        super.send(command);
+        return { ...responseFor(command, 'x'), sessionId: 'someone-else' };
+      }
+    }
+    await router.executorConnected(new CrossingExecutor(router, 'local-3', 'local'));
+    await router.openSession('X', { executorId: 'local-3' });
+    await expect(router.dispatch('X', { name: 'browser_click' })).rejects.toMatchObject({
+      code: 'BMCP_ERR_COMMAND_FAILED',
+      message: expect.stringContaining('the browser answered for another session'),
+    });
   });
 
   it('fails a command with CommandFailed at once when the executor cannot send it', async () => {
