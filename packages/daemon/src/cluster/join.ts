@@ -81,7 +81,7 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
     await directory.start();
     // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
     // old id after a crash finds the entry of its dead self, which has not expired yet.
-    if (directory.instances().some((i) => i.instanceId === instanceId) && (await answers(nc, names.instanceSubject(instanceId)))) {
+    if (directory.instances().some((i) => i.instanceId === instanceId) && (await answers(nc, names.instanceSubject(instanceId, instanceId)))) {
       throw new InvalidArgumentError(`instance id "${instanceId}" is already in use in this cluster; give each daemon its own --instance-id`);
     }
     const store = new KvRouterStore(router, isDown);

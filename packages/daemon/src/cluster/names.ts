@@ -27,9 +27,20 @@ export class ClusterNames {
     return `${this.prefix}_browsers`;
   }
 
-  /** Commands and session calls for the browsers one instance holds (request/reply). */
-  instanceSubject(instanceId: string): string {
-    return `${this.prefix}.instance.${instanceId}`;
+  /**
+   * Commands and session calls for the browsers instance `to` holds (request/reply), sent by instance `from`: NATS
+   * lets each daemon publish only with its own id as the sender, so the instance that serves a request knows who asks.
+   */
+  instanceSubject(to: string, from: string): string {
+    return `${this.prefix}.instance.${to}.from.${from}`;
+  }
+
+  /** The sender of a request on an instance subject (see instanceSubject), or undefined for any other subject. */
+  senderOf(subject: string): string | undefined {
+    const head = `${this.prefix}.instance.`;
+    if (!subject.startsWith(head)) return undefined;
+    const [, from, sender, ...rest] = subject.slice(head.length).split('.');
+    return from === 'from' && sender !== undefined && rest.length === 0 && INSTANCE_ID_PATTERN.test(sender) ? sender : undefined;
   }
 
   /** Browser events, for the instance that serves the session's client. */

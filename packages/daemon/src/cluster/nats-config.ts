@@ -34,7 +34,8 @@ export function memberPermissions(names: ClusterNames, instanceId: string): { pu
   const streams = [names.routerBucket, names.browsersBucket].map((bucket) => `KV_${bucket}`);
   return {
     publish: [
-      names.instanceSubject('*'),
+      // Requests to any instance, always under its own name as the sender.
+      names.instanceSubject('*', instanceId),
       names.eventSubject,
       names.endedSubject,
       // The store: sessions and tabs are written by whichever daemon serves them; the directory only by its owner.
@@ -56,7 +57,7 @@ export function memberPermissions(names: ClusterNames, instanceId: string): { pu
         `$JS.API.CONSUMER.DELETE.${stream}.>`,
       ]),
     ],
-    subscribe: [names.instanceSubject(instanceId), names.eventSubject, names.endedSubject, `${names.inboxPrefix(instanceId)}.>`],
+    subscribe: [names.instanceSubject(instanceId, '*'), names.eventSubject, names.endedSubject, `${names.inboxPrefix(instanceId)}.>`],
   };
 }
 

@@ -164,10 +164,11 @@ export class ClusterNode implements RemoteExecutors {
       userOf: (executorId) => extensions.records.get(executorId)?.userId,
       driving,
       maxPayload: () => this.#nc.info?.max_payload ?? 1024 * 1024,
+      senderOf: (subject) => this.#names.senderOf(subject),
       logger: this.#options.logger,
     });
     this.#subscriptions.push(
-      this.#nc.subscribe(this.#names.instanceSubject(this.instanceId), { callback: (_error, msg) => void requests.serve(msg) }),
+      this.#nc.subscribe(this.#names.instanceSubject(this.instanceId, '*'), { callback: (_error, msg) => void requests.serve(msg) }),
       this.#nc.subscribe(this.#names.eventSubject, { callback: (_error, msg) => this.#onForwardedEvent(msg) }),
       this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => void this.#onSessionEnded(msg) }),
     );
@@ -205,9 +206,8 @@ export class ClusterNode implements RemoteExecutors {
   async drives(instanceId: string, sessionId: string): Promise<boolean> {
     if (instanceId === this.instanceId) return this.#attached?.driving(sessionId) ?? false;
     try {
-      const msg = await this.#nc.request(this.#names.instanceSubject(instanceId), JSON.stringify({ op: 'driving', sessionId } satisfies ClusterRequest), {
-        timeout: PING_TIMEOUT_MS,
-      });
+      const ask = JSON.stringify({ op: 'driving', sessionId } satisfies ClusterRequest);
+      const msg = await this.#nc.request(this.#to(instanceId), ask, { timeout: PING_TIMEOUT_MS });
       const reply = parseClusterReply(jsonOf(msg));
       return reply.ok && reply.value.ok && reply.value.driving === true;
     } catch {
@@ -250,7 +250,7 @@ export class ClusterNode implements RemoteExecutors {
     const { lost, done } = this.#inFlight.track(instanceId, executorId);
     let msg: Msg;
     try {
-      msg = await Promise.race([this.#nc.request(this.#names.instanceSubject(instanceId), JSON.stringify(request), { timeout: timeoutMs }), lost]);
+      msg = await Promise.race([this.#nc.request(this.#to(instanceId), JSON.stringify(request), { timeout: timeoutMs }), lost]);
     } catch (error) {
       throw isDaemonError(error) ? error : this.#requestError(error, executorId, instanceId);
     } finally {
@@ -265,7 +265,7 @@ export class ClusterNode implements RemoteExecutors {
   /** Tells the instance that holds `executorId`, with no answer expected. */
   notify(executorId: string, request: ClusterRequest): void {
     const entry = this.#directory.browser(executorId);
-    if (entry !== undefined) this.#publish(this.#names.instanceSubject(entry.instanceId), request);
+    if (entry !== undefined) this.#publish(this.#to(entry.instanceId), request);
   }
 
   get router(): SessionRouter {
@@ -288,6 +288,11 @@ export class ClusterNode implements RemoteExecutors {
     return since < this.#directoryTtlMs
       ? new InstanceRejoiningError(executorId, formatDuration(since), instanceId)
       : new BrowserUnavailableError(executorId, instanceId);
+  }
+
+  /** Where a request to `instanceId` goes: its subject, with this instance as the sender (the only one NATS lets it use). */
+  #to(instanceId: string): string {
+    return this.#names.instanceSubject(instanceId, this.instanceId);
   }
 
   get #directoryTtlMs(): number {
@@ -356,7 +361,7 @@ export class ClusterNode implements RemoteExecutors {
   /** A command in flight on an instance that died would wait for its timeout: a ping finds out within a beat. */
   async #checkAlive(instanceId: string): Promise<void> {
     if (this.#down) return; // NATS is away, not the instance
-    if (await answers(this.#nc, this.#names.instanceSubject(instanceId))) return;
+    if (await answers(this.#nc, this.#to(instanceId))) return;
     this.#inFlight.failAll(instanceId, (executorId) => this.#silentError(executorId, instanceId));
   }
 

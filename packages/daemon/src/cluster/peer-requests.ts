@@ -17,31 +17,46 @@ export interface PeerRequestsOptions {
   readonly driving: (sessionId: string) => boolean;
   /** The most bytes NATS lets one message be. */
   readonly maxPayload: () => number;
+  /** The instance that sent a request, read from its subject (ClusterNames.senderOf). */
+  readonly senderOf: (subject: string) => string | undefined;
   readonly logger: RouterLogger;
 }
 
 /**
  * What other instances ask of the browsers this one holds (run a command, open or close a session, cancel, ping,
- * "do you drive it?"), each checked against the store rather than taken on the asker's word, and answered.
+ * "do you drive it?"), each checked against the store rather than taken on the asker's word, and answered. A session's
+ * commands are run only for the instance that serves its client (the record's `servedBy`, the sender NATS vouches
+ * for by its subject): another daemon's credentials do not reach a session served elsewhere.
  */
 export class PeerRequests {
+  /** The instance that sent each command running here, so that only it may cancel the command. */
+  readonly #senders = new Map<string, string>();
+
   constructor(private readonly o: PeerRequestsOptions) {}
 
   async serve(msg: Msg): Promise<void> {
+    const sender = this.o.senderOf(msg.subject);
     const request = parseClusterRequest(jsonOf(msg));
-    if (!request.ok) {
-      this.o.logger.warn({ reason: request.message }, 'dropped an unreadable cluster request');
-      return this.reply(msg, { ok: false, error: crossError(new InvalidArgumentError(`unreadable cluster request: ${request.message}`)) });
+    if (!request.ok || sender === undefined) {
+      const reason = request.ok ? `no sender in its subject ${msg.subject}` : request.message;
+      this.o.logger.warn({ reason }, 'dropped an unreadable cluster request');
+      return this.reply(msg, { ok: false, error: crossError(new InvalidArgumentError(`unreadable cluster request: ${reason}`)) });
     }
     const router = this.o.router();
     const call = request.value;
     try {
       switch (call.op) {
-        case 'send':
-          await this.checkSession(call.executorId, call.command.sessionId, call.command.tabId);
-          return this.reply(msg, { ok: true, response: await router.peer.run(call.executorId, call.command, call.timeoutMs) });
+        case 'send': {
+          await this.checkSession(sender, call.executorId, call.command.sessionId, call.command.tabId);
+          this.#senders.set(call.command.wireId, sender);
+          try {
+            return this.reply(msg, { ok: true, response: await router.peer.run(call.executorId, call.command, call.timeoutMs) });
+          } finally {
+            this.#senders.delete(call.command.wireId);
+          }
+        }
         case 'open':
-          await router.peer.openSession(await this.checkSession(call.session.executorId, call.session.sessionId));
+          await router.peer.openSession(await this.checkSession(sender, call.session.executorId, call.session.sessionId));
           return this.reply(msg, { ok: true });
         case 'close':
           // Sent once the session left the store: one still open there is not closed on another's word.
@@ -51,7 +66,8 @@ export class PeerRequests {
           await router.peer.closeSession(call.executorId, call.sessionId);
           return this.reply(msg, { ok: true });
         case 'cancel':
-          router.peer.cancel(call.wireId, call.reason);
+          // Only the instance that sent a command stops it.
+          if (this.#senders.get(call.wireId) === sender) router.peer.cancel(call.wireId, call.reason);
           return undefined;
         case 'ping':
           return this.reply(msg, { ok: true });
@@ -64,13 +80,17 @@ export class PeerRequests {
   }
 
   /**
-   * The session is open on this browser, for the user whose browser it is, and the tab it names is the session's:
-   * read from the store.
+   * The session is open on this browser, for the user whose browser it is, served by the instance that asks (when its
+   * record names one), and the tab it names is the session's: read from the store. Anything else reads as not found.
    */
-  private async checkSession(executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
+  private async checkSession(sender: string, executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
     const session = await this.o.store.getSession(sessionId);
     const user = this.o.userOf(executorId);
     if (session === undefined || session.executorId !== executorId || (user != null && session.userId !== user)) throw new SessionNotFoundError(sessionId);
+    if (session.servedBy !== undefined && session.servedBy !== sender) {
+      this.o.logger.warn({ sessionId, servedBy: session.servedBy, sender }, 'refused a request for a session another instance serves');
+      throw new SessionNotFoundError(sessionId);
+    }
     if (tabId !== undefined) await checkTabOwner(this.o.store, executorId, sessionId, tabId);
     return session;
   }

@@ -166,7 +166,8 @@ it('nats-config writes the server config and one private seed per daemon, and ne
   expect(statSync(dir).mode & 0o777).toBe(0o700);
   for (const name of ['nats.conf', 'east-1.nk', 'west-1.nk']) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
   const config = readFileSync(join(dir, 'nats.conf'), 'utf8');
-  expect(config).toContain('"browsermcp.instance.west-1"');
+  expect(config).toContain('"browsermcp.instance.west-1.from.*"');
+  expect(config).toContain('"browsermcp.instance.*.from.west-1"');
   expect(config).not.toContain(readFileSync(join(dir, 'west-1.nk'), 'utf8').trim());
 
   const [again, bad] = await Promise.all([

@@ -19,12 +19,13 @@ it('keeps deploy/nats/cluster.example.conf what `nats-config` writes for its dae
 it('gives each daemon its own instance subject, inbox and directory keys, and no right to delete or purge', () => {
   const { member } = createClusterMember('east-1');
   const text = natsClusterConfig({ members: [member], prefix: 'team' });
-  expect(text).toContain('"team.instance.east-1"');
+  // Requests to any instance under its own name; only those addressed to it.
+  expect(text).toContain('"team.instance.*.from.east-1"');
   expect(text).toContain('"_INBOX.team.east-1.>"');
   expect(text).toContain('"$KV.team_browsers.b.east-1.>"');
   expect(text).not.toMatch(/PURGE|STREAM\.DELETE|STREAM\.UPDATE|MSG\.DELETE|"\$JS\.API\.>"|"_INBOX\.>"/);
   const subscribe = /subscribe: \{ allow: \[([^\]]*)\]/.exec(text)![1]!.match(/"[^"]+"/g);
-  expect(subscribe).toEqual(['"team.instance.east-1"', '"team.event"', '"team.session-ended"', '"_INBOX.team.east-1.>"']);
+  expect(subscribe).toEqual(['"team.instance.east-1.from.*"', '"team.event"', '"team.session-ended"', '"_INBOX.team.east-1.>"']);
   expect(text).not.toContain(member.nkey.replace(/^U/, 'S'));
   expect(() => natsClusterConfig({ members: [member, member] })).toThrow('instance id "east-1" is listed twice');
   expect(() => natsClusterConfig({ members: [{ instanceId: 'x', nkey: 'SUAB' }] })).toThrow('is not a public user nkey');

@@ -107,7 +107,11 @@ it('lets no one in without credentials, and shows another account of the same NA
 it("holds one daemon's credentials to that daemon: no other's requests, replies or directory entries, no purge, no bucket update", async () => {
   const nc = await asDaemonB();
   const refused = (subject: string) => new Promise<string>((resolve) => nc.subscribe(subject, { callback: (error) => void (error && resolve(error.message)) }));
-  expect(await refused('browsermcp.instance.a')).toContain('Permissions Violation for Subscription to "browsermcp.instance.a"');
+  expect(await refused('browsermcp.instance.a.from.*')).toContain('Permissions Violation for Subscription to "browsermcp.instance.a.from.*"');
+  // Nor may it ask anything under another daemon's name: a request says who sends it, and NATS holds it to that.
+  await expect(nc.request('browsermcp.instance.a.from.a', JSON.stringify({ op: 'ping' }), { timeout: 2_000 })).rejects.toThrow(
+    /Permissions Violation for Publish/,
+  );
   expect(await refused('_INBOX.browsermcp.a.>')).toContain('Permissions Violation for Subscription');
   expect(await refused('_INBOX.>')).toContain('Permissions Violation for Subscription');
 
@@ -143,7 +147,10 @@ it('runs what another instance asks only for a session the store holds on that b
   const { peer, sessionId } = await session(B, 'carol', ext, 'carol-laptop');
   const nc = await asDaemonB();
   const ask = async (request: unknown) =>
-    (await nc.request('browsermcp.instance.a', JSON.stringify(request), { timeout: 5_000 })).json<{ ok: boolean; error?: { code: string; message: string } }>();
+    (await nc.request('browsermcp.instance.a.from.b', JSON.stringify(request), { timeout: 5_000 })).json<{
+      ok: boolean;
+      error?: { code: string; message: string };
+    }>();
   const command = (forSession: string, tabId?: string) => ({
     wireId: `forged-${forSession}-${tabId ?? ''}`,
     sessionId: forSession,
@@ -189,6 +196,43 @@ it('runs what another instance asks only for a session the store holds on that b
   expect(first).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId });
   answer(ext, first, 'hers');
   expect((await running).result.content[0].text).toBe('hers');
+});
+
+it("runs a session's commands only for the instance that serves its client: one daemon's seed does not reach a session served by another", async () => {
+  // Frank's browser and his client are both on daemon a; a process holding b's seed asks a to run in his session.
+  const ext = await extension(A, 'frank', 'frank-laptop');
+  const { peer, sessionId } = await session(A, 'frank', ext, 'frank-laptop');
+  const nc = await asDaemonB();
+  const ask = async (request: unknown) =>
+    (await nc.request('browsermcp.instance.a.from.b', JSON.stringify(request), { timeout: 5_000 })).json<{ ok: boolean; error?: { code: string } }>();
+  const forged = { wireId: 'forged-frank', sessionId, type: 'command', name: 'browser_evaluate', payload: { function: '() => document.cookie' } };
+  expect(await ask({ op: 'send', executorId: 'frank-laptop', command: forged, timeoutMs: 1_000 })).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
+  });
+  expect(await ask({ op: 'open', session: { sessionId, executorId: 'frank-laptop', userId: 'frank' } })).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
+  });
+  // His own call runs, and b's seed cannot stop it: a cancel counts only from the instance that sent the command.
+  const running = rpc(peer, 'browser_snapshot', {});
+  const first = await ext.next((m) => m.type === 'command' || m.name === 'session_closed');
+  expect(first).toMatchObject({ type: 'command', name: 'browser_snapshot', sessionId });
+  nc.publish('browsermcp.instance.a.from.b', JSON.stringify({ op: 'cancel', wireId: first.wireId, reason: 'cancelled' }));
+  await nc.flush();
+  answer(ext, first, 'his');
+  expect((await running).result.content[0].text).toBe('his');
+
+  // What the seed still gives: the store is every daemon's to write, so b can name itself the session's server (as an
+  // instance taking up a dropped client does) and then drive it. Recorded here as it stands (SECURITY.md).
+  const router = await new Kvm(nc).open('browsermcp_router');
+  const record = (await router.get(`s.${token(sessionId)}`))!.json<Record<string, unknown>>();
+  await router.put(`s.${token(sessionId)}`, JSON.stringify({ ...record, servedBy: 'b' }));
+  const taken = ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId: 'forged-frank-2' }, timeoutMs: 5_000 });
+  const reached = await ext.next((m) => m.type === 'command' && m.wireId === 'forged-frank-2');
+  answer(ext, reached, 'frank=cookie');
+  expect(await taken).toMatchObject({ ok: true });
+  await router.put(`s.${token(sessionId)}`, JSON.stringify(record));
 });
 
 it('does not let another instance take a session whose client is still connected, and does once it dropped', async () => {
