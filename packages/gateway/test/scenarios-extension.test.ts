@@ -379,129 +379,148 @@ it('sites the person put off limits in the options page: refused to agents; a pa
   const { server } = rig;
   const tab = await rig.browser.open(`chrome-extension://${EXTENSION_ID}/options.html`);
   const options = await rig.browser.page(tab.id);
-  // As the person does it: once the list shows, type the sites, press Save sites. An entry that is not a site is
-  // refused with the reason, and nothing is saved until it is fixed.
-  await options.waitFor(() => !(document.getElementById('off-limits') as HTMLTextAreaElement).disabled);
-  await rig.clickAsPerson(options, `() => document.getElementById('off-limits')`);
-  await options.send('Input.insertText', { text: 'not a site!\n*.localhost' });
-  // Save only once the words are in the list, as the person sees them there before pressing it.
-  await options.waitFor(() => (document.getElementById('off-limits') as HTMLTextAreaElement).value === 'not a site!\n*.localhost');
-  await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
-  expect(
-    await options.waitFor<string>(
-      () => !(document.getElementById('limits-problem') as HTMLElement).hidden && document.getElementById('limits-problem')!.textContent,
-    ),
-  ).toBe('"not a site!" is not a site: write a host name such as mybank.com (its subdomains are included) or an IP address, one per line.');
-  const stored = () =>
-    rig.control.evaluate(
-      async () =>
-        (
-          await (globalThis as unknown as { chrome: { storage: { local: { get(k: string): Promise<Record<string, unknown>> } } } }).chrome.storage.local.get(
-            'offLimits',
-          )
-        ).offLimits ?? '',
-    );
-  expect(await stored()).toBe('');
-  await options.evaluate(() => {
-    (document.getElementById('off-limits') as HTMLTextAreaElement).select();
-  });
-  await options.send('Input.insertText', { text: '*.localhost' });
-  await options.waitFor(() => (document.getElementById('off-limits') as HTMLTextAreaElement).value === '*.localhost');
-  await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
-  await options.waitFor(() => !(document.getElementById('limits-saved') as HTMLElement).hidden);
-  expect(
-    await options.evaluate(() => [
-      (document.getElementById('off-limits') as HTMLTextAreaElement).value,
-      (document.getElementById('limits-problem') as HTMLElement).hidden,
-    ]),
-  ).toEqual(['localhost', true]);
-  expect(await stored()).toBe('localhost');
-  await rig.backToPersonTab();
-  const client = await connectClient(rig.gw, 'Curious agent');
   try {
-    const refused = await client.callTool({ name: 'browser_navigate', arguments: { url: server.crossUrl('/form.html') } });
-    expect(refused.isError).toBe(true);
-    expect(text(refused)).toContain('The person has put localhost off limits for agents (browsermcp options page)');
-    // However the host is spelled.
-    const dotted = server.crossUrl('/form.html').replace('localhost:', 'localhost.:');
-    const alsoRefused = await client.callTool({ name: 'browser_navigate', arguments: { url: dotted } });
-    expect(alsoRefused.isError).toBe(true);
-    expect(text(alsoRefused)).toContain('The person has put localhost off limits for agents');
-    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
-    // A link there: the click's answer says why, and describes the page the tab shows then, the one the person sees
-    // (not Chrome's error page that comes before it).
-    const link = server.crossUrl('/form.html?via=link');
-    await client.callTool({
-      name: 'browser_evaluate',
-      arguments: { function: `() => { document.body.insertAdjacentHTML('afterbegin', '<a id="offlink" href=${JSON.stringify(link)}>Off to the form</a>'); }` },
-    });
-    const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: '#offlink' } }));
-    expect(clicked).toContain(`The page's request for ${link} was refused: The person has put localhost off limits`);
-    expect(clicked).toContain('- Page Title: Blocked by browsermcp');
-    expect(clicked).toContain(`- code: "${server.crossUrl('/form.html')}"`);
-    expect(clicked).not.toContain('chrome-error://');
-    const redirected = await client.callTool({
-      name: 'browser_navigate',
-      arguments: { url: server.url(`/redirect?to=${encodeURIComponent(server.crossUrl('/form.html?via=redirect'))}`) },
-    });
-    // Reached by a redirect: the navigation says where it was stopped, and the tab shows the person why (not Chrome's
-    // error page).
-    expect(redirected.isError).toBe(true);
-    expect(text(redirected)).toContain(`was stopped at ${server.crossUrl('/form.html?via=redirect')}: The person has put localhost off limits`);
-    expect((await rig.browser.tabs()).map((t) => t.title)).toContain('Blocked by browsermcp');
-    await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
-    // The page itself heads there: the agent never sees it, and hears why; the tab shows the person which entry of
-    // their list kept it out (not a blank page).
-    await client.callTool({
-      name: 'browser_evaluate',
-      arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html?q=1'))}; }` },
-    });
-    const notes: string[] = [];
-    await expect
-      .poll(async () => notes.push(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))) && notes.at(-1), { timeout: 10_000 })
-      .toContain('- Page Title: Blocked by browsermcp');
-    expect(notes.join('\n')).toContain(`The page's request for ${server.crossUrl('/form.html?q=1')} was refused: The person has put localhost off limits`);
-    expect(await rig.browser.tabWith(server.crossUrl('/form.html?q=1'))).toBeUndefined();
-    // The blocked page is an empty document with no origin that the extension wrote into, not one of its pages: the
-    // agent that acts in that tab next has no extension privileges there.
-    await expect.poll(async () => (await rig.browser.tabs()).some((t) => t.title === 'Blocked by browsermcp')).toBe(true);
-    const blocked = (await rig.browser.tabs()).find((t) => t.title === 'Blocked by browsermcp');
-    expect(blocked, 'the agent tab shows the blocked page').toBeDefined();
-    const shown = await rig.browser.page(blocked!.id);
+    // The page the person acts on is in front: a scenario before may have handed the focus back to another tab a moment
+    // after it ended, and Chrome gives a tab behind others no clicks.
+    const inFront = async () => {
+      await rig.browser.activate(tab.id);
+      await options.waitFor(() => document.visibilityState === 'visible');
+    };
+    // As the person does it: once the list shows, type the sites, press Save sites. An entry that is not a site is
+    // refused with the reason, and nothing is saved until it is fixed.
+    await options.waitFor(() => !(document.getElementById('off-limits') as HTMLTextAreaElement).disabled);
+    await inFront();
+    await rig.clickAsPerson(options, `() => document.getElementById('off-limits')`);
+    await options.send('Input.insertText', { text: 'not a site!\n*.localhost' });
+    // Save only once the words are in the list, as the person sees them there before pressing it.
+    await options.waitFor(() => (document.getElementById('off-limits') as HTMLTextAreaElement).value === 'not a site!\n*.localhost');
+    await inFront();
+    await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
     expect(
-      await shown.waitFor<string>(() => document.querySelector('strong')?.textContent === 'localhost' && document.querySelector('main')!.textContent),
-    ).toMatch(
-      new RegExp(`tried to open ${server.crossUrl('/form.html').replace(/[.?]/g, '\\$&')}\\.\\s*You put localhost on the list of sites agents may never open`),
-    );
-    await shown.close();
-    expect(await rig.activeUrls()).not.toContain(blocked!.url);
-    // The agent reads it too, and reaches nothing of the extension from it.
-    const onBlocked = await client.callTool({
-      name: 'browser_evaluate',
-      arguments: { function: '() => [document.title, typeof chrome === "undefined" || chrome.storage === undefined, origin]' },
+      await options.waitFor<string>(
+        () => !(document.getElementById('limits-problem') as HTMLElement).hidden && document.getElementById('limits-problem')!.textContent,
+      ),
+    ).toBe('"not a site!" is not a site: write a host name such as mybank.com (its subdomains are included) or an IP address, one per line.');
+    const stored = () =>
+      rig.control.evaluate(
+        async () =>
+          (
+            await (globalThis as unknown as { chrome: { storage: { local: { get(k: string): Promise<Record<string, unknown>> } } } }).chrome.storage.local.get(
+              'offLimits',
+            )
+          ).offLimits ?? '',
+      );
+    expect(await stored()).toBe('');
+    await options.evaluate(() => {
+      (document.getElementById('off-limits') as HTMLTextAreaElement).select();
     });
-    expect(text(onBlocked)).toMatch(/\[\s*"Blocked by browsermcp",\s*true,\s*"null"\s*\]/);
-    // The agent goes on from there, in the same tab; nor does any request of its pages reach the site (the same
-    // guard as the gateway's origin lists).
-    expect(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }).then(text)).toContain(
-      '- Page Title: Fixture home',
-    );
-    const fetched = await client.callTool({
-      name: 'browser_evaluate',
-      arguments: {
-        function: `() => fetch(${JSON.stringify(server.crossUrl('/item/from-agent-page'))}, { mode: 'no-cors' }).then(() => 'reached', () => 'refused')`,
-      },
-    });
-    expect(text(fetched)).toContain('"refused"');
-    expect(text(fetched)).toContain(`The page's request for ${server.crossUrl('/item/from-agent-page')} was refused: The person has put localhost off limits`);
-    expect(server.visits).not.toContain(`${new URL(server.crossOrigin).host}/item/from-agent-page`);
-  } finally {
-    await rig.setStorage({ offLimits: '' });
-    await options.close();
-    await rig.browser.close(tab.id);
+    await options.send('Input.insertText', { text: '*.localhost' });
+    await options.waitFor(() => (document.getElementById('off-limits') as HTMLTextAreaElement).value === '*.localhost');
+    await inFront();
+    await rig.clickAsPerson(options, `() => document.querySelector('#limits-form button[type=submit]')`);
+    await options.waitFor(() => !(document.getElementById('limits-saved') as HTMLElement).hidden);
+    expect(
+      await options.evaluate(() => [
+        (document.getElementById('off-limits') as HTMLTextAreaElement).value,
+        (document.getElementById('limits-problem') as HTMLElement).hidden,
+      ]),
+    ).toEqual(['localhost', true]);
+    expect(await stored()).toBe('localhost');
     await rig.backToPersonTab();
-    await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
-    await client.close();
+    const client = await connectClient(rig.gw, 'Curious agent');
+    try {
+      const refused = await client.callTool({ name: 'browser_navigate', arguments: { url: server.crossUrl('/form.html') } });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toContain('The person has put localhost off limits for agents (browsermcp options page)');
+      // However the host is spelled.
+      const dotted = server.crossUrl('/form.html').replace('localhost:', 'localhost.:');
+      const alsoRefused = await client.callTool({ name: 'browser_navigate', arguments: { url: dotted } });
+      expect(alsoRefused.isError).toBe(true);
+      expect(text(alsoRefused)).toContain('The person has put localhost off limits for agents');
+      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      // A link there: the click's answer says why, and describes the page the tab shows then, the one the person sees
+      // (not Chrome's error page that comes before it).
+      const link = server.crossUrl('/form.html?via=link');
+      await client.callTool({
+        name: 'browser_evaluate',
+        arguments: {
+          function: `() => { document.body.insertAdjacentHTML('afterbegin', '<a id="offlink" href=${JSON.stringify(link)}>Off to the form</a>'); }`,
+        },
+      });
+      const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: '#offlink' } }));
+      expect(clicked).toContain(`The page's request for ${link} was refused: The person has put localhost off limits`);
+      expect(clicked).toContain('- Page Title: Blocked by browsermcp');
+      expect(clicked).toContain(`- code: "${server.crossUrl('/form.html')}"`);
+      expect(clicked).not.toContain('chrome-error://');
+      const redirected = await client.callTool({
+        name: 'browser_navigate',
+        arguments: { url: server.url(`/redirect?to=${encodeURIComponent(server.crossUrl('/form.html?via=redirect'))}`) },
+      });
+      // Reached by a redirect: the navigation says where it was stopped, and the tab shows the person why (not Chrome's
+      // error page).
+      expect(redirected.isError).toBe(true);
+      expect(text(redirected)).toContain(`was stopped at ${server.crossUrl('/form.html?via=redirect')}: The person has put localhost off limits`);
+      expect((await rig.browser.tabs()).map((t) => t.title)).toContain('Blocked by browsermcp');
+      await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } });
+      // The page itself heads there: the agent never sees it, and hears why; the tab shows the person which entry of
+      // their list kept it out (not a blank page).
+      await client.callTool({
+        name: 'browser_evaluate',
+        arguments: { function: `() => { location.href = ${JSON.stringify(server.crossUrl('/form.html?q=1'))}; }` },
+      });
+      const notes: string[] = [];
+      await expect
+        .poll(async () => notes.push(text(await client.callTool({ name: 'browser_snapshot', arguments: {} }))) && notes.at(-1), { timeout: 10_000 })
+        .toContain('- Page Title: Blocked by browsermcp');
+      expect(notes.join('\n')).toContain(`The page's request for ${server.crossUrl('/form.html?q=1')} was refused: The person has put localhost off limits`);
+      expect(await rig.browser.tabWith(server.crossUrl('/form.html?q=1'))).toBeUndefined();
+      // The blocked page is an empty document with no origin that the extension wrote into, not one of its pages: the
+      // agent that acts in that tab next has no extension privileges there.
+      await expect.poll(async () => (await rig.browser.tabs()).some((t) => t.title === 'Blocked by browsermcp')).toBe(true);
+      const blocked = (await rig.browser.tabs()).find((t) => t.title === 'Blocked by browsermcp');
+      expect(blocked, 'the agent tab shows the blocked page').toBeDefined();
+      const shown = await rig.browser.page(blocked!.id);
+      expect(
+        await shown.waitFor<string>(() => document.querySelector('strong')?.textContent === 'localhost' && document.querySelector('main')!.textContent),
+      ).toMatch(
+        new RegExp(
+          `tried to open ${server.crossUrl('/form.html').replace(/[.?]/g, '\\$&')}\\.\\s*You put localhost on the list of sites agents may never open`,
+        ),
+      );
+      await shown.close();
+      expect(await rig.activeUrls()).not.toContain(blocked!.url);
+      // The agent reads it too, and reaches nothing of the extension from it.
+      const onBlocked = await client.callTool({
+        name: 'browser_evaluate',
+        arguments: { function: '() => [document.title, typeof chrome === "undefined" || chrome.storage === undefined, origin]' },
+      });
+      expect(text(onBlocked)).toMatch(/\[\s*"Blocked by browsermcp",\s*true,\s*"null"\s*\]/);
+      // The agent goes on from there, in the same tab; nor does any request of its pages reach the site (the same
+      // guard as the gateway's origin lists).
+      expect(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }).then(text)).toContain(
+        '- Page Title: Fixture home',
+      );
+      const fetched = await client.callTool({
+        name: 'browser_evaluate',
+        arguments: {
+          function: `() => fetch(${JSON.stringify(server.crossUrl('/item/from-agent-page'))}, { mode: 'no-cors' }).then(() => 'reached', () => 'refused')`,
+        },
+      });
+      expect(text(fetched)).toContain('"refused"');
+      expect(text(fetched)).toContain(
+        `The page's request for ${server.crossUrl('/item/from-agent-page')} was refused: The person has put localhost off limits`,
+      );
+      expect(server.visits).not.toContain(`${new URL(server.crossOrigin).host}/item/from-agent-page`);
+    } finally {
+      await rig.setStorage({ offLimits: '' });
+      await (client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+      await client.close();
+    }
+  } finally {
+    // However the scenario ends, the options tab goes: the next one counts the extension's pages.
+    await options.close();
+    await rig.browser.close(tab.id).catch(() => undefined);
+    await rig.backToPersonTab();
   }
 });
 

@@ -66,6 +66,8 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
       ...(clientName !== undefined ? { clientName } : {}),
       ...(executorId !== undefined ? { executorId } : {}),
       ...(userId !== null ? { userId } : {}),
+      // In a cluster its browser's instance runs it only for the instance serving it: this one, for now.
+      ...(options.cluster ? { servedBy: options.cluster.instanceId } : {}),
     });
     const session = await inCallerTerms(opening, routerId, sessionId);
     request.log.info({ sessionId, executorId: session.executorId, clientName, userId }, 'session opened');
@@ -81,6 +83,19 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     request.log.info({ sessionId }, 'session closed');
     return reply.status(204).send();
   });
+
+  /**
+   * A session's calls may come to any instance of a cluster (behind a load balancer): the one a call reaches takes the
+   * session up first, as a proxy client's new connection does, so the browser's instance runs it for the server its
+   * record names (cluster/peer-requests.ts) and for no other daemon.
+   */
+  const serveHere = async (routerId: string, userId: string | null, sessionId: string): Promise<void> => {
+    const here = options.cluster?.instanceId;
+    if (here === undefined) return;
+    const session = await router.getSession(routerId);
+    if (session === undefined || session.servedBy === here) return;
+    await inCallerTerms(router.resumeSession(routerId, { ...(userId !== null ? { userId } : {}), servedBy: here }), routerId, sessionId);
+  };
 
   app.post('/commands', async (request, reply) => {
     const userId = await httpCaller(app.browsermcp, request);
@@ -104,6 +119,7 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     };
     reply.raw.once('close', onClose);
     const routerId = routerSessionId(userId, sessionId);
+    await serveHere(routerId, userId, sessionId);
     const running = runLogged(app, request.log, routerId, {
       name,
       payload: body.payload ?? {},

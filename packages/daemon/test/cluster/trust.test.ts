@@ -235,6 +235,35 @@ it("runs a session's commands only for the instance that serves its client: one 
   await router.put(`s.${token(sessionId)}`, JSON.stringify(record));
 });
 
+it("runs a session opened over the HTTP API only for the instance its last call reached, as it does a proxy client's", async () => {
+  const ext = await extension(A, 'gina', 'gina-laptop');
+  await until(() => daemons[B]!.cluster!.browsersFor('gina').some((browser) => browser.id === 'gina-laptop'), 'gina-laptop seen by b');
+  const bearer = { authorization: `Bearer ${await signToken({ userId: 'gina', secret: SECRET })}`, 'content-type': 'application/json' };
+  const opened = await fetch(`${daemons[B]!.address}/sessions`, { method: 'POST', headers: bearer, body: JSON.stringify({ executorId: 'gina-laptop' }) });
+  expect(opened.status).toBe(201);
+  const { sessionId } = (await opened.json()) as { sessionId: string };
+  await ext.next((m) => m.name === 'session_opened');
+  const routerId = `u.${Buffer.from('gina').toString('base64url')}.${sessionId}`;
+  expect(await daemons[A]!.cluster!.store.getSession(routerId)).toMatchObject({ servedBy: 'b' });
+  // Her next call reaches daemon a (a load balancer's choice): a takes the session up, and runs it.
+  const call = fetch(`${daemons[A]!.address}/commands`, {
+    method: 'POST',
+    headers: { ...bearer, 'x-instance-id': sessionId },
+    body: JSON.stringify({ name: 'browser_snapshot' }),
+  });
+  const command = await ext.next((m) => m.type === 'command' && m.name === 'browser_snapshot');
+  answer(ext, command, 'hers');
+  expect(((await (await call).json()) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe('hers');
+  expect(await daemons[A]!.cluster!.store.getSession(routerId)).toMatchObject({ servedBy: 'a' });
+  // Daemon b's seed no longer reaches it.
+  const nc = await asDaemonB();
+  const forged = { wireId: 'forged-gina', sessionId: routerId, type: 'command', name: 'browser_evaluate', payload: { function: '() => 1' } };
+  const asked = await nc.request('browsermcp.instance.a.from.b', JSON.stringify({ op: 'send', executorId: 'gina-laptop', command: forged, timeoutMs: 1_000 }), {
+    timeout: 5_000,
+  });
+  expect(asked.json()).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
+});
+
 it('does not let another instance take a session whose client is still connected, and does once it dropped', async () => {
   const ext = await extension(A, 'dave', 'dave-laptop');
   const { peer, sessionId } = await session(A, 'dave', ext, 'dave-laptop');
