@@ -168,43 +168,37 @@ export function renderMarkdown(result: BenchResult, command: string): string {
   const ok = result.sessions.filter((s) => !s.error);
   const pages = ok[0]?.snapshots.map((p) => p.page) ?? [];
   out.push('', `### Snapshot time (median of ${o.snapshotRuns}, the page changed before each; min in brackets; then asked again unchanged)`, '');
-  out.push(
-    ...table(
-      ['page', ...ok.map((s) => s.label)],
-      pages.map((p) => [
-        p,
+  /** A table with a row per key and a column per server: what `cell` says of the server's row for the key, '–' without one. */
+  const perServer = <K, R>(first: string, keys: readonly K[], rowOf: (s: SessionResult, key: K) => R | undefined, cell: (row: R) => string) =>
+    table(
+      [first, ...ok.map((s) => s.label)],
+      keys.map((key) => [
+        String(key),
         ...ok.map((s) => {
-          const row = s.snapshots.find((x) => x.page === p);
-          return row ? `${ms(row.medianMs)} (${ms(row.minMs)})${row.unchangedMs !== undefined ? `; again ${ms(row.unchangedMs)}` : ''}` : '–';
+          const row = rowOf(s, key);
+          return row ? cell(row) : '–';
         }),
       ]),
+    );
+  const snapshotOf = (s: SessionResult, page: string) => s.snapshots.find((x) => x.page === page);
+  out.push(
+    ...perServer(
+      'page',
+      pages,
+      snapshotOf,
+      (row) => `${ms(row.medianMs)} (${ms(row.minMs)})${row.unchangedMs !== undefined ? `; again ${ms(row.unchangedMs)}` : ''}`,
     ),
   );
   out.push('', '### Snapshot size (characters / ≈ tokens)', '');
-  out.push(
-    ...table(
-      ['page', ...ok.map((s) => s.label)],
-      pages.map((p) => [
-        p,
-        ...ok.map((s) => {
-          const row = s.snapshots.find((x) => x.page === p);
-          return row ? `${int(row.chars)} / ${int(row.chars / 4)}` : '–';
-        }),
-      ]),
-    ),
-  );
+  out.push(...perServer('page', pages, snapshotOf, (row) => `${int(row.chars)} / ${int(row.chars / 4)}`));
   out.push('', `### Round trips, p50 / p95 (${o.iterations} calls each)`, '');
   const actions = ['click', 'type', 'navigate', 'evaluate'] as const;
   out.push(
-    ...table(
-      ['action', ...ok.map((s) => s.label)],
-      actions.map((a) => [
-        a,
-        ...ok.map((s) => {
-          const row = s.actions.find((x) => x.action === a);
-          return row ? `${ms(row.p50)} / ${ms(row.p95)}` : '–';
-        }),
-      ]),
+    ...perServer(
+      'action',
+      actions,
+      (s, action) => s.actions.find((x) => x.action === action),
+      (row) => `${ms(row.p50)} / ${ms(row.p95)}`,
     ),
   );
   for (const s of result.sessions.filter((x) => x.error)) out.push('', `${s.label} failed: ${s.error}`);
