@@ -20,6 +20,16 @@ import {
   type ProxyResult,
 } from './proxy';
 
+/** `connect`'s params as written out by hand: the schema's inferred type must stay exactly this. */
+type ConnectParamsShape = {
+  extension_id: string;
+  resumable?: boolean | undefined;
+  resume_session?: string | undefined;
+  keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined;
+  settings?: SessionSettings | undefined;
+  account?: string | undefined;
+};
+
 describe('ProxyMethods', () => {
   it('names the wire methods', () => {
     expect(ProxyMethods).toStrictEqual({
@@ -50,14 +60,7 @@ describe('ProxyMethods', () => {
       'authenticate' | 'mcp_handshake' | 'list_extensions' | 'connect' | 'disconnect' | 'list_states' | 'close_state'
     >();
     expectTypeOf<ProxyNotificationMethod>().toEqualTypeOf<'authenticated' | 'status' | 'disconnected' | 'notifications/cancelled'>();
-    expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<{
-      extension_id: string;
-      resumable?: boolean | undefined;
-      resume_session?: string | undefined;
-      keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined;
-      settings?: SessionSettings | undefined;
-      account?: string | undefined;
-    }>();
+    expectTypeOf<ProxyParams<'connect'>>().toEqualTypeOf<ConnectParamsShape>();
     expectTypeOf<ProxyResult<'connect'>>().toEqualTypeOf<ConnectResult>();
   });
 });
@@ -141,14 +144,7 @@ describe('parseProxyParams', () => {
   it('returns typed, stripped params', () => {
     const result = parseProxyParams(ProxyMethods.connect, { extension_id: 'e1', extra: 1 });
     if (!result.ok) throw new Error(result.error.message);
-    expectTypeOf(result.value).toEqualTypeOf<{
-      extension_id: string;
-      resumable?: boolean | undefined;
-      resume_session?: string | undefined;
-      keep_state?: { owner: string; ms: number; existing?: boolean | undefined; principal?: string | undefined; name?: string | undefined } | undefined;
-      settings?: SessionSettings | undefined;
-      account?: string | undefined;
-    }>();
+    expectTypeOf(result.value).toEqualTypeOf<ConnectParamsShape>();
     expect(result.value).toStrictEqual({ extension_id: 'e1' });
   });
 
