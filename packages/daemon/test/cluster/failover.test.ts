@@ -6,7 +6,7 @@ import { signToken } from '../../src/index';
 import { startCli, type RunningCli } from '../helpers/cli';
 import { alive, processTree, tempDir } from '../helpers/local';
 import { startSecureNats } from '../helpers/secure-nats';
-import { connectPeer, hello, rpc, type Peer } from '../helpers/ws-peer';
+import { connectPeer, hello, rpc, type Peer, answerCommand } from '../helpers/ws-peer';
 
 // Daemons as the CLI runs them, in their own processes, so that one can die by SIGKILL as a crashed machine would.
 const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
@@ -90,16 +90,7 @@ async function until(peer: Peer, browserId: string, instance: string): Promise<v
   throw new Error(`${browserId} was never listed on ${instance}`);
 }
 
-function answer(ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string): void {
-  ext.send({
-    wireId: command.wireId,
-    sessionId: command.sessionId,
-    type: 'response',
-    name: command.name,
-    data: { content: [{ type: 'text', text }] },
-    tabId: '5',
-  });
-}
+const answer = (ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string) => answerCommand(ext, command, text, '5');
 
 it('drives the launched browser of another instance, and leaves no Chromium when that instance is killed', async () => {
   const [a, b] = await Promise.all([daemon('fa', '--no-local'), daemon('fb')]);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signToken, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
 import { startSecureNats } from '../helpers/secure-nats';
-import { authenticatedExtension, connectPeer, rpc, type Peer } from '../helpers/ws-peer';
+import { authenticatedExtension, connectPeer, rpc, type Peer, answerCommand } from '../helpers/ws-peer';
 
 // The attacks of a cluster on NATS, tried against nats-server set up as `browsermcp-daemon nats-config` writes it:
 // someone without credentials, another application of the same NATS (another account), and a client holding one
@@ -71,16 +71,7 @@ async function session(at: number, user: string, ext: Peer, browserId: string): 
   return { peer, sessionId };
 }
 
-function answer(ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string): void {
-  ext.send({
-    wireId: command.wireId,
-    sessionId: command.sessionId,
-    type: 'response',
-    name: command.name,
-    data: { content: [{ type: 'text', text }] },
-    tabId: '1',
-  });
-}
+const answer = (ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string) => answerCommand(ext, command, text, '1');
 
 it('lets no one in without credentials, and shows another account of the same NATS nothing of the cluster', async () => {
   await expect(connect({ servers: nats.nats.url })).rejects.toThrow(/Authorization Violation/);

@@ -79,6 +79,11 @@ export async function authenticatedExtension(app: FastifyInstance, base: string,
 
 let nextRpcId = 1;
 
+/** Answers a command the extension `ext` received with a tool result of `text`, from its tab `tabId`. */
+export function answerCommand(ext: Peer, command: { wireId: string; sessionId: string; name: string }, text: string, tabId: string): void {
+  ext.send({ wireId: command.wireId, sessionId: command.sessionId, type: 'response', name: command.name, data: { content: [{ type: 'text', text }] }, tabId });
+}
+
 /** Sends a JSON-RPC request on `peer` and resolves with the answer to it (other messages stay queued). */
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
 export async function rpc(peer: Peer, method: string, params?: unknown): Promise<any> {
