@@ -162,7 +162,7 @@ export class ClusterNode implements RemoteExecutors {
       store: this.store,
       router: () => this.router,
       userOf: (executorId) => extensions.records.get(executorId)?.userId,
-      driving,
+      cluster: this,
       maxPayload: () => this.#nc.info?.max_payload ?? 1024 * 1024,
       senderOf: (subject) => this.#names.senderOf(subject),
       logger: this.#options.logger,

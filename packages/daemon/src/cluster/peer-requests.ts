@@ -1,10 +1,13 @@
 import { parseClusterRequest, type ClusterReply } from '@browsermcp/protocol';
 import type { Msg } from '@nats-io/transport-node';
-import { ClusterUnavailableError, crossError, InvalidArgumentError, SessionNotFoundError } from '../errors.js';
+import { ClusterUnavailableError, crossError, InvalidArgumentError, SessionInUseError, SessionNotFoundError } from '../errors.js';
 import { checkTabOwner } from '../router/tab-claims.js';
 import type { RouterLogger, SessionRecord, SessionRouter } from '../router/index.js';
 import type { KvRouterStore } from './kv-store.js';
 import { jsonOf } from './messages.js';
+
+/** Sessions whose last sender is remembered (the oldest forgotten past it). */
+const MAX_SERVED_FOR = 10_000;
 
 /** What serving another instance's requests needs of this one. */
 export interface PeerRequestsOptions {
@@ -13,8 +16,8 @@ export interface PeerRequestsOptions {
   readonly router: () => SessionRouter;
   /** The user whose browser `executorId` is, as its extension authenticated (null: the daemon's own). */
   readonly userOf: (executorId: string) => string | null | undefined;
-  /** Whether a client of this instance drives the session now. */
-  readonly driving: (sessionId: string) => boolean;
+  /** This instance, and whether a client of an instance (this one, or another over NATS) drives a session now. */
+  readonly cluster: { readonly instanceId: string; drives(instanceId: string, sessionId: string): Promise<boolean> };
   /** The most bytes NATS lets one message be. */
   readonly maxPayload: () => number;
   /** The instance that sent a request, read from its subject (ClusterNames.senderOf). */
@@ -31,6 +34,8 @@ export interface PeerRequestsOptions {
 export class PeerRequests {
   /** The instance that sent each command running here, so that only it may cancel the command. */
   readonly #senders = new Map<string, string>();
+  /** The instance each session's requests last came from: another one takes it only once that one's client is gone. */
+  readonly #servedFor = new Map<string, string>();
 
   constructor(private readonly o: PeerRequestsOptions) {}
 
@@ -64,6 +69,7 @@ export class PeerRequests {
             throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
           }
           await router.peer.closeSession(call.executorId, call.sessionId);
+          this.#servedFor.delete(call.sessionId);
           return this.reply(msg, { ok: true });
         case 'cancel':
           // Only the instance that sent a command stops it.
@@ -72,7 +78,7 @@ export class PeerRequests {
         case 'ping':
           return this.reply(msg, { ok: true });
         case 'driving':
-          return this.reply(msg, { ok: true, driving: this.o.driving(call.sessionId) });
+          return this.reply(msg, { ok: true, driving: await this.o.cluster.drives(this.o.cluster.instanceId, call.sessionId) });
       }
     } catch (error) {
       return this.reply(msg, { ok: false, error: crossError(error) });
@@ -91,8 +97,31 @@ export class PeerRequests {
       this.o.logger.warn({ sessionId, servedBy: session.servedBy, sender }, 'refused a request for a session another instance serves');
       throw new SessionNotFoundError(sessionId);
     }
+    await this.checkNotDrivenElsewhere(sender, sessionId);
     if (tabId !== undefined) await checkTabOwner(this.o.store, executorId, sessionId, tabId);
     return session;
+  }
+
+  /**
+   * The store says who serves a session, but any daemon may write the store: before it serves a new sender, this
+   * instance asks the one it served before (and its own clients) whether a live client still drives the session, as
+   * an instance taking up a session asks (router.resumeSession). A session is taken only from a client that is gone.
+   */
+  private async checkNotDrivenElsewhere(sender: string, sessionId: string): Promise<void> {
+    const before = this.#servedFor.get(sessionId);
+    if (before !== sender) {
+      const holders = [...new Set([before, this.o.cluster.instanceId].filter((id): id is string => id !== undefined && id !== sender))];
+      for (const holder of holders) {
+        if (await this.o.cluster.drives(holder, sessionId)) {
+          this.o.logger.warn({ sessionId, sender, drivenFrom: holder }, 'refused a request for a session a live client drives on another instance');
+          throw new SessionInUseError(sessionId, holder);
+        }
+      }
+    }
+    this.#servedFor.delete(sessionId);
+    this.#servedFor.set(sessionId, sender);
+    // Sessions that ended elsewhere are forgotten in the order they were last served.
+    if (this.#servedFor.size > MAX_SERVED_FOR) this.#servedFor.delete(this.#servedFor.keys().next().value!);
   }
 
   private reply(msg: Msg, reply: ClusterReply): void {

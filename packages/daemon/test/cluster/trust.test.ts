@@ -214,13 +214,22 @@ it("runs a session's commands only for the instance that serves its client: one 
   answer(ext, first, 'his');
   expect((await running).result.content[0].text).toBe('his');
 
-  // What the seed still gives: the store is every daemon's to write, so b can name itself the session's server (as an
-  // instance taking up a dropped client does) and then drive it. Recorded here as it stands (SECURITY.md).
+  // The store is every daemon's to write: b names itself the session's server (as an instance taking up a dropped
+  // client does). Daemon a asks the instance it served before, here itself, whether a live client still drives the
+  // session: one does, so b is refused.
   const router = await new Kvm(nc).open('browsermcp_router');
   const record = (await router.get(`s.${token(sessionId)}`))!.json<Record<string, unknown>>();
   await router.put(`s.${token(sessionId)}`, JSON.stringify({ ...record, servedBy: 'b' }));
-  const taken = ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId: 'forged-frank-2' }, timeoutMs: 5_000 });
-  const reached = await ext.next((m) => m.type === 'command' && m.wireId === 'forged-frank-2');
+  expect(await ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId: 'forged-frank-2' }, timeoutMs: 1_000 })).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_SESSION_IN_USE' },
+  });
+  // What the seed still gives, recorded as it stands (SECURITY.md): once his client is gone, the session is b's to take.
+  peer.ws.terminate();
+  await peer.closed;
+  await until(() => !daemons[A]!.app.browsermcp.linked.has(sessionId), 'the dropped client noticed');
+  const taken = ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId: 'forged-frank-3' }, timeoutMs: 5_000 });
+  const reached = await ext.next((m) => m.type === 'command' && m.wireId === 'forged-frank-3');
   answer(ext, reached, 'frank=cookie');
   expect(await taken).toMatchObject({ ok: true });
   await router.put(`s.${token(sessionId)}`, JSON.stringify(record));
