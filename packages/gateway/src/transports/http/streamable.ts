@@ -95,6 +95,12 @@ export const streamableHttp = fp(
     };
 
     // Counted until the response ends: the idle sweep leaves a session alone while it has one open.
+    /** A method only a 2025 session has, asked without one: 405, POST the one method left, and `what` it is for. */
+    const onlyWithSession = (reply: FastifyReply, what: string): FastifyReply => {
+      reply.header('Allow', 'POST');
+      return sendError(reply, 405, ErrorCodes.InvalidRequest, `Method not allowed: ${what}`);
+    };
+
     const holdOpen = (session: GatewaySession, reply: FastifyReply): void => {
       session.openStreams++;
       reply.raw.once('close', () => {
@@ -181,13 +187,7 @@ export const streamableHttp = fp(
     app.get('/mcp', async (req, reply) => {
       // Without a session there is no stream to open (2026-07-28 is POST only): 405, which clients read as "none".
       if (req.headers['mcp-session-id'] === undefined) {
-        reply.header('Allow', 'POST');
-        return sendError(
-          reply,
-          405,
-          ErrorCodes.InvalidRequest,
-          'Method not allowed: GET /mcp opens the stream of a 2025 session (send its Mcp-Session-Id); without a session, send requests by POST.',
-        );
+        return onlyWithSession(reply, 'GET /mcp opens the stream of a 2025 session (send its Mcp-Session-Id); without a session, send requests by POST.');
       }
       const session = sessionFor(req, reply);
       if (!session) return reply;
@@ -209,13 +209,7 @@ export const streamableHttp = fp(
 
     app.delete('/mcp', async (req, reply) => {
       if (req.headers['mcp-session-id'] === undefined) {
-        reply.header('Allow', 'POST');
-        return sendError(
-          reply,
-          405,
-          ErrorCodes.InvalidRequest,
-          'Method not allowed: DELETE /mcp ends a 2025 session (send its Mcp-Session-Id); 2026-07-28 requests have no session to end.',
-        );
+        return onlyWithSession(reply, 'DELETE /mcp ends a 2025 session (send its Mcp-Session-Id); 2026-07-28 requests have no session to end.');
       }
       const session = sessionFor(req, reply);
       if (!session) return reply;
