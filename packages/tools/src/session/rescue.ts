@@ -25,25 +25,41 @@ async function answers(tab: Tab, ms: number): Promise<boolean> {
   return (await withTimeout(answered, ms)) ?? false;
 }
 
+/** Switches the page's scripts off or on again; a closed tab has none to switch. */
+function scripts(tab: Tab, on: boolean): Promise<void> {
+  return tab
+    .cdp()
+    .send('Emulation.setScriptExecutionDisabled', { value: !on })
+    .then(
+      () => undefined,
+      () => undefined,
+    );
+}
+
 export interface Rescue {
   /** What was done, in words for the answer; empty when the page was free. */
   done: string[];
   /** The tab to go on with: the same one, or a fresh one in its place. */
   tab: Tab;
-  /** A script held the page and was stopped: it may start again (a timer), so a navigation leaves the page first. */
-  held: boolean;
 }
 
 /**
  * Frees a tab that a stopped call (a timeout, a cancel) or a hostile page left held: open dialogs are dismissed, a
  * script that keeps the page from answering is terminated, and a page that still holds on (dialogs that keep coming,
  * a renderer that does not hear the termination) is closed and a fresh tab put in its place. Cheap on a free page:
- * one evaluate.
+ * one evaluate. With `leave`, a held page is then left for about:blank before its scripts are on again (see
+ * leavePage): a timer would start the script again the moment they were.
  */
-export async function rescueTab(session: ToolSession, tab: Tab): Promise<Rescue> {
-  if (tab.isClosed) return { done: [], tab, held: false };
-  const { value, open, arrived } = await tab.dismissingDialogs(async () => {
+export async function rescueTab(session: ToolSession, tab: Tab, options: { leave?: boolean } = {}): Promise<Rescue> {
+  if (tab.isClosed) return { done: [], tab };
+  const { value, open, arrived } = await tab.dismissingDialogs(async (arrivedSoFar) => {
     if (await answers(tab, ANSWER_MS)) return { held: false, stuck: false, refused: false };
+    // Dialogs that open as fast as they are dismissed come from a script that never yields: nothing gets in between
+    // (a termination waits out its cap), so the tab is replaced at once.
+    if (arrivedSoFar() > 0) return { held: true, stuck: true, refused: false };
+    // Scripts off first, so that the page's timers cannot start the script again once it is stopped (the switch itself
+    // waits for the page's thread: it is not awaited before the termination, which interrupts the thread).
+    const off = scripts(tab, false);
     // Chrome refuses this to extensions ("not allowed for untrusted clients"): there the tab is replaced instead.
     let refused = false;
     await withTimeout(
@@ -53,19 +69,30 @@ export async function rescueTab(session: ToolSession, tab: Tab): Promise<Rescue>
         .catch(() => (refused = true)),
       TERMINATE_CAP_MS,
     );
-    return { held: true, refused, stuck: refused || !(await answers(tab, ANSWER_MS * 2)) };
+    const stuck = refused || !(await answers(tab, ANSWER_MS * 2));
+    await withTimeout(off, ANSWER_MS);
+    try {
+      if (!stuck && options.leave) await leaveForBlank(tab);
+    } finally {
+      await scripts(tab, true);
+    }
+    return { held: true, refused, stuck };
   });
   const done: string[] = [];
   const dialogs = open + arrived;
   if (dialogs) done.push(`dismissed ${dialogs === 1 ? 'a dialog' : `${dialogs.toLocaleString('en')} dialogs`}`);
-  if (value.held && !value.refused) done.push("stopped the page's script, which kept the page from answering");
-  // Dialogs that open as fast as they are dismissed come from a script that never yields: no navigation commits there.
-  if (!value.stuck && arrived === 0) return { done, tab, held: value.held };
+  if (value.held && !value.refused && !(value.stuck && arrived)) done.push("stopped the page's script, which kept the page from answering");
+  if (!value.stuck && arrived === 0) return { done, tab };
   const url = tab.page.url();
   const fresh = await session.replaceTab(tab);
   const why = value.refused ? 'kept running a script that this browser does not let browsermcp stop' : 'still held on';
   done.push(`closed the tab, whose page (${url}) ${why}, and opened a new one in its place`);
-  return { done, tab: fresh, held: false };
+  return { done, tab: fresh };
+}
+
+/** Opens about:blank, past a "Leave site?". */
+function leaveForBlank(tab: Tab): Promise<unknown> {
+  return tab.leavingPage(() => tab.page.goto('about:blank', { timeout: LEAVE_TIMEOUT_MS }));
 }
 
 /**
@@ -73,13 +100,12 @@ export async function rescueTab(session: ToolSession, tab: Tab): Promise<Rescue>
  * that starts again) can hold the tab or interrupt the next navigation; scripts are on again for the next page.
  */
 export async function leavePage(tab: Tab): Promise<void> {
-  const client = tab.cdp();
   await tab.dismissingDialogs(async () => {
-    await client.send('Emulation.setScriptExecutionDisabled', { value: true });
+    await tab.cdp().send('Emulation.setScriptExecutionDisabled', { value: true });
     try {
-      await tab.leavingPage(() => tab.page.goto('about:blank', { timeout: LEAVE_TIMEOUT_MS }));
+      await leaveForBlank(tab);
     } finally {
-      await client.send('Emulation.setScriptExecutionDisabled', { value: false }).catch(() => undefined);
+      await scripts(tab, true);
     }
   });
 }

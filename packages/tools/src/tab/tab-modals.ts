@@ -135,9 +135,10 @@ export class TabModals {
 
   /**
    * Dismisses every dialog, open or opening while `work` runs (a page that raises alert after alert must not hold a
-   * rescue hostage); returns `work`'s value, how many dialogs were open and how many more opened meanwhile.
+   * rescue hostage); returns `work`'s value, how many dialogs were open and how many more opened meanwhile. `work`
+   * can ask how many have opened so far.
    */
-  async dismissingDialogs<T>(work: () => Promise<T>): Promise<{ value: T; open: number; arrived: number }> {
+  async dismissingDialogs<T>(work: (arrived: () => number) => Promise<T>): Promise<{ value: T; open: number; arrived: number }> {
     const counter = { arrived: 0 };
     this.dismissing = counter;
     let open = 0;
@@ -146,7 +147,7 @@ export class TabModals {
         open++;
         await state.dialog.dismiss().catch(() => undefined);
       }
-      return { value: await work(), open, arrived: counter.arrived };
+      return { value: await work(() => counter.arrived), open, arrived: counter.arrived };
     } finally {
       this.dismissing = undefined;
     }

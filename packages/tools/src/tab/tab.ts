@@ -246,7 +246,7 @@ export class Tab {
   acceptChooser(state: Extract<ModalState, { kind: 'fileChooser' }>, files: readonly UploadFile[]): Promise<void> {
     return this.modals.acceptChooser(state, files);
   }
-  dismissingDialogs<T>(work: () => Promise<T>): Promise<{ value: T; open: number; arrived: number }> {
+  dismissingDialogs<T>(work: (arrived: () => number) => Promise<T>): Promise<{ value: T; open: number; arrived: number }> {
     return this.modals.dismissingDialogs(work);
   }
   /**

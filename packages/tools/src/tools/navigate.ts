@@ -26,8 +26,7 @@ const navigate = defineTool({
     // still holds on is replaced by a fresh tab.
     const before = await session.currentTab();
     const leaving = before.page.url();
-    const { done, tab, held } = await rescueTab(session, before);
-    if (held) await leavePage(tab);
+    const { done, tab } = await rescueTab(session, before, { leave: true });
     if (done.length) response.addResult(`To leave ${leaving}, browsermcp ${done.join(', ')}.`);
     tab.guard.reset();
     try {
