@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { InvalidArgumentError } from '../errors.js';
-import type { RouterLogger } from '../router/index.js';
+import type { RouterLogger, SessionRecord } from '../router/index.js';
 import { BrowserDirectory } from './directory.js';
 import { KvRouterStore } from './kv-store.js';
 import { answers } from './messages.js';
 import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
 import { natsFailure } from './nats-errors.js';
+import { RecordSigner } from './record-signatures.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
 /** A dead instance's browsers leave the directory this long after its last heartbeat. */
@@ -84,7 +85,13 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
     if (directory.instances().some((i) => i.instanceId === instanceId) && (await answers(nc, names.instanceSubject(instanceId, instanceId)))) {
       throw new InvalidArgumentError(`instance id "${instanceId}" is already in use in this cluster; give each daemon its own --instance-id`);
     }
-    const store = new KvRouterStore(router, isDown);
+    const onUnsigned = (record: SessionRecord, where: string) =>
+      options.logger.warn(
+        { sessionId: record.sessionId, servedBy: record.servedBy },
+        `left out a session whose record the instance it names did not sign (${where})`,
+      );
+    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned });
+    await store.publishSigningKey();
     return { nc, store, directory, instanceId, stateSecret: await store.sharedSecret('state-owners') };
   } catch (error) {
     await nc.close();

@@ -4,6 +4,7 @@ import { ClusterUnavailableError } from '../errors.js';
 import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from '../router/store.js';
 import { listKeys } from './keys.js';
 import { fromToken, token } from './names.js';
+import { signedBy, unsigned, type RecordSigner, type SignedRecord } from './record-signatures.js';
 
 /** How often a compare-and-set write is retried when another instance wrote the same key in between. */
 const MAX_CAS_ATTEMPTS = 20;
@@ -14,22 +15,51 @@ const tabKey = (executorId: string, tabId: string): string => `t.${token(executo
 const stateKey = (owner: string): string => `k.${token(owner)}`;
 // `x.<name>` holds a secret the daemons share (only they may read the bucket).
 const secretKey = (name: string): string => `x.${token(name)}`;
+// `p.<instance>` holds the public keys the instance signs its session records with, which only it may write.
+const keysKey = (instanceId: string): string => `p.${instanceId}`;
+
+/**
+ * The keys a daemon may write in the router's bucket (nats-config's permissions): every session, tab, state and
+ * shared-secret key, whichever daemon serves them; of the signing keys only its own.
+ */
+export function writableRouterKeys(instanceId: string): string[] {
+  return ['s.>', 't.>', 'k.>', 'x.>', keysKey(instanceId)];
+}
 
 function live(entry: KvEntry | null): entry is KvEntry {
   return entry !== null && entry.operation === 'PUT';
 }
 
-/**
- * The RouterStore of a cluster, on a JetStream KV bucket shared by every daemon. Each racing write is one atomic
- * KV operation: createSession and claimTab are `create` (fails if the key exists), deleteSession and releaseTab
- * delete at the revision they read, so of two instances doing the same only one sees itself succeed.
- */
+/** How this instance signs the session records it serves (record-signatures.ts). */
+export interface RecordSigning {
+  readonly instanceId: string;
+  readonly signer: RecordSigner;
+  /** Told of a record that the instance it names as its server did not sign, where it was not believed. */
+  readonly onUnsigned?: (record: SessionRecord, where: string) => void;
+}
+
+/** How many of an instance's signing keys are kept (one per start): records signed before that many restarts fail. */
+const MAX_SIGNING_KEYS = 8;
+/** How long another instance's keys are used as read before they are read again (a key it dropped stops counting). */
+const SIGNING_KEYS_CACHE_MS = 60_000;
+
 export class KvRouterStore implements RouterStore {
   private readonly kv: KV;
+  /** Each instance's signing keys, as last read from its `p.<instance>` entry, and when. */
+  readonly #signingKeys = new Map<string, { keys: readonly string[]; at: number }>();
 
   /** `down`: whether the NATS connection is lost right now; calls then fail at once instead of at their timeout. */
-  constructor(kv: KV, down: () => boolean = () => false) {
+  constructor(
+    kv: KV,
+    down: () => boolean = () => false,
+    private readonly signing?: RecordSigning,
+  ) {
     this.kv = unavailableWhenDown(kv, down);
+  }
+
+  /** The record as this instance writes it: signed when it names this instance as its server. */
+  #signed(session: SessionRecord): SessionRecord {
+    return this.signing !== undefined && session.servedBy === this.signing.instanceId ? this.signing.signer.sign(session) : session;
   }
 
   /** The cluster's secret `name`: made by the first daemon that asks (create-if-absent), read by the others. */
@@ -48,11 +78,76 @@ export class KvRouterStore implements RouterStore {
   }
 
   createSession(session: SessionRecord): Promise<boolean> {
-    return this.#createUnlessLive(sessionKey(session.sessionId), session);
+    return this.#createUnlessLive(sessionKey(session.sessionId), this.#signed(session));
   }
 
-  getSession(sessionId: string): Promise<SessionRecord | undefined> {
-    return this.#read<SessionRecord>(sessionKey(sessionId));
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    const record = await this.#read<SignedRecord>(sessionKey(sessionId));
+    return record && unsigned(record);
+  }
+
+  /**
+   * The session's record and whether the instance it names as its server signed it (record-signatures.ts). Without
+   * signing (a store outside a cluster), every record counts.
+   */
+  async getVerifiedSession(sessionId: string): Promise<{ record: SessionRecord; verified: boolean } | undefined> {
+    const record = await this.#read<SignedRecord>(sessionKey(sessionId));
+    return record && { record: unsigned(record), verified: await this.#verified(record) };
+  }
+
+  /** The executor's sessions whose records their servers signed; the others are told to `onUnsigned` and left out. */
+  async listVerifiedSessions(executorId: string): Promise<SessionRecord[]> {
+    const sessions: SessionRecord[] = [];
+    for (const key of await this.#keys('s.*')) {
+      const record = await this.#read<SignedRecord>(key);
+      if (record === undefined || record.executorId !== executorId) continue;
+      if (await this.#verified(record)) sessions.push(unsigned(record));
+      else this.signing?.onUnsigned?.(unsigned(record), 'its browser connected');
+    }
+    return sessions;
+  }
+
+  /** Publishes this instance's signing key beside the keys of its last starts (so that their records still verify). */
+  async publishSigningKey(): Promise<void> {
+    if (this.signing === undefined) return;
+    const { instanceId, signer } = this.signing;
+    const key = keysKey(instanceId);
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const entry = await this.kv.get(key);
+      const known = live(entry) ? keysIn(entry, instanceId) : [];
+      const keys = [...known.filter((k) => k !== signer.publicKey), signer.publicKey].slice(-MAX_SIGNING_KEYS);
+      const value = JSON.stringify({ instanceId, keys });
+      try {
+        if (live(entry)) await this.kv.update(key, value, entry.revision);
+        else await this.kv.create(key, value);
+        this.#signingKeys.set(instanceId, { keys, at: Date.now() });
+        return;
+      } catch {
+        // written meanwhile (a second start under the same id): read again
+      }
+    }
+    throw new Error(`the signing keys of instance ${instanceId} could not be written; is the router bucket writable?`);
+  }
+
+  /** An instance's signing keys as last read; read again when `fresh` (it may have started since). */
+  async #keysOf(instanceId: string, fresh: boolean): Promise<readonly string[]> {
+    const cached = this.#signingKeys.get(instanceId);
+    if (cached !== undefined && !fresh && Date.now() - cached.at < SIGNING_KEYS_CACHE_MS) return cached.keys;
+    const entry = await this.kv.get(keysKey(instanceId));
+    const keys = live(entry) ? keysIn(entry, instanceId) : [];
+    this.#signingKeys.set(instanceId, { keys, at: Date.now() });
+    return keys;
+  }
+
+  /** Whether the record carries the signature of the instance it names as its server (always, without signing). */
+  async #verified(record: SignedRecord): Promise<boolean> {
+    if (this.signing === undefined) return true;
+    const server = record.servedBy;
+    if (server === undefined) return false;
+    for (const fresh of [false, true]) {
+      if ((await this.#keysOf(server, fresh)).some((key) => signedBy(record, key))) return true;
+    }
+    return false;
   }
 
   async listSessions(executorId?: string): Promise<SessionRecord[]> {
@@ -75,7 +170,7 @@ export class KvRouterStore implements RouterStore {
       if (live(await this.kv.get(key))) return this.deleteSession(sessionId);
       return undefined;
     }
-    const session = entry.json<SessionRecord>();
+    const session = unsigned(entry.json<SignedRecord>());
     for (const { key: owned, entry: tab } of await this.#tabsOf(session.executorId)) {
       if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
     }
@@ -86,7 +181,7 @@ export class KvRouterStore implements RouterStore {
     let found = false;
     await this.#updateSession(sessionId, (session) => {
       found = true;
-      return { ...session, servedBy: instanceId };
+      return this.#signed({ ...session, servedBy: instanceId });
     });
     return found;
   }
@@ -256,4 +351,15 @@ function unavailableWhenDown(kv: KV, down: () => boolean): KV {
       };
     },
   });
+}
+
+/** The keys an instance's `p.<instance>` entry lists; none when it is not that instance's entry or not one at all. */
+function keysIn(entry: KvEntry, instanceId: string): string[] {
+  try {
+    const value = entry.json<{ instanceId?: unknown; keys?: unknown }>();
+    if (value.instanceId !== instanceId || !Array.isArray(value.keys)) return [];
+    return value.keys.filter((k): k is string => typeof k === 'string').slice(-MAX_SIGNING_KEYS);
+  } catch {
+    return [];
+  }
 }

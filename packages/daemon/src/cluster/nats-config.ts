@@ -1,4 +1,5 @@
 import { nkeys } from '@nats-io/transport-node';
+import { writableRouterKeys } from './kv-store.js';
 import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
 
 // A least-privilege NATS configuration for one cluster: an account of its own (nothing outside it sees a subject of
@@ -38,8 +39,9 @@ export function memberPermissions(names: ClusterNames, instanceId: string): { pu
       names.instanceSubject('*', instanceId),
       names.eventSubject,
       names.endedSubject,
-      // The store: sessions and tabs are written by whichever daemon serves them; the directory only by its owner.
-      `$KV.${names.routerBucket}.>`,
+      // The store: sessions and tabs are written by whichever daemon serves them, its signing keys and the directory
+      // only by their owner.
+      ...writableRouterKeys(instanceId).map((key) => `$KV.${names.routerBucket}.${key}`),
       `$KV.${names.browsersBucket}.${names.instanceKey(instanceId)}`,
       `$KV.${names.browsersBucket}.${names.browserKeyPrefix(instanceId)}.>`,
       // JetStream's API for the two buckets: create, read, watch; never update (a max age of 1 s purges a bucket),

@@ -21,10 +21,12 @@ import { answers, jsonOf, PING_TIMEOUT_MS, readMessage } from './messages.js';
 import { ClusterNames } from './names.js';
 import { redactNatsUrl } from './nats-connection.js';
 import { overdue } from './overdue.js';
-import { PeerRequests } from './peer-requests.js';
+import { PeerRequests, type PeerRequestsOptions } from './peer-requests.js';
 import { natsFailure } from './nats-errors.js';
 import { InFlightRequests } from './in-flight.js';
 import { RemoteExecutor } from './remote-executor.js';
+import { SessionProofs } from './session-proofs.js';
+import { withDeadline } from './with-deadline.js';
 
 export { DEFAULT_DIRECTORY_TTL_MS, randomInstanceId, type ClusterOptions } from './join.js';
 
@@ -32,20 +34,6 @@ export { DEFAULT_DIRECTORY_TTL_MS, randomInstanceId, type ClusterOptions } from 
 export const DEFAULT_CLUSTER_HEARTBEAT_MS = 2_000;
 /** How long each step of leaving the cluster may wait on NATS. */
 const CLOSE_STEP_MS = 2_000;
-
-/** The promise's value, or undefined once `ms` passed (or it failed): for steps that must not hold up a shutdown. */
-async function withDeadline<T>(promise: Promise<T> | undefined, ms: number): Promise<T | undefined> {
-  if (promise === undefined) return undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise.catch(() => undefined), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * One daemon's membership of a cluster on NATS: its RouterStore (JetStream KV), the directory of which instance
@@ -57,6 +45,8 @@ export class ClusterNode implements RemoteExecutors {
   readonly store: KvRouterStore;
   /** A secret every daemon of the cluster shares (kept in its store, which only they may read): see state-owners.ts. */
   readonly stateSecret: Uint8Array;
+  /** The access token each session served here came with, sent where it opens or moves (session-proofs.ts). */
+  readonly proofs = new SessionProofs();
   readonly #nc: NatsConnection;
   readonly #names: ClusterNames;
   readonly #directory: BrowserDirectory;
@@ -148,6 +138,8 @@ export class ClusterNode implements RemoteExecutors {
     localBrowser: { id: string; name: string } | undefined,
     /** Whether a live client connection here drives the session. */
     driving: (sessionId: string) => boolean,
+    /** How this daemon checks its clients' tokens: another instance's proof of a session's user too. */
+    verifier?: PeerRequestsOptions['verifier'],
   ): Promise<void> {
     const local: BrowserEntry | undefined = localBrowser && {
       id: localBrowser.id,
@@ -165,6 +157,7 @@ export class ClusterNode implements RemoteExecutors {
       cluster: this,
       maxPayload: () => this.#nc.info?.max_payload ?? 1024 * 1024,
       senderOf: (subject) => this.#names.senderOf(subject),
+      ...(verifier ? { verifier } : {}),
       logger: this.#options.logger,
     });
     this.#subscriptions.push(
@@ -263,6 +256,10 @@ export class ClusterNode implements RemoteExecutors {
   }
 
   /** Tells the instance that holds `executorId`, with no answer expected. */
+  proofOf(sessionId: string): string | undefined {
+    return this.proofs.get(sessionId);
+  }
+
   notify(executorId: string, request: ClusterRequest): void {
     const entry = this.#directory.browser(executorId);
     if (entry !== undefined) this.#publish(this.#to(entry.instanceId), request);

@@ -22,6 +22,8 @@ export interface PeerRequestsOptions {
   readonly maxPayload: () => number;
   /** The instance that sent a request, read from its subject (ClusterNames.senderOf). */
   readonly senderOf: (subject: string) => string | undefined;
+  /** This daemon's check of its clients' tokens (server/auth.ts): a session's user is proven by one (none without auth). */
+  readonly verifier?: { verify(token: string): Promise<{ readonly userId: string }> };
   readonly logger: RouterLogger;
 }
 
@@ -52,7 +54,7 @@ export class PeerRequests {
     try {
       switch (call.op) {
         case 'send': {
-          await this.checkSession(sender, call.executorId, call.command.sessionId, call.command.tabId);
+          await this.checkSession(sender, call.executorId, call.command.sessionId, call.proof, { tabId: call.command.tabId });
           this.#senders.set(call.command.wireId, sender);
           try {
             return this.reply(msg, { ok: true, response: await router.peer.run(call.executorId, call.command, call.timeoutMs) });
@@ -61,7 +63,7 @@ export class PeerRequests {
           }
         }
         case 'open':
-          await router.peer.openSession(await this.checkSession(sender, call.session.executorId, call.session.sessionId));
+          await router.peer.openSession(await this.checkSession(sender, call.session.executorId, call.session.sessionId, call.proof, { opening: true }));
           return this.reply(msg, { ok: true });
         case 'close':
           // Sent once the session left the store: one still open there is not closed on another's word.
@@ -87,19 +89,57 @@ export class PeerRequests {
 
   /**
    * The session is open on this browser, for the user whose browser it is, served by the instance that asks (when its
-   * record names one), and the tab it names is the session's: read from the store. Anything else reads as not found.
+   * record names one), and the tab it names is the session's: read from the store, in a record signed by the instance
+   * it names as its server (record-signatures.ts). Anything else reads as not found.
    */
-  private async checkSession(sender: string, executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
-    const session = await this.o.store.getSession(sessionId);
+  private async checkSession(
+    sender: string,
+    executorId: string,
+    sessionId: string,
+    proof: string | undefined,
+    { opening = false, tabId }: { opening?: boolean; tabId?: string | undefined },
+  ): Promise<SessionRecord> {
+    const found = await this.o.store.getVerifiedSession(sessionId);
+    if (found !== undefined && !found.verified) {
+      this.o.logger.warn(
+        { sessionId, servedBy: found.record.servedBy, sender },
+        'refused a request for a session whose record the instance it names did not sign',
+      );
+      throw new SessionNotFoundError(sessionId);
+    }
+    const session = found?.record;
     const user = this.o.userOf(executorId);
     if (session === undefined || session.executorId !== executorId || (user != null && session.userId !== user)) throw new SessionNotFoundError(sessionId);
     if (session.servedBy !== undefined && session.servedBy !== sender) {
       this.o.logger.warn({ sessionId, servedBy: session.servedBy, sender }, 'refused a request for a session another instance serves');
       throw new SessionNotFoundError(sessionId);
     }
+    if (opening || this.#servedFor.get(sessionId) !== sender) await this.checkProof(session, sender, proof);
     await this.checkNotDrivenElsewhere(sender, sessionId);
     if (tabId !== undefined) await checkTabOwner(this.o.store, executorId, sessionId, tabId);
     return session;
+  }
+
+  /**
+   * Before a session opens on this browser, or an instance serves it from here for the first time, the sending
+   * instance shows the token its client came with: a valid one of the session's user. A daemon's credentials alone
+   * (which can sign a record naming their own instance) then cannot put a session on a user's browser or take up one
+   * whose client has gone.
+   */
+  private async checkProof(session: SessionRecord, sender: string, proof: string | undefined): Promise<void> {
+    const { verifier } = this.o;
+    if (verifier === undefined) return;
+    const user =
+      proof === undefined
+        ? undefined
+        : await verifier.verify(proof).then(
+            (identity) => identity.userId,
+            () => undefined,
+          );
+    if (user !== undefined && user === session.userId) return;
+    const why = proof === undefined ? 'without its user’s token' : 'with a token that is not its user’s, or not valid';
+    this.o.logger.warn({ sessionId: session.sessionId, sender }, `refused to open or serve a session for another instance ${why}`);
+    throw new SessionNotFoundError(session.sessionId);
   }
 
   /**

@@ -20,7 +20,9 @@ export interface Admission {
 
 /** Opens a session on a connected executor, within its user's cap; see SessionRouter.openSession. */
 export async function admitSession(a: Admission, sessionId: string, options: OpenSessionOptions): Promise<SessionRecord> {
-  const session = sessionRecordFor(sessionId, options, a.defaultExecutorId);
+  // In a cluster every session names the instance serving its client: the others believe its record only signed so.
+  const servedBy = options.servedBy ?? a.remote?.instanceId;
+  const session = sessionRecordFor(sessionId, servedBy !== undefined ? { ...options, servedBy } : options, a.defaultExecutorId);
   const { executorId, userId } = session;
   const executor = a.executors.live(executorId);
   // One user cannot take the daemon's sessions (and browser contexts) for everyone else.

@@ -93,7 +93,8 @@ export class ExecutorRegistry {
     // browser itself then reports as not found.
     this.#connected.set(id, executor);
     const orphanedTabs = await this.#reconcileTabs(id, reportedTabs);
-    return { orphanedTabs, sessions: await this.#options.store.listSessions(id) };
+    const { store } = this.#options;
+    return { orphanedTabs, sessions: await (store.listVerifiedSessions?.(id) ?? store.listSessions(id)) };
   }
 
   async #reconcileTabs(executorId: string, reportedTabs: readonly ReportedTab[]): Promise<ReportedTab[]> {

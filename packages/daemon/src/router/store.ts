@@ -85,6 +85,12 @@ export interface RouterStore {
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   /** Every session, or those held by one executor. */
   listSessions(executorId?: string): Promise<SessionRecord[]>;
+  /**
+   * The sessions held by one executor that its instance may open again when the executor connects: in a cluster,
+   * those whose records the instances serving them signed (a record another daemon rewrote is left out). Default
+   * listSessions.
+   */
+  listVerifiedSessions?(executorId: string): Promise<SessionRecord[]>;
   /** Removes a session and releases its tabs, in one step; returns the removed session. */
   deleteSession(sessionId: string): Promise<SessionRecord | undefined>;
   /** Records which instance serves the session's client now; false if the session is gone. */

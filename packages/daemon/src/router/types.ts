@@ -102,6 +102,8 @@ export interface RouterLogger {
  * executor proxies and carries what one instance must tell the others.
  */
 export interface RemoteExecutors {
+  /** This instance: it serves a session opened here unless the opener names another (SessionRecord.servedBy). */
+  readonly instanceId: string;
   /** An executor that another instance holds, as a proxy; undefined when no instance holds it. */
   get(executorId: string): Executor | undefined;
   /** A session ended on this instance (its store record is gone): the instance serving its client must hear. */

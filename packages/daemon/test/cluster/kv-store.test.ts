@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KvRouterStore } from '../../src/index';
 import { NatsServer } from '@browsermcp/testkit';
 import { describeRouterStore } from '../helpers/store-contract';
+import { RecordSigner } from '../../src/cluster/record-signatures';
 
 let nats: NatsServer;
 const connections: NatsConnection[] = [];
@@ -18,11 +19,14 @@ afterAll(async () => {
   await nats.close();
 });
 
-/** A store on its own connection (as another daemon would have) over the bucket `name`. */
-async function storeOn(name: string): Promise<KvRouterStore> {
+/** A store on its own connection (as another daemon would have) over the bucket `name`; signing as `instanceId`. */
+async function storeOn(name: string, instanceId?: string): Promise<KvRouterStore> {
   const nc = await connect({ servers: nats.url });
   connections.push(nc);
-  return new KvRouterStore(await new Kvm(nc).create(name, { history: 1 }));
+  const kv = await new Kvm(nc).create(name, { history: 1 });
+  const store = new KvRouterStore(kv, () => false, instanceId === undefined ? undefined : { instanceId, signer: new RecordSigner() });
+  await store.publishSigningKey();
+  return store;
 }
 
 describeRouterStore('KvRouterStore (JetStream KV)', () => storeOn(`contract_${++bucket}`));
@@ -63,4 +67,34 @@ it('sees what another daemon wrote, and a current tab set by one is cleared when
   expect(await one.getSession('S')).toEqual({ sessionId: 'S', executorId: 'ext', userId: 'alice', currentTabId: '7' });
   expect(await one.releaseTab('ext', '7')).toBe('S');
   expect((await two.getSession('S'))?.currentTabId).toBeUndefined();
+});
+
+it('signs the records an instance serves: they verify after its restarts (its last 8 keys), a rewrite or a record naming another does not', async () => {
+  const name = `signed_${++bucket}`;
+  const a = await storeOn(name, 'a');
+  const b = await storeOn(name, 'b');
+  await a.createSession({ sessionId: 'by-a', executorId: 'laptop', servedBy: 'a', settings: { maxTabs: 3 } });
+  // b writes a record naming a (it signs only records naming itself): not a's.
+  await b.createSession({ sessionId: 'naming-a', executorId: 'laptop', servedBy: 'a' });
+  await b.createSession({ sessionId: 'by-b', executorId: 'laptop', servedBy: 'b' });
+  expect(await b.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { sessionId: 'by-a', settings: { maxTabs: 3 } } });
+  expect(await b.getVerifiedSession('naming-a')).toMatchObject({ verified: false });
+  expect((await a.listVerifiedSessions('laptop')).map((s) => s.sessionId).sort()).toEqual(['by-a', 'by-b']);
+  // The current tab is the browser's to write: the record still verifies; its server's next write keeps it signed.
+  await b.setCurrentTab('by-a', '7');
+  expect(await b.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { currentTabId: '7' } });
+  // b takes it up: now b's.
+  await b.setServedBy('by-a', 'b');
+  expect(await a.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { servedBy: 'b' } });
+  await a.setServedBy('by-a', 'a');
+
+  // a starts again (a new key): what it signed before still verifies, up to its last 8 starts.
+  // (Read each time by a daemon that just started: others read an instance's keys again within a minute.)
+  let again = a;
+  for (let start = 1; start <= 7; start++) again = await storeOn(name, 'a');
+  expect(await (await storeOn(name, 'c')).getVerifiedSession('by-a')).toMatchObject({ verified: true });
+  again = await storeOn(name, 'a');
+  expect(await (await storeOn(name, 'c')).getVerifiedSession('by-a')).toMatchObject({ verified: false });
+  await again.setServedBy('by-a', 'a');
+  expect(await (await storeOn(name, 'c')).getVerifiedSession('by-a')).toMatchObject({ verified: true });
 });

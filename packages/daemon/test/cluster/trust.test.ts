@@ -5,6 +5,8 @@ import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transp
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signToken, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
+import { RecordSigner, unsigned } from '../../src/cluster/record-signatures';
+import type { SessionRecord } from '../../src/router/store';
 import { startSecureNats } from '../helpers/secure-nats';
 import { authenticatedExtension, connectPeer, rpc, type Peer, answerCommand } from '../helpers/ws-peer';
 
@@ -17,10 +19,12 @@ let nats: Awaited<ReturnType<typeof startSecureNats>>;
 const daemons: RunningDaemon[] = [];
 const peers: Peer[] = [];
 const connections: NatsConnection[] = [];
+/** What daemon b logged (warnings and worse). */
+const logsOfB: string[] = [];
 
 beforeAll(async () => {
   nats = await startSecureNats(['a', 'b'], OUTSIDER);
-  for (const instanceId of ['a', 'b']) daemons.push(await nats.daemon(instanceId, SECRET));
+  daemons.push(await nats.daemon('a', SECRET), await nats.daemon('b', SECRET, (line) => logsOfB.push(line)));
 });
 
 afterAll(async () => {
@@ -95,7 +99,7 @@ it('lets no one in without credentials, and shows another account of the same NA
   expect(buckets).toBeInstanceOf(Error);
 });
 
-it("holds one daemon's credentials to that daemon: no other's requests, replies or directory entries, no purge, no bucket update", async () => {
+it("holds one daemon's credentials to that daemon: no other's requests, replies, directory entries or signing keys, no purge, no bucket update", async () => {
   const nc = await asDaemonB();
   const refused = (subject: string) => new Promise<string>((resolve) => nc.subscribe(subject, { callback: (error) => void (error && resolve(error.message)) }));
   expect(await refused('browsermcp.instance.a.from.*')).toContain('Permissions Violation for Subscription to "browsermcp.instance.a.from.*"');
@@ -123,6 +127,11 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies 
   await until(() => daemons[A]!.cluster!.browsersFor('alice').some((browser) => browser.id === 'alice-own'), 'b’s own entry seen by a');
   expect(daemons[A]!.cluster!.browsersFor('alice').map((browser) => browser.id)).not.toContain('alice-work');
   await kv.delete(`b.b.${token('alice-own')}`);
+
+  // Nor may it publish a signing key under a's name, which would let it sign session records as a.
+  await expect(nc.request('$KV.browsermcp_router.p.a', JSON.stringify({ instanceId: 'a', keys: ['mallory'] }), { timeout: 2_000 })).rejects.toThrow(
+    /Permissions Violation for Publish/,
+  );
 
   const jsm = await jetstreamManager(nc);
   await expect(jsm.streams.purge('KV_browsermcp_router')).rejects.toThrow(/Permissions Violation for Publish/);
@@ -215,24 +224,86 @@ it("runs a session's commands only for the instance that serves its client: one 
   expect((await running).result.content[0].text).toBe('his');
 
   // The store is every daemon's to write: b names itself the session's server (as an instance taking up a dropped
-  // client does). Daemon a asks the instance it served before, here itself, whether a live client still drives the
-  // session: one does, so b is refused.
+  // client does). A record is believed only signed by the instance it names, with the key that instance publishes.
   const router = await new Kvm(nc).open('browsermcp_router');
-  const record = (await router.get(`s.${token(sessionId)}`))!.json<Record<string, unknown>>();
-  await router.put(`s.${token(sessionId)}`, JSON.stringify({ ...record, servedBy: 'b' }));
+  const key = `s.${token(sessionId)}`;
+  const record = (await router.get(key))!.json<SessionRecord & { signature: string }>();
+  await router.put(key, JSON.stringify({ ...record, servedBy: 'b' }));
   expect(await ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId: 'forged-frank-2' }, timeoutMs: 1_000 })).toMatchObject({
     ok: false,
-    error: { code: 'BMCP_ERR_SESSION_IN_USE' },
+    error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
-  // What the seed still gives, recorded as it stands (SECURITY.md): once his client is gone, the session is b's to take.
+  // b's seed may write b's signing keys (b's part), so it can add a key of its own and sign as b. Daemon a asks the
+  // instance it served before, here itself, whether a live client still drives the session: one does, so b is refused.
+  const signer = new RecordSigner();
+  const keys = (await router.get('p.b'))!.json<{ keys: string[] }>().keys;
+  await router.put('p.b', JSON.stringify({ instanceId: 'b', keys: [...keys, signer.publicKey] }));
+  await router.put(key, JSON.stringify(signer.sign({ ...unsigned(record), servedBy: 'b' })));
+  const asB = (wireId: string, proof?: string) =>
+    ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId }, timeoutMs: 5_000, ...(proof ? { proof } : {}) });
+  // Serving a session from a new instance takes a token of its user, which b's seed does not have.
+  expect(await asB('forged-frank-3')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
+  expect(await asB('forged-frank-3', await signToken({ userId: 'mallory', secret: SECRET }))).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
+  });
+  // Nor can it open a session of its own making on his browser: its record signed as b, but no token of his.
+  await router.put(
+    `s.${token('forged-new')}`,
+    JSON.stringify(signer.sign({ sessionId: 'forged-new', executorId: 'frank-laptop', userId: 'frank', servedBy: 'b', agent: 'Trusted helper' })),
+  );
+  expect(await ask({ op: 'open', session: { sessionId: 'forged-new', executorId: 'frank-laptop', userId: 'frank', servedBy: 'b' } })).toMatchObject({
+    ok: false,
+    error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
+  });
+  await router.delete(`s.${token('forged-new')}`);
+  // With a token of his (one b's seed could read: of a user whose browser b holds), a live client still keeps it.
+  const frankToken = await signToken({ userId: 'frank', secret: SECRET });
+  expect(await asB('forged-frank-4', frankToken)).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_IN_USE' } });
   peer.ws.terminate();
   await peer.closed;
   await until(() => !daemons[A]!.app.browsermcp.linked.has(sessionId), 'the dropped client noticed');
-  const taken = ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId: 'forged-frank-3' }, timeoutMs: 5_000 });
-  const reached = await ext.next((m) => m.type === 'command' && m.wireId === 'forged-frank-3');
-  answer(ext, reached, 'frank=cookie');
+  // Once his client is gone: without his token still nothing; with it, recorded as it stands (SECURITY.md), b takes it.
+  expect(await asB('forged-frank-5')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
+  const taken = asB('forged-frank-6', frankToken);
+  answer(ext, await ext.next((m) => m.type === 'command' && m.wireId === 'forged-frank-6'), 'frank=cookie');
   expect(await taken).toMatchObject({ ok: true });
-  await router.put(`s.${token(sessionId)}`, JSON.stringify(record));
+  await router.put(key, JSON.stringify(record));
+  await router.put('p.b', JSON.stringify({ instanceId: 'b', keys }));
+});
+
+it("believes a session's record only as the instance serving it signed it: another daemon's seed cannot change what the session is", async () => {
+  // Hank's client is on daemon a, his browser on daemon b: b runs a's commands for him on what his record says.
+  const ext = await extension(B, 'hank', 'hank-laptop');
+  const { peer, sessionId } = await session(A, 'hank', ext, 'hank-laptop');
+  const running = rpc(peer, 'browser_snapshot', {});
+  answer(ext, await ext.next((m) => m.type === 'command' && m.sessionId === sessionId), 'first');
+  expect((await running).result.content[0].text).toBe('first');
+
+  // A process holding b's seed rewrites his record, still naming a as its server: another agent's name, other settings.
+  const nc = await asDaemonB();
+  const router = await new Kvm(nc).open('browsermcp_router');
+  const key = `s.${token(sessionId)}`;
+  const record = (await router.get(key))!.json<SessionRecord & { signature: string }>();
+  await router.put(key, JSON.stringify({ ...record, agent: 'Trusted helper', settings: { ...record.settings, allowedOrigins: undefined } }));
+  const refused = await rpc(peer, 'browser_snapshot', {});
+  expect(refused.error).toMatchObject({ message: `session ${sessionId} is not open (it was never opened, or it was closed)` });
+  // Nor when his browser connects again, which opens its sessions again from their records: his other session (its
+  // record as a signed it) opens, and b says why the rewritten one did not.
+  const other = await session(A, 'hank', ext, 'hank-laptop');
+  ext.ws.terminate();
+  await ext.closed;
+  const back = await extension(B, 'hank', 'hank-laptop');
+  expect(await back.next((m) => m.name === 'session_opened' && m.sessionId === other.sessionId)).toMatchObject({ payload: { resumed: true } });
+  await until(() => logsOfB.some((line) => line.includes('its browser connected') && line.includes(sessionId)), 'b says why');
+  // Nothing of it reached his browser (the first thing it hears of that session is his next command); with the
+  // record a signed back in place, his calls run again.
+  await router.put(key, JSON.stringify(record));
+  const again = rpc(peer, 'browser_snapshot', {});
+  const next = await back.next((m) => m.sessionId === sessionId);
+  expect(next).toMatchObject({ type: 'command', name: 'browser_snapshot' });
+  answer(back, next, 'again');
+  expect((await again).result.content[0].text).toBe('again');
 });
 
 it("runs a session opened over the HTTP API only for the instance its last call reached, as it does a proxy client's", async () => {

@@ -15,8 +15,11 @@ export async function startSecureNats(
   /** The cluster settings of daemon `instanceId`, with its own seed. */
   cluster(instanceId: string): ClusterSettings & { instanceId: string };
   seedFile(instanceId: string): string;
-  /** Daemon `instanceId` of the cluster in this process, with tokens signed by `secret`, no browser of its own. */
-  daemon(instanceId: string, secret: string): Promise<RunningDaemon>;
+  /**
+   * Daemon `instanceId` of the cluster in this process, with tokens signed by `secret`, no browser of its own; its log
+   * lines (warnings and worse) go to `log` when given.
+   */
+  daemon(instanceId: string, secret: string, log?: (line: string) => void): Promise<RunningDaemon>;
   close(): Promise<void>;
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'bmcp-nats-keys-'));
@@ -28,8 +31,9 @@ export async function startSecureNats(
     nats,
     seedFile,
     cluster,
-    daemon: (instanceId, secret) =>
+    daemon: (instanceId, secret, log) =>
       startDaemon({
+        ...(log ? { logger: { level: 'warn', stream: { write: log } } } : {}),
         host: '127.0.0.1',
         port: 0,
         local: null,
