@@ -42,11 +42,22 @@ export interface RecordSigning {
 const MAX_SIGNING_KEYS = 8;
 /** How long another instance's keys are used as read before they are read again (a key it dropped stops counting). */
 const SIGNING_KEYS_CACHE_MS = 60_000;
+/** Session records whose verified revision is remembered (the least recently verified forgotten past it). */
+const MAX_VERIFIED_REVISIONS = 10_000;
 
+/**
+ * The RouterStore of a cluster, on a JetStream KV bucket shared by every daemon. Each racing write is one atomic
+ * KV operation: createSession and claimTab are `create` (fails if the key exists), deleteSession and releaseTab
+ * delete at the revision they read, so of two instances doing the same only one sees itself succeed. A session
+ * record is signed by the instance it names as its server (`signing`), so that the instance holding its browser can
+ * tell it from one another daemon wrote (getVerifiedSession, listVerifiedSessions).
+ */
 export class KvRouterStore implements RouterStore {
   private readonly kv: KV;
   /** Each instance's signing keys, as last read from its `p.<instance>` entry, and when. */
   readonly #signingKeys = new Map<string, { keys: readonly string[]; at: number }>();
+  /** The revision of each session key whose record was last verified (see #verified). */
+  readonly #verifiedRevisions = new Map<string, number>();
 
   /** `down`: whether the NATS connection is lost right now; calls then fail at once instead of at their timeout. */
   constructor(
@@ -91,17 +102,21 @@ export class KvRouterStore implements RouterStore {
    * signing (a store outside a cluster), every record counts.
    */
   async getVerifiedSession(sessionId: string): Promise<{ record: SessionRecord; verified: boolean } | undefined> {
-    const record = await this.#read<SignedRecord>(sessionKey(sessionId));
-    return record && { record: unsigned(record), verified: await this.#verified(record) };
+    const entry = await this.kv.get(sessionKey(sessionId));
+    if (!live(entry)) return undefined;
+    const record = entry.json<SignedRecord>();
+    return { record: unsigned(record), verified: await this.#verified(entry.key, entry.revision, record) };
   }
 
   /** The executor's sessions whose records their servers signed; the others are told to `onUnsigned` and left out. */
   async listVerifiedSessions(executorId: string): Promise<SessionRecord[]> {
     const sessions: SessionRecord[] = [];
     for (const key of await this.#keys('s.*')) {
-      const record = await this.#read<SignedRecord>(key);
-      if (record === undefined || record.executorId !== executorId) continue;
-      if (await this.#verified(record)) sessions.push(unsigned(record));
+      const entry = await this.kv.get(key);
+      if (!live(entry)) continue;
+      const record = entry.json<SignedRecord>();
+      if (record.executorId !== executorId) continue;
+      if (await this.#verified(key, entry.revision, record)) sessions.push(unsigned(record));
       else this.signing?.onUnsigned?.(unsigned(record), 'its browser connected');
     }
     return sessions;
@@ -139,13 +154,22 @@ export class KvRouterStore implements RouterStore {
     return keys;
   }
 
-  /** Whether the record carries the signature of the instance it names as its server (always, without signing). */
-  async #verified(record: SignedRecord): Promise<boolean> {
-    if (this.signing === undefined) return true;
+  /**
+   * Whether the record (at `revision` of `key`) carries the signature of the instance it names as its server (always,
+   * without signing). A revision verified once is not verified again: a record is read on every command that crosses
+   * instances, and a signature check costs ~0.1 ms; any write gives the key a new revision.
+   */
+  async #verified(key: string, revision: number, record: SignedRecord): Promise<boolean> {
+    if (this.signing === undefined || this.#verifiedRevisions.get(key) === revision) return true;
     const server = record.servedBy;
     if (server === undefined) return false;
     for (const fresh of [false, true]) {
-      if ((await this.#keysOf(server, fresh)).some((key) => signedBy(record, key))) return true;
+      if ((await this.#keysOf(server, fresh)).some((publicKey) => signedBy(record, publicKey))) {
+        this.#verifiedRevisions.delete(key);
+        this.#verifiedRevisions.set(key, revision);
+        if (this.#verifiedRevisions.size > MAX_VERIFIED_REVISIONS) this.#verifiedRevisions.delete(this.#verifiedRevisions.keys().next().value!);
+        return true;
+      }
     }
     return false;
   }

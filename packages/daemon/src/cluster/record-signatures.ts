@@ -51,13 +51,26 @@ export class RecordSigner {
   }
 }
 
+/** Public keys as Node reads them, by their text: a record is verified on every command that crosses instances. */
+const keyObjects = new Map<string, KeyObject>();
+const MAX_KEY_OBJECTS = 256;
+
+function keyObject(publicKey: string): KeyObject {
+  let key = keyObjects.get(publicKey);
+  if (key === undefined) {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey }, format: 'jwk' });
+    keyObjects.set(publicKey, key);
+    if (keyObjects.size > MAX_KEY_OBJECTS) keyObjects.delete(keyObjects.keys().next().value!);
+  }
+  return key;
+}
+
 /** Whether `record` carries a signature that the key `publicKey` (raw, base64url) made over its claims. */
 export function signedBy(record: SignedRecord, publicKey: string): boolean {
   const { signature, ...unsigned } = record;
   if (signature === undefined) return false;
   try {
-    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey }, format: 'jwk' });
-    return verify(null, Buffer.from(claimsOf(unsigned)), key, Buffer.from(signature, 'base64url'));
+    return verify(null, Buffer.from(claimsOf(unsigned)), keyObject(publicKey), Buffer.from(signature, 'base64url'));
   } catch {
     return false; // not a key, or not a signature
   }
