@@ -35,6 +35,7 @@ export { ExtensionConnection, ExtensionRegistry, CloseCodes, parseHello } from '
 export type { HelloPayload, ExtensionRecord, ExtensionState } from './server/extensions.js';
 export { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS, hs256Verifier, publicKeyVerifier, signToken } from './server/auth.js';
 export { defaultPairingFile, loadPairingSecret } from './server/pairing-secret.js';
+export { nodeFrameCipher } from './server/node-frame-cipher.js';
 export type { TokenVerifier, TokenIdentity, TokenRules, SignTokenOptions } from './server/auth.js';
 export { EXTENSION_ID, EXTENSION_ID_PATTERN, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_HEARTBEAT_MS, isLoopbackHost } from './server/constants.js';
 export { startDaemon } from './daemon.js';

@@ -21,9 +21,32 @@ function ivOf(n: bigint): Uint8Array<ArrayBuffer> {
   return iv;
 }
 
-async function directionKey(secret: Uint8Array, nonces: PairingNonces, from: PairingRole, usage: 'encrypt' | 'decrypt'): Promise<CryptoKey> {
-  const base = await crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, 'HKDF', false, ['deriveKey']);
-  return crypto.subtle.deriveKey(
+/**
+ * AES-256-GCM for the channel's frames, the tag after the ciphertext (as Web Crypto gives it). Web Crypto by default;
+ * the daemon passes Node's own, which does a frame in a few microseconds where Web Crypto's round trip through
+ * Node's thread pool takes ~50 (every command and its answer are sealed and opened once each way).
+ */
+export interface FrameCipher {
+  /** A direction's key from its 32 derived bytes. */
+  key(raw: Uint8Array): Promise<unknown>;
+  encrypt(key: unknown, iv: Uint8Array, data: Uint8Array): Promise<Uint8Array> | Uint8Array;
+  /** Throws when the frame is not sealed with `key` at `iv`. */
+  decrypt(key: unknown, iv: Uint8Array, data: Uint8Array): Promise<Uint8Array> | Uint8Array;
+}
+
+/** Web Crypto's AES-GCM: the extension's (an MV3 worker has nothing else). */
+export const webFrameCipher: FrameCipher = {
+  key: (raw) => crypto.subtle.importKey('raw', raw as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['encrypt', 'decrypt']),
+  encrypt: async (key, iv, data) =>
+    new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: iv as Uint8Array<ArrayBuffer> }, key as CryptoKey, data as Uint8Array<ArrayBuffer>)),
+  decrypt: async (key, iv, data) =>
+    new Uint8Array(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: iv as Uint8Array<ArrayBuffer> }, key as CryptoKey, data as Uint8Array<ArrayBuffer>)),
+};
+
+/** The 32 bytes of one direction's key: HKDF-SHA-256 of the secret, salted with both nonces, for `from` and the address. */
+async function directionKeyBytes(secret: Uint8Array, nonces: PairingNonces, from: PairingRole): Promise<Uint8Array> {
+  const base = await crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, 'HKDF', false, ['deriveBits']);
+  const bits = await crypto.subtle.deriveBits(
     {
       name: 'HKDF',
       hash: 'SHA-256',
@@ -31,10 +54,9 @@ async function directionKey(secret: Uint8Array, nonces: PairingNonces, from: Pai
       info: encoder.encode(`${PAIRING_CODE_PREFIX} channel from ${from} ${nonces.address}`),
     },
     base,
-    { name: 'AES-GCM', length: 256 },
-    false,
-    [usage],
+    256,
   );
+  return new Uint8Array(bits);
 }
 
 /** One end of a paired connection's sealed frames: seals what it sends, opens what it receives, each in order. */
@@ -49,15 +71,16 @@ export class SealedChannel {
   #broken = false;
 
   private constructor(
-    private readonly sendKey: CryptoKey,
-    private readonly receiveKey: CryptoKey,
+    private readonly cipher: FrameCipher,
+    private readonly sendKey: unknown,
+    private readonly receiveKey: unknown,
   ) {}
 
   /** The channel of `role`'s end, for this connection's nonces and the address the extension dialled. */
-  static async create(secret: Uint8Array, nonces: PairingNonces, role: PairingRole): Promise<SealedChannel> {
+  static async create(secret: Uint8Array, nonces: PairingNonces, role: PairingRole, cipher: FrameCipher = webFrameCipher): Promise<SealedChannel> {
     const other: PairingRole = role === 'daemon' ? 'extension' : 'daemon';
-    const [send, receive] = await Promise.all([directionKey(secret, nonces, role, 'encrypt'), directionKey(secret, nonces, other, 'decrypt')]);
-    return new SealedChannel(send, receive);
+    const [send, receive] = await Promise.all([directionKeyBytes(secret, nonces, role), directionKeyBytes(secret, nonces, other)]);
+    return new SealedChannel(cipher, await cipher.key(send), await cipher.key(receive));
   }
 
   /**
@@ -66,8 +89,8 @@ export class SealedChannel {
    */
   async seal(text: string): Promise<string> {
     const n = this.#sent++;
-    const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: ivOf(n) }, this.sendKey, encoder.encode(text));
-    return JSON.stringify({ sealed: toBase64Url(new Uint8Array(sealed)) } satisfies SealedFrame);
+    const sealed = await this.cipher.encrypt(this.sendKey, ivOf(n), encoder.encode(text));
+    return JSON.stringify({ sealed: toBase64Url(sealed) } satisfies SealedFrame);
   }
 
   /** Seals `text` and hands its frame to `deliver` once every frame sent before it was handed over. */
@@ -96,7 +119,7 @@ export class SealedChannel {
           ? fromBase64Url((parsed as SealedFrame).sealed)
           : undefined;
       if (!data) throw new Error('not a sealed frame');
-      return new TextDecoder('utf-8', { fatal: true }).decode(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: ivOf(n) }, this.receiveKey, data));
+      return new TextDecoder('utf-8', { fatal: true }).decode(await this.cipher.decrypt(this.receiveKey, ivOf(n), data));
     } catch {
       this.#broken = true;
       return undefined;

@@ -36,6 +36,7 @@ import { Deadlines } from '../deadlines.js';
 import type { NodeFileAccess } from '../local/files.js';
 import type { TokenVerifier } from './auth.js';
 import { namedOutputDirFor, readInputFiles, writeOutputFiles } from './wire-files.js';
+import { nodeFrameCipher } from './node-frame-cipher.js';
 
 /** What an extension says first: the protocol's hello payload. */
 export type { HelloPayload } from '@browsermcp/protocol';
@@ -360,7 +361,7 @@ export class ExtensionConnection implements Executor {
         );
       }
       daemonProof = await pairingProof(this.o.pairingSecret, 'daemon', nonces);
-      channel = await SealedChannel.create(this.o.pairingSecret, nonces, 'daemon');
+      channel = await SealedChannel.create(this.o.pairingSecret, nonces, 'daemon', nodeFrameCipher);
     }
     if (this.o.verifier) {
       try {
