@@ -56,10 +56,12 @@ it('tells the agent when its browser forgot the session (a restart), and does no
     await control.evaluate(() => (globalThis as unknown as Chrome).chrome.runtime.sendMessage({ type: 'decide', sessionId: 's2', decision: 'once' }));
     expect(textOf(await first)).toContain('Fixture home');
 
-    // The browser forgets its sessions, as a restart does (its session storage is cleared while the worker is away).
+    // The browser forgets its sessions, as a restart does: its session storage cleared, then the worker stopped, so
+    // that the worker that starts next finds nothing. (Cleared after the stop, it raced the start: Chrome starts the
+    // worker again at once, and on a loaded machine it read its tabs back before they were cleared.)
+    await control.evaluate(() => (globalThis as unknown as Chrome).chrome.storage.session.clear());
     await stopExtensionWorker(page, EXTENSION_ID);
     await waitFor(async () => (await h.router.stats()).executors === 0, 'the daemon to see the worker go');
-    await control.evaluate(() => (globalThis as unknown as Chrome).chrome.storage.session.clear());
     await page.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
     await waitFor(async () => (await h.router.stats()).executors === 1, 'the extension to reconnect', 20_000);
     // Allowed once in this session, it is still allowed (the popup does not show it waiting) and not asked again.

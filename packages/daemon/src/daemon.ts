@@ -93,7 +93,6 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       app.browsermcp.extensions,
       localExecutor && { id: localExecutor.id, name: `Chromium on ${cluster.instanceId}` },
       (sessionId) => linked.has(sessionId),
-      appOptions.verifier,
     );
   } catch (error) {
     await app?.close();

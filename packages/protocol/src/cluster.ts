@@ -27,18 +27,11 @@ const sessionRecordSchema = z.object({
 });
 
 /** What one instance asks the instance that holds a browser (request/reply on that instance's subject). */
-/**
- * The access token of the client a request is for (its user's), as the sending instance received it: the browser's
- * instance checks it before it opens a session or serves a new sender for one, so that a daemon's credentials alone
- * cannot put a session on a user's browser or take one up.
- */
-const proof = z.string().min(1).max(8192).optional();
-
 export const clusterRequestSchema = z.discriminatedUnion('op', [
   /** Run a command; the reply carries the browser's response. */
-  z.object({ op: z.literal('send'), executorId: id, command: commandEnvelopeSchema, timeoutMs: z.number().int().min(1), proof }),
+  z.object({ op: z.literal('send'), executorId: id, command: commandEnvelopeSchema, timeoutMs: z.number().int().min(1) }),
   /** A session opened on the browser. */
-  z.object({ op: z.literal('open'), session: sessionRecordSchema, proof }),
+  z.object({ op: z.literal('open'), session: sessionRecordSchema }),
   /** A session closed: close its tabs. */
   z.object({ op: z.literal('close'), executorId: id, sessionId: id }),
   /** The sender stopped waiting for a command (no reply expected). */

@@ -98,14 +98,16 @@ export class KvRouterStore implements RouterStore {
   }
 
   /**
-   * The session's record and whether the instance it names as its server signed it (record-signatures.ts). Without
-   * signing (a store outside a cluster), every record counts.
+   * The session's record, whether the instance it names as its server signed it (record-signatures.ts; without
+   * signing, a store outside a cluster, every record counts), and its revision (any write changes it).
    */
-  async getVerifiedSession(sessionId: string): Promise<{ record: SessionRecord; verified: boolean } | undefined> {
+  async getVerifiedSession(sessionId: string): Promise<{ record: SessionRecord; verified: boolean; revision: number } | undefined> {
     const entry = await this.kv.get(sessionKey(sessionId));
     if (!live(entry)) return undefined;
     const record = entry.json<SignedRecord>();
-    return { record: unsigned(record), verified: await this.#verified(entry.key, entry.revision, record) };
+    // The record's key names its session: a record copied under another session's key is not that session's.
+    const verified = record.sessionId === sessionId && (await this.#verified(entry.key, entry.revision, record));
+    return { record: unsigned(record), verified, revision: entry.revision };
   }
 
   /** The executor's sessions whose records their servers signed; the others are told to `onUnsigned` and left out. */
@@ -116,7 +118,7 @@ export class KvRouterStore implements RouterStore {
       if (!live(entry)) continue;
       const record = entry.json<SignedRecord>();
       if (record.executorId !== executorId) continue;
-      if (await this.#verified(key, entry.revision, record)) sessions.push(unsigned(record));
+      if (record.sessionId === fromToken(key.slice(2)) && (await this.#verified(key, entry.revision, record))) sessions.push(unsigned(record));
       else this.signing?.onUnsigned?.(unsigned(record), 'its browser connected');
     }
     return sessions;

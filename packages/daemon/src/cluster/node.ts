@@ -21,11 +21,10 @@ import { answers, jsonOf, PING_TIMEOUT_MS, readMessage } from './messages.js';
 import { ClusterNames } from './names.js';
 import { redactNatsUrl } from './nats-connection.js';
 import { overdue } from './overdue.js';
-import { PeerRequests, type PeerRequestsOptions } from './peer-requests.js';
+import { PeerRequests } from './peer-requests.js';
 import { natsFailure } from './nats-errors.js';
 import { InFlightRequests } from './in-flight.js';
 import { RemoteExecutor } from './remote-executor.js';
-import { SessionProofs } from './session-proofs.js';
 import { withDeadline } from './with-deadline.js';
 
 export { DEFAULT_DIRECTORY_TTL_MS, randomInstanceId, type ClusterOptions } from './join.js';
@@ -45,8 +44,6 @@ export class ClusterNode implements RemoteExecutors {
   readonly store: KvRouterStore;
   /** A secret every daemon of the cluster shares (kept in its store, which only they may read): see state-owners.ts. */
   readonly stateSecret: Uint8Array;
-  /** The access token each session served here came with, sent where it opens or moves (session-proofs.ts). */
-  readonly proofs = new SessionProofs();
   readonly #nc: NatsConnection;
   readonly #names: ClusterNames;
   readonly #directory: BrowserDirectory;
@@ -138,8 +135,6 @@ export class ClusterNode implements RemoteExecutors {
     localBrowser: { id: string; name: string } | undefined,
     /** Whether a live client connection here drives the session. */
     driving: (sessionId: string) => boolean,
-    /** How this daemon checks its clients' tokens: another instance's proof of a session's user too. */
-    verifier?: PeerRequestsOptions['verifier'],
   ): Promise<void> {
     const local: BrowserEntry | undefined = localBrowser && {
       id: localBrowser.id,
@@ -157,7 +152,6 @@ export class ClusterNode implements RemoteExecutors {
       cluster: this,
       maxPayload: () => this.#nc.info?.max_payload ?? 1024 * 1024,
       senderOf: (subject) => this.#names.senderOf(subject),
-      ...(verifier ? { verifier } : {}),
       logger: this.#options.logger,
     });
     this.#subscriptions.push(
@@ -228,6 +222,11 @@ export class ClusterNode implements RemoteExecutors {
   }
 
   /** For /health. */
+  /** The live instances of the cluster, as the directory has them. */
+  instanceIds(): string[] {
+    return this.#directory.instances().map((instance) => instance.instanceId);
+  }
+
   summary(): { instanceId: string; instances: number; browsers: number } {
     return { instanceId: this.instanceId, instances: this.#directory.instances().length, browsers: this.#directory.browsers().length };
   }
@@ -256,10 +255,6 @@ export class ClusterNode implements RemoteExecutors {
   }
 
   /** Tells the instance that holds `executorId`, with no answer expected. */
-  proofOf(sessionId: string): string | undefined {
-    return this.proofs.get(sessionId);
-  }
-
   notify(executorId: string, request: ClusterRequest): void {
     const entry = this.#directory.browser(executorId);
     if (entry !== undefined) this.#publish(this.#to(entry.instanceId), request);

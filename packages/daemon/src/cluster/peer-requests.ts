@@ -16,14 +16,15 @@ export interface PeerRequestsOptions {
   readonly router: () => SessionRouter;
   /** The user whose browser `executorId` is, as its extension authenticated (null: the daemon's own). */
   readonly userOf: (executorId: string) => string | null | undefined;
-  /** This instance, and whether a client of an instance (this one, or another over NATS) drives a session now. */
-  readonly cluster: { readonly instanceId: string; drives(instanceId: string, sessionId: string): Promise<boolean> };
+  /**
+   * This instance, the live instances of the cluster, and whether a client of an instance (this one, or another over
+   * NATS) drives a session now.
+   */
+  readonly cluster: { readonly instanceId: string; instanceIds(): string[]; drives(instanceId: string, sessionId: string): Promise<boolean> };
   /** The most bytes NATS lets one message be. */
   readonly maxPayload: () => number;
   /** The instance that sent a request, read from its subject (ClusterNames.senderOf). */
   readonly senderOf: (subject: string) => string | undefined;
-  /** This daemon's check of its clients' tokens (server/auth.ts): a session's user is proven by one (none without auth). */
-  readonly verifier?: { verify(token: string): Promise<{ readonly userId: string }> };
   readonly logger: RouterLogger;
 }
 
@@ -36,8 +37,11 @@ export interface PeerRequestsOptions {
 export class PeerRequests {
   /** The instance that sent each command running here, so that only it may cancel the command. */
   readonly #senders = new Map<string, string>();
-  /** The instance each session's requests last came from: another one takes it only once that one's client is gone. */
-  readonly #servedFor = new Map<string, string>();
+  /**
+   * The instance each session's requests last came from, and the revision of the record it was served under: another
+   * instance takes it only once that one's client is gone, and a record written since is checked again.
+   */
+  readonly #servedFor = new Map<string, { sender: string; revision: number }>();
 
   constructor(private readonly o: PeerRequestsOptions) {}
 
@@ -54,7 +58,7 @@ export class PeerRequests {
     try {
       switch (call.op) {
         case 'send': {
-          await this.checkSession(sender, call.executorId, call.command.sessionId, call.proof, { tabId: call.command.tabId });
+          await this.checkSession(sender, call.executorId, call.command.sessionId, call.command.tabId);
           this.#senders.set(call.command.wireId, sender);
           try {
             return this.reply(msg, { ok: true, response: await router.peer.run(call.executorId, call.command, call.timeoutMs) });
@@ -63,7 +67,7 @@ export class PeerRequests {
           }
         }
         case 'open':
-          await router.peer.openSession(await this.checkSession(sender, call.session.executorId, call.session.sessionId, call.proof, { opening: true }));
+          await router.peer.openSession(await this.checkSession(sender, call.session.executorId, call.session.sessionId));
           return this.reply(msg, { ok: true });
         case 'close':
           // Sent once the session left the store: one still open there is not closed on another's word.
@@ -92,13 +96,7 @@ export class PeerRequests {
    * record names one), and the tab it names is the session's: read from the store, in a record signed by the instance
    * it names as its server (record-signatures.ts). Anything else reads as not found.
    */
-  private async checkSession(
-    sender: string,
-    executorId: string,
-    sessionId: string,
-    proof: string | undefined,
-    { opening = false, tabId }: { opening?: boolean; tabId?: string | undefined },
-  ): Promise<SessionRecord> {
+  private async checkSession(sender: string, executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
     const found = await this.o.store.getVerifiedSession(sessionId);
     if (found !== undefined && !found.verified) {
       this.o.logger.warn(
@@ -108,58 +106,39 @@ export class PeerRequests {
       throw new SessionNotFoundError(sessionId);
     }
     const session = found?.record;
+    const revision = found?.revision ?? 0;
     const user = this.o.userOf(executorId);
     if (session === undefined || session.executorId !== executorId || (user != null && session.userId !== user)) throw new SessionNotFoundError(sessionId);
     if (session.servedBy !== undefined && session.servedBy !== sender) {
       this.o.logger.warn({ sessionId, servedBy: session.servedBy, sender }, 'refused a request for a session another instance serves');
       throw new SessionNotFoundError(sessionId);
     }
-    if (opening || this.#servedFor.get(sessionId) !== sender) await this.checkProof(session, sender, proof);
-    await this.checkNotDrivenElsewhere(sender, sessionId);
+    await this.checkNotDrivenElsewhere(sender, sessionId, revision);
     if (tabId !== undefined) await checkTabOwner(this.o.store, executorId, sessionId, tabId);
     return session;
   }
 
   /**
-   * Before a session opens on this browser, or an instance serves it from here for the first time, the sending
-   * instance shows the token its client came with: a valid one of the session's user. A daemon's credentials alone
-   * (which can sign a record naming their own instance) then cannot put a session on a user's browser or take up one
-   * whose client has gone.
+   * The store says who serves a session, but any daemon may write the store (one signed by its own instance, or an
+   * old record of its own written back): before it serves a new sender, or the same one under a record written since,
+   * this instance asks the one it served before and its own clients — every live instance when it knows of none
+   * (it started since) or the record changed — whether a live client still drives the session, as an instance taking
+   * up a session asks (router.resumeSession). A session is taken only from a client that is gone.
    */
-  private async checkProof(session: SessionRecord, sender: string, proof: string | undefined): Promise<void> {
-    const { verifier } = this.o;
-    if (verifier === undefined) return;
-    const user =
-      proof === undefined
-        ? undefined
-        : await verifier.verify(proof).then(
-            (identity) => identity.userId,
-            () => undefined,
-          );
-    if (user !== undefined && user === session.userId) return;
-    const why = proof === undefined ? 'without its user’s token' : 'with a token that is not its user’s, or not valid';
-    this.o.logger.warn({ sessionId: session.sessionId, sender }, `refused to open or serve a session for another instance ${why}`);
-    throw new SessionNotFoundError(session.sessionId);
-  }
-
-  /**
-   * The store says who serves a session, but any daemon may write the store: before it serves a new sender, this
-   * instance asks the one it served before (and its own clients) whether a live client still drives the session, as
-   * an instance taking up a session asks (router.resumeSession). A session is taken only from a client that is gone.
-   */
-  private async checkNotDrivenElsewhere(sender: string, sessionId: string): Promise<void> {
+  private async checkNotDrivenElsewhere(sender: string, sessionId: string, revision: number): Promise<void> {
     const before = this.#servedFor.get(sessionId);
-    if (before !== sender) {
-      const holders = [...new Set([before, this.o.cluster.instanceId].filter((id): id is string => id !== undefined && id !== sender))];
-      for (const holder of holders) {
-        if (await this.o.cluster.drives(holder, sessionId)) {
-          this.o.logger.warn({ sessionId, sender, drivenFrom: holder }, 'refused a request for a session a live client drives on another instance');
-          throw new SessionInUseError(sessionId, holder);
-        }
-      }
+    if (before?.sender === sender && before.revision === revision) return;
+    const { cluster } = this.o;
+    const asked = before !== undefined && before.sender !== sender ? [before.sender, cluster.instanceId] : [cluster.instanceId, ...cluster.instanceIds()];
+    const holders = [...new Set(asked.filter((id) => id !== sender))];
+    const driving = await Promise.all(holders.map((holder) => cluster.drives(holder, sessionId)));
+    const holder = holders.find((_, i) => driving[i]);
+    if (holder !== undefined) {
+      this.o.logger.warn({ sessionId, sender, drivenFrom: holder }, 'refused a request for a session a live client drives on another instance');
+      throw new SessionInUseError(sessionId, holder);
     }
     this.#servedFor.delete(sessionId);
-    this.#servedFor.set(sessionId, sender);
+    this.#servedFor.set(sessionId, { sender, revision });
     // Sessions that ended elsewhere are forgotten in the order they were last served.
     if (this.#servedFor.size > MAX_SERVED_FOR) this.#servedFor.delete(this.#servedFor.keys().next().value!);
   }

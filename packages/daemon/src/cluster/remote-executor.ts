@@ -9,8 +9,6 @@ const CALL_TIMEOUT_MS = 10_000;
 export interface RemoteCalls {
   request(executorId: string, request: ClusterRequest, timeoutMs: number): Promise<ClusterReply & { ok: true }>;
   notify(executorId: string, request: ClusterRequest): void;
-  /** The access token the session's client came with here (session-proofs.ts). */
-  proofOf(sessionId: string): string | undefined;
 }
 
 /** A browser another instance holds, as an Executor of this instance's router. */
@@ -24,15 +22,12 @@ export class RemoteExecutor implements Executor {
   async send(command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope | undefined> {
     // Waits as long as the router could (a command held for the person included); the router's own timeout
     // answers the caller first and cancels the command there.
-    const proof = this.node.proofOf(command.sessionId);
-    const request: ClusterRequest = { op: 'send', executorId: this.id, command, timeoutMs, ...(proof !== undefined ? { proof } : {}) };
-    const reply = await this.node.request(this.id, request, timeoutMs + MAX_HOLD_MS);
+    const reply = await this.node.request(this.id, { op: 'send', executorId: this.id, command, timeoutMs }, timeoutMs + MAX_HOLD_MS);
     return reply.response;
   }
 
   async openSession(session: SessionRecord): Promise<void> {
-    const proof = this.node.proofOf(session.sessionId);
-    await this.node.request(this.id, { op: 'open', session: { ...session }, ...(proof !== undefined ? { proof } : {}) }, CALL_TIMEOUT_MS);
+    await this.node.request(this.id, { op: 'open', session: { ...session } }, CALL_TIMEOUT_MS);
   }
 
   async closeSession(sessionId: string): Promise<void> {

@@ -14,19 +14,14 @@ export const LOCAL_BROWSER_ID = 'local';
 export async function httpCaller(state: DaemonState, request: FastifyRequest): Promise<string | null> {
   const { verifier } = state.options;
   if (!verifier) return null;
-  const token = bearerToken(request);
-  if (token === undefined) {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null;
+  if (!match) {
     throw new UnauthorizedError(
       'this daemon requires an access token: send "Authorization: Bearer <token>" (create one with `browsermcp-daemon token --user <id> --secret-file <file>`)',
     );
   }
-  return (await verifier.verify(token)).userId;
-}
-
-/** The token in `Authorization: Bearer <token>`, if there is one (httpCaller has checked it). */
-export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  return (typeof header === 'string' ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null)?.[1];
+  return (await verifier.verify(match[1]!)).userId;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { BadRequestError, ExtensionNotFoundError, SessionNotFoundError } from '../errors.js';
-import { bearerToken, findBrowser, httpCaller, inCallerTerms, routerSessionId, sessionOf } from './caller.js';
+import { findBrowser, httpCaller, inCallerTerms, routerSessionId, sessionOf } from './caller.js';
 import { runLogged } from './core.js';
 
 export interface HealthBody {
@@ -50,12 +50,6 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
 
   if (!options.commandEndpoints) return;
 
-  /** In a cluster the caller's token goes with the session's first request to another instance's browser (session-proofs.ts). */
-  const proveCaller = (routerId: string, request: FastifyRequest): void => {
-    const token = options.verifier ? bearerToken(request) : undefined;
-    if (options.cluster && token !== undefined) options.cluster.proofs.set(routerId, token);
-  };
-
   app.post('/sessions', async (request, reply) => {
     const userId = await httpCaller(app.browsermcp, request);
     const body = request.body ?? {};
@@ -68,7 +62,6 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     if (named !== undefined && options.verifier && found === undefined) throw new ExtensionNotFoundError(named);
     const executorId = found?.id ?? named;
     const routerId = routerSessionId(userId, sessionId);
-    proveCaller(routerId, request);
     const opening = router.openSession(routerId, {
       ...(clientName !== undefined ? { clientName } : {}),
       ...(executorId !== undefined ? { executorId } : {}),
@@ -126,7 +119,6 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     };
     reply.raw.once('close', onClose);
     const routerId = routerSessionId(userId, sessionId);
-    proveCaller(routerId, request);
     await serveHere(routerId, userId, sessionId);
     const running = runLogged(app, request.log, routerId, {
       name,

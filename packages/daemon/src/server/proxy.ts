@@ -49,8 +49,6 @@ function shortId(): string {
 class ProxyClient {
   private state: 'handshake' | 'ready' | 'closed' = 'handshake';
   private userId: string | null = null;
-  /** The token this client authenticated with: in a cluster, the proof of its user sent with its sessions' requests. */
-  private accessToken: string | undefined;
   private readonly clientId = shortId();
   private link: Link | undefined;
   /** The connection ids this client was given: disconnecting one that has ended answers success. */
@@ -136,10 +134,7 @@ class ProxyClient {
     if (!checked.ok) throw new BadRequestError(checked.error.message);
     if (this.state === 'ready') throw new BadRequestError('mcp_handshake was already done on this connection');
     const { verifier } = this.daemon.options;
-    if (verifier) {
-      this.userId = (await verifier.verify(checked.value.accessToken)).userId;
-      this.accessToken = checked.value.accessToken;
-    }
+    if (verifier) this.userId = (await verifier.verify(checked.value.accessToken)).userId;
     this.state = 'ready';
     this.log.info({ clientId: this.clientId, userId: this.userId }, 'proxy client authenticated');
     return { authenticated: verifier !== undefined, user_id: this.userId, mcp_client_id: this.clientId };
@@ -180,10 +175,6 @@ class ProxyClient {
     }
     let sessionId: string | undefined;
     let state: Link['state'];
-    // In a cluster the client's token goes with its session's requests to another instance's browser (session-proofs.ts).
-    const prove = (id: string) => {
-      if (cluster && this.accessToken !== undefined) cluster.proofs.set(id, this.accessToken);
-    };
     if (resume !== undefined) {
       const session = await sessionOf(this.daemon, resume, this.userId);
       if (session.executorId !== extensionId) {
@@ -191,7 +182,6 @@ class ProxyClient {
       }
       if (this.daemon.linked.has(resume)) throw new BadRequestError(`session ${resume} is driven by another connection; disconnect that one first`);
       await router.resumeSession(resume, { ...user, ...(servedBy !== undefined ? { servedBy } : {}) });
-      prove(resume);
       this.daemon.kept.take(resume);
       sessionId = resume;
     } else if (keep !== undefined) {
@@ -208,7 +198,6 @@ class ProxyClient {
           );
         }
         if (servedBy !== undefined) await router.resumeSession(kept.sessionId, { ...user, servedBy, shared: true });
-        prove(kept.sessionId);
         sessionId = kept.sessionId;
         state = { owner, handle: kept.handle, holder: holder.id };
       }
@@ -218,7 +207,6 @@ class ProxyClient {
       // A new kept state must have room before its session opens (--max-browser-states).
       if (keep !== undefined) await router.states.checkRoom();
       sessionId = `proxy-${this.clientId}-${connectionId}`;
-      prove(sessionId);
       await router.openSession(sessionId, {
         executorId: extensionId,
         clientName: `remote ${this.clientId}`,

@@ -188,8 +188,6 @@ it('times a crossing command out on the instance that sent it, and stops it in t
   const ext = await extension(B, 'hugo', 'hugo-laptop');
   const router = daemons[A]!.router;
   for (let i = 0; i < 100 && !daemons[A]!.cluster!.browsersFor('hugo').length; i++) await new Promise((r) => setTimeout(r, 20));
-  // Opened through the router API: the token a client of his would have come with is what proves his session to b.
-  daemons[A]!.cluster!.proofs.set('hugo-session', await signToken({ userId: 'hugo', secret: SECRET }));
   await router.openSession('hugo-session', { executorId: 'hugo-laptop', userId: 'hugo' });
   await ext.next((m) => m.name === 'session_opened');
   const slow = router.dispatch('hugo-session', { name: 'browser_wait_for', payload: { time: 60 }, timeoutMs: 300 });
