@@ -114,12 +114,10 @@ export class KvRouterStore implements RouterStore {
   async listVerifiedSessions(executorId: string): Promise<SessionRecord[]> {
     const sessions: SessionRecord[] = [];
     for (const key of await this.#keys('s.*')) {
-      const entry = await this.kv.get(key);
-      if (!live(entry)) continue;
-      const record = entry.json<SignedRecord>();
-      if (record.executorId !== executorId) continue;
-      if (record.sessionId === fromToken(key.slice(2)) && (await this.#verified(key, entry.revision, record))) sessions.push(unsigned(record));
-      else this.signing?.onUnsigned?.(unsigned(record), 'its browser connected');
+      const found = await this.getVerifiedSession(fromToken(key.slice(2)));
+      if (found === undefined || found.record.executorId !== executorId) continue;
+      if (found.verified) sessions.push(found.record);
+      else this.signing?.onUnsigned?.(found.record, 'its browser connected');
     }
     return sessions;
   }

@@ -221,12 +221,12 @@ export class ClusterNode implements RemoteExecutors {
       .sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  /** For /health. */
   /** The live instances of the cluster, as the directory has them. */
   instanceIds(): string[] {
     return this.#directory.instances().map((instance) => instance.instanceId);
   }
 
+  /** For /health. */
   summary(): { instanceId: string; instances: number; browsers: number } {
     return { instanceId: this.instanceId, instances: this.#directory.instances().length, browsers: this.#directory.browsers().length };
   }

@@ -56,7 +56,7 @@ export async function rescueTab(session: ToolSession, tab: Tab, options: { leave
     if (await answers(tab, ANSWER_MS)) return { held: false, stuck: false, refused: false };
     // Dialogs that open as fast as they are dismissed come from a script that never yields: nothing gets in between
     // (a termination waits out its cap), so the tab is replaced at once.
-    if (arrivedSoFar() > 0) return { held: true, stuck: true, refused: false };
+    if (arrivedSoFar() > 0) return { held: false, stuck: true, refused: false };
     // Scripts off first, so that the page's timers cannot start the script again once it is stopped (the switch itself
     // waits for the page's thread: it is not awaited before the termination, which interrupts the thread).
     const off = scripts(tab, false);
@@ -81,7 +81,7 @@ export async function rescueTab(session: ToolSession, tab: Tab, options: { leave
   const done: string[] = [];
   const dialogs = open + arrived;
   if (dialogs) done.push(`dismissed ${dialogs === 1 ? 'a dialog' : `${dialogs.toLocaleString('en')} dialogs`}`);
-  if (value.held && !value.refused && !(value.stuck && arrived)) done.push("stopped the page's script, which kept the page from answering");
+  if (value.held && !value.refused) done.push("stopped the page's script, which kept the page from answering");
   if (!value.stuck && arrived === 0) return { done, tab };
   const url = tab.page.url();
   const fresh = await session.replaceTab(tab);
