@@ -173,8 +173,9 @@ export async function unstick(tabId: number): Promise<void> {
       chrome.tabs.onUpdated.removeListener(listener);
       resolve();
     }
-    function listener(id: number, change: { status?: string }): void {
-      if (id === tabId && change.status === 'complete') done();
+    // Its own load, not that of the page it leaves: a chrome:// page can finish loading after this began.
+    function listener(id: number, change: { status?: string }, updated: { url?: string }): void {
+      if (id === tabId && change.status === 'complete' && updated.url === ORIGINLESS_URL) done();
     }
     chrome.tabs.onUpdated.addListener(listener);
   });
