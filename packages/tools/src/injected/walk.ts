@@ -190,6 +190,33 @@ function trimEnds(items: Item[]): void {
   if (typeof items[0] === 'string' && isBlank(items[0] as string)) items.shift();
 }
 
+/**
+ * A link's url resolved as the browser follows it; '' for a link without one (a role="link" element, an <a> without
+ * href) or one that does not resolve it (an SVG <a>, whose url stays written).
+ */
+function resolvedUrl(node: TreeNode): string {
+  const href = node.url !== undefined ? (node.el as HTMLAnchorElement).href : undefined;
+  return typeof href === 'string' ? href : '';
+}
+
+/** Whether same-named links all lead to one place: the same written url, else the same url resolved. */
+function oneUrl(named: TreeNode[]): boolean {
+  const first = named[0]!.url;
+  if (named.every((node) => node.url === first)) return true;
+  const first2 = resolvedUrl(named[0]!);
+  return named.every((node) => resolvedUrl(node) === first2);
+}
+
+/**
+ * Whether a written url is relative and cannot leave the base's origin: a fragment, a query, a path from the root
+ * (not `//host` or `/\\host`, which name another host), or a path segment before any `:`. Tabs and line breaks are
+ * dropped by the URL parser (`/\t/host` reads `//host`), and leading spaces trimmed: such urls are resolved instead.
+ */
+const STAYS_ON_ORIGIN = /^(?:[#?]|\/(?![/\\])|[\w.~%!$&'()*+,;=@-]+(?:[/?#]|$))/;
+function staysOnOrigin(url: string): boolean {
+  return STAYS_ON_ORIGIN.test(url) && !/[\t\n\r]/.test(url);
+}
+
 /** Walks the document (or one element) and renders the ARIA-like YAML snapshot with refs. */
 export function walkPage(opts: WalkOptions): WalkResult {
   // The focused element does not move while the walk runs; the body is focused when nothing is.
@@ -279,7 +306,11 @@ export function walkPage(opts: WalkOptions): WalkResult {
             style,
           );
         } else {
-          flatten(el, out, () => collect(el, out), style);
+          // The common case written out: a closure per element was a good part of a big page's garbage.
+          const block = isBlock(el, style);
+          if (block) addText(out, ' ');
+          collect(el, out);
+          if (block) addText(out, ' ');
         }
         return;
       }
@@ -395,30 +426,33 @@ export function walkPage(opts: WalkOptions): WalkResult {
       written += node.role.length + node.name.length + node.props.length + opts.prefix.length + REF_CHARS + 10;
       if (written > budget) stopped = true;
     }
-    if (role === 'link') {
-      // A role="link" element (or an <a> without href) has no url: '' stands for "none" among same-named links.
-      const href = node.url !== undefined ? (el as HTMLAnchorElement).href : undefined;
-      links.push({ node, href: typeof href === 'string' ? href : '' });
-    }
+    if (role === 'link') links.push(node);
     return node;
   }
 
   const iframes: TreeNode[] = [];
-  const links: { node: TreeNode; href: string }[] = [];
+  const links: TreeNode[] = [];
 
   // A link's url is written only where it tells the reader something its name does not: the link has no name,
   // leads to another origin or scheme, or shares its name with a link to elsewhere. Elsewhere it repeats the
   // name (a 3,000-row table of links is 8 % smaller without); browser_find shows every url.
   function pruneUrls(): void {
-    const urlsByName = new Map<string, Set<string>>();
-    for (const { node, href } of links) {
-      let set = urlsByName.get(node.name);
-      if (!set) urlsByName.set(node.name, (set = new Set()));
-      set.add(href);
+    const byName = new Map<string, TreeNode[]>();
+    for (const node of links) {
+      const named = byName.get(node.name);
+      if (named) named.push(node);
+      else byName.set(node.name, [node]);
     }
     const here = `${location.origin}/`;
-    for (const { node, href } of links) {
-      if (node.name && href.startsWith(here) && urlsByName.get(node.name)!.size === 1) node.url = undefined;
+    // Where the document's base is on its origin, a plain relative url stays on it: resolving each link's url (the
+    // href getter) was a twentieth of a big book's walk.
+    const plainBase = document.baseURI.startsWith(here);
+    for (const [name, named] of byName) {
+      if (!name || !oneUrl(named)) continue;
+      const only = named[0]!;
+      if (only.url === undefined) continue;
+      if ((plainBase && only.el instanceof HTMLElement && staysOnOrigin(only.url)) || resolvedUrl(only).startsWith(here))
+        for (const node of named) node.url = undefined;
     }
   }
 
