@@ -40,11 +40,16 @@ export const clusterRequestSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('ping') }),
   /** Does a live client connection on the instance drive the session (asked before another instance takes it up)? */
   z.object({ op: z.literal('driving'), sessionId: id }),
+  /**
+   * Is the browser connected to the instance now (asked of each instance whose directory entry says so when more
+   * than one does: a daemon's credentials must not take a browser another instance holds by claiming it)?
+   */
+  z.object({ op: z.literal('holding'), browserId: id }),
 ]);
 export type ClusterRequest = z.infer<typeof clusterRequestSchema>;
 
 export const clusterReplySchema = z.union([
-  z.object({ ok: z.literal(true), response: responseEnvelopeSchema.optional(), driving: z.boolean().optional() }),
+  z.object({ ok: z.literal(true), response: responseEnvelopeSchema.optional(), driving: z.boolean().optional(), holding: z.boolean().optional() }),
   z.object({ ok: z.literal(false), error: crossedErrorSchema }),
 ]);
 export type ClusterReply = z.infer<typeof clusterReplySchema>;
@@ -73,7 +78,8 @@ export const browserEntrySchema = z.object({
   connected: z.boolean(),
   /**
    * The directory revision at which this instance took the browser (its first entry since the browser connected
-   * there); absent in that first entry, whose own revision it is. Of two instances' entries, the later claim holds.
+   * there); absent in that first entry, whose own revision it is. Of two instances' entries for a browser away from
+   * both, the later claim holds; while both say connected, each instance is asked (the `holding` request).
    */
   claim: z.number().int().nonnegative().optional(),
 });

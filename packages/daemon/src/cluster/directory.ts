@@ -1,5 +1,6 @@
 import { parseBrowserEntry, parseInstanceEntry, type BrowserEntry, type InstanceEntry } from '@browsermcp/protocol';
 import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
+import { ClaimDisputes, type AskHolding, type LiveClaim } from './claim-disputes.js';
 import { listKeys } from './keys.js';
 import { token, type ClusterNames } from './names.js';
 
@@ -23,21 +24,15 @@ function parsed<T>(entry: KvEntry | null, parse: (value: unknown) => { ok: true;
   }
 }
 
-/** Of two entries for one browser, the one that holds it: a connected one, then the later claim. */
-function holds(a: Cached, b: Cached | undefined): boolean {
-  if (b === undefined) return true;
-  if (a.browser!.connected !== b.browser!.connected) return a.browser!.connected;
-  return (a.claim ?? 0) > (b.claim ?? 0);
-}
-
 /**
  * Which instance holds which browser, and which instances are alive: a KV bucket whose entries expire (bucket TTL)
  * unless their instance's heartbeat writes them again, so a dead instance's entries disappear by themselves.
  *
  * Each instance writes under keys of its own (`i.<instance>`, `b.<instance>.<browser>`), which NATS permissions let
  * only that instance's user write, and an entry is believed only when it names the instance its key does: no daemon
- * can put a browser on another's name. A browser that moved has an entry from each instance for a moment; the
- * connected one with the later claim holds it, and the other instance deletes its own once it sees that.
+ * can put a browser on another's name. A browser that moved has an entry from each instance for a moment: the one
+ * connected holds it, and the instance it left writes that it is away; while more than one says connected, each is
+ * asked whether it is (claim-disputes.ts). Among entries of a browser away from all, the later claim holds it.
  *
  * Reads come from a copy kept by a watch (new entries at once) and a full read on every heartbeat (expired ones,
  * which a watch is not told about).
@@ -54,12 +49,27 @@ export class BrowserDirectory {
   #keepUntil = 0;
   /** Told when the entry that holds a browser changes whether it is connected, or instance (or appears). */
   onBrowserChange: ((browser: BrowserEntry) => void) | undefined;
+  /** Told when more than one instance insists a browser is connected to it: none holds it meanwhile. */
+  onContested: ((browserId: string, instanceIds: string[]) => void) | undefined;
+  readonly #disputes = new ClaimDisputes(
+    (browserId, record) => {
+      const before = this.browser(browserId);
+      record();
+      this.#changed(browserId, before);
+    },
+    (browserId, instanceIds) => this.onContested?.(browserId, instanceIds),
+  );
 
   constructor(
     private readonly kv: KV,
     private readonly names: ClusterNames,
     private readonly instanceId: string,
   ) {}
+
+  /** How this directory asks an instance whether a browser is connected to it (set once the node can). */
+  set askHolding(ask: AskHolding) {
+    this.#disputes.ask = ask;
+  }
 
   /** Reads the whole directory, then follows its changes. */
   async start(): Promise<void> {
@@ -113,14 +123,29 @@ export class BrowserDirectory {
   /** Replaces (or with undefined forgets) one key's entry, and tells who listens when the browser's holder changed. */
   #set(key: string, value: Cached | undefined, browserId = this.#entries.get(key)?.browser?.id ?? this.names.parseDirectoryKey(key)?.browserId): void {
     const before = browserId === undefined ? undefined : this.browser(browserId);
-    if (value === undefined) this.#entries.delete(key);
-    else this.#entries.set(key, value);
+    if (value === undefined) {
+      this.#entries.delete(key);
+      this.#disputes.forget(key);
+    } else {
+      this.#entries.set(key, value);
+    }
     if (browserId === undefined) return;
     const keys = this.#byBrowser.get(browserId) ?? new Set<string>();
     if (value === undefined) keys.delete(key);
     else keys.add(key);
     if (keys.size === 0) this.#byBrowser.delete(browserId);
     else this.#byBrowser.set(browserId, keys);
+    this.#changed(browserId, before);
+  }
+
+  /** Tells who listens when the browser's holder changed from `before`; asks about claims in dispute. */
+  #changed(browserId: string, before: BrowserEntry | undefined): void {
+    const live = this.#live(browserId);
+    if (live.length > 1)
+      this.#disputes.settle(
+        browserId,
+        live.map(([key, cached]) => this.#claimOf(key, cached)),
+      );
     const after = this.browser(browserId);
     if (after !== undefined && (before?.connected !== after.connected || before.instanceId !== after.instanceId)) this.onBrowserChange?.(after);
   }
@@ -130,18 +155,43 @@ export class BrowserDirectory {
     if (known === undefined || known.revision <= revision) this.#set(key, { revision, at: Date.now(), ...value });
   }
 
-  #holder(browserId: string): Cached | undefined {
-    let best: Cached | undefined;
-    for (const key of this.#byBrowser.get(browserId) ?? []) {
+  #claimOf(key: string, cached: Cached): LiveClaim {
+    return { key, revision: cached.revision, instanceId: cached.browser!.instanceId };
+  }
+
+  /** A browser's entries, by key. */
+  #entriesOf(browserId: string): Array<[string, Cached]> {
+    return [...(this.#byBrowser.get(browserId) ?? [])].flatMap((key) => {
       const cached = this.#entries.get(key);
-      if (cached?.browser !== undefined && holds(cached, best)) best = cached;
-    }
-    return best;
+      return cached?.browser !== undefined ? [[key, cached] as [string, Cached]] : [];
+    });
+  }
+
+  /** The entries that say the browser is connected to their instance, less those whose instance said no when asked. */
+  #live(browserId: string): Array<[string, Cached]> {
+    return this.#entriesOf(browserId).filter(([key, cached]) => cached.browser!.connected && this.#disputes.counts(this.#claimOf(key, cached)));
+  }
+
+  /**
+   * The entry that holds the browser: the one connected; none while more than one says so and they have not all
+   * been asked, or more than one insists; when it is away from all, the later claim (shown away, whatever it says).
+   */
+  #holder(browserId: string): BrowserEntry | undefined {
+    const live = this.#live(browserId);
+    if (live.length > 0) return live.length === 1 ? live[0]![1].browser : undefined;
+    let best: Cached | undefined;
+    for (const [, cached] of this.#entriesOf(browserId)) if (best === undefined || (cached.claim ?? 0) > (best.claim ?? 0)) best = cached;
+    return best && { ...best.browser!, connected: false };
   }
 
   /** The entry of the instance that holds the browser now. */
   browser(executorId: string): BrowserEntry | undefined {
-    return this.#holder(executorId)?.browser;
+    return this.#holder(executorId);
+  }
+
+  /** Whether any instance has an entry for the browser (held, away, or in dispute). */
+  claimed(executorId: string): boolean {
+    return this.#entriesOf(executorId).length > 0;
   }
 
   /** Every browser of the cluster, once each, as its holder's entry says. */
@@ -184,21 +234,22 @@ export class BrowserDirectory {
   }
 
   /**
-   * Writes this instance's entry for the browser again if it still holds the browser, as the entries in the store now
-   * say; returns the browser's holder (another instance when it moved there).
+   * Writes this instance's entry for the browser again; returns the browser's holder as the entries in the store now
+   * say (another instance when the browser, away from here, connected there, or was claimed there later). Connected
+   * here, this instance holds it whatever another entry says: asked, it says so (claim-disputes.ts).
    */
   async refreshBrowserIf(browser: BrowserEntry): Promise<string> {
     for (const key of await listKeys(this.kv, `b.*.${token(browser.id)}`)) {
       if (key !== this.names.browserKey(this.instanceId, browser.id)) this.#apply(key, await this.kv.get(key));
     }
-    const claim = this.#claims.get(browser.id);
-    const mine: Cached = { revision: 0, at: 0, browser, claim };
-    for (const key of this.#byBrowser.get(browser.id) ?? []) {
-      const other = this.#entries.get(key);
-      if (other?.browser !== undefined && other.browser.instanceId !== this.instanceId && holds(other, mine)) return other.browser.instanceId;
-    }
+    const claim = this.#claims.get(browser.id) ?? 0;
+    const live = new Set(this.#live(browser.id).map(([key]) => key));
+    const moved = browser.connected
+      ? undefined
+      : this.#entriesOf(browser.id).find(([key, other]) => other.browser!.instanceId !== this.instanceId && (live.has(key) || (other.claim ?? 0) > claim));
+    // Written even when it moved: an entry of ours that still said connected would keep the browser in dispute.
     await this.putBrowser(browser);
-    return this.instanceId;
+    return moved === undefined ? this.instanceId : moved[1].browser!.instanceId;
   }
 
   /** Deletes this instance's entry for the browser (another instance's entry for it, if any, is that one's). */

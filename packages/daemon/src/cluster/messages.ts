@@ -1,4 +1,4 @@
-import type { ClusterRequest } from '@browsermcp/protocol';
+import { parseClusterReply, type ClusterRequest } from '@browsermcp/protocol';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 
 /** How long a live instance may take to answer a ping. */
@@ -9,6 +9,19 @@ export async function answers(nc: NatsConnection, subject: string): Promise<bool
   try {
     await nc.request(subject, JSON.stringify({ op: 'ping' } satisfies ClusterRequest), { timeout: PING_TIMEOUT_MS });
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Asks the instance behind `subject` a question it answers with a yes or no in `field` of its reply; no answer (gone:
+ * no responders, or silent past the ping timeout), an error or an unreadable reply counts as no.
+ */
+export async function askYesNo(nc: NatsConnection, subject: string, request: ClusterRequest, field: 'driving' | 'holding'): Promise<boolean> {
+  try {
+    const reply = parseClusterReply(jsonOf(await nc.request(subject, JSON.stringify(request), { timeout: PING_TIMEOUT_MS })));
+    return reply.ok && reply.value.ok && reply.value[field] === true;
   } catch {
     return false;
   }

@@ -17,7 +17,7 @@ import type { ExtensionBrowsers } from './extension-browsers.js';
 import type { BrowserDirectory } from './directory.js';
 import { DEFAULT_DIRECTORY_TTL_MS, joinCluster, type ClusterOptions } from './join.js';
 import type { KvRouterStore } from './kv-store.js';
-import { answers, jsonOf, PING_TIMEOUT_MS, readMessage } from './messages.js';
+import { answers, askYesNo, jsonOf, readMessage } from './messages.js';
 import { ClusterNames } from './names.js';
 import { redactNatsUrl } from './nats-connection.js';
 import { overdue } from './overdue.js';
@@ -165,6 +165,9 @@ export class ClusterNode implements RemoteExecutors {
       return entry !== undefined && entry.instanceId !== this.instanceId ? entry.userId : undefined;
     };
     extensions.onChange((id, state) => void this.#extensionChanged(id, state));
+    this.#directory.askHolding = (instanceId, browserId) => this.holding(instanceId, browserId);
+    const contested = 'more than one instance insists this browser is connected to it: none gets its commands (SECURITY.md)';
+    this.#directory.onContested = (browserId, instanceIds) => this.#options.logger.warn({ browserId, instanceIds }, contested);
     // The browsers other instances hold: this instance's clients of them hear when they drop and come back.
     this.#directory.onBrowserChange = (browser) => {
       if (browser.instanceId !== this.instanceId && !extensions.records.has(browser.id)) {
@@ -192,14 +195,14 @@ export class ClusterNode implements RemoteExecutors {
 
   async drives(instanceId: string, sessionId: string): Promise<boolean> {
     if (instanceId === this.instanceId) return this.#attached?.driving(sessionId) ?? false;
-    try {
-      const ask = JSON.stringify({ op: 'driving', sessionId } satisfies ClusterRequest);
-      const msg = await this.#nc.request(this.#to(instanceId), ask, { timeout: PING_TIMEOUT_MS });
-      const reply = parseClusterReply(jsonOf(msg));
-      return reply.ok && reply.value.ok && reply.value.driving === true;
-    } catch {
-      return false; // gone (no responders) or silent: nothing drives the session there
-    }
+    return askYesNo(this.#nc, this.#to(instanceId), { op: 'driving', sessionId }, 'driving');
+  }
+
+  /** Whether `browserId` is connected to `instanceId` now, as that instance says (this one: as it knows). */
+  async holding(instanceId: string, browserId: string): Promise<boolean> {
+    if (instanceId !== this.instanceId) return askYesNo(this.#nc, this.#to(instanceId), { op: 'holding', browserId }, 'holding');
+    const here = this.#attached;
+    return here !== undefined && (here.localBrowser?.id === browserId || (here.extensions.records.get(browserId)?.connection ?? null) !== null);
   }
 
   sessionEnded(sessionId: string, reason: SessionCloseReason): void {
@@ -366,7 +369,7 @@ export class ClusterNode implements RemoteExecutors {
     const now = Date.now();
     const sessions = await this.store.listSessions();
     const live = new Set(this.#directory.instances().map((instance) => instance.instanceId));
-    const held = (executorId: string) => this.#directory.browser(executorId) !== undefined;
+    const held = (executorId: string) => this.#directory.claimed(executorId);
     const served = (servedBy: string | undefined) => servedBy === undefined || live.has(servedBy);
     for (const [executorId] of overdue(
       this.#missingSince,

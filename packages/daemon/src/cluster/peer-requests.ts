@@ -20,7 +20,12 @@ export interface PeerRequestsOptions {
    * This instance, the live instances of the cluster, and whether a client of an instance (this one, or another over
    * NATS) drives a session now.
    */
-  readonly cluster: { readonly instanceId: string; instanceIds(): string[]; drives(instanceId: string, sessionId: string): Promise<boolean> };
+  readonly cluster: {
+    readonly instanceId: string;
+    instanceIds(): string[];
+    drives(instanceId: string, sessionId: string): Promise<boolean>;
+    holding(instanceId: string, browserId: string): Promise<boolean>;
+  };
   /** The most bytes NATS lets one message be. */
   readonly maxPayload: () => number;
   /** The instance that sent a request, read from its subject (ClusterNames.senderOf). */
@@ -30,7 +35,7 @@ export interface PeerRequestsOptions {
 
 /**
  * What other instances ask of the browsers this one holds (run a command, open or close a session, cancel, ping,
- * "do you drive it?"), each checked against the store rather than taken on the asker's word, and answered. A session's
+ * "do you drive it?", "is the browser connected to you?"), each checked against the store rather than taken on the asker's word, and answered. A session's
  * commands are run only for the instance that serves its client (the record's `servedBy`, the sender NATS vouches
  * for by its subject): another daemon's credentials do not reach a session served elsewhere.
  */
@@ -85,6 +90,8 @@ export class PeerRequests {
           return this.reply(msg, { ok: true });
         case 'driving':
           return this.reply(msg, { ok: true, driving: await this.o.cluster.drives(this.o.cluster.instanceId, call.sessionId) });
+        case 'holding':
+          return this.reply(msg, { ok: true, holding: await this.o.cluster.holding(this.o.cluster.instanceId, call.browserId) });
       }
     } catch (error) {
       return this.reply(msg, { ok: false, error: crossError(error) });
