@@ -44,6 +44,8 @@ export class BrowserDirectory {
   #byBrowser = new Map<string, Set<string>>();
   /** This instance's claim on each browser it took. */
   readonly #claims = new Map<string, number>();
+  /** The last write of each browser's entry asked for (see #serially). */
+  readonly #writing = new Map<string, Promise<void>>();
   #stopWatch: (() => void) | undefined;
   /** Until then a refresh drops no entry: see keepUntil. */
   #keepUntil = 0;
@@ -123,12 +125,8 @@ export class BrowserDirectory {
   /** Replaces (or with undefined forgets) one key's entry, and tells who listens when the browser's holder changed. */
   #set(key: string, value: Cached | undefined, browserId = this.#entries.get(key)?.browser?.id ?? this.names.parseDirectoryKey(key)?.browserId): void {
     const before = browserId === undefined ? undefined : this.browser(browserId);
-    if (value === undefined) {
-      this.#entries.delete(key);
-      this.#disputes.forget(key);
-    } else {
-      this.#entries.set(key, value);
-    }
+    if (value === undefined) this.#entries.delete(key);
+    else this.#entries.set(key, value);
     if (browserId === undefined) return;
     const keys = this.#byBrowser.get(browserId) ?? new Set<string>();
     if (value === undefined) keys.delete(key);
@@ -140,12 +138,10 @@ export class BrowserDirectory {
 
   /** Tells who listens when the browser's holder changed from `before`; asks about claims in dispute. */
   #changed(browserId: string, before: BrowserEntry | undefined): void {
-    const live = this.#live(browserId);
-    if (live.length > 1)
-      this.#disputes.settle(
-        browserId,
-        live.map(([key, cached]) => this.#claimOf(key, cached)),
-      );
+    this.#disputes.settle(
+      browserId,
+      this.#connected(browserId).map(([, claim]) => claim),
+    );
     const after = this.browser(browserId);
     if (after !== undefined && (before?.connected !== after.connected || before.instanceId !== after.instanceId)) this.onBrowserChange?.(after);
   }
@@ -153,10 +149,6 @@ export class BrowserDirectory {
   #learn(key: string, revision: number, value: Pick<Cached, 'browser' | 'claim' | 'instance'>): void {
     const known = this.#entries.get(key);
     if (known === undefined || known.revision <= revision) this.#set(key, { revision, at: Date.now(), ...value });
-  }
-
-  #claimOf(key: string, cached: Cached): LiveClaim {
-    return { key, revision: cached.revision, instanceId: cached.browser!.instanceId };
   }
 
   /** A browser's entries, by key. */
@@ -167,9 +159,29 @@ export class BrowserDirectory {
     });
   }
 
-  /** The entries that say the browser is connected to their instance, less those whose instance said no when asked. */
+  /** The entries that say the browser is connected to their instance, with their claims. */
+  #connected(browserId: string): Array<[Cached, LiveClaim]> {
+    return this.#entriesOf(browserId).flatMap(([key, cached]) =>
+      cached.browser!.connected
+        ? [[cached, { key, instanceId: cached.browser!.instanceId, claim: cached.claim ?? cached.revision }] as [Cached, LiveClaim]]
+        : [],
+    );
+  }
+
+  /** Those of them that count: all when one or none, else all but those whose instance said no when asked. */
   #live(browserId: string): Array<[string, Cached]> {
-    return this.#entriesOf(browserId).filter(([key, cached]) => cached.browser!.connected && this.#disputes.counts(this.#claimOf(key, cached)));
+    const connected = this.#connected(browserId);
+    const out = connected.map(([cached, claim]) => [claim.key, cached] as [string, Cached]);
+    if (connected.length < 2) return out;
+    const counted = new Set(
+      this.#disputes
+        .counted(
+          browserId,
+          connected.map(([, claim]) => claim),
+        )
+        .map((claim) => claim.key),
+    );
+    return out.filter(([key]) => counted.has(key));
   }
 
   /**
@@ -216,21 +228,13 @@ export class BrowserDirectory {
   }
 
   /** This instance takes the browser (it connected here): its entry's revision is its claim, later than any before. */
-  async claimBrowser(browser: BrowserEntry): Promise<void> {
-    const key = this.names.browserKey(this.instanceId, browser.id);
-    const { claim: _old, ...entry } = browser;
-    const revision = await this.kv.put(key, JSON.stringify(entry));
-    this.#claims.set(browser.id, revision);
-    this.#learn(key, revision, { browser: entry, claim: revision });
+  claimBrowser(browser: BrowserEntry): Promise<void> {
+    return this.#serially(browser.id, () => this.#claim(browser));
   }
 
   /** Writes this instance's entry for the browser again, keeping its claim (or claiming it, the first time). */
-  async putBrowser(browser: BrowserEntry): Promise<void> {
-    const claim = this.#claims.get(browser.id);
-    if (claim === undefined) return this.claimBrowser(browser);
-    const key = this.names.browserKey(this.instanceId, browser.id);
-    const entry = { ...browser, claim };
-    this.#learn(key, await this.kv.put(key, JSON.stringify(entry)), { browser: entry, claim });
+  putBrowser(browser: BrowserEntry): Promise<void> {
+    return this.#serially(browser.id, () => this.#put(browser));
   }
 
   /**
@@ -238,26 +242,63 @@ export class BrowserDirectory {
    * say (another instance when the browser, away from here, connected there, or was claimed there later). Connected
    * here, this instance holds it whatever another entry says: asked, it says so (claim-disputes.ts).
    */
-  async refreshBrowserIf(browser: BrowserEntry): Promise<string> {
-    for (const key of await listKeys(this.kv, `b.*.${token(browser.id)}`)) {
-      if (key !== this.names.browserKey(this.instanceId, browser.id)) this.#apply(key, await this.kv.get(key));
-    }
-    const claim = this.#claims.get(browser.id) ?? 0;
-    const live = new Set(this.#live(browser.id).map(([key]) => key));
-    const moved = browser.connected
-      ? undefined
-      : this.#entriesOf(browser.id).find(([key, other]) => other.browser!.instanceId !== this.instanceId && (live.has(key) || (other.claim ?? 0) > claim));
-    // Written even when it moved: an entry of ours that still said connected would keep the browser in dispute.
-    await this.putBrowser(browser);
-    return moved === undefined ? this.instanceId : moved[1].browser!.instanceId;
+  refreshBrowserIf(browser: BrowserEntry): Promise<string> {
+    return this.#serially(browser.id, async () => {
+      for (const key of await listKeys(this.kv, `b.*.${token(browser.id)}`)) {
+        if (key !== this.names.browserKey(this.instanceId, browser.id)) this.#apply(key, await this.kv.get(key));
+      }
+      const claim = this.#claims.get(browser.id) ?? 0;
+      const live = new Set(this.#live(browser.id).map(([key]) => key));
+      const moved = browser.connected
+        ? undefined
+        : this.#entriesOf(browser.id).find(([key, other]) => other.browser!.instanceId !== this.instanceId && (live.has(key) || (other.claim ?? 0) > claim));
+      // Written even when it moved: an entry of ours that still said connected would keep the browser in dispute.
+      await this.#put(browser);
+      return moved === undefined ? this.instanceId : moved[1].browser!.instanceId;
+    });
   }
 
   /** Deletes this instance's entry for the browser (another instance's entry for it, if any, is that one's). */
-  async deleteBrowser(executorId: string): Promise<void> {
-    const key = this.names.browserKey(this.instanceId, executorId);
-    this.#claims.delete(executorId);
-    await this.kv.delete(key).catch(() => undefined);
-    this.#set(key, undefined, executorId);
-    // (the watch brings its tombstone)
+  deleteBrowser(executorId: string): Promise<void> {
+    return this.#serially(executorId, async () => {
+      const key = this.names.browserKey(this.instanceId, executorId);
+      this.#claims.delete(executorId);
+      await this.kv.delete(key).catch(() => undefined);
+      this.#set(key, undefined, executorId);
+      // (the watch brings its tombstone)
+    });
+  }
+
+  async #claim(browser: BrowserEntry): Promise<void> {
+    const key = this.names.browserKey(this.instanceId, browser.id);
+    const { claim: _old, ...entry } = browser;
+    const revision = await this.kv.put(key, JSON.stringify(entry));
+    this.#claims.set(browser.id, revision);
+    this.#learn(key, revision, { browser: entry, claim: revision });
+  }
+
+  async #put(browser: BrowserEntry): Promise<void> {
+    const claim = this.#claims.get(browser.id);
+    if (claim === undefined) return this.#claim(browser);
+    const key = this.names.browserKey(this.instanceId, browser.id);
+    const entry = { ...browser, claim };
+    this.#learn(key, await this.kv.put(key, JSON.stringify(entry)), { browser: entry, claim });
+  }
+
+  /**
+   * Runs the writes of one browser's entry one at a time, in the order they were asked for: a reconnect's claim must
+   * not be overtaken by the "away" of the drop before it, which reads the store first.
+   */
+  #serially<T>(browserId: string, write: () => Promise<T>): Promise<T> {
+    const run = (this.#writing.get(browserId) ?? Promise.resolve()).then(write, write);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#writing.set(browserId, tail);
+    void tail.then(() => {
+      if (this.#writing.get(browserId) === tail) this.#writing.delete(browserId);
+    });
+    return run;
   }
 }

@@ -1,8 +1,10 @@
-import { parseClusterReply, type ClusterRequest } from '@browsermcp/protocol';
+import { parseClusterReply, type ClusterReply, type ClusterRequest } from '@browsermcp/protocol';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 
 /** How long a live instance may take to answer a ping. */
 export const PING_TIMEOUT_MS = 1_500;
+/** How long a browser's connection has to answer a ping for its instance to say it holds it: within the above. */
+export const HOLDING_PING_MS = 1_000;
 
 /** Whether anything answers a ping on `subject` (a live instance does; "no responders" or silence: none). */
 export async function answers(nc: NatsConnection, subject: string): Promise<boolean> {
@@ -15,15 +17,15 @@ export async function answers(nc: NatsConnection, subject: string): Promise<bool
 }
 
 /**
- * Asks the instance behind `subject` a question it answers with a yes or no in `field` of its reply; no answer (gone:
- * no responders, or silent past the ping timeout), an error or an unreadable reply counts as no.
+ * Asks the instance behind `subject` a question it answers in its reply; undefined when no answer came (gone: no
+ * responders; silent past the ping timeout), or an error or an unreadable one.
  */
-export async function askYesNo(nc: NatsConnection, subject: string, request: ClusterRequest, field: 'driving' | 'holding'): Promise<boolean> {
+export async function askInstance(nc: NatsConnection, subject: string, request: ClusterRequest): Promise<(ClusterReply & { ok: true }) | undefined> {
   try {
     const reply = parseClusterReply(jsonOf(await nc.request(subject, JSON.stringify(request), { timeout: PING_TIMEOUT_MS })));
-    return reply.ok && reply.value.ok && reply.value[field] === true;
+    return reply.ok && reply.value.ok ? reply.value : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

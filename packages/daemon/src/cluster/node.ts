@@ -17,7 +17,7 @@ import type { ExtensionBrowsers } from './extension-browsers.js';
 import type { BrowserDirectory } from './directory.js';
 import { DEFAULT_DIRECTORY_TTL_MS, joinCluster, type ClusterOptions } from './join.js';
 import type { KvRouterStore } from './kv-store.js';
-import { answers, askYesNo, jsonOf, readMessage } from './messages.js';
+import { answers, askInstance, HOLDING_PING_MS, jsonOf, readMessage } from './messages.js';
 import { ClusterNames } from './names.js';
 import { redactNatsUrl } from './nats-connection.js';
 import { overdue } from './overdue.js';
@@ -166,7 +166,7 @@ export class ClusterNode implements RemoteExecutors {
     };
     extensions.onChange((id, state) => void this.#extensionChanged(id, state));
     this.#directory.askHolding = (instanceId, browserId) => this.holding(instanceId, browserId);
-    const contested = 'more than one instance insists this browser is connected to it: none gets its commands (SECURITY.md)';
+    const contested = 'more than one instance says (or did not deny) this browser is connected to it: none gets its commands (SECURITY.md)';
     this.#directory.onContested = (browserId, instanceIds) => this.#options.logger.warn({ browserId, instanceIds }, contested);
     // The browsers other instances hold: this instance's clients of them hear when they drop and come back.
     this.#directory.onBrowserChange = (browser) => {
@@ -195,14 +195,19 @@ export class ClusterNode implements RemoteExecutors {
 
   async drives(instanceId: string, sessionId: string): Promise<boolean> {
     if (instanceId === this.instanceId) return this.#attached?.driving(sessionId) ?? false;
-    return askYesNo(this.#nc, this.#to(instanceId), { op: 'driving', sessionId }, 'driving');
+    // No answer: gone or silent, nothing drives the session there.
+    return (await askInstance(this.#nc, this.#to(instanceId), { op: 'driving', sessionId }))?.driving === true;
   }
 
-  /** Whether `browserId` is connected to `instanceId` now, as that instance says (this one: as it knows). */
-  async holding(instanceId: string, browserId: string): Promise<boolean> {
-    if (instanceId !== this.instanceId) return askYesNo(this.#nc, this.#to(instanceId), { op: 'holding', browserId }, 'holding');
+  /**
+   * Whether `browserId` is connected to `instanceId` now, as that instance says (this one: its connection answered a
+   * ping just now); undefined when it did not say (gone, silent, or too old to know the question).
+   */
+  async holding(instanceId: string, browserId: string): Promise<boolean | undefined> {
+    if (instanceId !== this.instanceId) return (await askInstance(this.#nc, this.#to(instanceId), { op: 'holding', browserId }))?.holding;
     const here = this.#attached;
-    return here !== undefined && (here.localBrowser?.id === browserId || (here.extensions.records.get(browserId)?.connection ?? null) !== null);
+    if (here?.localBrowser?.id === browserId) return true;
+    return (await here?.extensions.records.get(browserId)?.connection?.answersPing(HOLDING_PING_MS)) ?? false;
   }
 
   sessionEnded(sessionId: string, reason: SessionCloseReason): void {

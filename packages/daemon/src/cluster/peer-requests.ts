@@ -24,7 +24,7 @@ export interface PeerRequestsOptions {
     readonly instanceId: string;
     instanceIds(): string[];
     drives(instanceId: string, sessionId: string): Promise<boolean>;
-    holding(instanceId: string, browserId: string): Promise<boolean>;
+    holding(instanceId: string, browserId: string): Promise<boolean | undefined>;
   };
   /** The most bytes NATS lets one message be. */
   readonly maxPayload: () => number;
@@ -91,7 +91,7 @@ export class PeerRequests {
         case 'driving':
           return this.reply(msg, { ok: true, driving: await this.o.cluster.drives(this.o.cluster.instanceId, call.sessionId) });
         case 'holding':
-          return this.reply(msg, { ok: true, holding: await this.o.cluster.holding(this.o.cluster.instanceId, call.browserId) });
+          return this.reply(msg, { ok: true, holding: (await this.o.cluster.holding(this.o.cluster.instanceId, call.browserId)) === true });
       }
     } catch (error) {
       return this.reply(msg, { ok: false, error: crossError(error) });

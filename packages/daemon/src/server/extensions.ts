@@ -37,11 +37,7 @@ import type { NodeFileAccess } from '../local/files.js';
 import type { TokenVerifier } from './auth.js';
 import { namedOutputDirFor, readInputFiles, writeOutputFiles } from './wire-files.js';
 import { nodeFrameCipher } from './node-frame-cipher.js';
-
-/** What an extension says first: the protocol's hello payload. */
-export type { HelloPayload } from '@browsermcp/protocol';
-
-export type ExtensionState = ExtensionBrowserState;
+import { answersPing } from './heartbeat.js';
 
 export interface ExtensionRecord {
   readonly id: string;
@@ -66,14 +62,14 @@ export class ExtensionRegistry implements ExtensionBrowsers {
    * instance holds it; a hello with that browser id from another user's extension is refused.
    */
   ownerElsewhere: ((browserId: string) => string | null | undefined) | undefined;
-  private readonly listeners = new Set<(id: string, state: ExtensionState) => void>();
+  private readonly listeners = new Set<(id: string, state: ExtensionBrowserState) => void>();
 
-  onChange(listener: (id: string, state: ExtensionState) => void): () => void {
+  onChange(listener: (id: string, state: ExtensionBrowserState) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  emit(id: string, state: ExtensionState): void {
+  emit(id: string, state: ExtensionBrowserState): void {
     for (const listener of this.listeners) listener(id, state);
   }
 
@@ -190,6 +186,11 @@ export class ExtensionConnection implements Executor {
     }
     this.checkOpen();
     this.write(JSON.stringify({ ...command, ...(files.length ? { files } : {}), ...(namedOutputDir !== undefined ? { namedOutputDir } : {}) }));
+  }
+
+  /** Whether the extension answers a ping within `timeoutMs` now (heartbeat.ts). */
+  answersPing(timeoutMs: number): Promise<boolean> {
+    return this.state === 'ready' ? answersPing(this.o.socket, timeoutMs) : Promise.resolve(false);
   }
 
   private checkOpen(): void {

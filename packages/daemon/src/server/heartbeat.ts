@@ -23,3 +23,22 @@ export function watchHeartbeat(socket: WebSocket, intervalMs: number): void {
   timer.unref();
   socket.once('close', () => clearInterval(timer));
 }
+
+/**
+ * Whether the peer answers a ping within `timeoutMs` now: a socket whose peer went away without closing (a laptop
+ * that slept, a network that changed) still looks open until the heartbeat finds it out.
+ */
+export function answersPing(socket: WebSocket, timeoutMs: number): Promise<boolean> {
+  if (socket.readyState !== socket.OPEN) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (alive: boolean) => {
+      clearTimeout(timer);
+      socket.off('pong', onPong);
+      resolve(alive);
+    };
+    const onPong = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.on('pong', onPong);
+    socket.ping();
+  });
+}

@@ -24,7 +24,7 @@ import { listedState, type Unsubscribe } from '../router/index.js';
 import { browsersFor, findBrowser, sessionOf } from './caller.js';
 import { keptStateOwner } from './state-owners.js';
 import { runLogged, type DaemonState } from './core.js';
-import type { ExtensionState } from './extensions.js';
+import type { ExtensionBrowserState } from '../cluster/extension-browsers.js';
 import { watchHeartbeat } from './heartbeat.js';
 
 interface Link {
@@ -363,7 +363,7 @@ class ProxyClient {
     }
   }
 
-  private onExtension(id: string, state: ExtensionState): void {
+  private onExtension(id: string, state: ExtensionBrowserState): void {
     if (this.link?.extensionId !== id) return;
     if (state === 'reconnecting') this.status('reconnecting', 'the browser disconnected; commands fail until it reconnects');
     else if (state === 'connected') this.status('connected');

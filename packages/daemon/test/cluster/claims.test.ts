@@ -39,6 +39,38 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** A client of `user` on daemon `at` with a session on `browserId`, and a call that its extension answers. */
+async function sessionOn(at: number, user: string, ext: Peer, browserId: string) {
+  const client = await connectPeer(`${ws(at)}/mcp`, { origin: undefined });
+  peers.push(client);
+  await rpc(client, 'mcp_handshake', { accessToken: await signToken({ userId: user, secret: SECRET }) });
+  const listed = async () => (await rpc(client, 'list_extensions')).result.extensions as Array<{ id: string; instance: string; connected: boolean }>;
+  await until(async () => (await listed()).some((b) => b.id === browserId), `${browserId} listed`);
+  const { session_id: sessionId } = (await rpc(client, 'connect', { extension_id: browserId, resumable: true })).result;
+  await ext.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
+  const call = async (by: Peer, text: string) => {
+    const running = rpc(client, 'browser_snapshot', {});
+    answerCommand(by, await by.next((m) => m.type === 'command' && m.sessionId === sessionId), text, '1');
+    return (await running).result.content[0].text as string;
+  };
+  return { client, sessionId, listed, call };
+}
+
+it('moves a browser whose old connection went silent to the instance it connected to, within a ping', async () => {
+  // Jo's laptop slept on a's socket and woke up on b: a's socket still looks open (no close came), but it no longer
+  // answers. c, which drives her session, asks both: a's ping goes unanswered, so b holds her browser at once.
+  const first = await authenticatedExtension(daemons[A]!.app, ws(A), 'jo', 'jo-laptop', SECRET);
+  peers.push(first);
+  const { sessionId, listed, call } = await sessionOn(C, 'jo', first, 'jo-laptop');
+  expect(await call(first, 'on a')).toBe('on a');
+  (first.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+  const second = await authenticatedExtension(daemons[B]!.app, ws(B), 'jo', 'jo-laptop', SECRET);
+  peers.push(second);
+  await second.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
+  await until(async () => (await listed()).some((b) => b.instance === 'b' && b.connected), 'c lists her browser on b');
+  expect(await call(second, 'on b')).toBe('on b');
+});
+
 it("does not hand a browser connected to one instance to another's claim: its sessions' commands never reach the claimant", async () => {
   const ext = await authenticatedExtension(daemons[A]!.app, ws(A), 'ivy', 'ivy-laptop', SECRET);
   const client = await connectPeer(`${ws(C)}/mcp`, { origin: undefined });
@@ -87,7 +119,7 @@ it("does not hand a browser connected to one instance to another's claim: its se
     },
   });
   await directory.put(key, JSON.stringify(claim));
-  await until(() => logsOfC.some((line) => line.includes('insists') && line.includes('ivy-laptop')), 'c says the browser is contested');
+  await until(() => logsOfC.some((line) => line.includes('none gets its commands') && line.includes('ivy-laptop')), 'c says the browser is contested');
   const refused = await rpc(client, 'browser_snapshot', {});
   expect(refused.error?.message ?? refused.result?.content?.[0]?.text).toMatch(/not connected/i);
   expect(commandsHeard()).toEqual([]);
