@@ -16,8 +16,6 @@ export {
   type FilePathMode,
   type NodeFileAccessOptions,
   type SessionOwner,
-  type SessionRoots,
-  type SessionWorkspace,
 } from './local/files.js';
 export { deviceNames } from './local/page-setup.js';
 export type { PageSetupOptions } from './local/page-setup.js';

@@ -73,6 +73,14 @@ export function savesNamedFile(name: string, args: unknown): boolean {
   return parsed.success && typeof (parsed.data as { filename?: unknown }).filename === 'string';
 }
 
+/**
+ * Whether a call reads files from the host's disk or saves one under a name the model gave: the calls whose client's
+ * folders (its MCP roots, its workspace) a gateway asks for and hands to the daemon with the call.
+ */
+export function usesFiles(name: string, args: unknown): boolean {
+  return inputPathsOf(name, args).length > 0 || savesNamedFile(name, args);
+}
+
 /** The file paths a call reads from the host's disk (an upload's `paths`), as its tool declares them. */
 export function inputPathsOf(name: string, args: unknown): string[] {
   const tool = findTool(name);

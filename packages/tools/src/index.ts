@@ -7,7 +7,17 @@ export { leavePage, rescueTab } from './session/rescue.js';
 export type { Rescue } from './session/rescue.js';
 export { ToolError } from './engine/errors.js';
 export { holdLeavePrompts } from './tab/leave-prompt.js';
-export { allTools, defaultCapabilities, findTool, inputPathsOf, isOptionalCapability, optionalCapabilities, savesNamedFile, toolsFor } from './catalog.js';
+export {
+  allTools,
+  defaultCapabilities,
+  findTool,
+  inputPathsOf,
+  isOptionalCapability,
+  optionalCapabilities,
+  savesNamedFile,
+  toolsFor,
+  usesFiles,
+} from './catalog.js';
 export { outputNameProblem, toBase64, WireFileAccess } from './engine/files.js';
 export type { WireFile } from './engine/files.js';
 export { errorResult, Response } from './session/response.js';

@@ -9,7 +9,7 @@ export interface LiveClaim {
   readonly claim: number;
 }
 
-/** What an instance answered: yes, no, or nothing (which counts as yes, and is asked again a while later). */
+/** What an instance answered: yes, no, or nothing (which counts as yes); a no or nothing is asked again a while later. */
 type Answer = boolean | 'none';
 
 /** The questions about one browser's claims: asked again when the claims change, not when they are only rewritten. */
@@ -47,6 +47,8 @@ export class ClaimDisputes {
     private readonly answered: (browserId: string, record: () => void) => void,
     /** Called when, all asked, more than one instance still counts (says it holds the browser, or did not answer). */
     private readonly contested: (browserId: string, instanceIds: string[]) => void,
+    /** Told what went wrong while asking (a listener that threw). */
+    private readonly failed: (error: unknown) => void,
   ) {}
 
   /** Of a browser's live claims (from more than one instance), those that count: all of them until answered. */
@@ -71,9 +73,10 @@ export class ClaimDisputes {
     }
     const open = claims.filter((claim) => {
       const answer = round.answers.get(claim.key);
-      return answer === undefined || (answer === 'none' && Date.now() - round.askedAt >= ASK_AGAIN_MS);
+      // Asked again a while later: one that did not answer, and one that said no while its entry still says connected.
+      return answer === undefined || (answer !== true && Date.now() - round.askedAt >= ASK_AGAIN_MS);
     });
-    if (open.length > 0 && !round.asking) void this.#ask(browserId, round, open, claims);
+    if (open.length > 0 && !round.asking) this.#ask(browserId, round, open, claims).catch(this.failed);
   }
 
   async #ask(browserId: string, round: Round, open: readonly LiveClaim[], claims: readonly LiveClaim[]): Promise<void> {

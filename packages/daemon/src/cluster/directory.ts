@@ -53,6 +53,8 @@ export class BrowserDirectory {
   onBrowserChange: ((browser: BrowserEntry) => void) | undefined;
   /** Told when more than one instance insists a browser is connected to it: none holds it meanwhile. */
   onContested: ((browserId: string, instanceIds: string[]) => void) | undefined;
+  /** Told what went wrong while settling a dispute. */
+  onError: ((error: unknown) => void) | undefined;
   readonly #disputes = new ClaimDisputes(
     (browserId, record) => {
       const before = this.browser(browserId);
@@ -60,6 +62,7 @@ export class BrowserDirectory {
       this.#changed(browserId, before);
     },
     (browserId, instanceIds) => this.onContested?.(browserId, instanceIds),
+    (error) => this.onError?.(error),
   );
 
   constructor(
@@ -199,6 +202,16 @@ export class BrowserDirectory {
   /** The entry of the instance that holds the browser now. */
   browser(executorId: string): BrowserEntry | undefined {
     return this.#holder(executorId);
+  }
+
+  /**
+   * The entry of another instance than `instanceId` that holds the browser; while none does (in dispute), one of
+   * another instance that says it is connected there.
+   */
+  elsewhere(browserId: string, instanceId: string): BrowserEntry | undefined {
+    const holder = this.#holder(browserId);
+    if (holder !== undefined) return holder.instanceId === instanceId ? undefined : holder;
+    return this.#connected(browserId).find(([cached]) => cached.browser!.instanceId !== instanceId)?.[0].browser;
   }
 
   /** Whether any instance has an entry for the browser (held, away, or in dispute). */

@@ -160,14 +160,12 @@ export class ClusterNode implements RemoteExecutors {
       this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => void this.#onSessionEnded(msg) }),
     );
     // A hello with a browser id that another user's extension holds on another instance is refused.
-    extensions.ownerElsewhere = (browserId) => {
-      const entry = this.#directory.browser(browserId);
-      return entry !== undefined && entry.instanceId !== this.instanceId ? entry.userId : undefined;
-    };
+    extensions.ownerElsewhere = (browserId) => this.#directory.elsewhere(browserId, this.instanceId)?.userId;
     extensions.onChange((id, state) => void this.#extensionChanged(id, state));
     this.#directory.askHolding = (instanceId, browserId) => this.holding(instanceId, browserId);
     const contested = 'more than one instance says (or did not deny) this browser is connected to it: none gets its commands (SECURITY.md)';
     this.#directory.onContested = (browserId, instanceIds) => this.#options.logger.warn({ browserId, instanceIds }, contested);
+    this.#directory.onError = (error) => this.#options.logger.warn({ error }, 'asking who holds a browser failed');
     // The browsers other instances hold: this instance's clients of them hear when they drop and come back.
     this.#directory.onBrowserChange = (browser) => {
       if (browser.instanceId !== this.instanceId && !extensions.records.has(browser.id)) {

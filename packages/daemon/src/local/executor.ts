@@ -16,11 +16,11 @@ import type { BrowserContext, Page } from 'puppeteer-core';
 import { isDaemonError, toWireError } from '../errors.js';
 import { Deadlines } from '../deadlines.js';
 import { formatDuration } from '../router/duration.js';
-import type { Executor, SessionRouter } from '../router/index.js';
+import type { ClientFolders, Executor, SessionRouter } from '../router/index.js';
 import { LocalBrowser, type LocalBrowserOptions } from './browser.js';
 import { SessionContexts } from './contexts.js';
 import { accountOf, DEFAULT_MAX_KEY_MEMORY_MB, KeyMemory, keyMemoryHost } from './key-memory.js';
-import { NodeFileAccess, sessionFilesOwner, type FilePathMode, type SessionOwner, type SessionRoots, type SessionWorkspace } from './files.js';
+import { NodeFileAccess, sessionFilesOwner, type FilePathMode, type SessionOwner } from './files.js';
 import { setupContext, type PageSetupOptions } from './page-setup.js';
 
 export interface LocalExecutorOptions extends LocalBrowserOptions {
@@ -36,10 +36,6 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   maxOutputBytes?: number | undefined;
   /** --file-paths: how answers show saved files. */
   filePaths?: FilePathMode | undefined;
-  /** Each session's client roots (its MCP roots), asked when a file is first needed. */
-  sessionRoots?: SessionRoots | undefined;
-  /** Each session's workspace, where names the model gives for saved files land (see NodeFileAccessOptions). */
-  sessionWorkspace?: SessionWorkspace | undefined;
   /** Whose files each session's are; by default the user who opened it (see sessionFilesOwner). */
   sessionOwner?: SessionOwner | undefined;
   /** Any readable file may be an input (--allow-unrestricted-file-access), but for the protected ones. */
@@ -84,6 +80,8 @@ export class LocalExecutor implements Executor {
   private readonly lostPages = new Map<string, string>();
   /** Commands running per session: a session with one learns of a crash from that command's answer. */
   private readonly running = new Map<string, number>();
+  /** The client's folders each session's running call was handed (see ClientFolders). */
+  private readonly callFolders = new Map<string, ClientFolders | undefined>();
   private nextTabId = 1;
   /** --idle-timeout's one deadline. */
   private readonly idle = new Deadlines<'browser'>();
@@ -106,8 +104,6 @@ export class LocalExecutor implements Executor {
       filePaths: options.filePaths,
       unrestricted: options.unrestrictedFileAccess,
       protectedPaths: () => [...(options.protectedPaths ?? []), ...this.browser.profileDirs()],
-      sessionRoots: options.sessionRoots,
-      sessionWorkspace: options.sessionWorkspace,
       sessionOwner: options.sessionOwner ?? sessionFilesOwner(router),
     });
     this.tools = toolsFor(options.caps ?? []);
@@ -120,8 +116,8 @@ export class LocalExecutor implements Executor {
   }
 
   /** Runs the command and answers with its response (the router's command waiting for it gets it directly). */
-  send(command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
-    return this.run(command, timeoutMs);
+  send(command: CommandEnvelope, timeoutMs: number, folders?: ClientFolders): Promise<ResponseEnvelope> {
+    return this.run(command, timeoutMs, folders);
   }
 
   /** The router gave up on a command (its caller cancelled it, or it timed out): its tool call stops now. */
@@ -129,8 +125,10 @@ export class LocalExecutor implements Executor {
     this.calls.stop(command.wireId, reason);
   }
 
-  private async run(command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
+  private async run(command: CommandEnvelope, timeoutMs: number, folders: ClientFolders | undefined): Promise<ResponseEnvelope> {
     this.idle.clear('browser');
+    // What the session's tools read and save goes by its client's folders, as handed with this call.
+    this.callFolders.set(command.sessionId, folders);
     this.running.set(command.sessionId, (this.running.get(command.sessionId) ?? 0) + 1);
     try {
       const contexts = await this.startedFor(command.sessionId, timeoutMs);
@@ -159,7 +157,10 @@ export class LocalExecutor implements Executor {
     } finally {
       const left = (this.running.get(command.sessionId) ?? 1) - 1;
       if (left > 0) this.running.set(command.sessionId, left);
-      else this.running.delete(command.sessionId);
+      else {
+        this.running.delete(command.sessionId);
+        this.callFolders.delete(command.sessionId);
+      }
       if (this.running.size === 0) this.closeWhenIdle();
     }
   }
@@ -256,7 +257,7 @@ export class LocalExecutor implements Executor {
       browser,
       defaultContext: context,
       ownsDefaultContext: !shared,
-      files: this.files.forSession(sessionId),
+      files: this.files.forSession(sessionId, () => this.callFolders.get(sessionId)),
       toolConfig: settings ? withinConfig(this.options.toolConfig ?? {}, sessionConfigFrom(settings)) : (this.options.toolConfig ?? {}),
       ...(this.personCanSee ? { person: this.personFor(sessionId) } : {}),
       memory: keyMemoryHost(this.keyMemory, record ? accountOf(record) : undefined),

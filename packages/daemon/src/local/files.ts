@@ -6,6 +6,7 @@ import mime from 'mime-types';
 import { outputNameProblem, ToolError, type FileAccess, type UploadFile } from '@browsermcp/tools';
 import { evictOldest } from './output-eviction.js';
 import { inside, ProtectedFiles, type ProtectedPaths } from './protected-files.js';
+import type { ClientFolders } from '../router/types.js';
 
 /** What one call may read as contents (an upload to a browser elsewhere, a drop), all files together. */
 export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
@@ -29,19 +30,10 @@ async function deepestExisting(path: string): Promise<string> {
 }
 
 /**
- * The directories one session's client works in (its MCP roots, or the working directory of a stdio gateway), asked
- * when a file is first needed: the gateway knows them, the daemon only asks.
- */
-export type SessionRoots = (sessionId: string) => Promise<readonly string[]>;
-
-/**
  * Whose files a session's are: an API key ("key:<hash of the key>") or a daemon user ("user:<id>"); undefined where
  * one owner has them all (no auth, stdio). Each owner saves into, and uploads from, a directory of its own.
  */
 export type SessionOwner = (sessionId: string) => Promise<string | undefined>;
-
-/** A session's workspace, where the gateway says names the model gives for saved files land (see NodeFileAccessOptions). */
-export type SessionWorkspace = (sessionId: string) => Promise<string | undefined>;
 
 /** The default SessionOwner of a daemon: the user whose token opened the session (none without auth). */
 export function sessionFilesOwner(router: { getSession(sessionId: string): Promise<{ userId?: string } | undefined> }): SessionOwner {
@@ -89,16 +81,12 @@ export interface NodeFileAccessOptions {
   unrestricted?: boolean | undefined;
   /** The server's own files and directories (keys, secrets, config, profile): never an input, whatever the roots. */
   protectedPaths?: ProtectedPaths | undefined;
-  /** The client's own roots, per session (see forSession). */
-  sessionRoots?: SessionRoots | undefined;
   /** Whose files each session's are (see SessionOwner); without it, all sessions share the output directory. */
   sessionOwner?: SessionOwner | undefined;
-  /**
-   * Where a name the model gives for what it saves lands, per session: its client's workspace (its first MCP root, or
-   * the working directory over stdio), as with @playwright/mcp; undefined (and for generated names): the output directory.
-   */
-  sessionWorkspace?: SessionWorkspace | undefined;
 }
+
+/** A session view's client folders: as handed with the call running now (see forSession). */
+type FoldersOf = () => ClientFolders | undefined;
 
 /**
  * What may be saved in a client's workspace: the kinds of file tools save (images, PDFs, text and data), never a name
@@ -134,6 +122,8 @@ export class NodeFileAccess implements FileAccess {
     private readonly options: NodeFileAccessOptions,
     /** The session this view reads for: its client's roots come first. */
     private readonly sessionId?: string,
+    /** Its client's folders (roots, workspace), as handed with the call (none: no roots, names land in the output directory). */
+    private readonly folders: FoldersOf = () => undefined,
   ) {
     this.outputDir = resolve(options.outputDir);
     this.configured = (options.roots ?? []).map((r) => resolve(r));
@@ -169,15 +159,19 @@ export class NodeFileAccess implements FileAccess {
     return dir;
   }
 
-  /** The same policy, for one session: its client's roots are allowed too, and relative names resolve in the first. */
-  forSession(sessionId: string): NodeFileAccess {
-    return new NodeFileAccess(this.options, sessionId);
+  /**
+   * The same policy, for one session: its client's roots, handed with the call (`folders`: the call's, or where the
+   * running call's are), are allowed too, relative names resolve in the first, and names the model gives for saved
+   * files land in its workspace (its first MCP root, or the working directory over stdio), as with @playwright/mcp.
+   */
+  forSession(sessionId: string, folders?: ClientFolders | FoldersOf): NodeFileAccess {
+    return new NodeFileAccess(this.options, sessionId, typeof folders === 'function' ? folders : () => folders);
   }
 
   /** The session's client roots (none for a view without a session). */
   private async clientRoots(): Promise<string[]> {
-    if (this.sessionId === undefined || !this.options.sessionRoots) return [];
-    return (await this.options.sessionRoots(this.sessionId)).map((r) => resolve(r));
+    if (this.sessionId === undefined) return [];
+    return (this.folders()?.roots ?? []).map((r) => resolve(r));
   }
 
   async resolveUpload(path: string, options: { contents?: boolean } = {}): Promise<UploadFile> {
@@ -245,8 +239,7 @@ export class NodeFileAccess implements FileAccess {
 
   /** The session's workspace, where names the model gives land (none: the output directory). */
   private async workspace(): Promise<string | undefined> {
-    if (this.sessionId === undefined || !this.options.sessionWorkspace) return undefined;
-    const workspace = await this.options.sessionWorkspace(this.sessionId);
+    const workspace = this.sessionId === undefined ? undefined : this.folders()?.workspace;
     return workspace === undefined ? undefined : resolve(workspace);
   }
 

@@ -5,6 +5,7 @@ export { MAX_HOLD_MS } from './events';
 export { InMemoryRouterStore } from './memory-store';
 export { withCurrentTab, type RouterStore, type SessionRecord, type StateHolder, type StateRecord } from './store';
 export type {
+  ClientFolders,
   ConnectResult,
   DispatchRequest,
   Executor,

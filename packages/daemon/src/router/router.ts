@@ -263,7 +263,7 @@ export class SessionRouter {
     if (request.signal?.aborted) throw new CommandCancelledError(request.name);
     const executor = this.#executors.live(executorId);
     const command = createCommand({ sessionId, name: request.name, payload: request.payload, tabId, originId: request.originId }, generateWireId());
-    const response = await this.#sender.send(executor, command, timeoutMs, request.signal);
+    const response = await this.#sender.send(executor, command, timeoutMs, request.signal, request.folders);
 
     if (response.error !== undefined) throw executorError(response.error);
     // The executor names the session's current tab after the command (one it opened, selected or moved to). Most

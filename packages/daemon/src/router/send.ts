@@ -1,7 +1,7 @@
 import type { CommandEnvelope, ResponseEnvelope } from '@browsermcp/protocol';
 import { CommandCancelledError, CommandFailedError, isDaemonError } from '../errors';
 import type { PendingCommands } from './pending';
-import type { Executor, RouterLogger } from './types';
+import type { ClientFolders, Executor, RouterLogger } from './types';
 
 /**
  * Hands one command to an executor and waits for its response (or its timeout, or the caller's abort): the one way
@@ -16,7 +16,7 @@ export class CommandSender {
     this.#logger = logger;
   }
 
-  send(executor: Executor, command: CommandEnvelope, timeoutMs: number, signal?: AbortSignal): Promise<ResponseEnvelope> {
+  send(executor: Executor, command: CommandEnvelope, timeoutMs: number, signal?: AbortSignal, folders?: ClientFolders): Promise<ResponseEnvelope> {
     // Registered before send: an in-process executor may answer from inside send.
     const response = this.#pending.wait(command, executor.id, timeoutMs);
     this.#stopWhenAbandoned(executor, command, response, signal);
@@ -28,7 +28,7 @@ export class CommandSender {
     };
     try {
       // An in-process executor's answer comes back here, not through the router again.
-      Promise.resolve(executor.send(command, timeoutMs)).then((answer) => {
+      Promise.resolve(executor.send(command, timeoutMs, folders)).then((answer) => {
         if (answer) this.settle(executor.id, answer);
       }, fail);
     } catch (error) {

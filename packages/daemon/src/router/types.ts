@@ -13,6 +13,15 @@ export type ExecutorKind = 'local' | 'extension';
  * waiting for it. One behind a socket resolves with nothing and reports the answer when its message arrives, with
  * `router.handleResponse(executor.id, response)`; events come with `router.handleEvent`.
  */
+/**
+ * The folders of a session's client for one call, handed with it by the gateway that knows them: its MCP roots
+ * (input files may come from them) and its workspace (where a name the model gives for a saved file lands).
+ */
+export interface ClientFolders {
+  readonly roots: readonly string[];
+  readonly workspace?: string | undefined;
+}
+
 export interface Executor {
   /** Stable across reconnects: an extension that comes back within the grace period gets its sessions back. */
   readonly id: string;
@@ -23,7 +32,7 @@ export interface Executor {
    * for its answer (an executor that forwards the command elsewhere passes it on).
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: an executor behind a socket resolves with nothing (Promise<void>)
-  send(command: CommandEnvelope, timeoutMs: number): void | Promise<ResponseEnvelope | undefined | void>;
+  send(command: CommandEnvelope, timeoutMs: number, folders?: ClientFolders): void | Promise<ResponseEnvelope | undefined | void>;
   /**
    * Optional: told when a session opens on this executor, e.g. to name the extension's tab group after the
    * client. A rejection makes openSession fail.
@@ -74,6 +83,8 @@ export interface DispatchRequest {
    * (another user's session answers SessionNotFound, as a missing one does).
    */
   readonly userId?: string;
+  /** The client's folders, for a call that reads or saves files (see ClientFolders); only in this process. */
+  readonly folders?: ClientFolders;
 }
 
 export interface OpenSessionOptions {

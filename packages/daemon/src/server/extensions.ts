@@ -31,13 +31,13 @@ import type { WebSocket } from 'ws';
 import type { ExtensionBrowserState, ExtensionBrowsers } from '../cluster/extension-browsers.js';
 import { BrowserDisconnectedError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
-import type { Executor, SessionRecord, SessionRouter } from '../router/index.js';
+import type { ClientFolders, Executor, SessionRecord, SessionRouter } from '../router/index.js';
 import { Deadlines } from '../deadlines.js';
 import type { NodeFileAccess } from '../local/files.js';
 import type { TokenVerifier } from './auth.js';
-import { namedOutputDirFor, readInputFiles, writeOutputFiles } from './wire-files.js';
+import { namedOutputDirFor, readInputFiles, withOutputsWritten } from './wire-files.js';
 import { nodeFrameCipher } from './node-frame-cipher.js';
-import { answersPing } from './heartbeat.js';
+import { stillThere } from './heartbeat.js';
 
 export interface ExtensionRecord {
   readonly id: string;
@@ -136,6 +136,8 @@ export class ExtensionConnection implements Executor {
   private readonly pairingNonce: string | undefined;
   private readonly helloTimer: ReturnType<typeof setTimeout>;
   private readonly o: ExtensionConnectionOptions;
+  /** The client's folders of the commands sent with some, until their responses (or cancels) come. */
+  private readonly callFolders = new Map<string, ClientFolders>();
   /** After a pairing: every frame either way is sealed (protocol's channel.ts). */
   private channel: SealedChannel | undefined;
   private static authSequence = 0;
@@ -170,12 +172,12 @@ export class ExtensionConnection implements Executor {
     return this.browserId;
   }
 
-  async send(command: CommandEnvelope): Promise<void> {
+  async send(command: CommandEnvelope, _timeoutMs?: number, folders?: ClientFolders): Promise<void> {
     this.checkOpen();
     let files: InputFile[];
     let namedOutputDir: string | undefined;
     try {
-      const access = this.o.files?.forSession(command.sessionId);
+      const access = this.o.files?.forSession(command.sessionId, folders);
       files = await readInputFiles(access, command);
       namedOutputDir = await namedOutputDirFor(access, command);
     } catch (err) {
@@ -185,12 +187,14 @@ export class ExtensionConnection implements Executor {
       return;
     }
     this.checkOpen();
+    // What the browser saves comes back with the response, and is written under the same folders.
+    if (folders !== undefined) this.callFolders.set(command.wireId, folders);
     this.write(JSON.stringify({ ...command, ...(files.length ? { files } : {}), ...(namedOutputDir !== undefined ? { namedOutputDir } : {}) }));
   }
 
-  /** Whether the extension answers a ping within `timeoutMs` now (heartbeat.ts). */
+  /** Whether the extension answers a ping within `timeoutMs` now; one that does not is dropped (heartbeat.ts). */
   answersPing(timeoutMs: number): Promise<boolean> {
-    return this.state === 'ready' ? answersPing(this.o.socket, timeoutMs) : Promise.resolve(false);
+    return this.state === 'ready' ? stillThere(this.o.socket, timeoutMs) : Promise.resolve(false);
   }
 
   private checkOpen(): void {
@@ -200,16 +204,11 @@ export class ExtensionConnection implements Executor {
     }
   }
 
-  /** A response with files the tool saved: written here first; a refused write makes the call's answer an error. */
-  private async withOutputsSaved(response: ResponseEnvelope): Promise<ResponseEnvelope> {
-    if (response.error !== undefined || !response.files?.length) return response;
-    const { files, ...rest } = response;
-    try {
-      await writeOutputFiles(this.o.files?.forSession(response.sessionId), files);
-      return rest;
-    } catch (err) {
-      return { ...rest, data: errorResult(err instanceof Error ? err.message : String(err)) };
-    }
+  /** A response with files the tool saved: written here first (wire-files.ts), under the folders of its call. */
+  private withOutputsSaved(response: ResponseEnvelope): Promise<ResponseEnvelope> {
+    const folders = this.callFolders.get(response.wireId);
+    this.callFolders.delete(response.wireId);
+    return withOutputsWritten(this.o.files?.forSession(response.sessionId, folders), response);
   }
 
   /**
@@ -239,6 +238,7 @@ export class ExtensionConnection implements Executor {
 
   /** The router gave up on a command (cancelled, timed out): the extension stops it and frees its tab. */
   cancel(command: CommandEnvelope, reason: CancelPayload['reason']): void {
+    this.callFolders.delete(command.wireId);
     const payload: CancelPayload = { wireId: command.wireId, reason };
     this.notify(command.sessionId, ExtensionEvents.cancel, payload);
   }

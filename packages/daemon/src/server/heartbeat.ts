@@ -24,21 +24,47 @@ export function watchHeartbeat(socket: WebSocket, intervalMs: number): void {
   socket.once('close', () => clearInterval(timer));
 }
 
+/** Pings in flight, by socket: questions that overlap share one. */
+const pinging = new WeakMap<WebSocket, Promise<boolean>>();
+
 /**
- * Whether the peer answers a ping within `timeoutMs` now: a socket whose peer went away without closing (a laptop
- * that slept, a network that changed) still looks open until the heartbeat finds it out.
+ * Whether the peer is still there, asked now (answersPing; one ping for questions that overlap). One that does not
+ * answer is dropped at once: it has gone, and what it held is away from here, as its close then says.
+ */
+export function stillThere(socket: WebSocket, timeoutMs: number): Promise<boolean> {
+  let ping = pinging.get(socket);
+  if (ping === undefined) {
+    ping = answersPing(socket, timeoutMs).then((alive) => {
+      pinging.delete(socket);
+      if (!alive) socket.terminate();
+      return alive;
+    });
+    pinging.set(socket, ping);
+  }
+  return ping;
+}
+
+/**
+ * Whether the peer answers a ping (or says anything) within `timeoutMs` now: a socket whose peer went away without
+ * closing (a laptop that slept, a network that changed) still looks open until the heartbeat finds it out.
  */
 export function answersPing(socket: WebSocket, timeoutMs: number): Promise<boolean> {
   if (socket.readyState !== socket.OPEN) return Promise.resolve(false);
   return new Promise((resolve) => {
+    let settled = false;
     const done = (alive: boolean) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      socket.off('pong', onPong);
+      socket.off('pong', onAnswer);
+      socket.off('message', onAnswer);
       resolve(alive);
     };
-    const onPong = () => done(true);
-    const timer = setTimeout(() => done(false), timeoutMs);
-    socket.on('pong', onPong);
+    const onAnswer = () => done(true);
+    // Decided after what has arrived meanwhile is read: a process busy past the timeout may hold the pong unread.
+    const timer = setTimeout(() => setImmediate(() => done(false)), timeoutMs);
+    socket.on('pong', onAnswer);
+    socket.on('message', onAnswer);
     socket.ping();
   });
 }

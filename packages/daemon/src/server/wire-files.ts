@@ -1,5 +1,5 @@
-import type { CommandEnvelope, InputFile, OutputFile } from '@browsermcp/protocol';
-import { inputPathsOf, savesNamedFile, ToolError } from '@browsermcp/tools';
+import type { CommandEnvelope, InputFile, OutputFile, ResponseEnvelope } from '@browsermcp/protocol';
+import { errorResult, inputPathsOf, savesNamedFile, ToolError } from '@browsermcp/tools';
 import type { NodeFileAccess } from '../local/files.js';
 
 export { MAX_UPLOAD_BYTES } from '../local/files.js';
@@ -13,6 +13,18 @@ export async function readInputFiles(files: NodeFileAccess | undefined, command:
   const paths = inputPathsOf(command.name, command.payload);
   if (!paths.length || !files) return [];
   return files.readContents(paths);
+}
+
+/** A response with files the tool saved: written first; a refused write makes the call's answer an error. */
+export async function withOutputsWritten(files: NodeFileAccess | undefined, response: ResponseEnvelope): Promise<ResponseEnvelope> {
+  if (response.error !== undefined || !response.files?.length) return response;
+  const { files: outputs, ...rest } = response;
+  try {
+    await writeOutputFiles(files, outputs);
+    return rest;
+  } catch (err) {
+    return { ...rest, data: errorResult(err instanceof Error ? err.message : String(err)) };
+  }
 }
 
 /** Writes what a command's tool saved in a browser away from the disk; throws a ToolError when one is refused. */

@@ -70,22 +70,19 @@ describe("a session's client roots", () => {
     const project = join(root, 'project');
     await mkdir(project, { recursive: true });
     await writeFile(join(project, 'cv.pdf'), 'cv');
-    const asked: string[] = [];
-    const policy = new NodeFileAccess({
-      outputDir,
-      roots: [extraRoot],
-      sessionRoots: async (id) => {
-        asked.push(id);
-        return id === 'with-root' ? [project] : [];
-      },
-    });
-    const session = policy.forSession('with-root');
-    expect(asked).toEqual([]);
+    const policy = new NodeFileAccess({ outputDir, roots: [extraRoot] });
+    // The roots its client's call was handed with.
+    const session = policy.forSession('with-root', { roots: [project] });
     expect(await session.resolveUpload('cv.pdf')).toEqual({ path: join(project, 'cv.pdf') });
     expect(await session.resolveUpload(join(extraRoot, 'ok.txt'))).toEqual({ path: join(extraRoot, 'ok.txt') });
-    expect(asked).toEqual(['with-root', 'with-root']);
     // Another session's client has no roots: the project is not its to read.
     await expect(policy.forSession('other').resolveUpload(join(project, 'cv.pdf'))).rejects.toThrow('is outside the allowed file roots');
+    // The folders of the call running now, where a view reads them as each call comes.
+    let running: { roots: string[] } | undefined;
+    const perCall = policy.forSession('s', () => running);
+    await expect(perCall.resolveUpload(join(project, 'cv.pdf'))).rejects.toThrow('is outside the allowed file roots');
+    running = { roots: [project] };
+    expect(await perCall.resolveUpload('cv.pdf')).toEqual({ path: join(project, 'cv.pdf') });
     await expect(session.resolveUpload(join(root, 'secret.txt'))).rejects.toThrow(`(${project}, ${outputDir}, ${extraRoot})`);
   });
 
@@ -148,9 +145,8 @@ describe('--output-max-size and --file-paths', () => {
   it("deletes the oldest saved files past the size, keeping the one just saved; shows paths relative to the session's first root, or absolute", async () => {
     const project = await mkdtemp(join(tmpdir(), 'bmcp-project-'));
     const out = join(project, 'out');
-    const policy = (filePaths?: 'absolute') =>
-      new NodeFileAccess({ outputDir: out, maxOutputBytes: 250, ...(filePaths ? { filePaths } : {}), sessionRoots: async () => [project] });
-    const session = policy().forSession('s');
+    const policy = (filePaths?: 'absolute') => new NodeFileAccess({ outputDir: out, maxOutputBytes: 250, ...(filePaths ? { filePaths } : {}) });
+    const session = policy().forSession('s', { roots: [project] });
     const saved: string[] = [];
     for (const name of ['a.txt', 'b.txt', 'sub/c.txt']) {
       saved.push(await session.writeOutput(name, new Uint8Array(100)));
@@ -168,8 +164,12 @@ describe('--output-max-size and --file-paths', () => {
     await expect(stat(join(out, 'b.txt'))).rejects.toThrow('ENOENT');
     expect((await stat(join(out, 'big.bin'))).size).toBe(400);
     // --file-paths absolute; and a file outside the workspace is shown absolute either way.
-    expect(await policy('absolute').forSession('s').writeOutput('d.txt', new Uint8Array(1))).toBe(join(out, 'd.txt'));
-    const elsewhere = new NodeFileAccess({ outputDir, sessionRoots: async () => [project] }).forSession('s');
+    expect(
+      await policy('absolute')
+        .forSession('s', { roots: [project] })
+        .writeOutput('d.txt', new Uint8Array(1)),
+    ).toBe(join(out, 'd.txt'));
+    const elsewhere = new NodeFileAccess({ outputDir }).forSession('s', { roots: [project] });
     expect(await elsewhere.writeOutput('e.txt', new Uint8Array(1))).toBe(join(outputDir, 'e.txt'));
   });
 });
@@ -178,22 +178,18 @@ describe("a client's workspace (names the model gives for saved files, as @playw
   it('saves a given name in the workspace and shows it relative to it; a generated one, and a session without a workspace, in the output directory', async () => {
     const project = await mkdtemp(join(tmpdir(), 'bmcp-workspace-'));
     const out = join(root, 'out-ws');
-    const policy = new NodeFileAccess({
-      outputDir: out,
-      sessionRoots: async () => [project],
-      sessionWorkspace: async (id) => (id === 'mine' ? project : undefined),
-    });
-    const mine = policy.forSession('mine');
+    const policy = new NodeFileAccess({ outputDir: out });
+    const mine = policy.forSession('mine', { roots: [project], workspace: project });
     expect(await mine.writeOutput('shots/page.png', new Uint8Array([7, 8]))).toBe('shots/page.png');
     expect([...(await readFile(join(project, 'shots/page.png')))]).toEqual([7, 8]);
     expect(await mine.namedOutputDirectory()).toBe('');
     // A PDF's default name is the server's, not the model's: the output directory, as @playwright/mcp keeps it.
     expect(await mine.writeOutput('page-1.pdf', new Uint8Array([1]), { generated: true })).toBe(join(out, 'page-1.pdf'));
-    const theirs = policy.forSession('theirs');
+    const theirs = policy.forSession('theirs', { roots: [project] });
     expect(await theirs.writeOutput('shot.png', new Uint8Array([3]))).toBe(join(out, 'shot.png'));
     expect(await theirs.namedOutputDirectory()).toBe(out);
     await expect(stat(join(project, 'shot.png'))).rejects.toThrow('ENOENT');
-    const absolute = new NodeFileAccess({ outputDir: out, filePaths: 'absolute', sessionWorkspace: async () => project }).forSession('s');
+    const absolute = new NodeFileAccess({ outputDir: out, filePaths: 'absolute' }).forSession('s', { roots: [], workspace: project });
     expect(await absolute.writeOutput('a.md', new TextEncoder().encode('# a'))).toBe(join(project, 'a.md'));
     expect(await absolute.namedOutputDirectory()).toBe(project);
   });
@@ -202,9 +198,7 @@ describe("a client's workspace (names the model gives for saved files, as @playw
     const project = await mkdtemp(join(tmpdir(), 'bmcp-workspace-'));
     await writeFile(join(project, 'README.md'), '# mine');
     await writeFile(join(project, 'AGENTS.md'), 'be careful');
-    const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws3'), sessionRoots: async () => [project], sessionWorkspace: async () => project }).forSession(
-      's',
-    );
+    const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws3') }).forSession('s', { roots: [project], workspace: project });
     for (const name of ['README.md', 'AGENTS.md']) {
       await expect(ws.writeOutput(name, new TextEncoder().encode('page text'))).rejects.toThrow(
         `"${name}" already exists in your workspace and browsermcp did not save it: pick another name`,
@@ -213,11 +207,7 @@ describe("a client's workspace (names the model gives for saved files, as @playw
     expect([await readFile(join(project, 'README.md'), 'utf8'), await readFile(join(project, 'AGENTS.md'), 'utf8')]).toEqual(['# mine', 'be careful']);
     // Its own file, saved again (a second screenshot under the same name), in this session or another.
     expect(await ws.writeOutput('notes.md', new TextEncoder().encode('one'))).toBe('notes.md');
-    const other = new NodeFileAccess({
-      outputDir: join(root, 'out-ws3'),
-      sessionRoots: async () => [project],
-      sessionWorkspace: async () => project,
-    }).forSession('t');
+    const other = new NodeFileAccess({ outputDir: join(root, 'out-ws3') }).forSession('t', { roots: [project], workspace: project });
     expect(await other.writeOutput('notes.md', new TextEncoder().encode('two'))).toBe('notes.md');
     expect(await readFile(join(project, 'notes.md'), 'utf8')).toBe('two');
   });
@@ -229,7 +219,7 @@ describe("a client's workspace (names the model gives for saved files, as @playw
     await mkdir(join(project, 'docs'));
     await symlink(root, join(project, 'linked'));
     await symlink(join(root, 'secret.txt'), join(project, 'trap.png'));
-    const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws2'), protectedPaths: [key], sessionWorkspace: async () => project }).forSession('s');
+    const ws = new NodeFileAccess({ outputDir: join(root, 'out-ws2'), protectedPaths: [key] }).forSession('s', { roots: [], workspace: project });
     const refused = async (name: string) =>
       ws.writeOutput(name, new TextEncoder().encode('page text')).then(
         () => 'saved',

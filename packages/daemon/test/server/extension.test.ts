@@ -273,14 +273,14 @@ describe('files for a browser away from the disk', () => {
     expect(await bad).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('must be a file name inside the output directory') }] });
   });
 
-  it("sends where a name the model gave lands with the command that saves it, and writes the file there: the client's workspace, a generated name in the output directory", async () => {
+  it('sends where a name the model gave lands with the command that saves it, and writes the file there: the workspace handed with the call, a generated name in the output directory', async () => {
     const outputDir = await mkdtemp(join(tmpdir(), 'bmcp-ext-out-'));
     const workspace = await mkdtemp(join(tmpdir(), 'bmcp-ext-ws-'));
-    await start({ extensionFiles: { outputDir, sessionWorkspace: async () => workspace } });
+    await start({ extensionFiles: { outputDir } });
     const peer = await browserPeer('b1');
     await router.openSession('s1', { executorId: 'b1' });
     await peer.next();
-    const named = router.dispatch('s1', { name: 'browser_take_screenshot', payload: { filename: 'shots/a.png' } });
+    const named = router.dispatch('s1', { name: 'browser_take_screenshot', payload: { filename: 'shots/a.png' }, folders: { roots: [workspace], workspace } });
     const command = await peer.next();
     // Answers show it relative to the workspace, as the launched browser's do: "" stands for the workspace.
     expect(command.namedOutputDir).toBe('');

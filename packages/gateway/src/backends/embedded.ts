@@ -28,12 +28,7 @@ export class EmbeddedBackend extends RouterBackend {
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
       ...(options.maxKeptStates !== undefined ? { maxKeptStates: options.maxKeptStates } : {}),
     });
-    this.executor = new LocalExecutor(this.router, {
-      ...options,
-      sessionRoots: this.files.lookup,
-      sessionWorkspace: this.files.workspace,
-      sessionOwner: this.files.owner,
-    });
+    this.executor = new LocalExecutor(this.router, { ...options, sessionOwner: this.files.owner });
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';
     this.launchable = options.cdpEndpoint ? undefined : chromeToLaunch(options.executablePath);
     this.ready = this.router.executorConnected(this.executor);

@@ -63,9 +63,7 @@ export class ExtensionBackend extends RouterBackend {
       pairingSecret: options.pairingSecret,
       ...(options.extensionIds ? { extensionIds: options.extensionIds } : {}),
       ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
-      ...(options.files
-        ? { extensionFiles: { ...options.files, sessionRoots: files.lookup, sessionWorkspace: files.workspace, sessionOwner: files.owner } }
-        : {}),
+      ...(options.files ? { extensionFiles: { ...options.files, sessionOwner: files.owner } } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
       ...(options.maxKeptStates !== undefined ? { maxKeptStates: options.maxKeptStates } : {}),

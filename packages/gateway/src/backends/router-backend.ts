@@ -1,5 +1,5 @@
 import type { SessionRouter } from '@browsermcp/daemon';
-import type { ToolResult } from '@browsermcp/tools';
+import { usesFiles, type ToolResult } from '@browsermcp/tools';
 import { listedState } from '@browsermcp/daemon';
 import type { Backend, KeptStateInfo, OpenSessionOptions } from '../backend.js';
 import { CallWaits } from './call-waits.js';
@@ -57,8 +57,11 @@ export abstract class RouterBackend implements Backend {
 
   async callTool(sessionId: string, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
     const id = this.states.daemonSession(sessionId);
+    // A call that reads or saves files gets its client's folders with it: asked here (roots/list), never by the
+    // daemon in the middle of the call.
+    const folders = usesFiles(name, args) ? await this.files.folders(id) : undefined;
     try {
-      return await this.router.callTool(id, { name, payload: args, ...(signal ? { signal } : {}) });
+      return await this.router.callTool(id, { name, payload: args, ...(signal ? { signal } : {}), ...(folders ? { folders } : {}) });
     } finally {
       this.waiting.done(id);
     }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { inputRequired, inputResponse, type InputRequiredResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import { inputPathsOf, savesNamedFile, type ToolResult } from '@browsermcp/tools';
+import { usesFiles, type ToolResult } from '@browsermcp/tools';
 import type { CallRoute } from '../mcp-server.js';
 import { rootsFor, workspaceFor, type RootsPolicy } from '../roots.js';
 import { newSessionId } from '../sessions.js';
@@ -70,8 +70,7 @@ export class StatelessCalls implements CallRoute {
    */
   private folders(name: string, args: Record<string, unknown>, ctx: ServerContext): Folders | InputRequiredResult {
     const { roots: policy, cwd } = this.options;
-    const usesFiles = inputPathsOf(name, args).length > 0 || savesNamedFile(name, args);
-    if (policy.client === 'none' || !this.server.getClientCapabilities()?.roots || !usesFiles) {
+    if (policy.client === 'none' || !this.server.getClientCapabilities()?.roots || !usesFiles(name, args)) {
       return { roots: rootsFor(policy, undefined, cwd), workspace: workspaceFor(policy, undefined, cwd) };
     }
     const answer = inputResponse(ctx.mcpReq.inputResponses, 'roots');
