@@ -24,6 +24,7 @@ import {
   repeatableOption,
   serverFile,
   serverFilePaths,
+  intOption,
   settingOption,
   SettingValues,
   sharedOptions,
@@ -32,7 +33,7 @@ import {
 /** The daemon's flags: the shared settings (the gateway's spellings) and its own, each with BROWSERMCP_<FLAG>. */
 export function buildDaemonProgram(): Command {
   const s = sharedOptions({
-    port: { description: 'TCP port to listen on', default: String(DEFAULT_PORT) },
+    port: { description: 'TCP port to listen on', default: DEFAULT_PORT },
     host: { description: 'address to bind; anything but loopback needs --auth-secret-file or --auth-public-key-file' },
     gracePeriod: { description: 'how long a disconnected browser keeps its sessions' },
     corsOrigins: { description: 'web origins whose pages may call the HTTP API (e.g. https://app.example.com), comma-separated (default: none)' },
@@ -68,9 +69,11 @@ export function buildDaemonProgram(): Command {
       'the longest an access token may still live (its "exp" from now): seconds, or a number with s, m, h or d',
     ).default('90d'),
     settingOption('--auth-audience <aud>', 'the "aud" every access token must name, e.g. this relay\'s URL (default: none: not checked)'),
-    settingOption('--max-sessions-per-user <n>', 'most sessions one user (the "sub" of their token) may have open at once; more are refused (429)').default(
-      String(DEFAULT_MAX_SESSIONS_PER_USER),
-    ),
+    intOption('--max-sessions-per-user <n>', 'most sessions one user (the "sub" of their token) may have open at once; more are refused (429)', {
+      min: 1,
+      max: 100_000,
+      default: DEFAULT_MAX_SESSIONS_PER_USER,
+    }),
     settingOption('--auth-issuer <iss>', 'the "iss" every access token must name: whoever signs them (default: none: not checked)'),
     s.gracePeriod,
     s.maxBrowserStates,
@@ -267,7 +270,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       graceMs: shared.gracePeriodMs,
       commandTimeoutMs: tools.commandTimeoutMs,
       heartbeatMs: seconds(values, 'heartbeat', DEFAULT_HEARTBEAT_MS),
-      maxSessionsPerUser: values.int('maxSessionsPerUser', 1, 100_000) ?? DEFAULT_MAX_SESSIONS_PER_USER,
+      maxSessionsPerUser: values.int('maxSessionsPerUser')!,
       maxKeptStates: shared.maxBrowserStates,
       allowedHosts: shared.allowedHosts,
       allowedOrigins: shared.corsOrigins,

@@ -16,9 +16,20 @@ import { defaultPairingFile } from './server/pairing-secret.js';
 import { refusedBrowserArg } from './local/browser.js';
 import { BROWSER_CHANNELS, findChannel } from './local/chrome.js';
 import { FILE_PATH_MODES, type FilePathMode } from './local/files.js';
-import { ConfigError, repeatableOption, serverFile, settingOption, type SettingValues } from './setting-values.js';
+import { ConfigError, intOption, repeatableOption, serverFile, settingOption, type SettingValues } from './setting-values.js';
 
-export { applySettingSources, ConfigError, ENV_PREFIX, repeatableOption, serverFile, serverFilePaths, settingOption, SettingValues } from './setting-values.js';
+export {
+  applySettingSources,
+  boundsOf,
+  ConfigError,
+  ENV_PREFIX,
+  intOption,
+  repeatableOption,
+  serverFile,
+  serverFilePaths,
+  settingOption,
+  SettingValues,
+} from './setting-values.js';
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
 export const DEFAULT_GRACE_PERIOD_SECONDS = DEFAULT_GRACE_MS / 1000;
 /**
@@ -71,14 +82,13 @@ export type SharedSettingKey =
  * are the same in both and are not overridable, on purpose.
  */
 export type SharedOptionOverrides = Partial<Record<SharedSettingKey, { description?: string }>> & {
-  port: { description: string; default?: string };
+  port: { description: string; default?: number };
 };
 
 /** Fresh commander options for the shared settings (an Option belongs to one program). */
 export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record<SharedSettingKey, Option>> {
   const describe = (key: SharedSettingKey, text: string) => overrides[key]?.description ?? text;
-  const port = settingOption('--port <port>', overrides.port.description);
-  if (overrides.port.default !== undefined) port.default(overrides.port.default);
+  const port = intOption('--port <port>', overrides.port.description, { min: 0, max: 65535, default: overrides.port.default });
   return {
     port,
     host: settingOption('--host <host>', describe('host', 'address to bind')).default(DEFAULT_HOST),
@@ -94,12 +104,13 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
         `the Chrome-family browser to launch, found where it installs: ${BROWSER_CHANNELS.join(', ')}; firefox and webkit are refused (default: the first Chrome or Chromium found)`,
       ),
     ),
-    idleTimeout: settingOption(
+    idleTimeout: intOption(
       '--idle-timeout <ms>',
       describe(
         'idleTimeout',
         "close the launched browser after this long without a tool call, its sessions' pages with it (they are told); the next call starts it again; 0 never (default: an hour when headless, never when headed)",
       ),
+      { min: 0, max: 7 * 86_400_000 },
     ),
     profileDirName: settingOption(
       '--profile-dir-name <name>',
@@ -153,9 +164,10 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
       '--output-dir <dir>',
       describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)'),
     ).default(DEFAULT_OUTPUT_DIR),
-    outputMaxSize: settingOption(
+    outputMaxSize: intOption(
       '--output-max-size <bytes>',
       describe('outputMaxSize', "most bytes of saved files each caller's output directory keeps: past it the oldest files are deleted (default: no limit)"),
+      { min: 1, max: Number.MAX_SAFE_INTEGER },
     ),
     filePaths: settingOption(
       '--file-paths <mode>',
@@ -168,35 +180,42 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
       '--file-roots <list>',
       describe('fileRoots', 'more directories uploads and storage states may be read from, comma-separated (default: none)'),
     ),
-    gracePeriod: settingOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection')).default(
-      String(DEFAULT_GRACE_PERIOD_SECONDS),
-    ),
-    maxBrowserStates: settingOption(
+    gracePeriod: intOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection'), {
+      min: 0,
+      max: 86_400,
+      default: DEFAULT_GRACE_PERIOD_SECONDS,
+    }),
+    maxBrowserStates: intOption(
       '--max-browser-states <n>',
       describe(
         'maxBrowserStates',
         "most browser states kept at once, every key's together (each holds a browser context and its tabs); at the limit a new one is refused until one closes",
       ),
-    ).default(String(DEFAULT_MAX_KEPT_STATES)),
-    maxKeyMemory: settingOption(
+      { min: 1, max: 100_000, default: DEFAULT_MAX_KEPT_STATES },
+    ),
+    maxKeyMemory: intOption(
       '--max-key-memory <MB>',
       describe(
         'maxKeyMemory',
         "memory all of one key's tabs may hold together (their pages' JavaScript heaps and buffers), across its sessions and browser states: past it the key's biggest tab is closed and its agent told why",
       ),
-    ).default(String(DEFAULT_MAX_KEY_MEMORY_MB)),
-    commandTimeout: settingOption(
+      { min: 64, max: 1_048_576, default: DEFAULT_MAX_KEY_MEMORY_MB },
+    ),
+    commandTimeout: intOption(
       '--command-timeout <seconds>',
       describe('commandTimeout', 'longest a single tool call may take (a browser starting for it does not count)'),
-    ).default(String(DEFAULT_COMMAND_TIMEOUT_SECONDS)),
-    maxConnectionsPerAddress: settingOption(
+      { min: 1, max: 3600, default: DEFAULT_COMMAND_TIMEOUT_SECONDS },
+    ),
+    maxConnectionsPerAddress: intOption(
       '--max-connections-per-address <n>',
       describe('maxConnectionsPerAddress', 'most connections one client address may hold open (streams and WebSockets included); more are answered 503'),
-    ).default(String(DEFAULT_CONNECTION_LIMITS.maxPerAddress)),
-    requestTimeout: settingOption(
+      { min: 1, max: 100_000, default: DEFAULT_CONNECTION_LIMITS.maxPerAddress },
+    ),
+    requestTimeout: intOption(
       '--request-timeout <seconds>',
       describe('requestTimeout', "how long a request's headers and body may take to arrive; slower clients are cut (408)"),
-    ).default(String(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000)),
+      { min: 1, max: 3600, default: DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000 },
+    ),
     pairingFile: serverFile(
       settingOption(
         '--pairing-file <file>',
@@ -263,7 +282,7 @@ export const CDP_REFUSALS = {
 
 /** Reads and checks the shared settings; `env` is asked only whether a display exists. */
 export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv = process.env): SharedSettings {
-  const port = values.int('port', 0, 65535);
+  const port = values.int('port');
   const host = values.str('host') ?? DEFAULT_HOST;
 
   const viewportText = values.str('viewportSize') ?? DEFAULT_VIEWPORT_SIZE;
@@ -320,7 +339,7 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     executablePath = found.path;
   }
   // @playwright/mcp's default: a headless browser nobody uses goes after an hour, a visible one stays.
-  const idleGiven = values.int('idleTimeout', 0, 7 * 86_400_000);
+  const idleGiven = values.int('idleTimeout');
   if (idleGiven !== undefined && cdpEndpoint) {
     throw new ConfigError(CDP_REFUSALS.idleTimeout);
   }
@@ -349,17 +368,17 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     allowedHosts: values.list('allowedHosts').map((h) => h.toLowerCase()),
     corsOrigins: values.origins('corsOrigins'),
     outputDir: resolve(values.str('outputDir') ?? DEFAULT_OUTPUT_DIR),
-    outputMaxBytes: values.int('outputMaxSize', 1, Number.MAX_SAFE_INTEGER),
+    outputMaxBytes: values.int('outputMaxSize'),
     filePaths: values.oneOf('filePaths', FILE_PATH_MODES) ?? 'relative',
     pairingFile: resolve(values.str('pairingFile') ?? defaultPairingFile()),
     fileRoots: values.list('fileRoots'),
-    gracePeriodMs: (values.int('gracePeriod', 0, 86_400) ?? DEFAULT_GRACE_PERIOD_SECONDS) * 1000,
-    maxBrowserStates: values.int('maxBrowserStates', 1, 100_000) ?? DEFAULT_MAX_KEPT_STATES,
-    maxKeyMemoryMb: values.int('maxKeyMemory', 64, 1_048_576) ?? DEFAULT_MAX_KEY_MEMORY_MB,
-    commandTimeoutMs: (values.int('commandTimeout', 1, 3600) ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
+    gracePeriodMs: values.int('gracePeriod')! * 1000,
+    maxBrowserStates: values.int('maxBrowserStates')!,
+    maxKeyMemoryMb: values.int('maxKeyMemory')!,
+    commandTimeoutMs: values.int('commandTimeout')! * 1000,
     connectionLimits: {
-      maxPerAddress: values.int('maxConnectionsPerAddress', 1, 100_000) ?? DEFAULT_CONNECTION_LIMITS.maxPerAddress,
-      requestTimeoutMs: (values.int('requestTimeout', 1, 3600) ?? DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000) * 1000,
+      maxPerAddress: values.int('maxConnectionsPerAddress')!,
+      requestTimeoutMs: values.int('requestTimeout')! * 1000,
     },
     logLevel: logLevel as LogLevel,
   };

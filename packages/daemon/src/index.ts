@@ -49,6 +49,7 @@ export { ClusterNames } from './cluster/names.js';
 export { writeNatsClusterFiles, type NatsClusterFiles } from './cluster/nats-files.js';
 export {
   applySettingSources,
+  boundsOf,
   CDP_REFUSALS,
   ConfigError,
   DEFAULT_COMMAND_TIMEOUT_SECONDS,
@@ -56,6 +57,7 @@ export {
   DEFAULT_OUTPUT_DIR,
   DEFAULT_VIEWPORT_SIZE,
   ENV_PREFIX,
+  intOption,
   LOG_LEVELS,
   readSharedSettings,
   repeatableOption,
@@ -66,6 +68,7 @@ export {
   sharedOptions,
 } from './command-line.js';
 export type { LogLevel, SharedOptionOverrides, SharedSettingKey, SharedSettings } from './command-line.js';
+export type { IntBounds } from './setting-values.js';
 export { playwrightEnvAliases } from './playwright-env.js';
 export { readToolFlags, toolOptions } from './tool-options.js';
 export type { ToolFlagValues } from './tool-options.js';

@@ -22,6 +22,29 @@ export function settingOption(flags: string, description: string): Option {
   return option.env(`${ENV_PREFIX}${long.replace(/^--/, '').replace(/-/g, '_').toUpperCase()}`);
 }
 
+/** A whole-number setting's bounds, declared with its option. */
+export interface IntBounds {
+  readonly min: number;
+  readonly max: number;
+}
+const intBounds = new WeakMap<Option, IntBounds>();
+
+/**
+ * A whole-number option, its bounds and default declared with it (once): `--help` shows them, and reading it
+ * (SettingValues.int) holds it to them, from the flag, its variable or the config file alike.
+ */
+export function intOption(flags: string, description: string, bounds: IntBounds & { default?: number | undefined }): Option {
+  const option = settingOption(flags, `${description} (${bounds.min} to ${bounds.max})`);
+  intBounds.set(option, { min: bounds.min, max: bounds.max });
+  if (bounds.default !== undefined) option.default(String(bounds.default));
+  return option;
+}
+
+/** The bounds an option was declared with (intOption), if it takes a whole number. */
+export function boundsOf(option: Option): IntBounds | undefined {
+  return intBounds.get(option);
+}
+
 const repeatable = new WeakSet<Option>();
 const serverFiles = new WeakSet<Option>();
 
@@ -105,8 +128,13 @@ export class SettingValues {
     return Array.isArray(value) ? value.map(String) : [String(value)];
   }
 
-  int(key: string, min: number, max: number): number | undefined {
-    const text = this.str(key);
+  /** A whole number within the bounds its option was declared with (intOption); its default when left empty. */
+  int(key: string): number | undefined {
+    const option = this.#program.options.find((o) => o.attributeName() === key);
+    const bounds = option === undefined ? undefined : boundsOf(option);
+    if (bounds === undefined) throw new Error(`${key} is not declared as a whole number (intOption)`);
+    const { min, max } = bounds;
+    const text = this.str(key) ?? (option!.defaultValue === undefined ? undefined : String(option!.defaultValue));
     if (text === undefined) return undefined;
     const n = Number(text);
     if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${this.flag(key)} must be a whole number from ${min} to ${max}, got "${text}".`);

@@ -13,7 +13,7 @@ import {
   type ToolSettingSpec,
   type ToolSettingValues,
 } from '@browsermcp/protocol';
-import { ConfigError, settingOption, type SettingValues } from './command-line.js';
+import { ConfigError, intOption, settingOption, type SettingValues } from './command-line.js';
 
 /** A setting's commander attribute (its config-file key): the flag in camelCase ("timeout-action" → "timeoutAction"). */
 export function toolSettingAttribute(key: ToolSettingKey): string {
@@ -31,6 +31,8 @@ function optionOf(spec: ToolSettingSpec): Option {
       return spec.default ? settingOption(`--no-${spec.flag}`, `${spec.help} (default: on)`) : settingOption(`--${spec.flag}`, `${spec.help} (default: off)`);
     case 'origins':
       return settingOption(`--${spec.flag} <${spec.arg}>`, spec.help);
+    case 'int':
+      return intOption(`--${spec.flag} <${spec.arg}>`, spec.help, spec);
     default:
       return settingOption(`--${spec.flag} <${spec.arg}>`, spec.help).default(String(spec.default));
   }
@@ -71,7 +73,7 @@ function readSetting(v: SettingValues, key: ToolSettingKey): ToolSettingValues[T
   const attribute = toolSettingAttribute(key);
   switch (spec.kind) {
     case 'int':
-      return v.int(attribute, spec.min, spec.max)!;
+      return v.int(attribute)!;
     case 'words': {
       const alias = spec.aliases?.[v.str(attribute) ?? ''];
       return alias ?? v.oneOf(attribute, spec.values)!;

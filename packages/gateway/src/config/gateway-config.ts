@@ -85,7 +85,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const str = (k: string) => v.str(k);
   const bool = (k: string) => v.bool(k);
   const list = (k: string) => v.list(k);
-  const int = (k: string, min: number, max: number) => v.int(k, min, max);
+  const int = (k: string) => v.int(k);
   const given = (k: string) => v.given(k);
 
   // Flags that cannot apply in the chosen mode are refused before any value is read (--browser would look for a
@@ -162,7 +162,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     idleTimeoutMs = keepBrowserStateMs;
   }
   // Nor, by default, before the sessions it serves time out: sessions kept for ever (0) keep it open too.
-  const sessionIdleMs = int('sessionIdleTimeout', 0, 604_800)! * 1000;
+  const sessionIdleMs = int('sessionIdleTimeout')! * 1000;
   if (idleTimeoutMs !== undefined && !given('idleTimeout')) idleTimeoutMs = sessionIdleMs === 0 ? undefined : Math.max(idleTimeoutMs, sessionIdleMs);
   return {
     ...shared,
@@ -172,10 +172,10 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     daemonUrls,
     daemonToken: str('daemonToken') ?? '',
     daemonBrowser: str('daemonBrowser'),
-    daemonPort: int('daemonPort', 0, 65535)!,
+    daemonPort: int('daemonPort')!,
     extensionIds: extensionIdsFrom(list('extensionId')),
     cdpHeaders,
-    cdpTimeoutMs: int('cdpTimeout', 0, 3_600_000)!,
+    cdpTimeoutMs: int('cdpTimeout')!,
     ...tools.settings,
     allowUnrestrictedFileAccess: bool('allowUnrestrictedFileAccess'),
     protectedPaths: serverFilePaths(program),
@@ -185,14 +185,14 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     apiKeysGiven: apiKeys.length > 0,
     trustProxy: trustProxyFrom(str('trustProxy')),
     noAuth,
-    rateLimit: int('rateLimit', 1, 1_000_000) ?? (loopback ? undefined : 100),
+    rateLimit: int('rateLimit') ?? (loopback ? undefined : 100),
     sessionIdleMs,
-    progressIntervalMs: int('progressInterval', 1, 3600)! * 1000,
+    progressIntervalMs: int('progressInterval')! * 1000,
     saveSession: bool('saveSession'),
     keepBrowserStateMs,
-    maxSessions: int('maxSessions', 1, 100_000)!,
-    maxSessionsPerKey: int('maxSessionsPerKey', 1, 100_000)!,
-    maxBrowserStatesPerKey: int('maxBrowserStatesPerKey', 1, 1000)!,
+    maxSessions: int('maxSessions')!,
+    maxSessionsPerKey: int('maxSessionsPerKey')!,
+    maxBrowserStatesPerKey: int('maxBrowserStatesPerKey')!,
     secrets: secretsFrom(str('secrets')),
     pageSetup,
     acceptInsecureCerts: bool('ignoreHttpsErrors'),

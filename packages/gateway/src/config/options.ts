@@ -3,7 +3,7 @@
  * and the modes it applies in (config/modes.ts).
  */
 import { Command, type Option } from 'commander';
-import { CDP_REFUSALS, EXTENSION_ID, repeatableOption, serverFile, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
+import { CDP_REFUSALS, EXTENSION_ID, intOption, repeatableOption, serverFile, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
 import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
 import { VERSION } from '../version.js';
 import { appliesIn, type Mode } from './modes.js';
@@ -55,7 +55,11 @@ function options(): Option[] {
       cdpOnly('--cdp-header'),
     ),
     appliesIn(
-      opt('--cdp-timeout <ms>', 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes').default('30000'),
+      intOption('--cdp-timeout <ms>', 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes', {
+        min: 0,
+        max: 3_600_000,
+        default: 30_000,
+      }),
       ['cdp'],
       cdpOnly('--cdp-timeout'),
     ),
@@ -88,9 +92,11 @@ function options(): Option[] {
       LOCAL_FILES,
     ),
     opt('--extension', 'drive your own browser through the browsermcp extension instead of launching one (default: launch one)'),
-    opt('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)').default(
-      String(DEFAULT_DAEMON_PORT),
-    ),
+    intOption('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)', {
+      min: 0,
+      max: 65535,
+      default: DEFAULT_DAEMON_PORT,
+    }),
     appliesIn(
       opt(
         '--extension-id <ids>',
@@ -121,7 +127,7 @@ function options(): Option[] {
       'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)',
     ),
     serverFile(opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)')),
-    opt('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)'),
+    intOption('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)', { min: 1, max: 1_000_000 }),
     s.gracePeriod,
     appliesIn(
       s.maxBrowserStates,
@@ -133,14 +139,16 @@ function options(): Option[] {
       ['launch', 'cdp'],
       "--max-key-memory bounds what each key's tabs hold in this gateway's own browser; with --extension the browser is the person's (--max-tab-memory bounds each tab there), and with --daemon-url set --max-key-memory on browsermcp-daemon.",
     ),
-    opt(
+    intOption(
       '--session-idle-timeout <seconds>',
-      'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most',
-    ).default('1800'),
-    opt(
+      'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most; 0 never',
+      { min: 0, max: 604_800, default: 1800 },
+    ),
+    intOption(
       '--progress-interval <seconds>',
       "how often a call that waits (a slow page, the person's approval, a starting browser) sends a progress notification, to clients that ask for them",
-    ).default('10'),
+      { min: 1, max: 3600, default: 10 },
+    ),
     opt(
       '--save-session',
       "record each session's tool calls and answers (Markdown) in session-<time>-<session>/session.md under the caller's output directory, written by the gateway (default: off)",
@@ -188,15 +196,21 @@ function options(): Option[] {
     ),
     // With --cdp-endpoint it needs --proxy-server, which is refused there: resolveConfig says so.
     appliesIn(opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost (default: none)'), LOCAL_BROWSER),
-    opt('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close').default('200'),
-    opt(
+    intOption('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close', {
+      min: 1,
+      max: 100_000,
+      default: 200,
+    }),
+    intOption(
       '--max-browser-states-per-key <n>',
       'most browser states (browser_state_open) one API key may have open at once; at the limit browser_state_open is refused, naming them, until one is closed or expires',
-    ).default('10'),
-    opt(
+      { min: 1, max: 1000, default: 10 },
+    ),
+    intOption(
       '--max-sessions-per-key <n>',
       "most MCP sessions one API key may have open; at the limit the key's least recently used idle session is closed for a new one (its client is told why), and only while all are busy is a new one refused (429)",
-    ).default('50'),
+      { min: 1, max: 100_000, default: 50 },
+    ),
     s.logLevel,
     // @playwright/mcp's flags that name Playwright objects: refused in every mode, with what to use instead.
     appliesIn(
