@@ -249,7 +249,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         sharedBrowserContext: shared.sharedBrowserContext,
         fileRoots: shared.fileRoots,
         protectedPaths: serverFilePaths(program),
-        maxOutputBytes: shared.outputMaxBytes,
+        outputMaxBytes: shared.outputMaxBytes,
         filePaths: shared.filePaths,
         idleTimeoutMs: shared.idleTimeoutMs,
         maxKeyMemoryMb: shared.maxKeyMemoryMb,

@@ -50,7 +50,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
         roots: config.fileRoots,
         unrestricted: config.allowUnrestrictedFileAccess,
         protectedPaths: config.protectedPaths,
-        maxOutputBytes: config.outputMaxBytes,
+        outputMaxBytes: config.outputMaxBytes,
         filePaths: config.filePaths,
       },
       keepStateMs: config.keepBrowserStateMs,
@@ -70,10 +70,10 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     sharedBrowserContext: config.sharedBrowserContext,
     outputDir: config.outputDir,
     fileRoots: config.fileRoots,
-    maxOutputBytes: config.outputMaxBytes,
+    outputMaxBytes: config.outputMaxBytes,
     filePaths: config.filePaths,
     idleTimeoutMs: config.idleTimeoutMs,
-    unrestrictedFileAccess: config.allowUnrestrictedFileAccess,
+    allowUnrestrictedFileAccess: config.allowUnrestrictedFileAccess,
     protectedPaths: config.protectedPaths,
     caps: config.caps,
     commandTimeoutMs: config.commandTimeoutMs,
@@ -155,7 +155,7 @@ export async function startHttpGateway(
     maxStatesPerKey: config.maxBrowserStatesPerKey,
     progressIntervalMs: config.progressIntervalMs,
     sessionRecords: config.saveSession
-      ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`))
+      ? new SessionRecords({ outputDir: config.outputDir, outputMaxBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`))
       : undefined,
     trustProxy: config.trustProxy,
     keyLabels: keyLabelsOf(config),
@@ -210,7 +210,7 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   const transport = new LineStdioTransport();
   const tools = describeTools(toolsFor(config.caps), stateKeepMs(config));
   const states = new BrowserStates({ backend, keyOwner: 'stdio', keepMs: stateKeepMs(config), maxPerKey: config.maxBrowserStatesPerKey });
-  const records = config.saveSession ? new SessionRecords({ outputDir: config.outputDir, maxOutputBytes: config.outputMaxBytes }, write) : undefined;
+  const records = config.saveSession ? new SessionRecords({ outputDir: config.outputDir, outputMaxBytes: config.outputMaxBytes }, write) : undefined;
   let opened = false;
   // The SDK picks the era from the client's first message: a 2025 initialize pins one session for the connection;
   // 2026-07-28 requests each take up the client's browser state. One client per stdio gateway: it is the only owner.

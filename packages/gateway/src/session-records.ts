@@ -19,7 +19,7 @@ export class SessionRecords {
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly options: { outputDir: string; maxOutputBytes?: number | undefined },
+    private readonly options: { outputDir: string; outputMaxBytes?: number | undefined },
     private readonly warn: (message: string) => void,
   ) {}
 

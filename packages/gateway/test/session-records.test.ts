@@ -9,9 +9,9 @@ import { SessionRecords } from '../src/session-records.js';
 // --output-max-size. (The records of a real session, end to end: file-roots.test.ts.)
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }] });
 
-function records(outputDir: string, maxOutputBytes?: number): { records: SessionRecords; warnings: string[] } {
+function records(outputDir: string, outputMaxBytes?: number): { records: SessionRecords; warnings: string[] } {
   const warnings: string[] = [];
-  return { records: new SessionRecords({ outputDir, maxOutputBytes }, (m) => warnings.push(m)), warnings };
+  return { records: new SessionRecords({ outputDir, outputMaxBytes }, (m) => warnings.push(m)), warnings };
 }
 
 it('writes a record through no link: a link planted for the caller’s folder leaves its target untouched', async () => {

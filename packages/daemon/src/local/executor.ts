@@ -33,13 +33,13 @@ export interface LocalExecutorOptions extends LocalBrowserOptions {
   /** More directories uploads and storage states may be read from. */
   fileRoots?: string[] | undefined;
   /** --output-max-size: bytes each caller's output directory keeps. */
-  maxOutputBytes?: number | undefined;
+  outputMaxBytes?: number | undefined;
   /** --file-paths: how answers show saved files. */
   filePaths?: FilePathMode | undefined;
   /** Whose files each session's are; by default the user who opened it (see sessionFilesOwner). */
   sessionOwner?: SessionOwner | undefined;
   /** Any readable file may be an input (--allow-unrestricted-file-access), but for the protected ones. */
-  unrestrictedFileAccess?: boolean | undefined;
+  allowUnrestrictedFileAccess?: boolean | undefined;
   /** The server's own files and folders (serverFilePaths): never an input; the launched browser's profile is added. */
   protectedPaths?: readonly string[] | undefined;
   /** Optional tool capabilities to allow (vision, pdf…). */
@@ -100,9 +100,9 @@ export class LocalExecutor implements Executor {
     this.files = new NodeFileAccess({
       outputDir: options.outputDir,
       roots: options.fileRoots ?? [],
-      maxOutputBytes: options.maxOutputBytes,
+      outputMaxBytes: options.outputMaxBytes,
       filePaths: options.filePaths,
-      unrestricted: options.unrestrictedFileAccess,
+      unrestricted: options.allowUnrestrictedFileAccess,
       protectedPaths: () => [...(options.protectedPaths ?? []), ...this.browser.profileDirs()],
       sessionOwner: options.sessionOwner ?? sessionFilesOwner(router),
     });

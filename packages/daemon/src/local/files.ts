@@ -72,7 +72,7 @@ export type FilePathMode = (typeof FILE_PATH_MODES)[number];
 export interface NodeFileAccessOptions {
   outputDir: string;
   /** --output-max-size: bytes each owner's directory keeps; the oldest files go past it. */
-  maxOutputBytes?: number | undefined;
+  outputMaxBytes?: number | undefined;
   /** --file-paths: relative (to the session's first root, when inside it; the default) or absolute. */
   filePaths?: FilePathMode | undefined;
   /** --file-roots: more directories input files may be read from. */
@@ -268,7 +268,7 @@ export class NodeFileAccess implements FileAccess {
     const output = await this.ownOutputDir();
     await mkdir(output, { recursive: true });
     const full = await writeUnder(output, 'the output directory', name, data, how);
-    if (this.options.maxOutputBytes !== undefined) await evictOldest(output, this.options.maxOutputBytes, full);
+    if (this.options.outputMaxBytes !== undefined) await evictOldest(output, this.options.outputMaxBytes, full);
     return full;
   }
 

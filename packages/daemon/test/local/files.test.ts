@@ -145,7 +145,7 @@ describe('--output-max-size and --file-paths', () => {
   it("deletes the oldest saved files past the size, keeping the one just saved; shows paths relative to the session's first root, or absolute", async () => {
     const project = await mkdtemp(join(tmpdir(), 'bmcp-project-'));
     const out = join(project, 'out');
-    const policy = (filePaths?: 'absolute') => new NodeFileAccess({ outputDir: out, maxOutputBytes: 250, ...(filePaths ? { filePaths } : {}) });
+    const policy = (filePaths?: 'absolute') => new NodeFileAccess({ outputDir: out, outputMaxBytes: 250, ...(filePaths ? { filePaths } : {}) });
     const session = policy().forSession('s', { roots: [project] });
     const saved: string[] = [];
     for (const name of ['a.txt', 'b.txt', 'sub/c.txt']) {

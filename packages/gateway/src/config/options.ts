@@ -5,6 +5,7 @@
 import { Command, type Option } from 'commander';
 import { CDP_REFUSALS, EXTENSION_ID, intOption, repeatableOption, serverFile, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
 import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
+import { PROGRESS_INTERVAL_MS } from '../mcp-server.js';
 import { VERSION } from '../version.js';
 import { appliesIn, type Mode } from './modes.js';
 
@@ -147,7 +148,7 @@ function options(): Option[] {
     intOption(
       '--progress-interval <seconds>',
       "how often a call that waits (a slow page, the person's approval, a starting browser) sends a progress notification, to clients that ask for them",
-      { min: 1, max: 3600, default: 10 },
+      { min: 1, max: 3600, default: PROGRESS_INTERVAL_MS / 1000 },
     ),
     opt(
       '--save-session',
