@@ -30,7 +30,7 @@ export type { HealthBody } from './server/http.js';
 export { extensionEndpoint } from './server/extension-endpoint.js';
 export { proxyEndpoint } from './server/proxy.js';
 export { ExtensionConnection, ExtensionRegistry, CloseCodes, parseHello } from './server/extensions.js';
-export type { ExtensionRecord } from './server/extensions.js';
+export type { ExtensionRecord, RegisteredConnection } from './server/extension-registry.js';
 export type { HelloPayload } from '@browsermcp/protocol';
 export type { ExtensionBrowserState as ExtensionState } from './cluster/extension-browsers.js';
 export { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS, hs256Verifier, publicKeyVerifier, signToken } from './server/auth.js';

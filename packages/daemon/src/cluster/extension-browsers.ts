@@ -18,6 +18,8 @@ export interface ExtensionBrowsers {
   >;
   /** The user of a browser another instance holds (null without auth), or undefined when none does. */
   ownerElsewhere: ((browserId: string) => string | null | undefined) | undefined;
+  /** Told as soon as a hello takes a browser here, before its sessions open again. */
+  taken: ((browserId: string) => void) | undefined;
   onChange(listener: (id: string, state: ExtensionBrowserState) => void): () => void;
   emit(id: string, state: ExtensionBrowserState): void;
   forget(id: string): void;

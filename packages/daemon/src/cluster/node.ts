@@ -13,7 +13,7 @@ import { BrowserNotConnectedError, BrowserUnavailableError, ClusterUnavailableEr
 import { formatDuration } from '../router/duration.js';
 import type { Executor, RemoteExecutors, SessionRouter } from '../router/index.js';
 import type { SessionCloseReason } from '../router/listeners.js';
-import type { ExtensionBrowsers } from './extension-browsers.js';
+import type { ExtensionBrowserState, ExtensionBrowsers } from './extension-browsers.js';
 import type { BrowserDirectory } from './directory.js';
 import { DEFAULT_DIRECTORY_TTL_MS, joinCluster, type ClusterOptions } from './join.js';
 import type { KvRouterStore } from './kv-store.js';
@@ -162,6 +162,7 @@ export class ClusterNode implements RemoteExecutors {
     // A hello with a browser id that another user's extension holds on another instance is refused.
     extensions.ownerElsewhere = (browserId) => this.#directory.elsewhere(browserId, this.instanceId)?.userId;
     extensions.onChange((id, state) => void this.#extensionChanged(id, state));
+    extensions.taken = (id) => void this.#extensionChanged(id, 'taken');
     this.#directory.askHolding = (instanceId, browserId) => this.holding(instanceId, browserId);
     const contested = 'more than one instance says (or did not deny) this browser is connected to it: none gets its commands (SECURITY.md)';
     this.#directory.onContested = (browserId, instanceIds) => this.#options.logger.warn({ browserId, instanceIds }, contested);
@@ -402,13 +403,13 @@ export class ClusterNode implements RemoteExecutors {
     return { id, instanceId: this.instanceId, kind: 'extension', name: record.name, userId: record.userId, connected: record.connection !== null };
   }
 
-  async #extensionChanged(id: string, state: 'connected' | 'reconnecting' | 'gone'): Promise<void> {
+  async #extensionChanged(id: string, state: ExtensionBrowserState | 'taken'): Promise<void> {
     try {
       if (state === 'gone') return await this.#directory.deleteBrowser(id);
       const entry = this.#extensionEntry(id);
       if (entry === undefined) return;
-      // A (re)connect here takes the browser over; an away browser keeps its entry only while it is still ours.
-      if (state === 'connected') await this.#directory.claimBrowser(entry);
+      // A hello here takes the browser over (a claim), as soon as it comes; its sessions open again after.
+      if (state === 'taken') await this.#directory.claimBrowser(entry);
       else await this.#directory.refreshBrowserIf(entry);
     } catch (error) {
       this.#options.logger.warn({ browserId: id, state, error }, 'could not update the cluster directory');

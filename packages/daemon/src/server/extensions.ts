@@ -28,71 +28,17 @@ import {
 import { errorResult, ToolError } from '@browsermcp/tools';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { ExtensionBrowserState, ExtensionBrowsers } from '../cluster/extension-browsers.js';
 import { BrowserDisconnectedError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
 import type { ClientFolders, Executor, SessionRecord, SessionRouter } from '../router/index.js';
-import { Deadlines } from '../deadlines.js';
 import type { NodeFileAccess } from '../local/files.js';
 import type { TokenVerifier } from './auth.js';
 import { namedOutputDirFor, readInputFiles, withOutputsWritten } from './wire-files.js';
 import { nodeFrameCipher } from './node-frame-cipher.js';
 import { stillThere } from './heartbeat.js';
+import type { ExtensionRecord, ExtensionRegistry } from './extension-registry.js';
 
-export interface ExtensionRecord {
-  readonly id: string;
-  name: string;
-  browser: string;
-  version: string;
-  /** The user whose token the extension authenticated with; null when the daemon runs without auth. */
-  userId: string | null;
-  /** The live connection, or null while it is away (within its grace period). */
-  connection: ExtensionConnection | null;
-  /** Away because the person paused it (the popup's Disconnect), not because it dropped. */
-  paused: boolean;
-}
-
-/** The browsers connected through /extension, by browserId. Shared with the proxy endpoint (/mcp). */
-export class ExtensionRegistry implements ExtensionBrowsers {
-  readonly records = new Map<string, ExtensionRecord>();
-  /** Each away browser's grace period, by browserId: its record goes when it runs out. */
-  readonly expiries = new Deadlines<string>();
-  /**
-   * In a cluster: the user of a browser another instance holds (null without auth), or undefined when no other
-   * instance holds it; a hello with that browser id from another user's extension is refused.
-   */
-  ownerElsewhere: ((browserId: string) => string | null | undefined) | undefined;
-  private readonly listeners = new Set<(id: string, state: ExtensionBrowserState) => void>();
-
-  onChange(listener: (id: string, state: ExtensionBrowserState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  emit(id: string, state: ExtensionBrowserState): void {
-    for (const listener of this.listeners) listener(id, state);
-  }
-
-  get connectedCount(): number {
-    let n = 0;
-    for (const r of this.records.values()) if (r.connection) n++;
-    return n;
-  }
-
-  /** Drops an away browser's record without a 'gone' (it reconnected to another instance of the cluster). */
-  forget(id: string): void {
-    const record = this.records.get(id);
-    if (record === undefined || record.connection !== null) return;
-    this.expiries.clear(id);
-    this.records.delete(id);
-  }
-
-  clear(): void {
-    this.expiries.clearAll();
-    this.records.clear();
-    this.listeners.clear();
-  }
-}
+export { ExtensionRegistry, type ExtensionRecord } from './extension-registry.js';
 
 /** Checks a hello payload field by field (the protocol's schema); returns the reason it is bad, or the payload. */
 export function parseHello(payload: unknown): HelloPayload | string {
@@ -410,6 +356,7 @@ export class ExtensionConnection implements Executor {
     record.connection = this;
     record.paused = false;
     registry.records.set(hello.browserId, record);
+    registry.taken?.(hello.browserId);
     const { orphanedTabs, sessions } = await router.executorConnected(this, hello.tabs);
     // The old socket of the same browser lost the race; its late close must not disconnect this one.
     previous?.close(CloseCodes.Replaced, 'replaced by a newer connection of the same browser');
