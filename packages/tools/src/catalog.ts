@@ -78,7 +78,7 @@ export function savesNamedFile(name: string, args: unknown): boolean {
  * folders (its MCP roots, its workspace) a gateway asks for and hands to the daemon with the call.
  */
 export function usesFiles(name: string, args: unknown): boolean {
-  return inputPathsOf(name, args).length > 0 || savesNamedFile(name, args);
+  return findTool(name)?.savesFiles === true || inputPathsOf(name, args).length > 0 || savesNamedFile(name, args);
 }
 
 /** The file paths a call reads from the host's disk (an upload's `paths`), as its tool declares them. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allTools, callTool, toolsFor, ToolSession, UnknownToolError } from '../src/index.js';
+import { allTools, callTool, toolsFor, ToolSession, UnknownToolError, usesFiles } from '../src/index.js';
 import { textOf } from './harness.js';
 
 // No browser here: argument checks happen before a tool touches a page.
@@ -137,6 +137,21 @@ describe('catalog', () => {
       expect(text).toContain(field);
     });
   }
+});
+
+describe('which calls need the client’s folders (handed with the call by a gateway)', () => {
+  it('an upload or drop of paths, a save under a given name, and a tool that always saves; nothing else', () => {
+    expect(usesFiles('browser_file_upload', { paths: ['a.txt'] })).toBe(true);
+    expect(usesFiles('browser_file_upload', {})).toBe(false);
+    expect(usesFiles('browser_take_screenshot', { filename: 'shot.png' })).toBe(true);
+    expect(usesFiles('browser_take_screenshot', {})).toBe(false);
+    expect(usesFiles('browser_evaluate', { function: '() => 1', filename: 'out.json' })).toBe(true);
+    expect(usesFiles('browser_pdf_save', {})).toBe(true);
+    expect(usesFiles('browser_snapshot', {})).toBe(false);
+    expect(usesFiles('no_such_tool', { filename: 'x.txt' })).toBe(false);
+    // Arguments the tool refuses need nothing: the call fails before any file.
+    expect(usesFiles('browser_file_upload', { paths: 'a.txt' })).toBe(false);
+  });
 });
 
 describe('argument names', () => {

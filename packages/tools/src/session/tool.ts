@@ -26,6 +26,8 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
    * under its file policy, and sends the bytes along.
    */
   inputPaths?(args: z.output<Input>): string[];
+  /** Saves a file on every call, named or not: its answer shows where, relative to the client's workspace. */
+  savesFiles?: true;
   handle(session: ToolSession, args: z.output<Input>, response: Response): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export function defineTabTool<Input extends z.ZodType>(tool: {
   schema: ToolSchema<Input>;
   clearsModal?: 'dialog' | 'fileChooser';
   inputPaths?(args: z.output<Input>): string[];
+  savesFiles?: true;
   handle(tab: Tab, args: z.output<Input>, response: Response, session: ToolSession): Promise<void>;
 }): Tool<Input> {
   return {
@@ -49,6 +52,7 @@ export function defineTabTool<Input extends z.ZodType>(tool: {
     schema: tool.schema,
     ...(tool.clearsModal ? { clearsModal: tool.clearsModal } : {}),
     ...(tool.inputPaths ? { inputPaths: tool.inputPaths } : {}),
+    ...(tool.savesFiles ? { savesFiles: true as const } : {}),
     async handle(session, args, response) {
       const tab = await session.currentTab();
       const modals = tab.modalStates();

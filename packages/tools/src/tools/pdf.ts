@@ -13,6 +13,7 @@ const pdfSave = defineTabTool({
     }),
     type: 'readOnly',
   },
+  savesFiles: true,
   async handle(tab, { filename }, response, session) {
     const files = session.host.files;
     if (!files) throw new ToolError('Saving files is not available in this browser host.');
