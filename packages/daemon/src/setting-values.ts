@@ -96,7 +96,10 @@ export class SettingValues {
     return source !== undefined && source !== 'default';
   }
 
+  /** A setting's value as it came; a key no option of the program declares is a mistake in the code, said at once. */
   raw(key: string): unknown {
+    if (!this.#program.options.some((o) => o.attributeName() === key))
+      throw new Error(`${key} is not a setting of ${this.#program.name()}: declare its option`);
     return this.#program.getOptionValue(key);
   }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { buildDaemonProgram, parseCli, type CliCommand } from '../src/cli-args.js';
-import { ConfigError, DEFAULT_OUTPUT_DIR, sharedOptions } from '../src/command-line.js';
+import { ConfigError, DEFAULT_OUTPUT_DIR, SettingValues, sharedOptions } from '../src/command-line.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -180,4 +180,15 @@ it('hands --max-key-memory (4096 MB by default) to its own browser, from the fla
   vi.stubEnv('BROWSERMCP_MAX_KEY_MEMORY', '300');
   expect(serve([]).options.local?.maxKeyMemoryMb).toBe(300);
   expect(() => serve(['--max-key-memory', '10'])).toThrow('--max-key-memory must be a whole number from 64 to 1048576, got "10"');
+});
+
+it('reads only settings the program declares: a key spelled anywhere else is a mistake said at once', () => {
+  const program = buildDaemonProgram();
+  program.parse([], { from: 'user' });
+  const values = new SettingValues(program);
+  expect(values.int('commandTimeout')).toBe(90);
+  expect(() => values.str('comandTimeout')).toThrow('comandTimeout is not a setting of browsermcp-daemon: declare its option');
+  expect(() => values.bool('noSuchSwitch')).toThrow('noSuchSwitch is not a setting');
+  // A whole number is read with the bounds its option was declared with: one read without them is refused.
+  expect(() => values.int('host')).toThrow('host is not declared as a whole number (intOption)');
 });
