@@ -26,8 +26,8 @@ export interface ExtensionHarness {
 }
 
 /** A daemon on an ephemeral loopback port and a headless Chromium with the built extension loaded. */
-export async function startExtensionHarness(options: { graceMs?: number } = {}): Promise<ExtensionHarness> {
-  const router = new SessionRouter({ graceMs: options.graceMs ?? 300_000 });
+export async function startExtensionHarness(options: { gracePeriodMs?: number } = {}): Promise<ExtensionHarness> {
+  const router = new SessionRouter({ gracePeriodMs: options.gracePeriodMs ?? 300_000 });
   const pairingSecret = newPairingSecret();
   const daemon = await buildDaemonApp({ router, extensionIds: [EXTENSION_ID], heartbeatMs: 60_000, pairingSecret });
   await daemon.listen({ port: 0, host: '127.0.0.1' });

@@ -267,7 +267,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     options: {
       host,
       port: shared.port ?? DEFAULT_PORT,
-      graceMs: shared.gracePeriodMs,
+      gracePeriodMs: shared.gracePeriodMs,
       commandTimeoutMs: tools.commandTimeoutMs,
       heartbeatMs: seconds(values, 'heartbeat', DEFAULT_HEARTBEAT_MS),
       maxSessionsPerUser: values.int('maxSessionsPerUser')!,

@@ -27,7 +27,7 @@ export interface StartDaemonOptions extends Omit<DaemonAppOptions, 'router' | 'l
   port: number;
   commandTimeoutMs?: number | undefined;
   /** How long a disconnected browser's sessions (and its listing) wait for it to come back. Default 5 minutes. */
-  graceMs?: number | undefined;
+  gracePeriodMs?: number | undefined;
   /** Most sessions one user may have open at once (DEFAULT_MAX_SESSIONS_PER_USER). */
   maxSessionsPerUser?: number | undefined;
   /** Most browser states kept at once (DEFAULT_MAX_KEPT_STATES). */
@@ -53,7 +53,7 @@ export interface RunningDaemon {
 
 /** A router, the local executor (unless disabled) and the HTTP/WebSocket app, listening: what the CLI runs. */
 export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
-  const { host, port, commandTimeoutMs, graceMs, maxSessionsPerUser, maxKeptStates, local, logger, cluster: clusterSettings, ...appOptions } = options;
+  const { host, port, commandTimeoutMs, gracePeriodMs, maxSessionsPerUser, maxKeptStates, local, logger, cluster: clusterSettings, ...appOptions } = options;
   // The router warns through the app's logger once there is one (it is made first: the app needs the router).
   let app: FastifyInstance | undefined;
   const log = {
@@ -78,7 +78,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     logger: log,
     ...(local ? { defaultExecutorId: localId } : {}),
     ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
-    ...(graceMs !== undefined ? { graceMs } : {}),
+    ...(gracePeriodMs !== undefined ? { gracePeriodMs } : {}),
     ...(maxSessionsPerUser !== undefined ? { maxSessionsPerUser } : {}),
     ...(maxKeptStates !== undefined ? { maxKeptStates } : {}),
     ...(cluster ? { store: cluster.store, remote: cluster } : {}),

@@ -30,7 +30,7 @@ it('has every shared setting, under the same flag as the gateway', () => {
 it('defaults to a 90 s command timeout, an output directory in the temp dir, and headless without a display', () => {
   const { options } = serve([]);
   expect(options.commandTimeoutMs).toBe(90_000);
-  expect(options.graceMs).toBe(300_000);
+  expect(options.gracePeriodMs).toBe(300_000);
   expect(options.port).toBe(8765);
   expect(options.local).toMatchObject({ outputDir: DEFAULT_OUTPUT_DIR, headless: true, viewport: { width: 1280, height: 720 }, fileRoots: [], caps: [] });
   expect(serve([], { DISPLAY: ':0' }).options.local?.headless).toBe(false);

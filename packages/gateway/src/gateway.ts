@@ -41,7 +41,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       pairingSecret: loadPairingSecret(config.pairingFile).secret,
       extensionIds: config.extensionIds,
       commandTimeoutMs: config.commandTimeoutMs,
-      graceMs: config.gracePeriodMs,
+      gracePeriodMs: config.gracePeriodMs,
       maxKeptStates: config.maxBrowserStates,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
       // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.

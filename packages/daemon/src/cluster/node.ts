@@ -380,7 +380,7 @@ export class ClusterNode implements RemoteExecutors {
       sessions.map((s) => s.executorId),
       held,
       now,
-      router.graceMs,
+      router.gracePeriodMs,
     )) {
       this.#options.logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
       await router.peer.expireExecutor(executorId);
@@ -388,7 +388,7 @@ export class ClusterNode implements RemoteExecutors {
     // A kept browser state outlives its clients by its own time, which states.expire below keeps.
     const kept = new Set((await this.store.listStates()).map((state) => state.sessionId));
     const servers = new Map(sessions.filter((s) => !kept.has(s.sessionId)).map((s) => [s.sessionId, s.servedBy]));
-    for (const [sessionId] of overdue(this.#unservedSince, [...servers.keys()], (id) => served(servers.get(id)), now, router.graceMs)) {
+    for (const [sessionId] of overdue(this.#unservedSince, [...servers.keys()], (id) => served(servers.get(id)), now, router.gracePeriodMs)) {
       this.#options.logger.info({ sessionId, instanceId: servers.get(sessionId) }, 'closing a session whose instance died and that no client took up');
       await router.closeSession(sessionId).catch(() => undefined);
     }

@@ -17,7 +17,7 @@ export interface ExecutorRegistryOptions {
   readonly pending: PendingCommands;
   /** The router's one keyed timer; this registry's keys are "grace:<executorId>". */
   readonly deadlines: Deadlines<string>;
-  readonly graceMs: number;
+  readonly gracePeriodMs: number;
   readonly remote: RemoteExecutors | undefined;
   /** Ends the sessions of a browser whose grace period ran out (the router closes them as 'browser-gone'). */
   readonly expire: (executorId: string) => Promise<void>;
@@ -117,10 +117,10 @@ export class ExecutorRegistry {
   }
 
   /** See SessionRouter.executorDisconnected; `closed`: the router is closed, so nothing waits any more. */
-  disconnected(executor: Executor | string, options: { graceMs?: number; paused?: boolean }, closed: boolean): void {
+  disconnected(executor: Executor | string, options: { gracePeriodMs?: number; paused?: boolean }, closed: boolean): void {
     const id = typeof executor === 'string' ? executor : executor?.id;
     checkId(id, 'executorId');
-    const graceMs = checkDelay(options.graceMs, 'graceMs', this.#options.graceMs, 0);
+    const gracePeriodMs = checkDelay(options.gracePeriodMs, 'gracePeriodMs', this.#options.gracePeriodMs, 0);
     if (closed) return;
     const current = this.#connected.get(id);
     if (current === undefined) return; // never connected, or already disconnected
@@ -128,20 +128,24 @@ export class ExecutorRegistry {
     this.#connected.delete(id);
 
     const paused = options.paused === true;
-    const record: Reconnecting = { paused, deadline: Date.now() + graceMs };
+    const record: Reconnecting = { paused, deadline: Date.now() + gracePeriodMs };
     // A browser that may come back is no reason to keep the process alive at shutdown (Deadlines unrefs its timers).
-    this.#options.deadlines.set(`grace:${id}`, graceMs, () => {
+    this.#options.deadlines.set(`grace:${id}`, gracePeriodMs, () => {
       if (this.#reconnecting.get(id) !== record) return;
       this.#reconnecting.delete(id);
       void this.#options.expire(id);
     });
     this.#reconnecting.set(id, record);
 
-    const timeLeft = formatDuration(graceMs);
+    const timeLeft = formatDuration(gracePeriodMs);
     this.#options.pending.failWhere(
       (pending) => pending.executorId === id,
       () =>
-        paused ? new BrowserPausedError(timeLeft) : graceMs === 0 ? new BrowserNotConnectedError(id) : new BrowserDisconnectedError('disconnected', timeLeft),
+        paused
+          ? new BrowserPausedError(timeLeft)
+          : gracePeriodMs === 0
+            ? new BrowserNotConnectedError(id)
+            : new BrowserDisconnectedError('disconnected', timeLeft),
     );
   }
 

@@ -16,7 +16,7 @@ const silentLogger: RouterLogger = { warn() {} };
 /** The router's options with their defaults, each checked. */
 export interface CheckedRouterOptions {
   readonly commandTimeoutMs: number;
-  readonly graceMs: number;
+  readonly gracePeriodMs: number;
   readonly maxSessionsPerUser: number;
   readonly maxKeptStates: number;
   readonly defaultExecutorId: string | undefined;
@@ -41,7 +41,7 @@ export function checkRouterOptions(options: RouterOptions): CheckedRouterOptions
   }
   return {
     commandTimeoutMs: checkDelay(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_COMMAND_TIMEOUT_MS, 1),
-    graceMs: checkDelay(options.graceMs, 'graceMs', DEFAULT_GRACE_MS, 0),
+    gracePeriodMs: checkDelay(options.gracePeriodMs, 'gracePeriodMs', DEFAULT_GRACE_MS, 0),
     maxSessionsPerUser: whole(options.maxSessionsPerUser, 'maxSessionsPerUser', DEFAULT_MAX_SESSIONS_PER_USER),
     maxKeptStates: whole(options.maxKeptStates, 'maxKeptStates', DEFAULT_MAX_KEPT_STATES),
     defaultExecutorId: options.defaultExecutorId,

@@ -46,7 +46,7 @@ const HOLD_MARGIN_MS = 5_000;
 export class SessionRouter {
   readonly #store: RouterStore;
   readonly #commandTimeoutMs: number;
-  readonly #graceMs: number;
+  readonly #gracePeriodMs: number;
   readonly #stopped = new StoppedSessions();
   readonly #tabs: TabClaims;
   readonly #logger: RouterLogger;
@@ -69,7 +69,7 @@ export class SessionRouter {
   constructor(options: RouterOptions = {}) {
     const checked = checkRouterOptions(options);
     this.#commandTimeoutMs = checked.commandTimeoutMs;
-    this.#graceMs = checked.graceMs;
+    this.#gracePeriodMs = checked.gracePeriodMs;
     this.#store = checked.store;
     this.#logger = checked.logger;
     this.#remote = checked.remote;
@@ -80,7 +80,14 @@ export class SessionRouter {
     const assertOpen = () => this.#assertOpen();
     const expire = (executorId: string) => this.#expire(executorId);
     this.#sender = new CommandSender(this.#pending, this.#logger);
-    this.#executors = new ExecutorRegistry({ store, pending: this.#pending, deadlines: this.#deadlines, graceMs: this.#graceMs, remote: this.#remote, expire });
+    this.#executors = new ExecutorRegistry({
+      store,
+      pending: this.#pending,
+      deadlines: this.#deadlines,
+      gracePeriodMs: this.#gracePeriodMs,
+      remote: this.#remote,
+      expire,
+    });
     this.#admission = {
       store,
       executors: this.#executors,
@@ -122,8 +129,8 @@ export class SessionRouter {
   }
 
   /** How long a disconnected executor's sessions wait for it: the one grace period of the daemon (the app's too). */
-  get graceMs(): number {
-    return this.#graceMs;
+  get gracePeriodMs(): number {
+    return this.#gracePeriodMs;
   }
 
   // ── sessions ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -329,11 +336,11 @@ export class SessionRouter {
 
   /**
    * An executor's connection is gone. Its commands in flight fail now with BrowserDisconnected, and so do its
-   * sessions' later commands, until it reconnects (executorConnected with the same id) or `graceMs` passes; then
+   * sessions' later commands, until it reconnects (executorConnected with the same id) or `gracePeriodMs` passes; then
    * its sessions close ('browser-gone') and their tabs are forgotten. Pass the executor object rather than its id
    * where you can: a late close of a connection that was already replaced is then ignored.
    */
-  executorDisconnected(executor: Executor | string, options: { graceMs?: number; paused?: boolean } = {}): void {
+  executorDisconnected(executor: Executor | string, options: { gracePeriodMs?: number; paused?: boolean } = {}): void {
     this.#executors.disconnected(executor, options, this.#closed);
   }
 

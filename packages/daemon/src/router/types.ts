@@ -131,7 +131,7 @@ export interface RouterOptions {
   /** How long one command may take once sent, in ms. Default 90 000. */
   readonly commandTimeoutMs?: number;
   /** How long an executor's sessions outlive its disconnect, in ms. Default 300 000 (5 minutes). */
-  readonly graceMs?: number;
+  readonly gracePeriodMs?: number;
   /** Most sessions one user (OpenSessionOptions.userId) may have open at once; more are refused. Default 50. */
   readonly maxSessionsPerUser?: number;
   /** Most browser states kept at once (every owner's, the store's count: a cluster's whole); more are refused. Default 200. */

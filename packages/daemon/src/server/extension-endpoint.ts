@@ -25,7 +25,7 @@ async function extensionEndpointPlugin(app: FastifyInstance): Promise<void> {
       pairingSecret: options.pairingSecret,
       port: request.socket.localPort ?? 0,
       helloTimeoutMs: options.helloTimeoutMs,
-      graceMs: options.graceMs,
+      gracePeriodMs: options.gracePeriodMs,
       sessionSettings: options.sessionSettings,
       files: options.extensionFiles,
     });

@@ -60,7 +60,7 @@ export interface ExtensionConnectionOptions {
   /** The port the extension reached this daemon on: a pairing proof holds only for an address with this port. */
   port: number;
   helloTimeoutMs: number;
-  graceMs: number;
+  gracePeriodMs: number;
   /** Sent with every session_opened: how tools behave in this browser's sessions. */
   sessionSettings?: SessionSettings | undefined;
   /** The file policy for this browser's uploads and saved files; without it, tools that need files say so. */
@@ -146,7 +146,7 @@ export class ExtensionConnection implements Executor {
   private checkOpen(): void {
     if (this.state !== 'ready' || this.o.socket.readyState !== this.o.socket.OPEN) {
       // The socket is closing and the router has not heard yet: same answer as once it has.
-      throw new BrowserDisconnectedError('disconnected', formatDuration(this.o.graceMs));
+      throw new BrowserDisconnectedError('disconnected', formatDuration(this.o.gracePeriodMs));
     }
   }
 
@@ -371,7 +371,7 @@ export class ExtensionConnection implements Executor {
     this.state = 'closed';
     clearTimeout(this.helloTimer);
     if (!wasReady || this.browserId === undefined) return;
-    const { registry, router, graceMs } = this.o;
+    const { registry, router, gracePeriodMs } = this.o;
     const record = registry.records.get(this.browserId);
     if (record && record.connection !== this) return; // replaced by a newer socket
     // The router hears of it even when the registry is already cleared (the app is closing): its sessions wait out
@@ -386,7 +386,7 @@ export class ExtensionConnection implements Executor {
       paused ? 'extension paused by the person; waiting for Connect' : 'extension disconnected; waiting for it to reconnect',
     );
     const id = this.browserId;
-    registry.expiries.set(id, graceMs, () => {
+    registry.expiries.set(id, gracePeriodMs, () => {
       if (registry.records.get(id) !== record || record.connection) return;
       registry.records.delete(id);
       registry.emit(id, 'gone');

@@ -80,7 +80,7 @@ export interface ResolvedOptions {
   stateSecret: Uint8Array;
   heartbeatMs: number;
   helloTimeoutMs: number;
-  graceMs: number;
+  gracePeriodMs: number;
   commandEndpoints: boolean;
   sessionSettings: SessionSettings | undefined;
   extensionFiles: NodeFileAccess | undefined;
@@ -146,7 +146,7 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     heartbeatMs: positive(options.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
     helloTimeoutMs: positive(options.helloTimeoutMs, 'helloTimeoutMs', DEFAULT_HELLO_TIMEOUT_MS),
     // One grace period: a disconnected extension stays listed exactly as long as the router keeps its sessions.
-    graceMs: options.router.graceMs,
+    gracePeriodMs: options.router.gracePeriodMs,
     commandEndpoints: options.commandEndpoints ?? true,
     sessionSettings: options.sessionSettings,
     extensionFiles: options.extensionFiles

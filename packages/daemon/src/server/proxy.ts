@@ -320,13 +320,13 @@ class ProxyClient {
     const { router, cluster } = this.daemon.options;
     const servedBy = cluster?.instanceId;
     const { sessionId } = link;
-    this.daemon.kept.keep(sessionId, router.graceMs, async () => {
+    this.daemon.kept.keep(sessionId, router.gracePeriodMs, async () => {
       const session = await router.getSession(sessionId).catch(() => undefined);
       if (session === undefined || session.servedBy !== servedBy || this.daemon.linked.has(sessionId)) return;
       await router.closeSession(sessionId).catch(() => undefined);
       this.log.info({ clientId: this.clientId, sessionId }, 'session closed: its client did not come back');
     });
-    this.log.info({ clientId: this.clientId, sessionId, graceMs: router.graceMs }, 'connection dropped; session kept for its client to resume');
+    this.log.info({ clientId: this.clientId, sessionId, gracePeriodMs: router.gracePeriodMs }, 'connection dropped; session kept for its client to resume');
   }
 
   /** MCP-style cancellation of a running tool call; a notification gets no answer, so a bad one is only logged. */

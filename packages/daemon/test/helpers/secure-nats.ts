@@ -39,7 +39,7 @@ export async function startSecureNats(
         local: null,
         verifier: hs256Verifier(secret),
         commandTimeoutMs: 5_000,
-        graceMs: 30_000,
+        gracePeriodMs: 30_000,
         cluster: { ...cluster(instanceId), heartbeatMs: 250 },
       }),
     async close() {

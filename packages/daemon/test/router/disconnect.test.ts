@@ -94,9 +94,9 @@ describe('a browser that disconnects', () => {
     expect(orphanedTabs).toEqual([{ tabId: '12', sessionId: 'A' }]);
   });
 
-  it("uses the router's graceMs option", async () => {
+  it("uses the router's gracePeriodMs option", async () => {
     await router.close();
-    ({ router, browser } = await connectedRouter({ graceMs: 30_000 }));
+    ({ router, browser } = await connectedRouter({ gracePeriodMs: 30_000 }));
     await router.openSession('A');
     router.executorDisconnected(browser);
     await vi.advanceTimersByTimeAsync(30_000);

@@ -14,8 +14,10 @@ const peers: Peer[] = [];
 
 const SETTINGS = { snapshotMaxChars: 5_000, blockedOrigins: ['https://bank.example'], caps: ['pdf'] };
 
-async function start(options: { graceMs?: number; heartbeatMs?: number; helloTimeoutMs?: number; extensionFiles?: NodeFileAccessOptions } = {}): Promise<void> {
-  router = new SessionRouter({ graceMs: options.graceMs ?? 60_000, commandTimeoutMs: 5_000 });
+async function start(
+  options: { gracePeriodMs?: number; heartbeatMs?: number; helloTimeoutMs?: number; extensionFiles?: NodeFileAccessOptions } = {},
+): Promise<void> {
+  router = new SessionRouter({ gracePeriodMs: options.gracePeriodMs ?? 60_000, commandTimeoutMs: 5_000 });
   app = await buildDaemonApp({
     router,
     heartbeatMs: options.heartbeatMs,
@@ -131,7 +133,7 @@ it('keeps a session’s tabs when its browser reconnects within the grace period
 });
 
 it('forgets the sessions and tabs of a browser that stays away past the grace period', async () => {
-  await start({ graceMs: 50 });
+  await start({ gracePeriodMs: 50 });
   const first = await browserPeer('b1');
   await router.openSession('s1', { executorId: 'b1' });
   await first.next();

@@ -16,7 +16,7 @@ let alicesBrowser: Peer;
 let bobsBrowser: Peer;
 
 beforeEach(async () => {
-  router = new SessionRouter({ commandTimeoutMs: 5_000, graceMs: 60_000 });
+  router = new SessionRouter({ commandTimeoutMs: 5_000, gracePeriodMs: 60_000 });
   app = await buildDaemonApp({ router, verifier: hs256Verifier(SECRET), helloTimeoutMs: 2_000 });
   http = await app.listen({ host: '127.0.0.1', port: 0 });
   const ws = http.replace('http', 'ws');
@@ -221,7 +221,7 @@ describe('sessions per user', () => {
   it('refuses a user past --max-sessions-per-user (429, saying what to do), and leaves other users alone', async () => {
     await app.close();
     await router.close();
-    router = new SessionRouter({ commandTimeoutMs: 5_000, graceMs: 60_000, maxSessionsPerUser: 2 });
+    router = new SessionRouter({ commandTimeoutMs: 5_000, gracePeriodMs: 60_000, maxSessionsPerUser: 2 });
     app = await buildDaemonApp({ router, verifier: hs256Verifier(SECRET), helloTimeoutMs: 2_000 });
     http = await app.listen({ host: '127.0.0.1', port: 0 });
     const ws = http.replace('http', 'ws');

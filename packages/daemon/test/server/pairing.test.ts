@@ -14,7 +14,7 @@ let url: string;
 const peers: Peer[] = [];
 
 beforeEach(async () => {
-  router = new SessionRouter({ graceMs: 60_000, commandTimeoutMs: 5_000 });
+  router = new SessionRouter({ gracePeriodMs: 60_000, commandTimeoutMs: 5_000 });
   app = await buildDaemonApp({ router, pairingSecret: SECRET, sessionSettings: { secrets: { PASSWORD: 'hunter2' } } });
   url = `${(await app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws')}/extension`;
 });

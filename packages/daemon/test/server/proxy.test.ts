@@ -11,7 +11,7 @@ let base: string;
 const peers: Peer[] = [];
 
 beforeEach(async () => {
-  router = new SessionRouter({ commandTimeoutMs: 5_000, graceMs: 60_000 });
+  router = new SessionRouter({ commandTimeoutMs: 5_000, gracePeriodMs: 60_000 });
   app = await buildDaemonApp({ router, verifier: hs256Verifier(SECRET), helloTimeoutMs: 2_000 });
   base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws');
 });
@@ -249,8 +249,8 @@ it('keeps a resumable session when its connection drops, for a new connection of
 it('closes a kept session whose grace period passes without a client taking it up, and keeps one taken up in time', async () => {
   await app.close();
   await router.close();
-  const graceMs = 300;
-  router = new SessionRouter({ commandTimeoutMs: 5_000, graceMs });
+  const gracePeriodMs = 300;
+  router = new SessionRouter({ commandTimeoutMs: 5_000, gracePeriodMs });
   app = await buildDaemonApp({ router, verifier: hs256Verifier(SECRET), helloTimeoutMs: 2_000 });
   base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws');
   const ext = await extension('alice', 'alice-chrome');
@@ -267,14 +267,14 @@ it('closes a kept session whose grace period passes without a client taking it u
   const abandoned = await dropped();
   const dropAt = Date.now();
   expect(await ext.next((m) => m.name === 'session_closed')).toMatchObject({ sessionId: abandoned });
-  expect(Date.now() - dropAt).toBeGreaterThanOrEqual(graceMs - 50);
+  expect(Date.now() - dropAt).toBeGreaterThanOrEqual(gracePeriodMs - 50);
   expect(await router.hasSession(abandoned)).toBe(false);
 
   const taken = await dropped();
   const again = await client();
   await handshake(again, 'alice');
   expect((await call(again, 'connect', { extension_id: 'alice-chrome', resume_session: taken })).result).toMatchObject({ session_id: taken, resumed: true });
-  await new Promise((resolve) => setTimeout(resolve, graceMs * 2));
+  await new Promise((resolve) => setTimeout(resolve, gracePeriodMs * 2));
   expect(await router.hasSession(taken)).toBe(true);
 });
 

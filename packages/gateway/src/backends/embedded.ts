@@ -4,7 +4,7 @@ import { RouterBackend } from './router-backend.js';
 
 export interface EmbeddedBackendOptions extends LocalExecutorOptions {
   commandTimeoutMs?: number | undefined;
-  graceMs?: number | undefined;
+  gracePeriodMs?: number | undefined;
   /** --max-browser-states: most browser states kept at once. */
   maxKeptStates?: number | undefined;
   /** --keep-browser-state: how long an owner's browser state outlives its last session, in ms. */
@@ -25,7 +25,7 @@ export class EmbeddedBackend extends RouterBackend {
     this.router = new SessionRouter({
       defaultExecutorId: 'local',
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
-      ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+      ...(options.gracePeriodMs !== undefined ? { gracePeriodMs: options.gracePeriodMs } : {}),
       ...(options.maxKeptStates !== undefined ? { maxKeptStates: options.maxKeptStates } : {}),
     });
     this.executor = new LocalExecutor(this.router, { ...options, sessionOwner: this.files.owner });

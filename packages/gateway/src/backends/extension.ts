@@ -14,7 +14,7 @@ export interface ExtensionBackendOptions {
   /** The extension ids that may connect (default: the development build's). */
   extensionIds?: string[] | undefined;
   commandTimeoutMs?: number | undefined;
-  graceMs?: number | undefined;
+  gracePeriodMs?: number | undefined;
   /** --max-browser-states: most browser states kept at once. */
   maxKeptStates?: number | undefined;
   /** How long a tool call waits for a browser to connect before it says how to connect one. */
@@ -65,7 +65,7 @@ export class ExtensionBackend extends RouterBackend {
       ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
       ...(options.files ? { extensionFiles: { ...options.files, sessionOwner: files.owner } } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
-      ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+      ...(options.gracePeriodMs !== undefined ? { gracePeriodMs: options.gracePeriodMs } : {}),
       ...(options.maxKeptStates !== undefined ? { maxKeptStates: options.maxKeptStates } : {}),
     }).catch((err: unknown) => {
       throw portInUse(err, options.daemonPort, '--daemon-port');

@@ -170,7 +170,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     authFailuresPerMinute: opts.authFailuresPerMinute,
   });
   await app.register(streamableHttp, { registry, createServer, modern, eventStoreSize: opts.eventStoreSize });
-  await app.register(legacySse, { registry, createServer, pingMs: opts.ssePingMs, graceMs: opts.sseGraceMs });
+  await app.register(legacySse, { registry, createServer, pingMs: opts.ssePingMs, gracePeriodMs: opts.sseGraceMs });
 
   app.get('/health', async () => ({
     status: 'ok',

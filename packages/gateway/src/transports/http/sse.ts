@@ -13,7 +13,7 @@ export interface SseOptions {
   createServer(sessionId: () => string | undefined, keyHash: string | undefined): Server;
   pingMs: number;
   /** How long a session outlives its closed stream before its tabs close. */
-  graceMs: number;
+  gracePeriodMs: number;
 }
 
 /** Legacy HTTP+SSE (2024-11-05): GET /sse opens the stream, POST /message?sessionId=… sends to it. */
@@ -37,7 +37,7 @@ export const legacySse = fp(
       transport.onclose = () => {
         session.openStreams = 0;
         // The tabs wait out the grace period: an agent's state survives a dropped connection for a while.
-        graces.set(id, opts.graceMs, () => void registry.close(id, 'SSE stream closed'));
+        graces.set(id, opts.gracePeriodMs, () => void registry.close(id, 'SSE stream closed'));
       };
       await server.connect(transport);
       return reply;
