@@ -48,7 +48,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       files: {
         outputDir: config.outputDir,
         roots: config.fileRoots,
-        unrestricted: config.allowUnrestrictedFileAccess,
+        allowUnrestrictedFileAccess: config.allowUnrestrictedFileAccess,
         protectedPaths: config.protectedPaths,
         outputMaxBytes: config.outputMaxBytes,
         filePaths: config.filePaths,

@@ -102,7 +102,7 @@ export class LocalExecutor implements Executor {
       roots: options.fileRoots ?? [],
       outputMaxBytes: options.outputMaxBytes,
       filePaths: options.filePaths,
-      unrestricted: options.allowUnrestrictedFileAccess,
+      allowUnrestrictedFileAccess: options.allowUnrestrictedFileAccess,
       protectedPaths: () => [...(options.protectedPaths ?? []), ...this.browser.profileDirs()],
       sessionOwner: options.sessionOwner ?? sessionFilesOwner(router),
     });

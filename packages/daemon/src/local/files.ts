@@ -78,7 +78,7 @@ export interface NodeFileAccessOptions {
   /** --file-roots: more directories input files may be read from. */
   roots?: string[] | undefined;
   /** --allow-unrestricted-file-access: any readable file may be an input (but for the protected ones). */
-  unrestricted?: boolean | undefined;
+  allowUnrestrictedFileAccess?: boolean | undefined;
   /** The server's own files and directories (keys, secrets, config, profile): never an input, whatever the roots. */
   protectedPaths?: ProtectedPaths | undefined;
   /** Whose files each session's are (see SessionOwner); without it, all sessions share the output directory. */
@@ -213,9 +213,9 @@ export class NodeFileAccess implements FileAccess {
     // Whatever the roots: the server's own files, the kernel's, and other callers' saved files.
     const refusal = (await this.protected.refusal(full, real)) ?? (await this.otherCallers(output, full, real));
     if (refusal) throw new ToolError(refusal);
-    if (!this.options.unrestricted && !roots.some((root) => inside(root, full))) throw outside();
+    if (!this.options.allowUnrestrictedFileAccess && !roots.some((root) => inside(root, full))) throw outside();
     if (!real || !info?.isFile()) throw new ToolError(`${full} does not exist or is not a file.`);
-    if (this.options.unrestricted) return real;
+    if (this.options.allowUnrestrictedFileAccess) return real;
     // Judged by where the file really is: a link inside a root must not reach a file outside it.
     const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => r)));
     if (!realRoots.some((root) => inside(root, real))) throw outside();

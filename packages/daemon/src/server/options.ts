@@ -61,8 +61,8 @@ export interface DaemonAppOptions {
   /**
    * Uploads and saved files for extension sessions, under the same policy as a launched browser: uploads are read
    * from `outputDir` and `roots` and sent with the command; what tools save is written to `outputDir`. Without it,
-   * extension tools that need files say there is no file access. `unrestricted` as for the launched browser's
-   * executor; the client's roots and workspace come with each call that needs them (DispatchRequest.folders).
+   * extension tools that need files say there is no file access. `allowUnrestrictedFileAccess` as for the launched
+   * browser's executor; the client's roots and workspace come with each call that needs them (DispatchRequest.folders).
    */
   extensionFiles?: NodeFileAccessOptions | undefined;
 }

@@ -87,7 +87,7 @@ describe("a session's client roots", () => {
   });
 
   it('reads any file with unrestricted access, and still says when one is missing', async () => {
-    const open = new NodeFileAccess({ outputDir, unrestricted: true });
+    const open = new NodeFileAccess({ outputDir, allowUnrestrictedFileAccess: true });
     expect(await open.resolveUpload(join(root, 'secret.txt'))).toEqual({ path: join(root, 'secret.txt') });
     await expect(open.resolveUpload(join(root, 'nope.txt'))).rejects.toThrow('does not exist or is not a file');
   });

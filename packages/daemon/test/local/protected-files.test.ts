@@ -25,7 +25,12 @@ async function machine() {
 it("refuses the daemon's own files, links to them and the kernel's files, with unrestricted access and / as a root", async () => {
   const { home, own, shared } = await machine();
   for (const unrestricted of [false, true]) {
-    const files = new NodeFileAccess({ outputDir: join(home, 'out'), roots: ['/'], unrestricted, protectedPaths: Object.values(own) });
+    const files = new NodeFileAccess({
+      outputDir: join(home, 'out'),
+      roots: ['/'],
+      allowUnrestrictedFileAccess: unrestricted,
+      protectedPaths: Object.values(own),
+    });
     for (const path of [
       own.secret,
       own.seed,
