@@ -123,6 +123,20 @@ it("does not hand a browser connected to one instance to another's claim: its se
   const refused = await rpc(client, 'browser_snapshot', {});
   expect(refused.error?.message ?? refused.result?.content?.[0]?.text).toMatch(/not connected/i);
   expect(commandsHeard()).toEqual([]);
+  // While no instance holds it, another user's extension still cannot say hello with her browser's id.
+  const impostor = await connectPeer(`${ws(C)}/extension`);
+  peers.push(impostor);
+  const auth = await impostor.next();
+  impostor.send({ jsonrpc: '2.0', id: auth.id, result: { name: 'x', accessToken: await signToken({ userId: 'mallory', secret: SECRET }) } });
+  await impostor.next();
+  impostor.send({
+    wireId: 'hello-x',
+    sessionId: 'hello',
+    type: 'event',
+    name: 'hello',
+    payload: { browserId: 'ivy-laptop', browser: 'Chrome', version: '0.1.0', tabs: [] },
+  });
+  expect(await impostor.closed).toMatchObject({ reason: expect.stringContaining('belongs to another user') });
 
   // Once the claim is gone, her calls from c run on her browser again.
   await directory.delete(key);
