@@ -20,11 +20,11 @@ import type { KvRouterStore } from './kv-store.js';
 import { answers, askInstance, HOLDING_PING_MS, jsonOf, readMessage } from './messages.js';
 import { ClusterNames } from './names.js';
 import { redactNatsUrl } from './nats-connection.js';
-import { overdue } from './overdue.js';
 import { PeerRequests } from './peer-requests.js';
 import { natsFailure } from './nats-errors.js';
 import { InFlightRequests } from './in-flight.js';
 import { RemoteExecutor } from './remote-executor.js';
+import { ClusterSweep } from './sweep.js';
 import { withDeadline } from './with-deadline.js';
 
 export { DEFAULT_DIRECTORY_TTL_MS, randomInstanceId, type ClusterOptions } from './join.js';
@@ -50,10 +50,7 @@ export class ClusterNode implements RemoteExecutors {
   readonly #options: ClusterOptions;
   readonly #proxies = new Map<string, RemoteExecutor>();
   readonly #subscriptions: Subscription[] = [];
-  /** Executors some session names that no instance holds, since when: closed once the grace period passes. */
-  readonly #missingSince = new Map<string, number>();
-  /** Sessions whose serving instance is gone, since when: closed once the grace period passes. */
-  readonly #unservedSince = new Map<string, number>();
+  readonly #sweep = new ClusterSweep();
   readonly #startedAt = Date.now();
   /** Requests waiting on each instance, to fail at once when that instance stops answering pings. */
   readonly #inFlight = new InFlightRequests();
@@ -354,7 +351,13 @@ export class ClusterNode implements RemoteExecutors {
     }
     await this.#directory.refresh();
     await Promise.all(this.#inFlight.instances().map((instanceId) => this.#checkAlive(instanceId)));
-    await this.#sweep();
+    await this.#sweep.run({
+      store: this.store,
+      router,
+      liveInstances: new Set(this.instanceIds()),
+      claimed: (executorId) => this.#directory.claimed(executorId),
+      logger: this.#options.logger,
+    });
   }
 
   /** A command in flight on an instance that died would wait for its timeout: a ping finds out within a beat. */
@@ -362,39 +365,6 @@ export class ClusterNode implements RemoteExecutors {
     if (this.#down) return; // NATS is away, not the instance
     if (await answers(this.#nc, this.#to(instanceId))) return;
     this.#inFlight.failAll(instanceId, (executorId) => this.#silentError(executorId, instanceId));
-  }
-
-  /**
-   * Closes, once a whole grace period has passed, the sessions of browsers no instance holds any more and the
-   * sessions whose serving instance died without another taking them up (their instance died).
-   */
-  async #sweep(): Promise<void> {
-    const { router } = this;
-    const now = Date.now();
-    const sessions = await this.store.listSessions();
-    const live = new Set(this.#directory.instances().map((instance) => instance.instanceId));
-    const held = (executorId: string) => this.#directory.claimed(executorId);
-    const served = (servedBy: string | undefined) => servedBy === undefined || live.has(servedBy);
-    for (const [executorId] of overdue(
-      this.#missingSince,
-      sessions.map((s) => s.executorId),
-      held,
-      now,
-      router.gracePeriodMs,
-    )) {
-      this.#options.logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
-      await router.peer.expireExecutor(executorId);
-    }
-    // A kept browser state outlives its clients by its own time, which states.expire below keeps.
-    const kept = new Set((await this.store.listStates()).map((state) => state.sessionId));
-    const servers = new Map(sessions.filter((s) => !kept.has(s.sessionId)).map((s) => [s.sessionId, s.servedBy]));
-    for (const [sessionId] of overdue(this.#unservedSince, [...servers.keys()], (id) => served(servers.get(id)), now, router.gracePeriodMs)) {
-      this.#options.logger.info({ sessionId, instanceId: servers.get(sessionId) }, 'closing a session whose instance died and that no client took up');
-      await router.closeSession(sessionId).catch(() => undefined);
-    }
-    // Kept browser states: uses on instances that died never end by themselves; and the states whose time ran out
-    // while the instance that would have closed them was gone.
-    await router.states.expire((holder) => holder.instance !== undefined && !live.has(holder.instance));
   }
 
   #extensionEntry(id: string): BrowserEntry | undefined {

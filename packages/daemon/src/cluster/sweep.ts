@@ -1,0 +1,57 @@
+import type { SessionRouter } from '../router/index.js';
+import type { ClusterOptions } from './join.js';
+import type { KvRouterStore } from './kv-store.js';
+import { overdue } from './overdue.js';
+
+/** What one sweep reads of the cluster: its store, this instance's router, and the directory's view. */
+export interface SweepInputs {
+  readonly store: KvRouterStore;
+  readonly router: SessionRouter;
+  /** The instances alive now. */
+  readonly liveInstances: ReadonlySet<string>;
+  /** Whether any instance has an entry for the browser (held, away, or in dispute). */
+  readonly claimed: (executorId: string) => boolean;
+  readonly logger: ClusterOptions['logger'];
+}
+
+/**
+ * The heartbeat's sweep of the sessions no one serves any more: it closes, once a whole grace period has passed, the
+ * sessions of browsers no instance holds and the sessions whose serving instance died without another taking them up,
+ * and lets the kept browser states of dead instances go.
+ */
+export class ClusterSweep {
+  /** Executors some session names that no instance holds, since when: closed once the grace period passes. */
+  readonly #missingSince = new Map<string, number>();
+  /** Sessions whose serving instance is gone, since when: closed once the grace period passes. */
+  readonly #unservedSince = new Map<string, number>();
+
+  async run({ store, router, liveInstances: live, claimed, logger }: SweepInputs): Promise<void> {
+    const now = Date.now();
+    const grace = router.gracePeriodMs;
+    const sessions = await store.listSessions();
+    for (const [executorId] of overdue(
+      this.#missingSince,
+      sessions.map((s) => s.executorId),
+      claimed,
+      now,
+      grace,
+    )) {
+      logger.info({ executorId }, 'closing the sessions of a browser no instance holds any more');
+      await router.peer.expireExecutor(executorId);
+    }
+    // A kept browser state outlives its clients by its own time, which states.expire below keeps.
+    const kept = new Set((await store.listStates()).map((state) => state.sessionId));
+    const servers = new Map(sessions.filter((s) => !kept.has(s.sessionId)).map((s) => [s.sessionId, s.servedBy]));
+    const served = (sessionId: string) => {
+      const servedBy = servers.get(sessionId);
+      return servedBy === undefined || live.has(servedBy);
+    };
+    for (const [sessionId] of overdue(this.#unservedSince, [...servers.keys()], served, now, grace)) {
+      logger.info({ sessionId, instanceId: servers.get(sessionId) }, 'closing a session whose instance died and that no client took up');
+      await router.closeSession(sessionId).catch(() => undefined);
+    }
+    // Kept browser states: uses on instances that died never end by themselves; and the states whose time ran out
+    // while the instance that would have closed them was gone.
+    await router.states.expire((holder) => holder.instance !== undefined && !live.has(holder.instance));
+  }
+}
