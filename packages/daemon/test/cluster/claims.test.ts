@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signToken, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
 import { startSecureNats } from '../helpers/secure-nats';
-import { authenticatedExtension, answerCommand, connectPeer, rpc, type Peer } from '../helpers/ws-peer';
+import { authenticatedExtension, answerCommand, connectPeer, helloAs, rpc, type Peer } from '../helpers/ws-peer';
 
 // A browser's place in the cluster's directory, against a client holding one daemon's credentials (b's seed): it may
 // write entries under b's name only, but for any browser id. Ivy's browser is on a, her client on c.
@@ -73,18 +73,9 @@ it('moves a browser whose old connection went silent to the instance it connecte
 
 it("does not hand a browser connected to one instance to another's claim: its sessions' commands never reach the claimant", async () => {
   const ext = await authenticatedExtension(daemons[A]!.app, ws(A), 'ivy', 'ivy-laptop', SECRET);
-  const client = await connectPeer(`${ws(C)}/mcp`, { origin: undefined });
-  peers.push(ext, client);
-  await rpc(client, 'mcp_handshake', { accessToken: await signToken({ userId: 'ivy', secret: SECRET }) });
-  const listed = async () => (await rpc(client, 'list_extensions')).result.extensions as Array<{ id: string; instance: string; connected: boolean }>;
-  await until(async () => (await listed()).length === 1, 'her browser listed on c');
-  const { session_id: sessionId } = (await rpc(client, 'connect', { extension_id: 'ivy-laptop', resumable: true })).result;
-  await ext.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
-  const call = async (text: string) => {
-    const running = rpc(client, 'browser_snapshot', {});
-    answerCommand(ext, await ext.next((m) => m.type === 'command' && m.sessionId === sessionId), text, '1');
-    return (await running).result.content[0].text as string;
-  };
+  peers.push(ext);
+  const { client, listed, call: callOn } = await sessionOn(C, 'ivy', ext, 'ivy-laptop');
+  const call = (text: string) => callOn(ext, text);
   expect(await call('before')).toBe('before');
 
   // b's seed listens on b's subject (every question and command sent to b) and writes, under b's name, that her
@@ -124,18 +115,8 @@ it("does not hand a browser connected to one instance to another's claim: its se
   expect(refused.error?.message ?? refused.result?.content?.[0]?.text).toMatch(/not connected/i);
   expect(commandsHeard()).toEqual([]);
   // While no instance holds it, another user's extension still cannot say hello with her browser's id.
-  const impostor = await connectPeer(`${ws(C)}/extension`);
+  const impostor = await helloAs(ws(C), 'mallory', 'ivy-laptop', SECRET);
   peers.push(impostor);
-  const auth = await impostor.next();
-  impostor.send({ jsonrpc: '2.0', id: auth.id, result: { name: 'x', accessToken: await signToken({ userId: 'mallory', secret: SECRET }) } });
-  await impostor.next();
-  impostor.send({
-    wireId: 'hello-x',
-    sessionId: 'hello',
-    type: 'event',
-    name: 'hello',
-    payload: { browserId: 'ivy-laptop', browser: 'Chrome', version: '0.1.0', tabs: [] },
-  });
   expect(await impostor.closed).toMatchObject({ reason: expect.stringContaining('belongs to another user') });
 
   // Once the claim is gone, her calls from c run on her browser again.

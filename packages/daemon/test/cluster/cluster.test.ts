@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signToken, type RunningDaemon } from '../../src/index';
 import { startSecureNats } from '../helpers/secure-nats';
-import { authenticatedExtension, connectPeer, rpc, type Peer } from '../helpers/ws-peer';
+import { authenticatedExtension, connectPeer, helloAs, rpc, type Peer } from '../helpers/ws-peer';
 
 // Three daemons of one cluster in this process, each with its own NATS connection, store client and endpoints:
 // what crosses between them goes through a real nats-server, as between machines.
@@ -146,18 +146,8 @@ it('tells the client on another instance when the person stops its agent, and wh
 it('refuses an extension that says hello with a browser id another user’s extension holds on another instance', async () => {
   await extension(A, 'frank', 'frank-laptop');
   for (let i = 0; i < 100 && !daemons[B]!.cluster!.browsersFor('frank').length; i++) await new Promise((r) => setTimeout(r, 20));
-  const impostor = await connectPeer(`${ws(B)}/extension`);
+  const impostor = await helloAs(ws(B), 'mallory', 'frank-laptop', SECRET);
   peers.push(impostor);
-  const auth = await impostor.next();
-  impostor.send({ jsonrpc: '2.0', id: auth.id, result: { name: 'x', accessToken: await signToken({ userId: 'mallory', secret: SECRET }) } });
-  await impostor.next();
-  impostor.send({
-    wireId: 'hello-x',
-    sessionId: 'hello',
-    type: 'event',
-    name: 'hello',
-    payload: { browserId: 'frank-laptop', browser: 'Chrome', version: '0.1.0', tabs: [] },
-  });
   expect(await impostor.closed).toMatchObject({ reason: expect.stringContaining('belongs to another user') });
 });
 

@@ -60,10 +60,10 @@ export function hello(browserId: string, tabs: Array<{ tabId: string; sessionId:
 }
 
 /**
- * A scripted extension of `user` on a daemon with auth: it answers authenticate with a token signed by `secret`,
- * says hello as `browserId`, and resolves once the daemon lists it as connected.
+ * An extension of `user` on a daemon with auth, scripted up to its hello: it answers authenticate with a token signed
+ * by `secret` and says hello as `browserId` (the daemon may still refuse it).
  */
-export async function authenticatedExtension(app: FastifyInstance, base: string, user: string, browserId: string, secret: string): Promise<Peer> {
+export async function helloAs(base: string, user: string, browserId: string, secret: string): Promise<Peer> {
   const peer = await connectPeer(`${base}/extension`);
   const auth = await peer.next();
   if (auth?.method !== 'authenticate') throw new Error(`expected authenticate, got ${JSON.stringify(auth)}`);
@@ -71,6 +71,12 @@ export async function authenticatedExtension(app: FastifyInstance, base: string,
   const authenticated = await peer.next();
   if (authenticated?.method !== 'authenticated') throw new Error(`expected authenticated, got ${JSON.stringify(authenticated)}`);
   peer.send(hello(browserId));
+  return peer;
+}
+
+/** As helloAs, resolving once the daemon lists the extension as connected. */
+export async function authenticatedExtension(app: FastifyInstance, base: string, user: string, browserId: string, secret: string): Promise<Peer> {
+  const peer = await helloAs(base, user, browserId, secret);
   for (let i = 0; i < 1000 && !app.browsermcp.extensions.records.get(browserId)?.connection; i++) {
     await new Promise((resolve) => setImmediate(resolve));
   }
