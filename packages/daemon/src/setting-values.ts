@@ -96,10 +96,16 @@ export class SettingValues {
     return source !== undefined && source !== 'default';
   }
 
-  /** A setting's value as it came; a key no option of the program declares is a mistake in the code, said at once. */
+  /** The option that declares `key`; a key no option of the program declares is a mistake in the code, said at once. */
+  #option(key: string): Option {
+    const option = this.#program.options.find((o) => o.attributeName() === key);
+    if (option === undefined) throw new Error(`${key} is not a setting of ${this.#program.name()}: declare its option`);
+    return option;
+  }
+
+  /** A setting's value as it came (see #option for a key no option declares). */
   raw(key: string): unknown {
-    if (!this.#program.options.some((o) => o.attributeName() === key))
-      throw new Error(`${key} is not a setting of ${this.#program.name()}: declare its option`);
+    this.#option(key);
     return this.#program.getOptionValue(key);
   }
 
@@ -133,11 +139,11 @@ export class SettingValues {
 
   /** A whole number within the bounds its option was declared with (intOption); its default when left empty. */
   int(key: string): number | undefined {
-    const option = this.#program.options.find((o) => o.attributeName() === key);
-    const bounds = option === undefined ? undefined : boundsOf(option);
+    const option = this.#option(key);
+    const bounds = boundsOf(option);
     if (bounds === undefined) throw new Error(`${key} is not declared as a whole number (intOption)`);
     const { min, max } = bounds;
-    const text = this.str(key) ?? (option!.defaultValue === undefined ? undefined : String(option!.defaultValue));
+    const text = this.str(key) ?? (option.defaultValue === undefined ? undefined : String(option.defaultValue));
     if (text === undefined) return undefined;
     const n = Number(text);
     if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${this.flag(key)} must be a whole number from ${min} to ${max}, got "${text}".`);

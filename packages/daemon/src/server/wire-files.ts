@@ -28,7 +28,7 @@ export async function withOutputsWritten(files: NodeFileAccess | undefined, resp
 }
 
 /** Writes what a command's tool saved in a browser away from the disk; throws a ToolError when one is refused. */
-export async function writeOutputFiles(files: NodeFileAccess | undefined, outputs: readonly OutputFile[]): Promise<void> {
+async function writeOutputFiles(files: NodeFileAccess | undefined, outputs: readonly OutputFile[]): Promise<void> {
   if (!files) throw new ToolError('This daemon saves no files for this browser (it has no output directory).');
   for (const output of outputs) await files.writeOutput(output.name, Buffer.from(output.data, 'base64'), { generated: output.generated === true });
 }

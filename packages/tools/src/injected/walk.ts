@@ -280,11 +280,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
             style,
           );
         } else {
-          // The common case written out: a closure per element was a good part of a big page's garbage.
-          const block = isBlock(el, style);
-          if (block) addText(out, ' ');
-          collect(el, out);
-          if (block) addText(out, ' ');
+          flatten(el, out, () => collect(el, out), style);
         }
         return;
       }
