@@ -1,4 +1,4 @@
-/** Asks an instance whether a browser is connected to it now; undefined when it did not say (gone, silent, unreadable). */
+/** Asks an instance whether a browser is connected to it now (no when NATS has no one there); undefined when it did not say. */
 export type AskHolding = (instanceId: string, browserId: string) => Promise<boolean | undefined>;
 
 /** One instance's directory entry that says the browser is connected to it. */
@@ -28,8 +28,9 @@ const ASK_AGAIN_MS = 2_000;
  * own entries, but any daemon's credentials can write an entry under its own name for any browser id: were the later
  * claim simply believed (as when a browser moves), a stolen seed would take a browser another instance holds, and
  * with it the commands of its sessions. So when more than one entry says "connected", every instance named is asked
- * ("holding": its connection to the browser answers a ping), and only those that say no stop counting; one that does
- * not answer (gone, silent, or too old to know the question) still counts, and is asked again a while later. One
+ * ("holding": its connection to the browser answers a ping), and only a no stops an entry counting (also NATS having
+ * no one there: the instance died); one that does not answer (silent, or too old to know the question) still counts,
+ * and is asked again a while later. One
  * left holds the browser. Until the answers are in, and while more than one counts, none holds it: its commands are
  * refused for that while rather than sent to a liar (a claim's own number cannot decide: the writer of an entry
  * writes its claim too). A browser that moved costs one round of questions: the instance it left says no (its old

@@ -1,5 +1,6 @@
 import { parseClusterReply, type ClusterReply, type ClusterRequest } from '@browsermcp/protocol';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import { natsFailure } from './nats-errors.js';
 
 /** How long a live instance may take to answer a ping. */
 export const PING_TIMEOUT_MS = 1_500;
@@ -17,15 +18,16 @@ export async function answers(nc: NatsConnection, subject: string): Promise<bool
 }
 
 /**
- * Asks the instance behind `subject` a question it answers in its reply; undefined when no answer came (gone: no
- * responders; silent past the ping timeout), or an error or an unreadable one.
+ * Asks the instance behind `subject` a question it answers in its reply: 'gone' when NATS has no one there (no
+ * responders: the instance died or lost NATS), undefined when it stayed silent past the ping timeout or its answer was
+ * an error or unreadable.
  */
-export async function askInstance(nc: NatsConnection, subject: string, request: ClusterRequest): Promise<(ClusterReply & { ok: true }) | undefined> {
+export async function askInstance(nc: NatsConnection, subject: string, request: ClusterRequest): Promise<(ClusterReply & { ok: true }) | 'gone' | undefined> {
   try {
     const reply = parseClusterReply(jsonOf(await nc.request(subject, JSON.stringify(request), { timeout: PING_TIMEOUT_MS })));
     return reply.ok && reply.value.ok ? reply.value : undefined;
-  } catch {
-    return undefined;
+  } catch (error) {
+    return natsFailure(error) === 'no-responders' ? 'gone' : undefined;
   }
 }
 

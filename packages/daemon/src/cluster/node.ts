@@ -192,15 +192,20 @@ export class ClusterNode implements RemoteExecutors {
   async drives(instanceId: string, sessionId: string): Promise<boolean> {
     if (instanceId === this.instanceId) return this.#attached?.driving(sessionId) ?? false;
     // No answer: gone or silent, nothing drives the session there.
-    return (await askInstance(this.#nc, this.#to(instanceId), { op: 'driving', sessionId }))?.driving === true;
+    const reply = await askInstance(this.#nc, this.#to(instanceId), { op: 'driving', sessionId });
+    return typeof reply === 'object' && reply.driving === true;
   }
 
   /**
    * Whether `browserId` is connected to `instanceId` now, as that instance says (this one: its connection answered a
-   * ping just now); undefined when it did not say (gone, silent, or too old to know the question).
+   * ping just now); no when NATS has no one there (it died: a browser that moved on is not held up until its entry
+   * expires), undefined when it did not say (silent, or too old to know the question).
    */
   async holding(instanceId: string, browserId: string): Promise<boolean | undefined> {
-    if (instanceId !== this.instanceId) return (await askInstance(this.#nc, this.#to(instanceId), { op: 'holding', browserId }))?.holding;
+    if (instanceId !== this.instanceId) {
+      const reply = await askInstance(this.#nc, this.#to(instanceId), { op: 'holding', browserId });
+      return reply === 'gone' ? false : reply?.holding;
+    }
     const here = this.#attached;
     if (here?.localBrowser?.id === browserId) return true;
     return (await here?.extensions.records.get(browserId)?.connection?.answersPing(HOLDING_PING_MS)) ?? false;
