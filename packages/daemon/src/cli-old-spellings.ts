@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { ConfigError, type SettingValues, type SharedSettingKey } from './command-line.js';
+import { ConfigError, type SettingValues } from './command-line.js';
 
 /** Keeps every value of an old spelling; applyOldSpellings takes the last for a single-valued one. */
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -10,8 +10,8 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
  */
 interface OldSpelling {
   flags: string;
-  /** The setting it now sets; undefined for --headed. */
-  key: SharedSettingKey | undefined;
+  /** The attribute (config-file key) of the setting it now sets; undefined for --headed. */
+  key: string | undefined;
   /** It took one value per use, all kept; else the last one counts, as it did. */
   repeated?: boolean;
   note: string;

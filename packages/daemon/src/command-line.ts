@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Option } from 'commander';
 import { optionalCapabilities, type Capability } from '@browsermcp/tools';
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_KEPT_STATES } from './router/index.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_BROWSER_STATES } from './router/index.js';
 import { DEFAULT_MAX_KEY_MEMORY_MB } from './local/key-memory.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST } from './server/constants.js';
@@ -17,6 +17,7 @@ import { refusedBrowserArg } from './local/browser.js';
 import { BROWSER_CHANNELS, findChannel } from './local/chrome.js';
 import { FILE_PATH_MODES, type FilePathMode } from './local/files.js';
 import { ConfigError, intOption, repeatableOption, serverFile, settingOption, type SettingValues } from './setting-values.js';
+import { readTable, tableOptions, type SettingEntry, type TableValues } from './setting-table.js';
 
 export {
   applySettingSources,
@@ -43,10 +44,72 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 3_600_000;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The settings both CLIs have, by their commander attribute name (the config file's key). */
+/** The shared settings that read as they are declared, each declared once here (setting-table.ts). */
+export const SHARED_SETTINGS = {
+  host: { kind: 'text', flag: 'host', arg: 'host', default: DEFAULT_HOST, help: 'address to bind' },
+  sharedBrowserContext: {
+    kind: 'switch',
+    flag: 'shared-browser-context',
+    help: 'all sessions share one browser context (cookies) instead of one each (default: one each)',
+  },
+  outputMaxBytes: {
+    kind: 'int',
+    flag: 'output-max-size',
+    arg: 'bytes',
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
+    help: "most bytes of saved files each caller's output directory keeps: past it the oldest files are deleted (default: no limit)",
+  },
+  fileRoots: {
+    kind: 'list',
+    flag: 'file-roots',
+    arg: 'list',
+    help: 'more directories uploads and storage states may be read from, comma-separated (default: none)',
+  },
+  gracePeriodMs: {
+    kind: 'int',
+    flag: 'grace-period',
+    arg: 'seconds',
+    min: 0,
+    max: 86_400,
+    default: DEFAULT_GRACE_PERIOD_SECONDS,
+    scale: 1000,
+    help: 'how long a session outlives its dropped connection',
+  },
+  maxBrowserStates: {
+    kind: 'int',
+    flag: 'max-browser-states',
+    arg: 'n',
+    min: 1,
+    max: 100_000,
+    default: DEFAULT_MAX_BROWSER_STATES,
+    help: "most browser states kept at once, every key's together (each holds a browser context and its tabs); at the limit a new one is refused until one closes",
+  },
+  maxKeyMemoryMb: {
+    kind: 'int',
+    flag: 'max-key-memory',
+    arg: 'MB',
+    min: 64,
+    max: 1_048_576,
+    default: DEFAULT_MAX_KEY_MEMORY_MB,
+    help: "memory all of one key's tabs may hold together (their pages' JavaScript heaps and buffers), across its sessions and browser states: past it the key's biggest tab is closed and its agent told why",
+  },
+  commandTimeoutMs: {
+    kind: 'int',
+    flag: 'command-timeout',
+    arg: 'seconds',
+    min: 1,
+    max: 3600,
+    default: DEFAULT_COMMAND_TIMEOUT_SECONDS,
+    scale: 1000,
+    help: 'longest a single tool call may take (a browser starting for it does not count)',
+  },
+} as const satisfies Record<string, SettingEntry>;
+export type SharedTableKey = keyof typeof SHARED_SETTINGS;
+/** The settings both CLIs have: the table's, by key, and the others by their commander attribute name (the config file's key). */
 export type SharedSettingKey =
+  | SharedTableKey
   | 'port'
-  | 'host'
   | 'headless'
   | 'executablePath'
   | 'browser'
@@ -59,18 +122,11 @@ export type SharedSettingKey =
   | 'userDataDir'
   | 'viewportSize'
   | 'caps'
-  | 'sharedBrowserContext'
   | 'allowedHosts'
   | 'corsOrigins'
   | 'config'
   | 'outputDir'
-  | 'outputMaxSize'
   | 'filePaths'
-  | 'fileRoots'
-  | 'gracePeriod'
-  | 'maxBrowserStates'
-  | 'maxKeyMemory'
-  | 'commandTimeout'
   | 'maxConnectionsPerAddress'
   | 'requestTimeout'
   | 'pairingFile'
@@ -89,9 +145,15 @@ export type SharedOptionOverrides = Partial<Record<SharedSettingKey, { descripti
 export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record<SharedSettingKey, Option>> {
   const describe = (key: SharedSettingKey, text: string) => overrides[key]?.description ?? text;
   const port = intOption('--port <port>', overrides.port.description, { min: 0, max: 65535, default: overrides.port.default });
+  const table = tableOptions(SHARED_SETTINGS, {
+    host: overrides.host?.description,
+    outputMaxBytes: overrides.outputMaxBytes?.description,
+    fileRoots: overrides.fileRoots?.description,
+    gracePeriodMs: overrides.gracePeriodMs?.description,
+  });
   return {
+    ...table,
     port,
-    host: settingOption('--host <host>', describe('host', 'address to bind')).default(DEFAULT_HOST),
     headless: settingOption('--headless', describe('headless', 'run the browser headless (default: headed when a display exists, else headless)')),
     executablePath: settingOption(
       '--executable-path <path>',
@@ -142,10 +204,6 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
       DEFAULT_VIEWPORT_SIZE,
     ),
     caps: settingOption('--caps <list>', describe('caps', `optional tool capabilities, comma-separated: ${optionalCapabilities.join(', ')} (default: none)`)),
-    sharedBrowserContext: settingOption(
-      '--shared-browser-context',
-      describe('sharedBrowserContext', 'all sessions share one browser context (cookies) instead of one each (default: one each)'),
-    ),
     allowedHosts: settingOption(
       '--allowed-hosts <list>',
       describe(
@@ -164,11 +222,6 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
       '--output-dir <dir>',
       describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)'),
     ).default(DEFAULT_OUTPUT_DIR),
-    outputMaxSize: intOption(
-      '--output-max-size <bytes>',
-      describe('outputMaxSize', "most bytes of saved files each caller's output directory keeps: past it the oldest files are deleted (default: no limit)"),
-      { min: 1, max: Number.MAX_SAFE_INTEGER },
-    ),
     filePaths: settingOption(
       '--file-paths <mode>',
       describe(
@@ -176,36 +229,6 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
         "how answers show where a file was saved: relative (to the client's workspace root, its first MCP root or the working directory, when the file is inside it) or absolute",
       ),
     ).default('relative'),
-    fileRoots: settingOption(
-      '--file-roots <list>',
-      describe('fileRoots', 'more directories uploads and storage states may be read from, comma-separated (default: none)'),
-    ),
-    gracePeriod: intOption('--grace-period <seconds>', describe('gracePeriod', 'how long a session outlives its dropped connection'), {
-      min: 0,
-      max: 86_400,
-      default: DEFAULT_GRACE_PERIOD_SECONDS,
-    }),
-    maxBrowserStates: intOption(
-      '--max-browser-states <n>',
-      describe(
-        'maxBrowserStates',
-        "most browser states kept at once, every key's together (each holds a browser context and its tabs); at the limit a new one is refused until one closes",
-      ),
-      { min: 1, max: 100_000, default: DEFAULT_MAX_KEPT_STATES },
-    ),
-    maxKeyMemory: intOption(
-      '--max-key-memory <MB>',
-      describe(
-        'maxKeyMemory',
-        "memory all of one key's tabs may hold together (their pages' JavaScript heaps and buffers), across its sessions and browser states: past it the key's biggest tab is closed and its agent told why",
-      ),
-      { min: 64, max: 1_048_576, default: DEFAULT_MAX_KEY_MEMORY_MB },
-    ),
-    commandTimeout: intOption(
-      '--command-timeout <seconds>',
-      describe('commandTimeout', 'longest a single tool call may take (a browser starting for it does not count)'),
-      { min: 1, max: 3600, default: DEFAULT_COMMAND_TIMEOUT_SECONDS },
-    ),
     maxConnectionsPerAddress: intOption(
       '--max-connections-per-address <n>',
       describe('maxConnectionsPerAddress', 'most connections one client address may hold open (streams and WebSockets included); more are answered 503'),
@@ -227,10 +250,9 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
 }
 
 /** The shared settings, checked. Field names match the gateway's config, which extends this. */
-export interface SharedSettings {
+export interface SharedSettings extends TableValues<typeof SHARED_SETTINGS> {
   /** undefined: no --port (the gateway then speaks stdio). */
   port: number | undefined;
-  host: string;
   headless: boolean;
   /** Why headless was chosen, for a startup banner. */
   headlessReason: string;
@@ -249,24 +271,14 @@ export interface SharedSettings {
   /** null: pages follow the window's size. */
   viewport: { width: number; height: number } | null;
   caps: Capability[];
-  sharedBrowserContext: boolean;
   /** Host header values accepted besides the loopback names. */
   allowedHosts: string[];
   /** Web origins whose pages may call the HTTP API. */
   corsOrigins: string[];
   /** Absolute. */
   outputDir: string;
-  /** --output-max-size: bytes each caller's output directory keeps (oldest files deleted past it). */
-  outputMaxBytes: number | undefined;
   /** --file-paths: how answers show saved files. */
   filePaths: FilePathMode;
-  fileRoots: string[];
-  gracePeriodMs: number;
-  /** --max-browser-states: most browser states kept at once. */
-  maxBrowserStates: number;
-  /** --max-key-memory, MB: what one key's tabs may hold together in the launched browser. */
-  maxKeyMemoryMb: number;
-  commandTimeoutMs: number;
   /** --max-connections-per-address and --request-timeout: what one slow or greedy client may hold. */
   connectionLimits: ConnectionLimits;
   /** The pairing secret's file (absolute): read, or made, only where an extension connects without a token. */
@@ -282,8 +294,8 @@ export const CDP_REFUSALS = {
 
 /** Reads and checks the shared settings; `env` is asked only whether a display exists. */
 export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv = process.env): SharedSettings {
+  const table = readTable(values, SHARED_SETTINGS);
   const port = values.int('port');
-  const host = values.str('host') ?? DEFAULT_HOST;
 
   const viewportText = values.str('viewportSize') ?? DEFAULT_VIEWPORT_SIZE;
   let viewport: SharedSettings['viewport'] = null;
@@ -351,8 +363,8 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
       : 'headless (no display found)';
 
   return {
+    ...table,
     port,
-    host,
     headless,
     headlessReason,
     executablePath,
@@ -364,18 +376,11 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     userDataDir,
     viewport,
     caps: caps as Capability[],
-    sharedBrowserContext: values.bool('sharedBrowserContext'),
     allowedHosts: values.list('allowedHosts').map((h) => h.toLowerCase()),
     corsOrigins: values.origins('corsOrigins'),
     outputDir: resolve(values.str('outputDir') ?? DEFAULT_OUTPUT_DIR),
-    outputMaxBytes: values.int('outputMaxSize'),
     filePaths: values.oneOf('filePaths', FILE_PATH_MODES) ?? 'relative',
     pairingFile: resolve(values.str('pairingFile') ?? defaultPairingFile()),
-    fileRoots: values.list('fileRoots'),
-    gracePeriodMs: values.int('gracePeriod')! * 1000,
-    maxBrowserStates: values.int('maxBrowserStates')!,
-    maxKeyMemoryMb: values.int('maxKeyMemory')!,
-    commandTimeoutMs: values.int('commandTimeout')! * 1000,
     connectionLimits: {
       maxPerAddress: values.int('maxConnectionsPerAddress')!,
       requestTimeoutMs: values.int('requestTimeout')! * 1000,

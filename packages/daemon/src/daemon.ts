@@ -30,8 +30,8 @@ export interface StartDaemonOptions extends Omit<DaemonAppOptions, 'router' | 'l
   gracePeriodMs?: number | undefined;
   /** Most sessions one user may have open at once (DEFAULT_MAX_SESSIONS_PER_USER). */
   maxSessionsPerUser?: number | undefined;
-  /** Most browser states kept at once (DEFAULT_MAX_KEPT_STATES). */
-  maxKeptStates?: number | undefined;
+  /** Most browser states kept at once (DEFAULT_MAX_BROWSER_STATES). */
+  maxBrowserStates?: number | undefined;
   /** The local executor's options, or null to run without one (extensions only). */
   local: LocalExecutorOptions | null;
   logger?: FastifyServerOptions['logger'];
@@ -53,7 +53,7 @@ export interface RunningDaemon {
 
 /** A router, the local executor (unless disabled) and the HTTP/WebSocket app, listening: what the CLI runs. */
 export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
-  const { host, port, commandTimeoutMs, gracePeriodMs, maxSessionsPerUser, maxKeptStates, local, logger, cluster: clusterSettings, ...appOptions } = options;
+  const { host, port, commandTimeoutMs, gracePeriodMs, maxSessionsPerUser, maxBrowserStates, local, logger, cluster: clusterSettings, ...appOptions } = options;
   // The router warns through the app's logger once there is one (it is made first: the app needs the router).
   let app: FastifyInstance | undefined;
   const log = {
@@ -80,7 +80,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
     ...(gracePeriodMs !== undefined ? { gracePeriodMs } : {}),
     ...(maxSessionsPerUser !== undefined ? { maxSessionsPerUser } : {}),
-    ...(maxKeptStates !== undefined ? { maxKeptStates } : {}),
+    ...(maxBrowserStates !== undefined ? { maxBrowserStates } : {}),
     ...(cluster ? { store: cluster.store, remote: cluster } : {}),
   });
   const localExecutor = local ? new LocalExecutor(router, { ...local, id: localId }) : undefined;

@@ -65,10 +65,13 @@ export {
   serverFilePaths,
   settingOption,
   SettingValues,
+  SHARED_SETTINGS,
   sharedOptions,
 } from './command-line.js';
 export type { LogLevel, SharedOptionOverrides, SharedSettingKey, SharedSettings } from './command-line.js';
 export type { IntBounds } from './setting-values.js';
+export { entryAttribute, entryOption, readEntry, readTable, tableOptions } from './setting-table.js';
+export type { EntryValue, IntEntry, ListEntry, SettingEntry, SwitchEntry, TableValues, TextEntry } from './setting-table.js';
 export { playwrightEnvAliases } from './playwright-env.js';
 export { readToolFlags, toolOptions } from './tool-options.js';
 export type { ToolFlagValues } from './tool-options.js';

@@ -13,11 +13,12 @@ import {
   type ToolSettingSpec,
   type ToolSettingValues,
 } from '@browsermcp/protocol';
-import { ConfigError, intOption, settingOption, type SettingValues } from './command-line.js';
+import { ConfigError, settingOption, type SettingValues } from './command-line.js';
+import { entryAttribute, entryOption, readEntry } from './setting-table.js';
 
 /** A setting's commander attribute (its config-file key): the flag in camelCase ("timeout-action" → "timeoutAction"). */
 export function toolSettingAttribute(key: ToolSettingKey): string {
-  return TOOL_SETTINGS[key].flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return entryAttribute(TOOL_SETTINGS[key]);
 }
 
 /** The tool-behaviour flags as commander options, in the order `--help` lists them. */
@@ -32,7 +33,7 @@ function optionOf(spec: ToolSettingSpec): Option {
     case 'origins':
       return settingOption(`--${spec.flag} <${spec.arg}>`, spec.help);
     case 'int':
-      return intOption(`--${spec.flag} <${spec.arg}>`, spec.help, spec);
+      return entryOption(spec);
     default:
       return settingOption(`--${spec.flag} <${spec.arg}>`, spec.help).default(String(spec.default));
   }
@@ -73,7 +74,7 @@ function readSetting(v: SettingValues, key: ToolSettingKey): ToolSettingValues[T
   const attribute = toolSettingAttribute(key);
   switch (spec.kind) {
     case 'int':
-      return v.int(attribute)!;
+      return readEntry(v, spec) as number;
     case 'words': {
       const alias = spec.aliases?.[v.str(attribute) ?? ''];
       return alias ?? v.oneOf(attribute, spec.values)!;

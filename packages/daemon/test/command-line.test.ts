@@ -54,7 +54,7 @@ it('reads the gateway spellings: --headless, --viewport-size (or none), --file-r
   expect(deprecations).toEqual([]);
   expect(options.local).toMatchObject({ headless: true, viewport: null, fileRoots: ['/a', '/b'] });
   expect(options.allowedHosts).toEqual(['relay.example', 'other.example']);
-  expect(options.allowedOrigins).toEqual(['https://app.example.com']);
+  expect(options.corsOrigins).toEqual(['https://app.example.com']);
 });
 
 it('still takes the old daemon spellings, with one deprecation line each naming the new one', () => {
@@ -76,7 +76,7 @@ it('still takes the old daemon spellings, with one deprecation line each naming 
   // --headed still forces a window, even without a display, as it did.
   expect(options.local).toMatchObject({ headless: false, viewport: { width: 800, height: 600 }, fileRoots: ['/a', '/b,c'] });
   expect(options.allowedHosts).toEqual(['relay.example']);
-  expect(options.allowedOrigins).toEqual(['https://app.example.com', 'https://other.example.com']);
+  expect(options.corsOrigins).toEqual(['https://app.example.com', 'https://other.example.com']);
   expect(deprecations).toEqual([
     '--headed is deprecated and will be removed in the next release: the browser is headed by default when a display exists (--headless hides it); drop --headed',
     '--viewport is deprecated and will be removed in the next release: use --viewport-size',
@@ -142,7 +142,7 @@ it('reads a --config file (camelCase keys, lists as arrays); the environment and
     corsOrigins: ['https://app.example.com'],
   });
   const { options } = serve(['--config', file], { DISPLAY: ':0' });
-  expect(options).toMatchObject({ port: 9300, commandTimeoutMs: 30_000, allowedOrigins: ['https://app.example.com'] });
+  expect(options).toMatchObject({ port: 9300, commandTimeoutMs: 30_000, corsOrigins: ['https://app.example.com'] });
   expect(options.local).toMatchObject({
     viewport: { width: 800, height: 600 },
     fileRoots: ['/a', '/b'],

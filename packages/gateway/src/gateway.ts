@@ -30,7 +30,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       daemonToken: config.daemonToken,
       browser: config.daemonBrowser,
       timeoutMs: config.commandTimeoutMs,
-      keepStateMs: config.keepBrowserStateMs,
+      keepBrowserStateMs: config.keepBrowserStateMs,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
     });
   }
@@ -42,7 +42,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       extensionIds: config.extensionIds,
       commandTimeoutMs: config.commandTimeoutMs,
       gracePeriodMs: config.gracePeriodMs,
-      maxKeptStates: config.maxBrowserStates,
+      maxBrowserStates: config.maxBrowserStates,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
       // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.
       files: {
@@ -53,7 +53,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
         outputMaxBytes: config.outputMaxBytes,
         filePaths: config.filePaths,
       },
-      keepStateMs: config.keepBrowserStateMs,
+      keepBrowserStateMs: config.keepBrowserStateMs,
       keyLabels: keyLabelsOf(config),
     });
   }
@@ -81,8 +81,8 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     pageSetup: config.pageSetup,
     acceptInsecureCerts: config.acceptInsecureCerts,
     proxy: config.proxy,
-    keepStateMs: config.keepBrowserStateMs,
-    maxKeptStates: config.maxBrowserStates,
+    keepBrowserStateMs: config.keepBrowserStateMs,
+    maxBrowserStates: config.maxBrowserStates,
     maxKeyMemoryMb: config.maxKeyMemoryMb,
   });
 }
@@ -104,7 +104,7 @@ export function stateKeepMs(config: GatewayConfig): number {
 function toolSettings(config: GatewayConfig): ToolSettings {
   return {
     ...(Object.fromEntries(TOOL_SETTING_KEYS.map((key) => [key, config[key]])) as Pick<GatewayConfig, ToolSettingKey>),
-    allowFileUrls: config.allowUnrestrictedFileAccess,
+    allowUnrestrictedFileAccess: config.allowUnrestrictedFileAccess,
     ...(config.allowUnrestrictedFileAccess ? { protectedPaths: config.protectedPaths } : {}),
     ...(config.secrets ? { secrets: config.secrets } : {}),
   };

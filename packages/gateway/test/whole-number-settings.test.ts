@@ -9,7 +9,7 @@ import { buildProgram, resolveConfig } from '../src/index.js';
 /** Options that take a number with a fraction, read by their own parsers. */
 const FRACTIONAL = new Set(['--keep-browser-state']);
 /** What an option needs beside it to apply (its mode). */
-const MODE: Record<string, string[]> = { '--cdp-timeout': ['--cdp-endpoint', 'http://127.0.0.1:9'] };
+const MODE: Record<string, string[]> = { '--cdp-timeout': ['--cdp-endpoint', 'http://127.0.0.1:9'], '--daemon-port': ['--extension'] };
 const NUMBER_ARG = /<(n|ms|seconds|port|bytes|MB|minutes)>/;
 
 afterEach(() => {

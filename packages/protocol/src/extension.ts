@@ -66,7 +66,7 @@ export const sessionSettingsSchema = z.object({
    */
   secrets: z.record(z.string().min(1), z.string()).optional(),
   /** Pages may open file: URLs (--allow-unrestricted-file-access). */
-  allowFileUrls: z.boolean().optional(),
+  allowUnrestrictedFileAccess: z.boolean().optional(),
   /** The server's own files and folders (key files, secrets, config, profile), which file: URLs never open. */
   protectedPaths: z.array(z.string().min(1).max(4096)).max(100).optional(),
   /**

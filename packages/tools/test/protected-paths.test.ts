@@ -29,7 +29,11 @@ it("refuses the server's own files and what is inside its own folders, and nothi
 });
 
 it('is checked by the URL every navigation goes through, with file: URLs allowed', () => {
-  expect(() => normalizeUrl('file:///proc/self/environ', { allowFileUrls: true })).toThrow("the system's view of processes and devices");
-  expect(() => normalizeUrl('file:///srv/bmcp/keys', { allowFileUrls: true, protectedPaths: ['/srv/bmcp/keys'] })).toThrow("one of this server's own files");
-  expect(normalizeUrl('file:///srv/site/index.html', { allowFileUrls: true, protectedPaths: ['/srv/bmcp/keys'] })).toBe('file:///srv/site/index.html');
+  expect(() => normalizeUrl('file:///proc/self/environ', { allowUnrestrictedFileAccess: true })).toThrow("the system's view of processes and devices");
+  expect(() => normalizeUrl('file:///srv/bmcp/keys', { allowUnrestrictedFileAccess: true, protectedPaths: ['/srv/bmcp/keys'] })).toThrow(
+    "one of this server's own files",
+  );
+  expect(normalizeUrl('file:///srv/site/index.html', { allowUnrestrictedFileAccess: true, protectedPaths: ['/srv/bmcp/keys'] })).toBe(
+    'file:///srv/site/index.html',
+  );
 });

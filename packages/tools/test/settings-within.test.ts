@@ -11,10 +11,10 @@ describe("settingsWithin: a client's settings within the daemon operator's", () 
   it('keeps the lower of two limits, both blocked lists, and the operator’s "no file: URLs"', () => {
     expect(
       settingsWithin(
-        { snapshotMaxChars: 5000, maxTabs: 4, blockedOrigins: ['a.example'], allowFileUrls: false },
-        { snapshotMaxChars: 3000, maxTabs: 10, blockedOrigins: ['b.example', 'a.example'], allowFileUrls: true },
+        { snapshotMaxChars: 5000, maxTabs: 4, blockedOrigins: ['a.example'], allowUnrestrictedFileAccess: false },
+        { snapshotMaxChars: 3000, maxTabs: 10, blockedOrigins: ['b.example', 'a.example'], allowUnrestrictedFileAccess: true },
       ),
-    ).toEqual({ snapshotMaxChars: 3000, maxTabs: 4, blockedOrigins: ['a.example', 'b.example'], allowFileUrls: false });
+    ).toEqual({ snapshotMaxChars: 3000, maxTabs: 4, blockedOrigins: ['a.example', 'b.example'], allowUnrestrictedFileAccess: false });
   });
 
   it('keeps the server files of both sides closed to file: URLs', () => {

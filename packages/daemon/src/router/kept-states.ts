@@ -15,7 +15,7 @@ export interface KeptStatesOptions {
   /** Throws RouterClosed once the router is closed. */
   readonly assertOpen: () => void;
   readonly isClosed: () => boolean;
-  /** Most states kept at once (RouterOptions.maxKeptStates). */
+  /** Most states kept at once (RouterOptions.maxBrowserStates). */
   readonly max: number;
 }
 

@@ -10,7 +10,7 @@ export const DEFAULT_GRACE_MS = 5 * 60_000;
 /** Most sessions one user may have open on a daemon (or a cluster: the store is shared). */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 /** Most browser states kept at once (each holds a browser context and its tabs). */
-export const DEFAULT_MAX_KEPT_STATES = 200;
+export const DEFAULT_MAX_BROWSER_STATES = 200;
 const silentLogger: RouterLogger = { warn() {} };
 
 /** The router's options with their defaults, each checked. */
@@ -18,7 +18,7 @@ export interface CheckedRouterOptions {
   readonly commandTimeoutMs: number;
   readonly gracePeriodMs: number;
   readonly maxSessionsPerUser: number;
-  readonly maxKeptStates: number;
+  readonly maxBrowserStates: number;
   readonly defaultExecutorId: string | undefined;
   readonly store: RouterStore;
   readonly logger: RouterLogger;
@@ -43,7 +43,7 @@ export function checkRouterOptions(options: RouterOptions): CheckedRouterOptions
     commandTimeoutMs: checkDelay(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_COMMAND_TIMEOUT_MS, 1),
     gracePeriodMs: checkDelay(options.gracePeriodMs, 'gracePeriodMs', DEFAULT_GRACE_MS, 0),
     maxSessionsPerUser: whole(options.maxSessionsPerUser, 'maxSessionsPerUser', DEFAULT_MAX_SESSIONS_PER_USER),
-    maxKeptStates: whole(options.maxKeptStates, 'maxKeptStates', DEFAULT_MAX_KEPT_STATES),
+    maxBrowserStates: whole(options.maxBrowserStates, 'maxBrowserStates', DEFAULT_MAX_BROWSER_STATES),
     defaultExecutorId: options.defaultExecutorId,
     store: options.store ?? new InMemoryRouterStore(),
     logger: options.logger ?? silentLogger,

@@ -135,7 +135,7 @@ export interface RouterOptions {
   /** Most sessions one user (OpenSessionOptions.userId) may have open at once; more are refused. Default 50. */
   readonly maxSessionsPerUser?: number;
   /** Most browser states kept at once (every owner's, the store's count: a cluster's whole); more are refused. Default 200. */
-  readonly maxKeptStates?: number;
+  readonly maxBrowserStates?: number;
   /** The executor a session opens on when openSession names none. */
   readonly defaultExecutorId?: string;
   /** Browsers held by other daemons of a cluster; none without. */

@@ -77,7 +77,7 @@ async function daemonCorePlugin(app: FastifyInstance, options: DaemonAppOptions)
   };
   app.decorate('browsermcp', state);
 
-  const rules = { allowedHosts: resolved.allowedHosts, corsOrigins: resolved.allowedOrigins };
+  const rules = { allowedHosts: resolved.allowedHosts, corsOrigins: resolved.corsOrigins };
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const origin = request.headers.origin;
     // /extension is for the browsermcp extension only, whatever else may call the daemon.

@@ -25,7 +25,7 @@ export interface DaemonAppOptions {
    */
   allowedHosts?: string[] | undefined;
   /** Browser Origins (e.g. "https://app.example.com") that may call the HTTP API; requests with other Origins get 403. */
-  allowedOrigins?: string[] | undefined;
+  corsOrigins?: string[] | undefined;
   /** Extension ids whose `chrome-extension://<id>` Origin may open /extension. Default: [EXTENSION_ID]. */
   extensionIds?: string[] | undefined;
   /** Connections one client address may hold and how long a request may take to arrive (DEFAULT_CONNECTION_LIMITS). */
@@ -73,7 +73,7 @@ export interface ResolvedOptions {
   cluster: ClusterNode | undefined;
   version: string;
   allowedHosts: Set<string>;
-  allowedOrigins: Set<string>;
+  corsOrigins: Set<string>;
   extensionOrigins: Set<string>;
   verifier: TokenVerifier | undefined;
   pairingSecret: Uint8Array | undefined;
@@ -121,7 +121,7 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
       throw new InvalidArgumentError(`extension id "${id}" is not a Chrome extension id (32 letters a-p, from chrome://extensions)`);
     }
   }
-  const origins = strings(options.allowedOrigins, 'allowedOrigins');
+  const origins = strings(options.corsOrigins, 'corsOrigins');
   for (const origin of origins) {
     if (origin === '*' || new URL(origin, 'invalid://').origin !== origin.replace(/\/$/, '')) {
       throw new InvalidArgumentError(`allowed origin "${origin}" must be an exact origin such as https://app.example.com ("*" is not allowed)`);
@@ -138,7 +138,7 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     version: options.version ?? '0.0.0',
     // Names only: a host matches on any port, so "relay.example.com:443" and "relay.example.com" mean the same.
     allowedHosts: allowedHostNames(hosts),
-    allowedOrigins: new Set(origins.map((o) => o.replace(/\/$/, '').toLowerCase())),
+    corsOrigins: new Set(origins.map((o) => o.replace(/\/$/, '').toLowerCase())),
     extensionOrigins: new Set(extensionIds.map((id) => `chrome-extension://${id}`)),
     verifier: options.verifier,
     pairingSecret: pairingSecretOption(options.pairingSecret),

@@ -79,7 +79,7 @@ it('lists the named states of one principal, and closes one at once with its ses
 
 it('has room for --max-browser-states (every owner together): checkRoom refuses past it, naming the flag, until one closes', async () => {
   const { SessionRouter } = await import('../../src/index');
-  const bounded = new SessionRouter({ maxKeptStates: 2 });
+  const bounded = new SessionRouter({ maxBrowserStates: 2 });
   try {
     for (const [owner, session] of [
       ['a', 's1'],
@@ -98,5 +98,5 @@ it('has room for --max-browser-states (every owner together): checkRoom refuses 
   } finally {
     await bounded.close();
   }
-  expect(() => new SessionRouter({ maxKeptStates: 0 })).toThrow('"maxKeptStates" must be a whole number of at least 1');
+  expect(() => new SessionRouter({ maxBrowserStates: 0 })).toThrow('"maxBrowserStates" must be a whole number of at least 1');
 });

@@ -119,7 +119,7 @@ it('refuses browser Origins that are not allowed, and lets allowed ones and non-
   expect(refused.statusCode).toBe(403);
   expect(refused.json().error.code).toBe('BMCP_ERR_FORBIDDEN');
 
-  const allowing = await buildDaemonApp({ router, allowedOrigins: ['https://app.example.com'] });
+  const allowing = await buildDaemonApp({ router, corsOrigins: ['https://app.example.com'] });
   try {
     expect((await allowing.inject({ method: 'GET', url: '/health', headers: { origin: 'https://app.example.com' } })).statusCode).toBe(200);
     expect((await allowing.inject({ method: 'GET', url: '/health', headers: { origin: 'https://other.example.com' } })).statusCode).toBe(403);
@@ -130,7 +130,7 @@ it('refuses browser Origins that are not allowed, and lets allowed ones and non-
 
 it('rejects bad options at build time with the fix in the message', async () => {
   await expect(buildDaemonApp({ router, extensionIds: ['abc'] })).rejects.toThrow('is not a Chrome extension id (32 letters a-p');
-  await expect(buildDaemonApp({ router, allowedOrigins: ['*'] })).rejects.toThrow('"*" is not allowed');
+  await expect(buildDaemonApp({ router, corsOrigins: ['*'] })).rejects.toThrow('"*" is not allowed');
   await expect(buildDaemonApp({ router, heartbeatMs: -1 })).rejects.toThrow('"heartbeatMs" must be a positive number');
 });
 

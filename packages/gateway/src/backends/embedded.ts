@@ -6,9 +6,9 @@ export interface EmbeddedBackendOptions extends LocalExecutorOptions {
   commandTimeoutMs?: number | undefined;
   gracePeriodMs?: number | undefined;
   /** --max-browser-states: most browser states kept at once. */
-  maxKeptStates?: number | undefined;
+  maxBrowserStates?: number | undefined;
   /** --keep-browser-state: how long an owner's browser state outlives its last session, in ms. */
-  keepStateMs?: number | undefined;
+  keepBrowserStateMs?: number | undefined;
 }
 
 /** The daemon in-process: a router with the local executor (a launched browser, or one reached over CDP). */
@@ -21,12 +21,12 @@ export class EmbeddedBackend extends RouterBackend {
   private readonly launchable: ReturnType<typeof chromeToLaunch> | undefined;
 
   constructor(options: EmbeddedBackendOptions) {
-    super(options.keepStateMs);
+    super(options.keepBrowserStateMs);
     this.router = new SessionRouter({
       defaultExecutorId: 'local',
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.gracePeriodMs !== undefined ? { gracePeriodMs: options.gracePeriodMs } : {}),
-      ...(options.maxKeptStates !== undefined ? { maxKeptStates: options.maxKeptStates } : {}),
+      ...(options.maxBrowserStates !== undefined ? { maxBrowserStates: options.maxBrowserStates } : {}),
     });
     this.executor = new LocalExecutor(this.router, { ...options, sessionOwner: this.files.owner });
     this.mode = options.cdpEndpoint ? 'cdp' : 'launch';

@@ -16,7 +16,7 @@ export interface ExtensionBackendOptions {
   commandTimeoutMs?: number | undefined;
   gracePeriodMs?: number | undefined;
   /** --max-browser-states: most browser states kept at once. */
-  maxKeptStates?: number | undefined;
+  maxBrowserStates?: number | undefined;
   /** How long a tool call waits for a browser to connect before it says how to connect one. */
   connectWaitMs?: number;
   /** How tools behave in the extension's sessions (the gateway's flags), as the launched browser applies them. */
@@ -27,7 +27,7 @@ export interface ExtensionBackendOptions {
    */
   files?: Pick<NodeFileAccessOptions, 'outputDir' | 'roots' | 'allowUnrestrictedFileAccess' | 'protectedPaths' | 'outputMaxBytes' | 'filePaths'>;
   /** --keep-browser-state: how long an owner's tabs outlive its last session, in ms. */
-  keepStateMs?: number | undefined;
+  keepBrowserStateMs?: number | undefined;
   /** The labels of --api-key-file's `label=key` lines, by the key's hash: shown to the person beside its fingerprint. */
   keyLabels?: ReadonlyMap<string, string> | undefined;
 }
@@ -45,7 +45,7 @@ export class ExtensionBackend extends RouterBackend {
     private readonly options: ExtensionBackendOptions,
     files: SessionFilesRegistry,
   ) {
-    super(options.keepStateMs, files);
+    super(options.keepBrowserStateMs, files);
     const extensions = daemon.app.browsermcp.extensions;
     extensions.onChange((browser, state) => this.notify({ kind: 'browser', browser, name: extensions.records.get(browser)?.name, state }));
   }
@@ -66,7 +66,7 @@ export class ExtensionBackend extends RouterBackend {
       ...(options.files ? { extensionFiles: { ...options.files, sessionOwner: files.owner } } : {}),
       ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.gracePeriodMs !== undefined ? { gracePeriodMs: options.gracePeriodMs } : {}),
-      ...(options.maxKeptStates !== undefined ? { maxKeptStates: options.maxKeptStates } : {}),
+      ...(options.maxBrowserStates !== undefined ? { maxBrowserStates: options.maxBrowserStates } : {}),
     }).catch((err: unknown) => {
       throw portInUse(err, options.daemonPort, '--daemon-port');
     });

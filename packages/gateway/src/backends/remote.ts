@@ -13,14 +13,14 @@ export interface RemoteBackendOptions {
    * daemon session there.
    */
   daemonUrl: string | readonly string[];
-  /** A token from `browsermcp-daemon token --user U --secret-file F`; empty for a daemon without auth. */
-  daemonToken: string;
+  /** A token from `browsermcp-daemon token --user U --secret-file F`; absent (or empty) for a daemon without auth. */
+  daemonToken?: string | undefined;
   /** Which browser to drive (an extension id from list_extensions, or "local"); the first connected by default. */
   browser?: string | undefined;
   /** How long a request to the daemon may take. */
   timeoutMs?: number;
   /** --keep-browser-state: sessions of one owner drive one kept browser state on the daemon, for this long (ms). */
-  keepStateMs?: number | undefined;
+  keepBrowserStateMs?: number | undefined;
   /** The tool-behaviour flags (and --caps): each session opens with them, applied by the daemon within its own. */
   sessionSettings?: SessionSettings | undefined;
 }
@@ -135,7 +135,7 @@ export class RemoteBackend implements Backend {
     const timeoutMs = this.options.timeoutMs ?? 90_000;
     const conn = await ProxyConnection.open(url, timeoutMs);
     try {
-      await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
+      await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken ?? '' });
       const keep = session.keepMs !== undefined && session.owner !== undefined ? keepStateParams(session.owner, session.keepMs, session.state) : undefined;
       // A kept state is taken up by its owner on every connection; another session by its id after a drop.
       const resumed = !keep && session.daemonSession && (await this.resume(conn, session.daemonSession));
@@ -198,7 +198,7 @@ export class RemoteBackend implements Backend {
     return session.attaching;
   }
 
-  async openSession(sessionId: string, { owner, caller, keepMs = this.options.keepStateMs, state }: OpenSessionOptions = {}): Promise<void> {
+  async openSession(sessionId: string, { owner, caller, keepMs = this.options.keepBrowserStateMs, state }: OpenSessionOptions = {}): Promise<void> {
     const account = caller ?? owner;
     const session: RemoteSession = { conn: undefined, attaching: undefined, daemonSession: undefined, owner, account, keepMs, state, closed: false };
     this.sessions.set(sessionId, session);
@@ -258,7 +258,7 @@ export class RemoteBackend implements Backend {
       let conn: ProxyConnection | undefined;
       try {
         conn = await ProxyConnection.open(this.urls[index]!, this.options.timeoutMs ?? 90_000);
-        await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken });
+        await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken ?? '' });
         return await run(conn);
       } catch (error) {
         if (!(error instanceof RemoteDaemonError && error.unreachable)) throw error;

@@ -19,10 +19,10 @@ export abstract class RouterBackend implements Backend {
   private readonly listening = new Map<string, Array<() => void>>();
 
   protected constructor(
-    keepStateMs: number | undefined,
+    keepBrowserStateMs: number | undefined,
     protected readonly files = new SessionFilesRegistry(),
   ) {
-    this.states = new SessionStates(() => this.router, keepStateMs);
+    this.states = new SessionStates(() => this.router, keepBrowserStateMs);
   }
 
   protected abstract get router(): SessionRouter;

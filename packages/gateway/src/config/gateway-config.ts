@@ -12,6 +12,7 @@ import {
 import type { ToolSettingValues } from '@browsermcp/protocol';
 import type { Command } from 'commander';
 import { refuseOutOfMode } from './modes.js';
+import { readOwnSettings, type OwnSettingValues } from './own-settings.js';
 import {
   cdpHeadersFrom,
   checkKeyStrength,
@@ -28,52 +29,36 @@ export { ConfigError };
 export { buildProgram } from './options.js';
 
 /** The shared settings (the daemon reads the same ones, the same way), the tool settings (their table), and the gateway's own. */
-export interface GatewayConfig extends SharedSettings, ToolSettingValues {
-  /** Drive the user's browser through the extension. */
-  extension: boolean;
-  /** The remote daemon's proxy endpoints, in failover order (empty: the embedded daemon), its token and the browser to use there. */
+/**
+ * The shared settings (the daemon reads the same ones, the same way), the tool settings and the gateway's own plain
+ * settings (each from its table), and the values the gateway derives from its other flags.
+ */
+export interface GatewayConfig extends SharedSettings, ToolSettingValues, OwnSettingValues {
+  /** The remote daemon's proxy endpoints, in failover order (empty: the embedded daemon). */
   daemonUrls: string[];
-  daemonToken: string;
-  daemonBrowser: string | undefined;
-  daemonPort: number;
   /** --cdp-header: sent with every request to the CDP endpoint. */
   cdpHeaders: Record<string, string>;
-  /** --cdp-timeout, ms; 0 waits as long as it takes. */
-  cdpTimeoutMs: number;
-  /** Input files from anywhere, and file: URLs (--allow-unrestricted-file-access), but for the protected ones. */
-  allowUnrestrictedFileAccess: boolean;
   /** The server's own files and folders the flags name (keys, secrets, config, profile): no tool reads them. */
   protectedPaths: string[];
-  /** --trust-client-roots: over HTTP, a client's MCP roots count anywhere (by default only inside --file-roots). */
-  trustClientRoots: boolean;
   /** Keys HTTP clients may use; empty means one is generated at startup (unless noAuth). */
   apiKeys: string[];
   /** Labels of keys from --api-key-file's `label=key` lines, by key: shown with the key's fingerprint, never the key. */
   apiKeyLabels: Map<string, string>;
+  /** --no-auth. */
   noAuth: boolean;
-  rateLimit: number | undefined;
   /** --trust-proxy, read: undefined when not behind a proxy. */
   trustProxy: boolean | number | string[] | undefined;
   /** The keys came from the user (--api-key, its variable, --api-key-file): the banner does not print them. */
   apiKeysGiven: boolean;
-  sessionIdleMs: number;
-  /** --save-session: each session's tool calls and answers recorded under the output directory. */
-  saveSession: boolean;
-  /** --progress-interval, ms: how often a call that waits tells a client that asked for progress. */
-  progressIntervalMs: number;
   /** --keep-browser-state, in ms: sessions of one key share a browser state that outlives each of them this long. */
   keepBrowserStateMs: number | undefined;
   /** --extension-id: the extension ids that may connect (the development build's by default). */
   extensionIds: string[];
-  /** --max-sessions / --max-sessions-per-key: open MCP sessions in all and per API key. */
-  maxSessions: number;
-  maxSessionsPerKey: number;
-  /** --max-browser-states-per-key: named browser states one key may have open at once. */
-  maxBrowserStatesPerKey: number;
   /** --secrets: name → value. */
   secrets: Record<string, string> | undefined;
   /** How each page and context of a launched (or CDP) browser is set up. */
   pageSetup: PageSetupOptions;
+  /** --ignore-https-errors. */
   acceptInsecureCerts: boolean;
   proxy: { server: string; bypass?: string | undefined } | undefined;
 }
@@ -85,7 +70,6 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const str = (k: string) => v.str(k);
   const bool = (k: string) => v.bool(k);
   const list = (k: string) => v.list(k);
-  const int = (k: string) => v.int(k);
   const given = (k: string) => v.given(k);
 
   // Flags that cannot apply in the chosen mode are refused before any value is read (--browser would look for a
@@ -93,6 +77,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const mode = refuseOutOfMode(program.options, v);
   const extension = mode === 'extension';
   const shared = readSharedSettings(v, env);
+  const own = readOwnSettings(v);
   const { host, userDataDir } = shared;
   const loopback = isLoopbackHost(host);
 
@@ -106,10 +91,10 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   }
 
   // Where it would change nothing, said rather than ignored.
-  if (bool('trustClientRoots') && shared.port === undefined) {
+  if (own.trustClientRoots && shared.port === undefined) {
     throw new ConfigError('--trust-client-roots is for HTTP: over stdio a client owns the gateway and its MCP roots always count. Drop --trust-client-roots.');
   }
-  if (bool('trustClientRoots') && !loopback) {
+  if (own.trustClientRoots && !loopback) {
     throw new ConfigError(
       `--trust-client-roots applies on a loopback host: a client reaching ${host} from elsewhere names paths of its own machine, not this one. Use --file-roots for folders here.`,
     );
@@ -162,37 +147,26 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     idleTimeoutMs = keepBrowserStateMs;
   }
   // Nor, by default, before the sessions it serves time out: sessions kept for ever (0) keep it open too.
-  const sessionIdleMs = int('sessionIdleTimeout')! * 1000;
+  const { sessionIdleMs } = own;
   if (idleTimeoutMs !== undefined && !given('idleTimeout')) idleTimeoutMs = sessionIdleMs === 0 ? undefined : Math.max(idleTimeoutMs, sessionIdleMs);
   return {
     ...shared,
+    ...own,
     idleTimeoutMs,
     commandTimeoutMs: tools.commandTimeoutMs,
     extension,
     daemonUrls,
-    daemonToken: str('daemonToken') ?? '',
-    daemonBrowser: str('daemonBrowser'),
-    daemonPort: int('daemonPort')!,
     extensionIds: extensionIdsFrom(list('extensionId')),
     cdpHeaders,
-    cdpTimeoutMs: int('cdpTimeout')!,
     ...tools.settings,
-    allowUnrestrictedFileAccess: bool('allowUnrestrictedFileAccess'),
     protectedPaths: serverFilePaths(program),
-    trustClientRoots: bool('trustClientRoots'),
     apiKeys,
     apiKeyLabels,
     apiKeysGiven: apiKeys.length > 0,
     trustProxy: trustProxyFrom(str('trustProxy')),
     noAuth,
-    rateLimit: int('rateLimit') ?? (loopback ? undefined : 100),
-    sessionIdleMs,
-    progressIntervalMs: int('progressInterval')! * 1000,
-    saveSession: bool('saveSession'),
+    rateLimit: own.rateLimit ?? (loopback ? undefined : 100),
     keepBrowserStateMs,
-    maxSessions: int('maxSessions')!,
-    maxSessionsPerKey: int('maxSessionsPerKey')!,
-    maxBrowserStatesPerKey: int('maxBrowserStatesPerKey')!,
     secrets: secretsFrom(str('secrets')),
     pageSetup,
     acceptInsecureCerts: bool('ignoreHttpsErrors'),

@@ -19,6 +19,18 @@ export interface ModeDeclaration {
   readonly refusal: (flags: string[]) => string;
 }
 
+/** The browser and profile are the person's, so not with --extension. */
+export const NOT_EXTENSION: readonly Mode[] = ['launch', 'cdp', 'daemon'];
+/** A browser on this machine (its pages, contexts and profile): not the person's (--extension), not a daemon's. */
+export const LOCAL_BROWSER: readonly Mode[] = ['launch', 'cdp'];
+/** How browsermcp starts the browser: a running one (--cdp-endpoint) was started with its own. */
+export const LAUNCHED: readonly Mode[] = ['launch'];
+/** Files and secrets are the daemon's to hold with --daemon-url: this gateway's paths and values mean nothing there. */
+export const LOCAL_FILES: readonly Mode[] = ['launch', 'cdp', 'extension'];
+
+/** The refusal of a flag that only means something with --cdp-endpoint. */
+export const cdpOnly = (flag: string) => `${flag} applies to a browser reached with --cdp-endpoint; add --cdp-endpoint or drop ${flag}.`;
+
 const them = (flags: string[]) => (flags.length > 1 ? 'them' : 'it');
 
 /** In the order they are chosen: with two mode flags set, the first mode here refuses the other's flag. */

@@ -3,28 +3,18 @@
  * and the modes it applies in (config/modes.ts).
  */
 import { Command, type Option } from 'commander';
-import { CDP_REFUSALS, EXTENSION_ID, intOption, repeatableOption, serverFile, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
-import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
-import { PROGRESS_INTERVAL_MS } from '../mcp-server.js';
+import { CDP_REFUSALS, EXTENSION_ID, repeatableOption, serverFile, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
 import { VERSION } from '../version.js';
-import { appliesIn, type Mode } from './modes.js';
-
-/** The browser and profile are the person's, so not with --extension. */
-const NOT_EXTENSION: readonly Mode[] = ['launch', 'cdp', 'daemon'];
-/** A browser on this machine (its pages, contexts and profile): not the person's (--extension), not a daemon's. */
-const LOCAL_BROWSER: readonly Mode[] = ['launch', 'cdp'];
-/** How browsermcp starts the browser: a running one (--cdp-endpoint) was started with its own. */
-const LAUNCHED: readonly Mode[] = ['launch'];
-/** Files and secrets are the daemon's to hold with --daemon-url: this gateway's paths and values mean nothing there. */
-const LOCAL_FILES: readonly Mode[] = ['launch', 'cdp', 'extension'];
+import { appliesIn, cdpOnly, LAUNCHED, LOCAL_BROWSER, LOCAL_FILES, NOT_EXTENSION } from './modes.js';
+import { ownOptions } from './own-settings.js';
 
 const CDP_LAUNCH_SETTINGS =
   '--proxy-server and --ignore-https-errors are set when browsermcp launches the browser; with --cdp-endpoint, start your browser with them instead.';
-const cdpOnly = (flag: string) => `${flag} applies to a browser reached with --cdp-endpoint; add --cdp-endpoint or drop ${flag}.`;
 
 /** Every flag, its environment variable (BROWSERMCP_<FLAG>) and its default, in one table for --help. */
 function options(): Option[] {
   const opt = settingOption;
+  const own = ownOptions();
   const s = sharedOptions({
     port: { description: 'serve MCP over HTTP on this port (Streamable HTTP at /mcp, legacy SSE at /sse) (default: none: stdio)' },
     corsOrigins: { description: 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)' },
@@ -35,7 +25,7 @@ function options(): Option[] {
       description:
         "directories uploads and storage states may be read from, comma-separated; over HTTP a client's MCP roots count only inside them (stdio: the client's roots, else the working directory; HTTP on loopback with one key and no roots: the working directory) (default: none)",
     },
-    gracePeriod: { description: 'how long a session outlives a dropped legacy SSE stream (and, with --extension, a disconnected browser)' },
+    gracePeriodMs: { description: 'how long a session outlives a dropped legacy SSE stream (and, with --extension, a disconnected browser)' },
   });
   // --cdp-endpoint, --extension and --daemon-url choose the mode (MODES): each applies in its own mode only.
   return [
@@ -55,15 +45,7 @@ function options(): Option[] {
       ['cdp'],
       cdpOnly('--cdp-header'),
     ),
-    appliesIn(
-      intOption('--cdp-timeout <ms>', 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes', {
-        min: 0,
-        max: 3_600_000,
-        default: 30_000,
-      }),
-      ['cdp'],
-      cdpOnly('--cdp-timeout'),
-    ),
+    own.cdpTimeoutMs,
     appliesIn(s.userDataDir, LOCAL_BROWSER),
     appliesIn(s.profileDirName, LOCAL_BROWSER),
     appliesIn(opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)'), NOT_EXTENSION),
@@ -75,29 +57,13 @@ function options(): Option[] {
     ...toolOptions(),
     s.config,
     s.outputDir,
-    appliesIn(s.outputMaxSize, LOCAL_FILES),
+    appliesIn(s.outputMaxBytes, LOCAL_FILES),
     appliesIn(s.filePaths, LOCAL_FILES),
     appliesIn(s.fileRoots, LOCAL_FILES),
-    appliesIn(
-      opt(
-        '--allow-unrestricted-file-access',
-        "input files may come from anywhere on this machine, and pages may open file:// URLs, but never the server's own files, /proc, /sys or /dev (default: only the roots above, file:// blocked)",
-      ),
-      LOCAL_FILES,
-    ),
-    appliesIn(
-      opt(
-        '--trust-client-roots',
-        'over HTTP on loopback, the MCP roots a client declares count wherever they are (default: only inside --file-roots; over stdio they always count)',
-      ),
-      LOCAL_FILES,
-    ),
-    opt('--extension', 'drive your own browser through the browsermcp extension instead of launching one (default: launch one)'),
-    intOption('--daemon-port <port>', 'with --extension: port of the endpoint the extension connects to (ws://127.0.0.1:<port>/extension)', {
-      min: 0,
-      max: 65535,
-      default: DEFAULT_DAEMON_PORT,
-    }),
+    own.allowUnrestrictedFileAccess,
+    own.trustClientRoots,
+    own.extension,
+    own.daemonPort,
     appliesIn(
       opt(
         '--extension-id <ids>',
@@ -110,8 +76,8 @@ function options(): Option[] {
       '--daemon-url <urls>',
       'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one; comma-separated daemons of a cluster are tried in turn when one drops (default: the embedded one)',
     ),
-    opt('--daemon-token <token>', 'access token for --daemon-url (browsermcp-daemon token --user U --secret-file F) (default: none)'),
-    opt('--daemon-browser <id>', 'with --daemon-url: the browser to drive (default: the first connected)'),
+    own.daemonToken,
+    own.daemonBrowser,
     opt(
       '--api-key <keys>',
       'bearer key(s) HTTP clients must send, comma-separated or repeated; a session only works with the key that opened it (default: a random key, printed at startup)',
@@ -128,37 +94,26 @@ function options(): Option[] {
       'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)',
     ),
     serverFile(opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)')),
-    intOption('--rate-limit <n>', 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)', { min: 1, max: 1_000_000 }),
-    s.gracePeriod,
+    own.rateLimit,
+    s.gracePeriodMs,
     appliesIn(
       s.maxBrowserStates,
       ['launch', 'cdp', 'extension'],
       "--max-browser-states bounds the states this gateway's own daemon keeps; with --daemon-url the daemon keeps them: set --max-browser-states on browsermcp-daemon.",
     ),
     appliesIn(
-      s.maxKeyMemory,
+      s.maxKeyMemoryMb,
       ['launch', 'cdp'],
       "--max-key-memory bounds what each key's tabs hold in this gateway's own browser; with --extension the browser is the person's (--max-tab-memory bounds each tab there), and with --daemon-url set --max-key-memory on browsermcp-daemon.",
     ),
-    intOption(
-      '--session-idle-timeout <seconds>',
-      'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most; 0 never',
-      { min: 0, max: 604_800, default: 1800 },
-    ),
-    intOption(
-      '--progress-interval <seconds>',
-      "how often a call that waits (a slow page, the person's approval, a starting browser) sends a progress notification, to clients that ask for them",
-      { min: 1, max: 3600, default: PROGRESS_INTERVAL_MS / 1000 },
-    ),
-    opt(
-      '--save-session',
-      "record each session's tool calls and answers (Markdown) in session-<time>-<session>/session.md under the caller's output directory, written by the gateway (default: off)",
-    ),
+    own.sessionIdleMs,
+    own.progressIntervalMs,
+    own.saveSession,
     opt(
       '--keep-browser-state <minutes>',
       'sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)',
     ),
-    s.commandTimeout,
+    s.commandTimeoutMs,
     appliesIn(opt('--user-agent <ua>', "the user agent pages see (default: the browser's own)"), LOCAL_BROWSER),
     appliesIn(
       opt('--device <name>', 'emulate a device from puppeteer\'s list, e.g. "iPhone 15" or "Pixel 5": its viewport, touch and user agent (default: none)'),
@@ -197,21 +152,9 @@ function options(): Option[] {
     ),
     // With --cdp-endpoint it needs --proxy-server, which is refused there: resolveConfig says so.
     appliesIn(opt('--proxy-bypass <list>', 'hosts that skip the proxy, comma-separated, e.g. .internal,localhost (default: none)'), LOCAL_BROWSER),
-    intOption('--max-sessions <n>', 'most MCP sessions open at once over HTTP; more are refused (503) until some close', {
-      min: 1,
-      max: 100_000,
-      default: 200,
-    }),
-    intOption(
-      '--max-browser-states-per-key <n>',
-      'most browser states (browser_state_open) one API key may have open at once; at the limit browser_state_open is refused, naming them, until one is closed or expires',
-      { min: 1, max: 1000, default: 10 },
-    ),
-    intOption(
-      '--max-sessions-per-key <n>',
-      "most MCP sessions one API key may have open; at the limit the key's least recently used idle session is closed for a new one (its client is told why), and only while all are busy is a new one refused (429)",
-      { min: 1, max: 100_000, default: 50 },
-    ),
+    own.maxSessions,
+    own.maxBrowserStatesPerKey,
+    own.maxSessionsPerKey,
     s.logLevel,
     // @playwright/mcp's flags that name Playwright objects: refused in every mode, with what to use instead.
     appliesIn(

@@ -20,7 +20,7 @@ export interface SessionConfig extends EngineToolSettings {
    */
   snapshotChanges: boolean;
   /** Lets `browser_navigate` open file: URLs (off by default: pages could read local files). */
-  allowFileUrls?: boolean;
+  allowUnrestrictedFileAccess?: boolean;
   /** The server's own files and folders, which file: URLs never open (besides /proc, /sys and /dev). */
   protectedPaths?: readonly string[] | undefined;
   /**

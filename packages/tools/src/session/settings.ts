@@ -48,7 +48,7 @@ export function settingsWithin(own: SessionSettings | undefined, asked: SessionS
       );
     }
   }
-  if (own.allowFileUrls === false) merged.allowFileUrls = false;
+  if (own.allowUnrestrictedFileAccess === false) merged.allowUnrestrictedFileAccess = false;
   const protectedPaths = [...new Set([...(own.protectedPaths ?? []), ...(asked.protectedPaths ?? [])])];
   if (protectedPaths.length) merged.protectedPaths = protectedPaths;
   if (own.secrets || asked.secrets) merged.secrets = { ...own.secrets, ...asked.secrets };
@@ -68,7 +68,7 @@ export function sessionConfigFrom(settings: ToolSettings): Partial<SessionConfig
     ...(settings.snapshotMode === 'none' ? { includeSnapshot: false } : {}),
     ...(settings.snapshotMode === 'full' ? { snapshotChanges: false } : {}),
     ...(settings.secrets !== undefined ? { secrets: settings.secrets } : {}),
-    ...(settings.allowFileUrls !== undefined ? { allowFileUrls: settings.allowFileUrls } : {}),
+    ...(settings.allowUnrestrictedFileAccess !== undefined ? { allowUnrestrictedFileAccess: settings.allowUnrestrictedFileAccess } : {}),
     ...(settings.protectedPaths !== undefined ? { protectedPaths: settings.protectedPaths } : {}),
   };
 }

@@ -46,7 +46,7 @@ const ALLOWED = new Set(['http:', 'https:', 'about:', 'data:']);
  */
 export function normalizeUrl(
   raw: string,
-  options: { allowFileUrls?: boolean; protectedPaths?: readonly string[] | undefined; checkUrl?: UrlCheck | undefined } = {},
+  options: { allowUnrestrictedFileAccess?: boolean; protectedPaths?: readonly string[] | undefined; checkUrl?: UrlCheck | undefined } = {},
 ): string {
   const text = raw.trim();
   // "localhost:3000/x" parses as a URL whose scheme is "localhost:", so only "scheme://" or a known scheme counts.
@@ -58,7 +58,7 @@ export function normalizeUrl(
   } catch {
     throw new ToolError(`"${raw}" is not a valid URL. Pass a full URL such as https://example.com/.`);
   }
-  const allowed = ALLOWED.has(parsed.protocol) || (parsed.protocol === 'file:' && options.allowFileUrls === true);
+  const allowed = ALLOWED.has(parsed.protocol) || (parsed.protocol === 'file:' && options.allowUnrestrictedFileAccess === true);
   if (!allowed) {
     throw new ToolError(`URLs with the "${parsed.protocol}" scheme are not allowed. Use an http(s) URL.`);
   }

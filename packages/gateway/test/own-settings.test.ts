@@ -1,0 +1,122 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { ConfigError } from '@browsermcp/daemon';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MODES, type Mode } from '../src/config/modes.js';
+import { OWN_SETTING_KEYS, OWN_SETTINGS, ownSettingAttribute, type OwnSettingKey, type OwnSettingSpec } from '../src/config/own-settings.js';
+import { buildProgram, resolveConfig, type GatewayConfig } from '../src/index.js';
+
+// Walks the table of the gateway's own settings (src/config/own-settings.ts) as the daemon's test walks the tool
+// settings: each is in --help with its variable, reached alike from its flag, its variable and its config-file key,
+// arrives in the config under its one name, and is refused, naming it, where it cannot apply.
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/** What a setting needs beside it to apply: its mode's flag, and for --trust-client-roots HTTP. */
+const MODE_FLAGS: Record<Mode, string[]> = {
+  launch: [],
+  cdp: ['--cdp-endpoint', 'http://127.0.0.1:9'],
+  extension: ['--extension'],
+  daemon: ['--daemon-url', 'ws://127.0.0.1:9/mcp'],
+};
+const EXTRA: Partial<Record<OwnSettingKey, string[]>> = { trustClientRoots: ['--port', '0'] };
+
+function context(key: OwnSettingKey): string[] {
+  const spec: OwnSettingSpec = OWN_SETTINGS[key];
+  const mode = spec.modes?.includes('launch') === false ? spec.modes[0]! : 'launch';
+  return [...MODE_FLAGS[mode], ...(EXTRA[key] ?? [])];
+}
+
+function resolve(argv: string[]): GatewayConfig {
+  return resolveConfig(buildProgram().exitOverride().parse(argv, { from: 'user' }), {});
+}
+
+/** A value other than the default, as typed and as the config holds it. */
+function sample(spec: OwnSettingSpec): { text: string; value: unknown } {
+  switch (spec.kind) {
+    case 'int': {
+      const n = spec.min === spec.default ? spec.max : spec.min;
+      return { text: String(n), value: n * (spec.scale ?? 1) };
+    }
+    case 'switch':
+      return { text: 'true', value: true };
+    case 'text':
+      return { text: 'some-value', value: 'some-value' };
+    case 'list':
+      return { text: 'a,b', value: ['a', 'b'] };
+  }
+}
+
+function configFile(content: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'bmcp-own-settings-')), 'config.json');
+  writeFileSync(file, JSON.stringify(content));
+  return file;
+}
+
+describe.each(OWN_SETTING_KEYS)('%s', (key) => {
+  const spec: OwnSettingSpec = OWN_SETTINGS[key];
+  const flag = `--${spec.flag}`;
+  const variable = `BROWSERMCP_${spec.flag.replace(/-/g, '_').toUpperCase()}`;
+  const { text, value } = sample(spec);
+
+  it('is an option of the program, listed in --help with its variable and default', () => {
+    const option = buildProgram().options.find((o) => o.long === flag);
+    expect(option?.attributeName()).toBe(ownSettingAttribute(key));
+    expect(option?.envVar).toBe(variable);
+    const block = buildProgram()
+      .helpInformation()
+      .split(/\n(?= {2}-)/)
+      .map((b) => b.replace(/\s+/g, ' ').trim())
+      .find((b) => b.startsWith(`${flag} `));
+    expect(block).toContain(`env: ${variable}`);
+    if (spec.kind === 'int' && spec.default !== undefined) expect(block).toContain(`(default: "${spec.default}"`);
+  });
+
+  it.each(['flag', 'variable', 'config file'] as const)('is set by its %s, under its one name in the config', (source) => {
+    let argv = context(key);
+    if (source === 'flag') argv = [...argv, ...(spec.kind === 'switch' ? [flag] : [flag, text])];
+    if (source === 'variable') vi.stubEnv(variable, text);
+    if (source === 'config file') argv = [...argv, '--config', configFile({ [ownSettingAttribute(key)]: spec.kind === 'switch' ? true : text })];
+    expect(resolve(argv)[key]).toEqual(value);
+  });
+
+  it('has its default when not set', () => {
+    const config = resolve(key === 'extension' ? [] : context(key));
+    const expected =
+      spec.kind === 'int' ? (spec.default === undefined ? undefined : spec.default * (spec.scale ?? 1)) : spec.kind === 'switch' ? false : undefined;
+    expect(config[key]).toEqual(expected);
+  });
+
+  it('is refused, naming it, where it cannot apply', () => {
+    const elsewhere = (['launch', 'cdp', 'extension', 'daemon'] as const).find((m) => spec.modes !== undefined && !spec.modes.includes(m));
+    if (elsewhere === undefined) return;
+    const argv = [...MODE_FLAGS[elsewhere], ...(spec.kind === 'switch' ? [flag] : [flag, text])];
+    expect(() => resolve(argv)).toThrow(ConfigError);
+    expect(() => resolve(argv)).toThrow(flag);
+  });
+});
+
+it('declares none of these settings outside the table: no flag spelled, no value read by hand', () => {
+  const src = join(import.meta.dirname, '../src');
+  const table = join(src, 'config/own-settings.ts');
+  const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(src, f))
+    .filter((f) => f !== table);
+  const flags = OWN_SETTING_KEYS.map((key) => OWN_SETTINGS[key].flag).join('|');
+  const reads = (attributes: string[]) => new RegExp(`\\b(int|str|bool|raw|given|list)\\('(${attributes.join('|')})'`);
+  // An option declared: its signature (`--max-sessions <n>`) or a switch made (`opt('--save-session'`); a message may name it.
+  const declared = new RegExp(`['"\`]--(${flags}) <|(\\w*[oO]ption|opt)\\(\\s*['"\`]--(${flags})['"\`]`);
+  const read = reads(OWN_SETTING_KEYS.map(ownSettingAttribute));
+  // The modes are chosen before any value is read, by the flags that choose them (--extension is one).
+  const choosers = new Set(MODES.map((m) => m.chosenBy));
+  const readInModes = reads(OWN_SETTING_KEYS.map(ownSettingAttribute).filter((a) => !choosers.has(a)));
+  const offenders = files.filter((file) => {
+    const text = readFileSync(file, 'utf8');
+    return declared.test(text) || (file.endsWith('config/modes.ts') ? readInModes : read).test(text);
+  });
+  expect(offenders.map((f) => relative(src, f))).toEqual([]);
+});
