@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Option } from 'commander';
 import { optionalCapabilities, type Capability } from '@browsermcp/tools';
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_BROWSER_STATES } from './router/index.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_PERIOD_MS, DEFAULT_MAX_BROWSER_STATES } from './router/index.js';
 import { DEFAULT_MAX_KEY_MEMORY_MB } from './local/key-memory.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST } from './server/constants.js';
@@ -32,7 +32,7 @@ export {
   SettingValues,
 } from './setting-values.js';
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = DEFAULT_COMMAND_TIMEOUT_MS / 1000;
-export const DEFAULT_GRACE_PERIOD_SECONDS = DEFAULT_GRACE_MS / 1000;
+export const DEFAULT_GRACE_PERIOD_SECONDS = DEFAULT_GRACE_PERIOD_MS / 1000;
 /**
  * In this user's cache: a server started from any folder does not litter it with screenshots, and no other local
  * user can make the directory first (as they could a fixed name in the shared temporary directory).

@@ -1,4 +1,4 @@
-export { SessionRouter, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_BROWSER_STATES, DEFAULT_MAX_SESSIONS_PER_USER } from './router';
+export { SessionRouter, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_PERIOD_MS, DEFAULT_MAX_BROWSER_STATES, DEFAULT_MAX_SESSIONS_PER_USER } from './router';
 export { KeptStates, listedState } from './kept-states';
 export { PeerApi } from './peer-api';
 export { MAX_HOLD_MS } from './events';

@@ -6,7 +6,7 @@ import type { RouterLogger, RouterOptions } from './types';
 
 /** Long enough for a slow navigation (60 s by default) plus the snapshot after it. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 90_000;
-export const DEFAULT_GRACE_MS = 5 * 60_000;
+export const DEFAULT_GRACE_PERIOD_MS = 5 * 60_000;
 /** Most sessions one user may have open on a daemon (or a cluster: the store is shared). */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 /** Most browser states kept at once (each holds a browser context and its tabs). */
@@ -41,7 +41,7 @@ export function checkRouterOptions(options: RouterOptions): CheckedRouterOptions
   }
   return {
     commandTimeoutMs: checkDelay(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_COMMAND_TIMEOUT_MS, 1),
-    gracePeriodMs: checkDelay(options.gracePeriodMs, 'gracePeriodMs', DEFAULT_GRACE_MS, 0),
+    gracePeriodMs: checkDelay(options.gracePeriodMs, 'gracePeriodMs', DEFAULT_GRACE_PERIOD_MS, 0),
     maxSessionsPerUser: whole(options.maxSessionsPerUser, 'maxSessionsPerUser', DEFAULT_MAX_SESSIONS_PER_USER),
     maxBrowserStates: whole(options.maxBrowserStates, 'maxBrowserStates', DEFAULT_MAX_BROWSER_STATES),
     defaultExecutorId: options.defaultExecutorId,

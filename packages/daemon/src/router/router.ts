@@ -27,7 +27,7 @@ import { TabClaims } from './tab-claims';
 import { checkDispatch } from './requests';
 import { admitSession, takeUpSession, type Admission, type TakeUp } from './admission';
 
-export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_MS, DEFAULT_MAX_BROWSER_STATES, DEFAULT_MAX_SESSIONS_PER_USER } from './router-options';
+export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_PERIOD_MS, DEFAULT_MAX_BROWSER_STATES, DEFAULT_MAX_SESSIONS_PER_USER } from './router-options';
 
 /** How much longer than the browser waits for the person a held command waits, so the browser's answer comes first. */
 const HOLD_MARGIN_MS = 5_000;
