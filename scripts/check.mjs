@@ -60,6 +60,8 @@ step('typecheck (every package)', 'npx', [...PNPM, '-r', '--workspace-concurrenc
 step('lint and format (biome ci)', 'npx', ['biome', 'ci', '--error-on-warnings', '.']);
 step('import cycles', 'node', ['scripts/import-cycles.mjs']);
 step('file lengths', 'node', ['scripts/file-lengths.mjs']);
+// Nothing points outside the repository: Markdown links, and the pages comments send readers to.
+step('doc links', 'node', ['scripts/doc-links.mjs']);
 step('package check', 'node', ['scripts/check-packages.mjs']);
 // The workspace's packages in pnpm's (dependency) order.
 const dirs = execFileSync('npx', [...PNPM, '-r', '--workspace-concurrency=1', 'exec', 'pwd'], { cwd: root, encoding: 'utf8' })

@@ -3,7 +3,7 @@ import { roleOf } from './roles.js';
 import { collapse, isBlock } from './util.js';
 import { shownInside } from './visibility.js';
 
-/** Accessible names for the common cases (see ARCHITECTURE.md: a fast path, not the full computation). */
+/** Accessible names for the common cases (docs/architecture.md, "In-page code": a fast path, not the full computation). */
 
 /** The element with `id` in `of`'s own tree: its shadow root's, where the page's id would name another element. */
 function byId(of: Element, id: string): Element | null {

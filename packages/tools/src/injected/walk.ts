@@ -28,7 +28,7 @@ import { pruneUrls } from './link-urls.js';
 
 /**
  * The snapshot walk. Why an in-page walker rather than `Accessibility.getFullAXTree`: on a 3,000-row table the CDP
- * tree took 4.2 s, this walker well under 300 ms (see ARCHITECTURE.md).
+ * tree took 4.2 s, this walker well under 300 ms (docs/architecture.md, "In-page code").
  */
 
 export interface WalkOptions {
