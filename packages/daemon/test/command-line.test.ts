@@ -1,6 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { configFile } from '@browsermcp/testkit';
 import { afterEach, expect, it, vi } from 'vitest';
 import { buildDaemonProgram, parseCli, type CliCommand } from '../src/cli-args.js';
 import { ConfigError, DEFAULT_OUTPUT_DIR, SettingValues, sharedOptions } from '../src/command-line.js';
@@ -14,12 +12,6 @@ function serve(argv: string[], env: NodeJS.ProcessEnv = {}): Extract<CliCommand,
   const command = parseCli(argv, env);
   if (command.kind !== 'serve') throw new Error(`expected serve, got ${command.kind}`);
   return command;
-}
-
-function configFile(content: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'bmcp-daemon-config-')), 'config.json');
-  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
-  return file;
 }
 
 it('has every shared setting, under the same flag as the gateway', () => {

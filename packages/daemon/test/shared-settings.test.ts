@@ -1,5 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { configFile, entryDefault, entrySample } from '@browsermcp/testkit';
 import { join, relative } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -26,33 +26,11 @@ function read(argv: string[]) {
   return readSharedSettings(new SettingValues(program), {});
 }
 
-/** A value other than the default, as typed and as read. */
-function sample(entry: SettingEntry): { text: string; value: unknown } {
-  switch (entry.kind) {
-    case 'int': {
-      const n = entry.min === entry.default ? entry.max : entry.min;
-      return { text: String(n), value: n * (entry.scale ?? 1) };
-    }
-    case 'switch':
-      return { text: 'true', value: true };
-    case 'text':
-      return { text: '127.0.0.2', value: '127.0.0.2' };
-    case 'list':
-      return { text: '/srv/a,/srv/b', value: ['/srv/a', '/srv/b'] };
-  }
-}
-
-function configFile(content: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'bmcp-shared-settings-')), 'config.json');
-  writeFileSync(file, JSON.stringify(content));
-  return file;
-}
-
 describe.each(KEYS)('%s', (key) => {
   const entry: SettingEntry = SHARED_SETTINGS[key];
   const flag = `--${entry.flag}`;
   const variable = `BROWSERMCP_${entry.flag.replace(/-/g, '_').toUpperCase()}`;
-  const { text, value } = sample(entry);
+  const { text, value } = entrySample(entry);
 
   it('is an option of the daemon with its variable, and of the gateway through the same sharedOptions', () => {
     const option = buildDaemonProgram().options.find((o) => o.long === flag);
@@ -70,17 +48,7 @@ describe.each(KEYS)('%s', (key) => {
   });
 
   it('has its default when not set', () => {
-    const expected =
-      entry.kind === 'int'
-        ? entry.default === undefined
-          ? undefined
-          : entry.default * (entry.scale ?? 1)
-        : entry.kind === 'switch'
-          ? false
-          : entry.kind === 'list'
-            ? []
-            : entry.default;
-    expect(read([])[key]).toEqual(expected);
+    expect(read([])[key]).toEqual(entryDefault(entry));
   });
 });
 

@@ -1,5 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { configFile } from '@browsermcp/testkit';
 import { join, relative } from 'node:path';
 import {
   sessionSettingsSchema,
@@ -67,12 +67,6 @@ function commandLine(key: ToolSettingKey): string[] {
   const spec: ToolSettingSpec = TOOL_SETTINGS[key];
   if (spec.kind === 'switch') return [toolSettingFlag(key)];
   return [`--${spec.flag}`, sample(spec).text];
-}
-
-function configFile(content: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'bmcp-tool-settings-')), 'config.json');
-  writeFileSync(file, JSON.stringify(content));
-  return file;
 }
 
 describe.each(TOOL_SETTING_KEYS)('%s', (key) => {

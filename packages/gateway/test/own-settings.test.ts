@@ -1,5 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { configFile, entryDefault, entrySample } from '@browsermcp/testkit';
 import { join, relative } from 'node:path';
 import { ConfigError } from '@browsermcp/daemon';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -34,33 +34,11 @@ function resolve(argv: string[]): GatewayConfig {
   return resolveConfig(buildProgram().exitOverride().parse(argv, { from: 'user' }), {});
 }
 
-/** A value other than the default, as typed and as the config holds it. */
-function sample(spec: OwnSettingSpec): { text: string; value: unknown } {
-  switch (spec.kind) {
-    case 'int': {
-      const n = spec.min === spec.default ? spec.max : spec.min;
-      return { text: String(n), value: n * (spec.scale ?? 1) };
-    }
-    case 'switch':
-      return { text: 'true', value: true };
-    case 'text':
-      return { text: 'some-value', value: 'some-value' };
-    case 'list':
-      return { text: 'a,b', value: ['a', 'b'] };
-  }
-}
-
-function configFile(content: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'bmcp-own-settings-')), 'config.json');
-  writeFileSync(file, JSON.stringify(content));
-  return file;
-}
-
 describe.each(OWN_SETTING_KEYS)('%s', (key) => {
   const spec: OwnSettingSpec = OWN_SETTINGS[key];
   const flag = `--${spec.flag}`;
   const variable = `BROWSERMCP_${spec.flag.replace(/-/g, '_').toUpperCase()}`;
-  const { text, value } = sample(spec);
+  const { text, value } = entrySample(spec);
 
   it('is an option of the program, listed in --help with its variable and default', () => {
     const option = buildProgram().options.find((o) => o.long === flag);
@@ -85,9 +63,7 @@ describe.each(OWN_SETTING_KEYS)('%s', (key) => {
 
   it('has its default when not set', () => {
     const config = resolve(key === 'extension' ? [] : context(key));
-    const expected =
-      spec.kind === 'int' ? (spec.default === undefined ? undefined : spec.default * (spec.scale ?? 1)) : spec.kind === 'switch' ? false : undefined;
-    expect(config[key]).toEqual(expected);
+    expect(config[key]).toEqual(entryDefault(spec));
   });
 
   it('is refused, naming it, where it cannot apply', () => {
