@@ -135,6 +135,21 @@ export function buildDaemonProgram(): Command {
   return program;
 }
 
+/** The settings of the daemon's own browser (its launch, profile and contexts), which mean nothing with --no-local. */
+const LOCAL_BROWSER_FLAGS = [
+  'executablePath',
+  'browser',
+  'idleTimeout',
+  'headless',
+  'viewportSize',
+  'userDataDir',
+  'profileDirName',
+  'browserArg',
+  'sandbox',
+  'cdpEndpoint',
+  'sharedBrowserContext',
+] as const;
+
 function seconds(values: SettingValues, key: string, fallbackMs: number): number {
   const text = values.str(key);
   if (text === undefined) return fallbackMs;
@@ -233,7 +248,20 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const extensionIds = values.many('extensionId');
   const cluster = readCluster(values);
 
-  // --no-local sets local=false in commander (its default is true).
+  // --no-local sets local=false in commander (its default is true): the flags that shape the local browser then shape
+  // nothing, and are refused rather than ignored.
+  if (!values.bool('local')) {
+    const stray = LOCAL_BROWSER_FLAGS.filter((key) => values.given(key)).map((key) => values.flag(key));
+    if (stray.length)
+      throw new ConfigError(
+        `--no-local runs without a local browser, so ${stray.join(', ')} cannot apply. Drop ${stray.length > 1 ? 'them' : 'it'}, or drop --no-local.`,
+      );
+  }
+  if (!isLoopbackHost(host) && values.given('pairingFile')) {
+    throw new ConfigError(
+      `--pairing-file holds the secret an extension on this machine pairs with; a daemon on ${host} is reached over TLS with a token instead (browsermcp-daemon token). Drop --pairing-file.`,
+    );
+  }
   const local = !values.bool('local')
     ? null
     : {

@@ -290,7 +290,12 @@ export interface SharedSettings extends TableValues<typeof SHARED_SETTINGS> {
 export const CDP_REFUSALS = {
   browser: '--browser chooses the browser browsermcp launches; with --cdp-endpoint your browser is already running. Drop --browser.',
   idleTimeout: '--idle-timeout closes a browser browsermcp launched; a browser reached with --cdp-endpoint is yours and stays open. Drop --idle-timeout.',
+  launchFlags: (flags: readonly string[]) =>
+    `${flags.join(', ')} shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.`,
 } as const;
+
+/** How browsermcp starts its browser: a browser reached with --cdp-endpoint was started with its own (--browser and --idle-timeout say why in words of their own). */
+const LAUNCH_ONLY = ['headless', 'executablePath', 'profileDirName', 'browserArg', 'sandbox'] as const;
 
 /** Reads and checks the shared settings; `env` is asked only whether a display exists. */
 export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv = process.env): SharedSettings {
@@ -317,6 +322,10 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     throw new ConfigError(`--cdp-endpoint must be an http(s):// or ws(s):// URL such as http://127.0.0.1:9222, got "${cdpEndpoint}".`);
   }
 
+  if (cdpEndpoint) {
+    const launchOnly = LAUNCH_ONLY.filter((key) => values.given(key));
+    if (launchOnly.length) throw new ConfigError(CDP_REFUSALS.launchFlags(launchOnly.map((key) => values.flag(key))));
+  }
   const browserArgs = values.many('browserArg');
   const refusedArg = refusedBrowserArg(browserArgs);
   if (refusedArg) throw new ConfigError(`--browser-arg: ${refusedArg}`);

@@ -80,8 +80,9 @@ function readSetting(v: SettingValues, key: ToolSettingKey): ToolSettingValues[T
       return alias ?? v.oneOf(attribute, spec.values)!;
     }
     case 'switch':
-      // A --no-<flag> switch sets its attribute to false in commander (a variable or config file may say "false").
-      return spec.default ? v.raw(attribute) !== false && v.raw(attribute) !== 'false' : v.bool(attribute);
+      // A --no-<flag> switch is on until its attribute says otherwise: false from the flag, or a word of a variable
+      // or the config file ("off", "no", 0), read as any switch's.
+      return spec.default ? v.raw(attribute) === undefined || v.bool(attribute) : v.bool(attribute);
     case 'origins':
       return v.originPatterns(attribute);
     case 'name': {

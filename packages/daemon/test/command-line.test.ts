@@ -120,7 +120,29 @@ it('reads every setting from BROWSERMCP_<FLAG>, and a flag overrides it', () => 
   expect(options.local).toMatchObject({ fileRoots: ['/x', '/y'], headless: true, args: ['--window-size=800,600'] });
   expect(serve(['--command-timeout', '45', '--port', '9200']).options).toMatchObject({ commandTimeoutMs: 45_000, port: 9200 });
   vi.stubEnv('BROWSERMCP_NO_LOCAL', '1');
+  // The local browser's settings then shape nothing: refused, named, rather than ignored.
+  expect(() => serve([])).toThrow('--no-local runs without a local browser, so --headless, --browser-arg cannot apply');
+  vi.unstubAllEnvs();
+  vi.stubEnv('BROWSERMCP_NO_LOCAL', '1');
   expect(serve([]).options.local).toBeNull();
+});
+
+it.each([
+  [
+    ['--cdp-endpoint', 'http://127.0.0.1:9', '--headless', '--browser-arg', '--lang=de'],
+    '--headless, --browser-arg shape a browser browsermcp launches; with --cdp-endpoint',
+  ],
+  [['--cdp-endpoint', 'http://127.0.0.1:9', '--user-data-dir', '/tmp/p', '--profile-dir-name', 'P1'], '--profile-dir-name shape a browser browsermcp launches'],
+  [['--cdp-endpoint', 'http://127.0.0.1:9', '--executable-path', '/usr/bin/chromium'], '--executable-path shape a browser browsermcp launches'],
+  [['--no-local', '--viewport-size', '800x600'], '--no-local runs without a local browser, so --viewport-size cannot apply'],
+  [['--no-local', '--no-sandbox'], '--no-local runs without a local browser, so --no-sandbox cannot apply'],
+  [
+    ['--host', '0.0.0.0', '--auth-secret-file', configFile('s'.repeat(40)), '--pairing-file', '/tmp/p'],
+    '--pairing-file holds the secret an extension on this machine pairs with',
+  ],
+])('refuses what would shape nothing: %j', (argv, message) => {
+  expect(() => serve(argv)).toThrow(ConfigError);
+  expect(() => serve(argv)).toThrow(message);
 });
 
 it('reads a --config file (camelCase keys, lists as arrays); the environment and flags override it', () => {

@@ -117,6 +117,17 @@ describe.each(TOOL_SETTING_KEYS)('%s', (key) => {
   });
 });
 
+it.each([
+  ['off', false],
+  ['no', false],
+  ['0', false],
+  [false, false],
+  ['on', true],
+  [true, true],
+])('reads a switch that is on by default (--no-webmcp) as the config file says it: %j', (word, on) => {
+  expect(serve(['--config', configFile({ webmcp: word })]).options.sessionSettings?.webmcp).toBe(on);
+});
+
 it('declares no tool setting outside its table: no flag spelled, no value read by hand', () => {
   const root = join(import.meta.dirname, '../../..');
   const table = join(root, 'packages/protocol/src/tool-settings.ts');

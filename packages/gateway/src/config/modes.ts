@@ -5,7 +5,7 @@
  * browser, --init-script would read its files).
  */
 import type { Option } from 'commander';
-import { ConfigError, type SettingValues } from '@browsermcp/daemon';
+import { CDP_REFUSALS, ConfigError, type SettingValues } from '@browsermcp/daemon';
 
 /** Where the browser is: launched here, reached with --cdp-endpoint, the person's own (--extension), or a remote daemon's. */
 export type Mode = 'launch' | 'cdp' | 'extension' | 'daemon';
@@ -19,8 +19,6 @@ export interface ModeDeclaration {
   readonly refusal: (flags: string[]) => string;
 }
 
-/** The browser and profile are the person's, so not with --extension. */
-export const NOT_EXTENSION: readonly Mode[] = ['launch', 'cdp', 'daemon'];
 /** A browser on this machine (its pages, contexts and profile): not the person's (--extension), not a daemon's. */
 export const LOCAL_BROWSER: readonly Mode[] = ['launch', 'cdp'];
 /** How browsermcp starts the browser: a running one (--cdp-endpoint) was started with its own. */
@@ -52,7 +50,7 @@ export const MODES: readonly ModeDeclaration[] = [
     mode: 'cdp',
     chosenBy: 'cdpEndpoint',
     chosen: (v) => v.str('cdpEndpoint') !== undefined,
-    refusal: (flags) => `${flags.join(', ')} shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.`,
+    refusal: (flags) => CDP_REFUSALS.launchFlags(flags),
   },
   {
     mode: 'launch',

@@ -5,7 +5,7 @@
 import { Command, type Option } from 'commander';
 import { CDP_REFUSALS, EXTENSION_ID, repeatableOption, serverFile, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
 import { VERSION } from '../version.js';
-import { appliesIn, cdpOnly, LAUNCHED, LOCAL_BROWSER, LOCAL_FILES, NOT_EXTENSION } from './modes.js';
+import { appliesIn, cdpOnly, LAUNCHED, LOCAL_BROWSER, LOCAL_FILES } from './modes.js';
 import { ownOptions } from './own-settings.js';
 
 const CDP_LAUNCH_SETTINGS =
@@ -31,8 +31,8 @@ function options(): Option[] {
   return [
     s.port,
     s.host,
-    appliesIn(s.headless, NOT_EXTENSION),
-    appliesIn(s.executablePath, NOT_EXTENSION),
+    appliesIn(s.headless, LAUNCHED),
+    appliesIn(s.executablePath, LAUNCHED),
     // The daemon's own command line refuses these two with --cdp-endpoint in the same words.
     appliesIn(s.browser, LAUNCHED, { cdp: CDP_REFUSALS.browser }),
     appliesIn(s.idleTimeout, LAUNCHED, { cdp: CDP_REFUSALS.idleTimeout }),
@@ -47,11 +47,11 @@ function options(): Option[] {
     ),
     own.cdpTimeoutMs,
     appliesIn(s.userDataDir, LOCAL_BROWSER),
-    appliesIn(s.profileDirName, LOCAL_BROWSER),
-    appliesIn(opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)'), NOT_EXTENSION),
-    appliesIn(s.viewportSize, NOT_EXTENSION),
+    appliesIn(s.profileDirName, LAUNCHED),
+    appliesIn(opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)'), LOCAL_BROWSER),
+    appliesIn(s.viewportSize, LOCAL_BROWSER),
     s.caps,
-    appliesIn(s.sharedBrowserContext, NOT_EXTENSION),
+    appliesIn(s.sharedBrowserContext, LOCAL_BROWSER),
     s.allowedHosts,
     // The tool flags travel with each session, applied by the daemon within its own settings: every mode.
     ...toolOptions(),
@@ -88,7 +88,11 @@ function options(): Option[] {
     s.corsOrigins,
     s.maxConnectionsPerAddress,
     s.requestTimeout,
-    s.pairingFile,
+    appliesIn(
+      s.pairingFile,
+      ['extension'],
+      "--pairing-file holds the secret your browser's extension pairs with, with --extension: add --extension, or drop --pairing-file.",
+    ),
     opt(
       '--trust-proxy <value>',
       'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)',
