@@ -178,7 +178,12 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
       const entry = await spawnDaemon(nats.url, files, 'entry');
       children.push(entry.child);
       const mcp = (address: string) => `${address.replace('http', 'ws')}/mcp`;
-      const gateway = new RemoteBackend({ daemonUrl: [mcp(entry.address), mcp(a.address)], daemonToken: '', browser: BROWSER, timeoutMs: 10_000 });
+      const gateway = new RemoteBackend({
+        daemonUrls: [mcp(entry.address), mcp(a.address)],
+        daemonToken: '',
+        daemonBrowser: BROWSER,
+        commandTimeoutMs: 10_000,
+      });
       await until(() => where() === 'c', 'the extension on c');
       await gateway.openSession('mcp-session');
       await gateway.callTool('mcp-session', 'browser_noop', {});

@@ -104,6 +104,25 @@ export const SHARED_SETTINGS = {
     scale: 1000,
     help: 'longest a single tool call may take (a browser starting for it does not count)',
   },
+  maxConnectionsPerAddress: {
+    kind: 'int',
+    flag: 'max-connections-per-address',
+    arg: 'n',
+    min: 1,
+    max: 100_000,
+    default: DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress,
+    help: 'most connections one client address may hold open (streams and WebSockets included); more are answered 503',
+  },
+  requestTimeoutMs: {
+    kind: 'int',
+    flag: 'request-timeout',
+    arg: 'seconds',
+    min: 1,
+    max: 3600,
+    default: DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000,
+    scale: 1000,
+    help: "how long a request's headers and body may take to arrive; slower clients are cut (408)",
+  },
 } as const satisfies Record<string, SettingEntry>;
 export type SharedTableKey = keyof typeof SHARED_SETTINGS;
 /** The settings both CLIs have: the table's, by key, and the others by their commander attribute name (the config file's key). */
@@ -127,8 +146,6 @@ export type SharedSettingKey =
   | 'config'
   | 'outputDir'
   | 'filePaths'
-  | 'maxConnectionsPerAddress'
-  | 'requestTimeout'
   | 'pairingFile'
   | 'logLevel';
 
@@ -229,16 +246,6 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
         "how answers show where a file was saved: relative (to the client's workspace root, its first MCP root or the working directory, when the file is inside it) or absolute",
       ),
     ).default('relative'),
-    maxConnectionsPerAddress: intOption(
-      '--max-connections-per-address <n>',
-      describe('maxConnectionsPerAddress', 'most connections one client address may hold open (streams and WebSockets included); more are answered 503'),
-      { min: 1, max: 100_000, default: DEFAULT_CONNECTION_LIMITS.maxPerAddress },
-    ),
-    requestTimeout: intOption(
-      '--request-timeout <seconds>',
-      describe('requestTimeout', "how long a request's headers and body may take to arrive; slower clients are cut (408)"),
-      { min: 1, max: 3600, default: DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000 },
-    ),
     pairingFile: serverFile(
       settingOption(
         '--pairing-file <file>',
@@ -279,11 +286,14 @@ export interface SharedSettings extends TableValues<typeof SHARED_SETTINGS> {
   outputDir: string;
   /** --file-paths: how answers show saved files. */
   filePaths: FilePathMode;
-  /** --max-connections-per-address and --request-timeout: what one slow or greedy client may hold. */
-  connectionLimits: ConnectionLimits;
   /** The pairing secret's file (absolute): read, or made, only where an extension connects without a token. */
   pairingFile: string;
   logLevel: LogLevel;
+}
+
+/** --max-connections-per-address and --request-timeout, as the HTTP server takes them: what one slow or greedy client may hold. */
+export function connectionLimitsOf(settings: Pick<SharedSettings, keyof ConnectionLimits>): ConnectionLimits {
+  return { maxConnectionsPerAddress: settings.maxConnectionsPerAddress, requestTimeoutMs: settings.requestTimeoutMs };
 }
 
 /** Why two launch-only settings cannot apply to a browser reached with --cdp-endpoint: the daemon's and the gateway's words. */
@@ -390,10 +400,6 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     outputDir: resolve(values.str('outputDir') ?? DEFAULT_OUTPUT_DIR),
     filePaths: values.oneOf('filePaths', FILE_PATH_MODES) ?? 'relative',
     pairingFile: resolve(values.str('pairingFile') ?? defaultPairingFile()),
-    connectionLimits: {
-      maxPerAddress: values.int('maxConnectionsPerAddress')!,
-      requestTimeoutMs: values.int('requestTimeout')! * 1000,
-    },
     logLevel: logLevel as LogLevel,
   };
 }

@@ -3,7 +3,7 @@ export { formatDuration } from './router/duration.js';
 export * from './errors';
 export { LocalExecutor } from './local/executor.js';
 export type { LocalExecutorOptions } from './local/executor.js';
-export { browserEnvironment, LocalBrowser } from './local/browser.js';
+export { browserEnvironment, DEFAULT_CDP_TIMEOUT_MS, LocalBrowser } from './local/browser.js';
 export type { LocalBrowserOptions } from './local/browser.js';
 export { BROWSER_CHANNELS, chromeToLaunch, findChannel, findChrome, NO_CHROME_FIX, QUIET_ARGS } from './local/chrome.js';
 export type { ChromeSearch } from './local/chrome.js';
@@ -52,6 +52,7 @@ export {
   boundsOf,
   CDP_REFUSALS,
   ConfigError,
+  connectionLimitsOf,
   DEFAULT_COMMAND_TIMEOUT_SECONDS,
   DEFAULT_GRACE_PERIOD_SECONDS,
   DEFAULT_OUTPUT_DIR,

@@ -117,7 +117,7 @@ it('reads every setting from BROWSERMCP_<FLAG>, and a flag overrides it', () => 
   const { options } = serve([], { DISPLAY: ':0' });
   expect(options.commandTimeoutMs).toBe(30_000);
   expect(options.port).toBe(9100);
-  expect(options.local).toMatchObject({ fileRoots: ['/x', '/y'], headless: true, args: ['--window-size=800,600'] });
+  expect(options.local).toMatchObject({ fileRoots: ['/x', '/y'], headless: true, browserArgs: ['--window-size=800,600'] });
   expect(serve(['--command-timeout', '45', '--port', '9200']).options).toMatchObject({ commandTimeoutMs: 45_000, port: 9200 });
   vi.stubEnv('BROWSERMCP_NO_LOCAL', '1');
   // The local browser's settings then shape nothing: refused, named, rather than ignored.
@@ -160,7 +160,7 @@ it('reads a --config file (camelCase keys, lists as arrays); the environment and
   expect(options.local).toMatchObject({
     viewport: { width: 800, height: 600 },
     fileRoots: ['/a', '/b'],
-    args: ['--window-size=800,600', '--lang=de'],
+    browserArgs: ['--window-size=800,600', '--lang=de'],
     headless: true,
   });
   vi.stubEnv('BROWSERMCP_PORT', '9400');

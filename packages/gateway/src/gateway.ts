@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { keyHash } from './agent-identity.js';
 import { hostname, networkInterfaces } from 'node:os';
-import { allowedHostNames, chromeToLaunch, formatDuration, isLoopbackHost, loadPairingSecret } from '@browsermcp/daemon';
+import { allowedHostNames, chromeToLaunch, connectionLimitsOf, formatDuration, isLoopbackHost, loadPairingSecret } from '@browsermcp/daemon';
 import { sessionConfigFrom, toolsFor, type ToolSettings } from '@browsermcp/tools';
 import { TOOL_SETTING_KEYS, type ToolSettingKey } from '@browsermcp/protocol';
 import type { Backend } from './backend.js';
@@ -26,10 +26,10 @@ import type { RootsPolicy } from './roots.js';
 export async function createBackend(config: GatewayConfig): Promise<Backend> {
   if (config.daemonUrls.length) {
     return new RemoteBackend({
-      daemonUrl: config.daemonUrls,
+      daemonUrls: config.daemonUrls,
       daemonToken: config.daemonToken,
-      browser: config.daemonBrowser,
-      timeoutMs: config.commandTimeoutMs,
+      daemonBrowser: config.daemonBrowser,
+      commandTimeoutMs: config.commandTimeoutMs,
       keepBrowserStateMs: config.keepBrowserStateMs,
       sessionSettings: { ...toolSettings(config), caps: config.caps },
     });
@@ -47,7 +47,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       // Uploads are read here under the same roots as a launched browser and travel to the extension as bytes.
       files: {
         outputDir: config.outputDir,
-        roots: config.fileRoots,
+        fileRoots: config.fileRoots,
         allowUnrestrictedFileAccess: config.allowUnrestrictedFileAccess,
         protectedPaths: config.protectedPaths,
         outputMaxBytes: config.outputMaxBytes,
@@ -59,7 +59,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
   }
   return new EmbeddedBackend({
     executablePath: config.executablePath,
-    args: config.browserArgs,
+    browserArgs: config.browserArgs,
     sandbox: config.sandbox,
     headless: config.headless,
     viewport: config.viewport,
@@ -79,7 +79,7 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
     commandTimeoutMs: config.commandTimeoutMs,
     toolConfig: sessionConfigFrom(toolSettings(config)),
     pageSetup: config.pageSetup,
-    acceptInsecureCerts: config.acceptInsecureCerts,
+    ignoreHttpsErrors: config.ignoreHttpsErrors,
     proxy: config.proxy,
     keepBrowserStateMs: config.keepBrowserStateMs,
     maxBrowserStates: config.maxBrowserStates,
@@ -96,7 +96,7 @@ function keyLabelsOf(config: GatewayConfig): Map<string, string> {
 export const STATE_IDLE_MS = 30 * 60_000;
 
 /** How long a browser state outlives its last stateless request: --keep-browser-state, else STATE_IDLE_MS. */
-export function stateKeepMs(config: GatewayConfig): number {
+export function keepBrowserStateMs(config: GatewayConfig): number {
   return config.keepBrowserStateMs ?? STATE_IDLE_MS;
 }
 
@@ -136,23 +136,23 @@ export async function startHttpGateway(
   const allowedHosts = allowedHostNames([...config.allowedHosts, hostForUrl, ...own]);
   const gateway = await buildHttpGateway({
     backend,
-    tools: describeTools(toolsFor(config.caps), stateKeepMs(config)),
+    tools: describeTools(toolsFor(config.caps), keepBrowserStateMs(config)),
     apiKeys,
     allowedHosts,
     corsOrigins: new Set(config.corsOrigins.map((o) => o.toLowerCase())),
     rateLimit: config.rateLimit,
     authFailuresPerMinute: 10,
     sessionIdleMs: config.sessionIdleMs,
-    sessionLimits: { total: config.maxSessions, perKey: config.maxSessionsPerKey },
+    sessionLimits: { maxSessions: config.maxSessions, maxSessionsPerKey: config.maxSessionsPerKey },
     ssePingMs: 30_000,
-    sseGraceMs: config.gracePeriodMs,
+    gracePeriodMs: config.gracePeriodMs,
     bodyLimit: 1024 * 1024,
-    connectionLimits: config.connectionLimits,
+    connectionLimits: connectionLimitsOf(config),
     eventStoreSize: 1000,
     logLevel: config.logLevel,
     roots: httpRoots(config, apiKeys.length),
-    stateKeepMs: stateKeepMs(config),
-    maxStatesPerKey: config.maxBrowserStatesPerKey,
+    keepBrowserStateMs: keepBrowserStateMs(config),
+    maxBrowserStatesPerKey: config.maxBrowserStatesPerKey,
     progressIntervalMs: config.progressIntervalMs,
     sessionRecords: config.saveSession
       ? new SessionRecords({ outputDir: config.outputDir, outputMaxBytes: config.outputMaxBytes }, (m) => process.stderr.write(`browsermcp-gateway: ${m}\n`))
@@ -208,8 +208,13 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   const backend = await createBackend(config);
   const sessionId = newSessionId();
   const transport = new LineStdioTransport();
-  const tools = describeTools(toolsFor(config.caps), stateKeepMs(config));
-  const states = new BrowserStates({ backend, keyOwner: 'stdio', keepMs: stateKeepMs(config), maxPerKey: config.maxBrowserStatesPerKey });
+  const tools = describeTools(toolsFor(config.caps), keepBrowserStateMs(config));
+  const states = new BrowserStates({
+    backend,
+    keyOwner: 'stdio',
+    keepBrowserStateMs: keepBrowserStateMs(config),
+    maxBrowserStatesPerKey: config.maxBrowserStatesPerKey,
+  });
   const records = config.saveSession ? new SessionRecords({ outputDir: config.outputDir, outputMaxBytes: config.outputMaxBytes }, write) : undefined;
   let opened = false;
   // The SDK picks the era from the client's first message: a 2025 initialize pins one session for the connection;

@@ -36,8 +36,8 @@ const ENDED_KEPT = 1_000;
 
 /** How many MCP sessions may be open: in all, and per API key (--max-sessions, --max-sessions-per-key). */
 export interface SessionLimits {
-  total: number;
-  perKey: number;
+  maxSessions: number;
+  maxSessionsPerKey: number;
 }
 
 /** Every live MCP session of the gateway; closing one closes its tabs through the backend. */
@@ -52,11 +52,11 @@ export class SessionRegistry {
   constructor(
     private readonly backend: Backend,
     private readonly log: SessionLog,
-    private readonly idleMs: number,
-    private readonly limits: SessionLimits = { total: Infinity, perKey: Infinity },
+    private readonly sessionIdleMs: number,
+    private readonly limits: SessionLimits = { maxSessions: Infinity, maxSessionsPerKey: Infinity },
   ) {
-    if (idleMs > 0) {
-      this.sweeper = setInterval(() => void this.expireIdle(), Math.min(idleMs, UNUSED_IDLE_MS, 60_000));
+    if (sessionIdleMs > 0) {
+      this.sweeper = setInterval(() => void this.expireIdle(), Math.min(sessionIdleMs, UNUSED_IDLE_MS, 60_000));
       this.sweeper.unref();
     }
   }
@@ -80,24 +80,27 @@ export class SessionRegistry {
   reserve(keyHash: string | undefined): { release(): void } | { refused: string; status: 429 | 503 } {
     const key = keyHash ?? '';
     const opening = [...this.opening.values()].reduce((a, b) => a + b, 0);
-    if (this.sessions.size + opening >= this.limits.total) {
-      return { status: 503, refused: `The gateway has ${this.limits.total} open MCP sessions, its limit (--max-sessions). Try again when some have closed.` };
+    if (this.sessions.size + opening >= this.limits.maxSessions) {
+      return {
+        status: 503,
+        refused: `The gateway has ${this.limits.maxSessions} open MCP sessions, its limit (--max-sessions). Try again when some have closed.`,
+      };
     }
     const mine = [...this.sessions.values()].filter((s) => (s.keyHash ?? '') === key);
-    if (mine.length + (this.opening.get(key) ?? 0) >= this.limits.perKey) {
+    if (mine.length + (this.opening.get(key) ?? 0) >= this.limits.maxSessionsPerKey) {
       // Many clients never end their sessions: the key's least recently used idle one makes room, rather than the
       // key being locked out until they expire. Only when all are busy is the new one refused.
       const [oldest] = mine.filter((s) => s.openStreams === 0).sort((a, b) => a.lastSeen - b.lastSeen);
       if (!oldest) {
         return {
           status: 429,
-          refused: `This API key has ${this.limits.perKey} open MCP sessions, all busy, the gateway's limit (--max-sessions-per-key). End sessions you no longer use (DELETE /mcp), or try again when a call has ended.`,
+          refused: `This API key has ${this.limits.maxSessionsPerKey} open MCP sessions, all busy, the gateway's limit (--max-sessions-per-key). End sessions you no longer use (DELETE /mcp), or try again when a call has ended.`,
         };
       }
       const idle = Math.round((Date.now() - oldest.lastSeen) / 1000);
       void this.close(
         oldest.id,
-        `closed to make room for a new session of the same API key (--max-sessions-per-key ${this.limits.perKey}); it was the least recently used, idle for ${idle} s`,
+        `closed to make room for a new session of the same API key (--max-sessions-per-key ${this.limits.maxSessionsPerKey}); it was the least recently used, idle for ${idle} s`,
       );
     }
     this.opening.set(key, (this.opening.get(key) ?? 0) + 1);
@@ -146,7 +149,7 @@ export class SessionRegistry {
   private async expireIdle(): Promise<void> {
     const now = Date.now();
     // A session whose client never called a tool (it listed them and went away) goes sooner.
-    const limit = (s: GatewaySession) => (s.called ? this.idleMs : Math.min(this.idleMs, UNUSED_IDLE_MS));
+    const limit = (s: GatewaySession) => (s.called ? this.sessionIdleMs : Math.min(this.sessionIdleMs, UNUSED_IDLE_MS));
     const idle = [...this.sessions.values()].filter((s) => s.openStreams === 0 && now - s.lastSeen > limit(s));
     await Promise.all(idle.map((s) => this.close(s.id, `idle for more than ${Math.round(limit(s) / 1000)} s${s.called ? '' : ' without a tool call'}`)));
   }

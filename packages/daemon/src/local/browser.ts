@@ -14,7 +14,7 @@ export interface LocalBrowserOptions {
   /** A persistent profile: sessions share its cookies but still own their tabs. */
   userDataDir?: string | undefined;
   /** Extra command-line flags for the launched browser (never a remote-debugging port: see REFUSED_ARGS). */
-  args?: string[] | undefined;
+  browserArgs?: string[] | undefined;
   /** Chromium's sandbox: true on, false off; undefined: on, except when running as root (Chromium refuses that). */
   sandbox?: boolean | undefined;
   /** Connect to this running browser (http://host:port or ws://…) instead of launching one. */
@@ -24,7 +24,7 @@ export interface LocalBrowserOptions {
   /** How long connecting to the CDP endpoint may take, ms (--cdp-timeout); 0 waits as long as it takes. Default 30 s. */
   cdpTimeoutMs?: number | undefined;
   /** Accept pages whose HTTPS certificate is not valid (--ignore-https-errors). */
-  acceptInsecureCerts?: boolean | undefined;
+  ignoreHttpsErrors?: boolean | undefined;
   /** Send the browser's traffic through this proxy (--proxy-server), except to the hosts in `bypass`. */
   proxy?: { server: string; bypass?: string | undefined } | undefined;
   /**
@@ -47,6 +47,8 @@ async function webSocketUrlOf(endpoint: string, headers: Record<string, string>,
 
 /** How long a launch may take before it fails (puppeteer's own default, said here: calls wait for it). */
 const LAUNCH_TIMEOUT_MS = 30_000;
+/** --cdp-timeout's default: how long connecting to a running browser may take. */
+export const DEFAULT_CDP_TIMEOUT_MS = 30_000;
 
 /** The environment a launched browser gets: the server's, without its BROWSERMCP_* and PLAYWRIGHT_MCP_* settings. */
 export function browserEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -67,7 +69,7 @@ export class LocalBrowser {
   private readonly goneListeners = new Set<(reason: string) => void>();
 
   constructor(options: LocalBrowserOptions = {}) {
-    const refused = refusedBrowserArg(options.args ?? []);
+    const refused = refusedBrowserArg(options.browserArgs ?? []);
     if (refused) throw new BrowserLaunchError(refused);
     this.options = options;
   }
@@ -79,7 +81,7 @@ export class LocalBrowser {
   /** The longest starting the browser may take, ms (a launch, or connecting over CDP; 0 there waits for ever). */
   get startBoundMs(): number {
     if (!this.options.cdpEndpoint) return LAUNCH_TIMEOUT_MS;
-    const ms = this.options.cdpTimeoutMs ?? 30_000;
+    const ms = this.options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     return ms === 0 ? Number.MAX_SAFE_INTEGER : ms;
   }
 
@@ -131,7 +133,7 @@ export class LocalBrowser {
   private async connect(endpoint: string): Promise<Browser> {
     const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
     const headers = this.options.cdpHeaders ?? {};
-    const timeoutMs = this.options.cdpTimeoutMs ?? 30_000;
+    const timeoutMs = this.options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const connecting = (async () => {
@@ -141,7 +143,7 @@ export class LocalBrowser {
         browserWSEndpoint,
         headers,
         defaultViewport: viewport,
-        ...(this.options.acceptInsecureCerts ? { acceptInsecureCerts: true } : {}),
+        ...(this.options.ignoreHttpsErrors ? { acceptInsecureCerts: true } : {}),
       });
     })();
     try {
@@ -177,7 +179,7 @@ export class LocalBrowser {
       // emulated GL (about an eighth less CPU per tool call with 20 sessions; WebGL and screenshots still work).
       ...(headless ? ['--disable-gpu'] : []),
       ...(proxy ? [`--proxy-server=${proxy.server}`, ...(proxy.bypass ? [`--proxy-bypass-list=${proxy.bypass.replaceAll(',', ';')}`] : [])] : []),
-      ...withWebMcp(this.options.args ?? [], this.options.webmcp !== false),
+      ...withWebMcp(this.options.browserArgs ?? [], this.options.webmcp !== false),
     ];
     // Chromium refuses to start as root with its sandbox on.
     const sandbox = this.options.sandbox ?? process.getuid?.() !== 0;
@@ -198,7 +200,7 @@ export class LocalBrowser {
         // The browser needs none of the server's own variables (keys among them): a file:// page could show them.
         env: browserEnvironment(process.env),
         defaultViewport: viewport,
-        ...(this.options.acceptInsecureCerts ? { acceptInsecureCerts: true } : {}),
+        ...(this.options.ignoreHttpsErrors ? { acceptInsecureCerts: true } : {}),
         ...(userDataDir ? { userDataDir } : {}),
         handleSIGINT: false,
         handleSIGTERM: false,

@@ -99,7 +99,7 @@ export class LocalExecutor implements Executor {
     });
     this.files = new NodeFileAccess({
       outputDir: options.outputDir,
-      roots: options.fileRoots ?? [],
+      fileRoots: options.fileRoots ?? [],
       outputMaxBytes: options.outputMaxBytes,
       filePaths: options.filePaths,
       allowUnrestrictedFileAccess: options.allowUnrestrictedFileAccess,

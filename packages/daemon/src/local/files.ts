@@ -76,7 +76,7 @@ export interface NodeFileAccessOptions {
   /** --file-paths: relative (to the session's first root, when inside it; the default) or absolute. */
   filePaths?: FilePathMode | undefined;
   /** --file-roots: more directories input files may be read from. */
-  roots?: string[] | undefined;
+  fileRoots?: string[] | undefined;
   /** --allow-unrestricted-file-access: any readable file may be an input (but for the protected ones). */
   allowUnrestrictedFileAccess?: boolean | undefined;
   /** The server's own files and directories (keys, secrets, config, profile): never an input, whatever the roots. */
@@ -126,7 +126,7 @@ export class NodeFileAccess implements FileAccess {
     private readonly folders: FoldersOf = () => undefined,
   ) {
     this.outputDir = resolve(options.outputDir);
-    this.configured = (options.roots ?? []).map((r) => resolve(r));
+    this.configured = (options.fileRoots ?? []).map((r) => resolve(r));
     this.protected = new ProtectedFiles(options.protectedPaths ?? []);
   }
 

@@ -27,7 +27,7 @@ export async function buildDaemonApp(
     // would otherwise hold close() until the browser drops it.
     forceCloseConnections: true,
   });
-  limitConnectionsPerAddress(app.server, limits.maxPerAddress, '--max-connections-per-address');
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, '--max-connections-per-address');
   await app.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
   await app.register(daemonCore, options);
   await app.register(httpApi);

@@ -4,12 +4,12 @@ import type { Socket } from 'node:net';
 /** How many connections one client address may hold, and how long a request may take to arrive. */
 export interface ConnectionLimits {
   /** Open connections per client address (WebSockets and streams included); more are answered 503 and closed. */
-  maxPerAddress: number;
+  maxConnectionsPerAddress: number;
   /** A request's headers and body must arrive within this (its headers within 10 s of it): slow clients are cut. */
   requestTimeoutMs: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxPerAddress: 256, requestTimeoutMs: 30_000 };
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnectionsPerAddress: 256, requestTimeoutMs: 30_000 };
 
 const HEADERS_TIMEOUT_MS = 10_000;
 /** Node checks request and header timeouts on this interval (30 s by default, which would let a slow client stay). */

@@ -30,7 +30,7 @@ export async function startLocal(options: Partial<LocalExecutorOptions> = {}): P
   const outputDir = options.outputDir ?? tempDir('out');
   const executor = new LocalExecutor(router, {
     executablePath: testChromePath(),
-    args: ['--disable-dev-shm-usage'],
+    browserArgs: ['--disable-dev-shm-usage'],
     ...options,
     outputDir,
   });

@@ -20,7 +20,7 @@ beforeAll(async () => {
   await writeFile(join(root, 'secret.txt'), 'secret');
   // A link inside an allowed root that points outside it.
   await symlink(join(root, 'secret.txt'), join(extraRoot, 'sneaky.txt'));
-  files = new NodeFileAccess({ outputDir, roots: [extraRoot] });
+  files = new NodeFileAccess({ outputDir, fileRoots: [extraRoot] });
 });
 
 describe('file access for tools (no path traversal)', () => {
@@ -70,7 +70,7 @@ describe("a session's client roots", () => {
     const project = join(root, 'project');
     await mkdir(project, { recursive: true });
     await writeFile(join(project, 'cv.pdf'), 'cv');
-    const policy = new NodeFileAccess({ outputDir, roots: [extraRoot] });
+    const policy = new NodeFileAccess({ outputDir, fileRoots: [extraRoot] });
     // The roots its client's call was handed with.
     const session = policy.forSession('with-root', { roots: [project] });
     expect(await session.resolveUpload('cv.pdf')).toEqual({ path: join(project, 'cv.pdf') });

@@ -27,7 +27,7 @@ it("refuses the daemon's own files, links to them and the kernel's files, with u
   for (const unrestricted of [false, true]) {
     const files = new NodeFileAccess({
       outputDir: join(home, 'out'),
-      roots: ['/'],
+      fileRoots: ['/'],
       allowUnrestrictedFileAccess: unrestricted,
       protectedPaths: Object.values(own),
     });
@@ -52,7 +52,7 @@ it("refuses the daemon's own files, links to them and the kernel's files, with u
 it('takes the list at each check, so a browser profile made after start is protected as soon as it exists', async () => {
   const { home, shared } = await machine();
   const later: string[] = [];
-  const files = new NodeFileAccess({ outputDir: join(home, 'out'), roots: [shared], protectedPaths: () => later });
+  const files = new NodeFileAccess({ outputDir: join(home, 'out'), fileRoots: [shared], protectedPaths: () => later });
   expect(await files.readable(join(shared, 'report.txt'))).toBe(join(shared, 'report.txt'));
   later.push(shared);
   await expect(files.readable(join(shared, 'report.txt'))).rejects.toThrow("is one of this server's own files");

@@ -10,7 +10,7 @@ let port: number;
 
 beforeAll(async () => {
   router = new SessionRouter();
-  app = await buildDaemonApp({ router, connectionLimits: { maxPerAddress: 3, requestTimeoutMs: 1000 } });
+  app = await buildDaemonApp({ router, connectionLimits: { maxConnectionsPerAddress: 3, requestTimeoutMs: 1000 } });
   port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);
 });
 afterAll(async () => {

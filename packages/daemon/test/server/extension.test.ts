@@ -209,7 +209,7 @@ describe('files for a browser away from the disk', () => {
     const outputDir = await mkdtemp(join(tmpdir(), 'bmcp-ext-out-'));
     const root = await mkdtemp(join(tmpdir(), 'bmcp-ext-root-'));
     await writeFile(join(root, 'cv.pdf'), '%PDF-1.4 cv');
-    await start({ extensionFiles: { outputDir, roots: [root] } });
+    await start({ extensionFiles: { outputDir, fileRoots: [root] } });
     const peer = await browserPeer('b1');
     await router.openSession('s1', { executorId: 'b1' });
     // The session learns where its saved files go: its tools then have file access.

@@ -25,7 +25,7 @@ export interface ExtensionBackendOptions {
    * --output-dir, --file-roots and --allow-unrestricted-file-access: the extension's uploads are read under them
    * (and under each session's client roots), its saved files written to the output directory.
    */
-  files?: Pick<NodeFileAccessOptions, 'outputDir' | 'roots' | 'allowUnrestrictedFileAccess' | 'protectedPaths' | 'outputMaxBytes' | 'filePaths'>;
+  files?: Pick<NodeFileAccessOptions, 'outputDir' | 'fileRoots' | 'allowUnrestrictedFileAccess' | 'protectedPaths' | 'outputMaxBytes' | 'filePaths'>;
   /** --keep-browser-state: how long an owner's tabs outlive its last session, in ms. */
   keepBrowserStateMs?: number | undefined;
   /** The labels of --api-key-file's `label=key` lines, by the key's hash: shown to the person beside its fingerprint. */

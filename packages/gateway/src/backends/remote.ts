@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { ErrorCodes, parseToolResult, ProxyMethods, type ProxyParams, type SessionSettings } from '@browsermcp/protocol';
 import type { ToolResult } from '@browsermcp/tools';
+import { DEFAULT_COMMAND_TIMEOUT_MS } from '@browsermcp/daemon';
 import { RemoteDaemonError } from '../errors.js';
 import { IdlePool } from '../idle-pool.js';
 import { ProxyConnection } from './proxy-connection.js';
@@ -12,13 +13,13 @@ export interface RemoteBackendOptions {
    * each session moves to the next when its daemon cannot be reached or its connection drops, and takes up its
    * daemon session there.
    */
-  daemonUrl: string | readonly string[];
+  daemonUrls: string | readonly string[];
   /** A token from `browsermcp-daemon token --user U --secret-file F`; absent (or empty) for a daemon without auth. */
   daemonToken?: string | undefined;
   /** Which browser to drive (an extension id from list_extensions, or "local"); the first connected by default. */
-  browser?: string | undefined;
-  /** How long a request to the daemon may take. */
-  timeoutMs?: number;
+  daemonBrowser?: string | undefined;
+  /** How long a request to the daemon may take (--command-timeout; DEFAULT_COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs?: number;
   /** --keep-browser-state: sessions of one owner drive one kept browser state on the daemon, for this long (ms). */
   keepBrowserStateMs?: number | undefined;
   /** The tool-behaviour flags (and --caps): each session opens with them, applied by the daemon within its own. */
@@ -103,8 +104,8 @@ export class RemoteBackend implements Backend {
   });
 
   constructor(private readonly options: RemoteBackendOptions) {
-    this.urls = typeof options.daemonUrl === 'string' ? [options.daemonUrl] : [...options.daemonUrl];
-    if (this.urls.length === 0) throw new TypeError('RemoteBackend needs at least one daemonUrl');
+    this.urls = typeof options.daemonUrls === 'string' ? [options.daemonUrls] : [...options.daemonUrls];
+    if (this.urls.length === 0) throw new TypeError('RemoteBackend needs at least one of daemonUrls');
   }
 
   /** A connection to the first daemon that answers, from the one that answered last. */
@@ -132,7 +133,7 @@ export class RemoteBackend implements Backend {
   }
 
   private async connect(url: string, session: RemoteSession): Promise<ProxyConnection> {
-    const timeoutMs = this.options.timeoutMs ?? 90_000;
+    const timeoutMs = this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     const conn = await ProxyConnection.open(url, timeoutMs);
     try {
       await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken ?? '' });
@@ -141,7 +142,7 @@ export class RemoteBackend implements Backend {
       const resumed = !keep && session.daemonSession && (await this.resume(conn, session.daemonSession));
       if (!resumed) {
         const { extensions } = await conn.proxy(ProxyMethods.listExtensions);
-        const choice = this.options.browser ?? extensions.find((e) => e.connected)?.id;
+        const choice = this.options.daemonBrowser ?? extensions.find((e) => e.connected)?.id;
         if (!choice) {
           throw new RemoteDaemonError(
             'The remote daemon has no browser connected: start one there (or connect its extension), then call the tool again.',
@@ -257,7 +258,7 @@ export class RemoteBackend implements Backend {
       const index = (this.current + i) % this.urls.length;
       let conn: ProxyConnection | undefined;
       try {
-        conn = await ProxyConnection.open(this.urls[index]!, this.options.timeoutMs ?? 90_000);
+        conn = await ProxyConnection.open(this.urls[index]!, this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
         await conn.proxy(ProxyMethods.mcpHandshake, { accessToken: this.options.daemonToken ?? '' });
         return await run(conn);
       } catch (error) {

@@ -11,7 +11,8 @@ export class SessionStates {
 
   constructor(
     private readonly router: () => SessionRouter,
-    private readonly keepMs: number | undefined,
+    /** --keep-browser-state, ms: how long each owner's state is kept unless a call says otherwise. */
+    private readonly keepBrowserStateMs: number | undefined,
   ) {}
 
   /** The daemon session an MCP session drives. */
@@ -27,7 +28,7 @@ export class SessionStates {
     sessionId: string,
     owner: string | undefined,
     open: (daemonSessionId: string) => Promise<void>,
-    keepMs = this.keepMs,
+    keepMs = this.keepBrowserStateMs,
     kept: KeptStateOptions = {},
   ): Promise<void> {
     if (keepMs === undefined || owner === undefined) return open(sessionId);

@@ -59,7 +59,7 @@ export interface GatewayConfig extends SharedSettings, ToolSettingValues, OwnSet
   /** How each page and context of a launched (or CDP) browser is set up. */
   pageSetup: PageSetupOptions;
   /** --ignore-https-errors. */
-  acceptInsecureCerts: boolean;
+  ignoreHttpsErrors: boolean;
   proxy: { server: string; bypass?: string | undefined } | undefined;
 }
 
@@ -169,7 +169,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     keepBrowserStateMs,
     secrets: secretsFrom(str('secrets')),
     pageSetup,
-    acceptInsecureCerts: bool('ignoreHttpsErrors'),
+    ignoreHttpsErrors: bool('ignoreHttpsErrors'),
     proxy: proxyServer ? { server: proxyServer, bypass: str('proxyBypass') } : undefined,
   };
 }

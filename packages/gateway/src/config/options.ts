@@ -87,7 +87,7 @@ function options(): Option[] {
     opt('--no-auth', 'serve HTTP without a key, only allowed on a loopback host (default: a key is required)'),
     s.corsOrigins,
     s.maxConnectionsPerAddress,
-    s.requestTimeout,
+    s.requestTimeoutMs,
     appliesIn(
       s.pairingFile,
       ['extension'],

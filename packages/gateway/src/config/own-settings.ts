@@ -7,7 +7,7 @@
  * The settings both CLIs share live in the daemon's command-line.ts, the tool settings in the protocol's table.
  */
 import type { Option } from 'commander';
-import { entryAttribute, entryOption, readTable, type SettingEntry, type SettingValues, type TableValues } from '@browsermcp/daemon';
+import { DEFAULT_CDP_TIMEOUT_MS, entryAttribute, entryOption, readTable, type SettingEntry, type SettingValues, type TableValues } from '@browsermcp/daemon';
 import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
 import { PROGRESS_INTERVAL_MS } from '../mcp-server.js';
 import { appliesIn, cdpOnly, LOCAL_FILES, type Mode, type ModeRule } from './modes.js';
@@ -26,7 +26,7 @@ export const OWN_SETTINGS = {
     arg: 'ms',
     min: 0,
     max: 3_600_000,
-    default: 30_000,
+    default: DEFAULT_CDP_TIMEOUT_MS,
     help: 'with --cdp-endpoint: how long connecting may take; 0 waits as long as it takes',
     modes: ['cdp'],
     refusal: cdpOnly('--cdp-timeout'),

@@ -32,7 +32,7 @@ export interface HttpGatewayOptions extends SecurityOptions {
   sessionLimits?: SessionLimits | undefined;
   /** Legacy SSE: ping interval and how long a session outlives its closed stream. */
   ssePingMs: number;
-  sseGraceMs: number;
+  gracePeriodMs: number;
   bodyLimit: number;
   /** What one client address may hold and how long a request may take to arrive. */
   connectionLimits?: ConnectionLimits | undefined;
@@ -41,9 +41,9 @@ export interface HttpGatewayOptions extends SecurityOptions {
   /** Which of a client's MCP roots count for its input files, and whether the working directory does (roots.ts). */
   roots: RootsPolicy;
   /** How long a key's browser state outlives its last 2026-07-28 request (ms). */
-  stateKeepMs: number;
+  keepBrowserStateMs: number;
   /** --max-browser-states-per-key. */
-  maxStatesPerKey: number;
+  maxBrowserStatesPerKey: number;
   /** --progress-interval, ms (default 10 s). */
   progressIntervalMs?: number | undefined;
   /** --save-session: where each session's calls are recorded (none: not recorded). */
@@ -76,7 +76,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     // One line per session and per tool call is logged by us; per-request lines would drown them.
     logController: new LogController({ disableRequestLogging: true }),
   });
-  limitConnectionsPerAddress(app.server, limits.maxPerAddress, '--max-connections-per-address');
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, '--max-connections-per-address');
   const log: SessionLog = {
     // Which key opened it, as the person's popup names it (fingerprint and label), never the key.
     opened: (s) => {
@@ -102,7 +102,8 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     log: toolLog,
     ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}),
   };
-  const statesOf = (keyOwner: string) => new BrowserStates({ backend: opts.backend, keyOwner, keepMs: opts.stateKeepMs, maxPerKey: opts.maxStatesPerKey });
+  const statesOf = (keyOwner: string) =>
+    new BrowserStates({ backend: opts.backend, keyOwner, keepBrowserStateMs: opts.keepBrowserStateMs, maxBrowserStatesPerKey: opts.maxBrowserStatesPerKey });
   const waitingFor = (sessionId: string) => opts.backend.waitingFor?.(sessionId);
   const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>
     createMcpServer({
@@ -170,7 +171,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     authFailuresPerMinute: opts.authFailuresPerMinute,
   });
   await app.register(streamableHttp, { registry, createServer, modern, eventStoreSize: opts.eventStoreSize });
-  await app.register(legacySse, { registry, createServer, pingMs: opts.ssePingMs, gracePeriodMs: opts.sseGraceMs });
+  await app.register(legacySse, { registry, createServer, pingMs: opts.ssePingMs, gracePeriodMs: opts.gracePeriodMs });
 
   app.get('/health', async () => ({
     status: 'ok',
