@@ -10,7 +10,7 @@ export { buildTokenProgram } from './cli-token.js';
 import { parseNatsConfig } from './cli-nats-config.js';
 import { parseToken } from './cli-token.js';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, EXTENSION_ID, isLoopbackHost } from './server/constants.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
 import { DEFAULT_MAX_SESSIONS_PER_USER } from './router/index.js';
 import { INSTANCE_ID_PATTERN } from './cluster/names.js';
@@ -22,7 +22,6 @@ import {
   ConfigError,
   connectionLimitsOf,
   readSharedSettings,
-  repeatableOption,
   serverFile,
   serverFilePaths,
   intOption,
@@ -86,7 +85,7 @@ export function buildDaemonProgram(): Command {
     s.maxConnectionsPerAddress,
     s.requestTimeoutMs,
     s.pairingFile,
-    repeatableOption('--extension-id <id>', `a Chrome extension id that may connect to /extension; repeat for more (default: ${EXTENSION_ID})`),
+    s.extensionIds,
     settingOption(
       '--nats <urls>',
       'join a cluster of daemons on NATS with JetStream, e.g. nats://127.0.0.1:4222 (comma-separated for several servers) (default: none: state stays in this process)',
@@ -246,7 +245,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     throw new ConfigError(`--host ${host} exposes the daemon beyond this machine; set --auth-secret-file (or --auth-public-key-file) too`);
   }
 
-  const extensionIds = values.many('extensionId');
+  const { extensionIds } = shared;
   const cluster = readCluster(values);
 
   // --no-local sets local=false in commander (its default is true): the flags that shape the local browser then shape

@@ -5,17 +5,17 @@
  * shared values with `readSharedSettings`. It lives here because the gateway depends on the daemon, not the reverse.
  */
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Option } from 'commander';
 import { optionalCapabilities, type Capability } from '@browsermcp/tools';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_PERIOD_MS, DEFAULT_MAX_BROWSER_STATES } from './router/index.js';
 import { DEFAULT_MAX_KEY_MEMORY_MB } from './local/key-memory.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
-import { DEFAULT_HOST } from './server/constants.js';
+import { DEFAULT_HOST, EXTENSION_ID } from './server/constants.js';
 import { defaultPairingFile } from './server/pairing-secret.js';
 import { refusedBrowserArg } from './local/browser.js';
 import { BROWSER_CHANNELS, findChannel } from './local/chrome.js';
-import { FILE_PATH_MODES, type FilePathMode } from './local/files.js';
+import { FILE_PATH_MODES } from './local/files.js';
 import { ConfigError, intOption, repeatableOption, serverFile, settingOption, type SettingValues } from './setting-values.js';
 import { readTable, tableOptions, type SettingEntry, type TableValues } from './setting-table.js';
 
@@ -113,6 +113,37 @@ export const SHARED_SETTINGS = {
     default: DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress,
     help: 'most connections one client address may hold open (streams and WebSockets included); more are answered 503',
   },
+  outputDir: {
+    kind: 'path',
+    flag: 'output-dir',
+    arg: 'dir',
+    default: DEFAULT_OUTPUT_DIR,
+    help: 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)',
+  },
+  filePaths: {
+    kind: 'words',
+    flag: 'file-paths',
+    arg: 'mode',
+    values: FILE_PATH_MODES,
+    default: 'relative',
+    help: "how answers show where a file was saved: relative (to the client's workspace root, its first MCP root or the working directory, when the file is inside it) or absolute",
+  },
+  pairingFile: {
+    kind: 'path',
+    flag: 'pairing-file',
+    arg: 'file',
+    // Worked out when the options are made: the environment may name another config folder by then.
+    default: () => defaultPairingFile(),
+    serverFile: true,
+    help: 'the secret the extension is paired with (made on first start, 0600; its pairing code is printed at start)',
+  },
+  extensionIds: {
+    kind: 'list',
+    flag: 'extension-id',
+    arg: 'ids',
+    help: `Chrome extension ids that may connect to /extension, comma-separated or repeated, e.g. the Chrome Web Store's (default: ${EXTENSION_ID}, the development build)`,
+  },
+  logLevel: { kind: 'words', flag: 'log-level', arg: 'level', values: LOG_LEVELS, default: 'info', help: `log level: ${LOG_LEVELS.join(', ')}` },
   requestTimeoutMs: {
     kind: 'int',
     flag: 'request-timeout',
@@ -143,11 +174,7 @@ export type SharedSettingKey =
   | 'caps'
   | 'allowedHosts'
   | 'corsOrigins'
-  | 'config'
-  | 'outputDir'
-  | 'filePaths'
-  | 'pairingFile'
-  | 'logLevel';
+  | 'config';
 
 /**
  * Where a program's option says something of its own: the daemon always listens (so --port has a default), the
@@ -162,12 +189,10 @@ export type SharedOptionOverrides = Partial<Record<SharedSettingKey, { descripti
 export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record<SharedSettingKey, Option>> {
   const describe = (key: SharedSettingKey, text: string) => overrides[key]?.description ?? text;
   const port = intOption('--port <port>', overrides.port.description, { min: 0, max: 65535, default: overrides.port.default });
-  const table = tableOptions(SHARED_SETTINGS, {
-    host: overrides.host?.description,
-    outputMaxBytes: overrides.outputMaxBytes?.description,
-    fileRoots: overrides.fileRoots?.description,
-    gracePeriodMs: overrides.gracePeriodMs?.description,
-  });
+  const table = tableOptions(
+    SHARED_SETTINGS,
+    Object.fromEntries(Object.keys(SHARED_SETTINGS).map((key) => [key, overrides[key as SharedTableKey]?.description])),
+  );
   return {
     ...table,
     port,
@@ -235,24 +260,6 @@ export function sharedOptions(overrides: SharedOptionOverrides): Readonly<Record
     config: serverFile(
       settingOption('--config <file>', describe('config', 'JSON file with any of these options (camelCase keys); flags and env override it (default: none)')),
     ),
-    outputDir: settingOption(
-      '--output-dir <dir>',
-      describe('outputDir', 'where screenshots, PDFs and GIFs are saved (uploads are allowed from here too)'),
-    ).default(DEFAULT_OUTPUT_DIR),
-    filePaths: settingOption(
-      '--file-paths <mode>',
-      describe(
-        'filePaths',
-        "how answers show where a file was saved: relative (to the client's workspace root, its first MCP root or the working directory, when the file is inside it) or absolute",
-      ),
-    ).default('relative'),
-    pairingFile: serverFile(
-      settingOption(
-        '--pairing-file <file>',
-        describe('pairingFile', 'the secret the extension is paired with (made on first start, 0600; its pairing code is printed at start)'),
-      ).default(defaultPairingFile()),
-    ),
-    logLevel: settingOption('--log-level <level>', describe('logLevel', `log level: ${LOG_LEVELS.join(', ')}`)).default('info'),
   };
 }
 
@@ -282,13 +289,6 @@ export interface SharedSettings extends TableValues<typeof SHARED_SETTINGS> {
   allowedHosts: string[];
   /** Web origins whose pages may call the HTTP API. */
   corsOrigins: string[];
-  /** Absolute. */
-  outputDir: string;
-  /** --file-paths: how answers show saved files. */
-  filePaths: FilePathMode;
-  /** The pairing secret's file (absolute): read, or made, only where an extension connects without a token. */
-  pairingFile: string;
-  logLevel: LogLevel;
 }
 
 /** --max-connections-per-address and --request-timeout, as the HTTP server takes them: what one slow or greedy client may hold. */
@@ -354,9 +354,6 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
   // --sandbox and --no-sandbox set one attribute (commander's pair): true, false, or undefined when neither is given.
   const sandbox = values.given('sandbox') ? values.bool('sandbox') : undefined;
 
-  const logLevel = values.str('logLevel') ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}".`);
-
   const hasDisplay = process.platform !== 'linux' || Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
   const headless = values.bool('headless') || !hasDisplay;
 
@@ -397,9 +394,5 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     caps: caps as Capability[],
     allowedHosts: values.list('allowedHosts').map((h) => h.toLowerCase()),
     corsOrigins: values.origins('corsOrigins'),
-    outputDir: resolve(values.str('outputDir') ?? DEFAULT_OUTPUT_DIR),
-    filePaths: values.oneOf('filePaths', FILE_PATH_MODES) ?? 'relative',
-    pairingFile: resolve(values.str('pairingFile') ?? defaultPairingFile()),
-    logLevel: logLevel as LogLevel,
   };
 }

@@ -5,8 +5,9 @@
  * there once. The options, the checked reads and the value types (`TableValues`) all come from the table. The shared
  * settings (command-line.ts) and the gateway's own use it; the tool settings have the protocol's table.
  */
+import { resolve } from 'node:path';
 import type { Option } from 'commander';
-import { intOption, settingOption, type SettingValues } from './setting-values.js';
+import { intOption, serverFile, settingOption, type SettingValues } from './setting-values.js';
 
 interface Declared {
   /** The long flag without its dashes. */
@@ -37,13 +38,32 @@ export interface TextEntry extends Declared {
   readonly default?: string;
 }
 
-/** Comma-separated values. */
+/** Comma-separated values; given more than once, every use counts. */
 export interface ListEntry extends Declared {
   readonly kind: 'list';
   readonly arg: string;
 }
 
-export type SettingEntry = IntEntry | SwitchEntry | TextEntry | ListEntry;
+/** One of a few words. */
+export interface WordsEntry extends Declared {
+  readonly kind: 'words';
+  readonly arg: string;
+  readonly values: readonly [string, ...string[]];
+  readonly default: string;
+}
+
+/**
+ * A file or folder, read as an absolute path. `default` may be worked out when the options are made (from the
+ * environment); `serverFile`: it names one of the server's own files, which no tool ever reads (serverFile()).
+ */
+export interface PathEntry extends Declared {
+  readonly kind: 'path';
+  readonly arg: string;
+  readonly default?: string | (() => string);
+  readonly serverFile?: boolean;
+}
+
+export type SettingEntry = IntEntry | SwitchEntry | TextEntry | ListEntry | WordsEntry | PathEntry;
 
 /** A setting's value: a number or text with a default is always there. */
 export type EntryValue<E> = E extends { kind: 'int'; default: number }
@@ -54,9 +74,11 @@ export type EntryValue<E> = E extends { kind: 'int'; default: number }
       ? boolean
       : E extends { kind: 'list' }
         ? string[]
-        : E extends { default: string }
-          ? string
-          : string | undefined;
+        : E extends { kind: 'words'; values: readonly (infer V)[] }
+          ? V
+          : E extends { default: string | (() => string) }
+            ? string
+            : string | undefined;
 
 /** The values of a table's settings, by key. */
 export type TableValues<T extends Record<string, SettingEntry>> = { -readonly [K in keyof T]: EntryValue<T[K]> };
@@ -78,7 +100,17 @@ export function entryOption(entry: SettingEntry, help = entry.help): Option {
       return entry.default === undefined ? option : option.default(entry.default);
     }
     case 'list':
-      return settingOption(`--${entry.flag} <${entry.arg}>`, help);
+      // Repeated, every use counts (commander would keep only the last one, silently).
+      return settingOption(`--${entry.flag} <${entry.arg}>`, help).argParser((value: string, previous: string | undefined) =>
+        previous ? `${previous},${value}` : value,
+      );
+    case 'words':
+      return settingOption(`--${entry.flag} <${entry.arg}>`, help).default(entry.default);
+    case 'path': {
+      const option = settingOption(`--${entry.flag} <${entry.arg}>`, help);
+      if (entry.default !== undefined) option.default(typeof entry.default === 'function' ? entry.default() : entry.default);
+      return entry.serverFile ? serverFile(option) : option;
+    }
   }
 }
 
@@ -104,6 +136,12 @@ export function readEntry(v: SettingValues, entry: SettingEntry): number | boole
       return v.str(attribute) ?? entry.default;
     case 'list':
       return v.list(attribute);
+    case 'words':
+      return v.oneOf(attribute, entry.values) ?? entry.default;
+    case 'path': {
+      const path = v.str(attribute) ?? (typeof entry.default === 'function' ? entry.default() : entry.default);
+      return path === undefined ? undefined : resolve(path);
+    }
   }
 }
 

@@ -73,3 +73,9 @@ it('declares none of the shared table’s settings outside it: no flag spelled, 
   });
   expect(offenders.map((f) => relative(root, f))).toEqual([]);
 });
+
+it('keeps every use of a list setting given more than once, as one given comma-separated', () => {
+  expect(read(['--file-roots', '/srv/a', '--file-roots', '/srv/b,/srv/c']).fileRoots).toEqual(['/srv/a', '/srv/b', '/srv/c']);
+  const ids = ['abcdefghijklmnopabcdefghijklmnop', 'ponmlkjihgfedcbaponmlkjihgfedcba'];
+  expect(read(['--extension-id', ids[0]!, '--extension-id', ids[1]!]).extensionIds).toEqual(ids);
+});

@@ -1,6 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** A --config file holding `content` (JSON, or the text as given), in a fresh temporary folder. */
 export function configFile(content: unknown): string {
@@ -14,7 +14,9 @@ export type TableEntry =
   | { readonly kind: 'int'; readonly min: number; readonly max: number; readonly default?: number; readonly scale?: number }
   | { readonly kind: 'switch' }
   | { readonly kind: 'text'; readonly default?: string }
-  | { readonly kind: 'list' };
+  | { readonly kind: 'list' }
+  | { readonly kind: 'words'; readonly values: readonly string[]; readonly default: string }
+  | { readonly kind: 'path'; readonly default?: string | (() => string) };
 
 /** A value other than an entry's default, as typed (flag, variable, config file) and as the setting then holds it. */
 export function entrySample(entry: TableEntry): { text: string; value: unknown } {
@@ -29,6 +31,12 @@ export function entrySample(entry: TableEntry): { text: string; value: unknown }
       return { text: '127.0.0.2', value: '127.0.0.2' };
     case 'list':
       return { text: '/srv/a,/srv/b', value: ['/srv/a', '/srv/b'] };
+    case 'words': {
+      const word = entry.values.find((w) => w !== entry.default)!;
+      return { text: word, value: word };
+    }
+    case 'path':
+      return { text: '/srv/bmcp/setting', value: '/srv/bmcp/setting' };
   }
 }
 
@@ -43,5 +51,11 @@ export function entryDefault(entry: TableEntry): unknown {
       return entry.default;
     case 'list':
       return [];
+    case 'words':
+      return entry.default;
+    case 'path': {
+      const path = typeof entry.default === 'function' ? entry.default() : entry.default;
+      return path === undefined ? undefined : resolve(path);
+    }
   }
 }

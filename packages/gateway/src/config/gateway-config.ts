@@ -156,7 +156,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     commandTimeoutMs: tools.commandTimeoutMs,
     extension,
     daemonUrls,
-    extensionIds: extensionIdsFrom(list('extensionId')),
+    extensionIds: extensionIdsFrom(shared.extensionIds),
     cdpHeaders,
     ...tools.settings,
     protectedPaths: serverFilePaths(program),

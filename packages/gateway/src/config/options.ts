@@ -25,6 +25,9 @@ function options(): Option[] {
       description:
         "directories uploads and storage states may be read from, comma-separated; over HTTP a client's MCP roots count only inside them (stdio: the client's roots, else the working directory; HTTP on loopback with one key and no roots: the working directory) (default: none)",
     },
+    extensionIds: {
+      description: `with --extension: the extension ids that may connect, comma-separated, e.g. the Chrome Web Store's (default: ${EXTENSION_ID}, the development build)`,
+    },
     gracePeriodMs: { description: 'how long a session outlives a dropped legacy SSE stream (and, with --extension, a disconnected browser)' },
   });
   // --cdp-endpoint, --extension and --daemon-url choose the mode (MODES): each applies in its own mode only.
@@ -64,14 +67,7 @@ function options(): Option[] {
     own.trustClientRoots,
     own.extension,
     own.daemonPort,
-    appliesIn(
-      opt(
-        '--extension-id <ids>',
-        `with --extension: the extension ids that may connect, comma-separated, e.g. the Chrome Web Store's (default: ${EXTENSION_ID}, the development build)`,
-      ),
-      ['extension'],
-      '--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.',
-    ),
+    appliesIn(s.extensionIds, ['extension'], '--extension-id names the extension that drives your own browser: add --extension, or drop --extension-id.'),
     opt(
       '--daemon-url <urls>',
       'use a remote daemon (ws://host:port/mcp; wss:// off loopback) instead of the embedded one; comma-separated daemons of a cluster are tried in turn when one drops (default: the embedded one)',
