@@ -1,7 +1,7 @@
 // Fails when a package's source imports itself in a circle (type-only imports count: a cycle of types is still a
 // cycle of rooms), file by file or folder by folder (a folder's files importing another folder's that import it back:
 // daemon/src/server ↔ cluster once). Part of `npm test`. Run alone: `node scripts/import-cycles.mjs`.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +13,8 @@ const SOURCES = [
   'packages/gateway/src',
   'packages/client/src',
   'apps/extension/src',
+  'packages/testkit/src',
+  'packages/realapps/src',
   'bench/src',
 ];
 // `import … from './x.js'` and `export … from './x.js'`, over several lines too; bare package names are not ours.
@@ -22,7 +24,7 @@ function sourceFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
+    return /\.tsx?$/.test(path) && !/\.test\.tsx?$/.test(path) ? [path] : [];
   });
 }
 
@@ -32,8 +34,9 @@ function importGraph(dir) {
     sourceFiles(dir).map((file) => [
       file,
       [...readFileSync(file, 'utf8').matchAll(IMPORT)]
-        .map((m) => resolve(dirname(file), m[1]).replace(/\.js$/, '.ts'))
-        .map((to) => (to.endsWith('.ts') ? to : `${to}.ts`)),
+        .map((m) => resolve(dirname(file), m[1]).replace(/\.js$/, ''))
+        // './x.js' is x.ts or x.tsx (a React page), whichever is there.
+        .map((to) => (/\.tsx?$/.test(to) ? to : existsSync(`${to}.tsx`) ? `${to}.tsx` : `${to}.ts`)),
     ]),
   );
 }

@@ -87,6 +87,7 @@ export class SettingValues {
   }
 
   source(key: string): OptionValueSource | undefined {
+    this.#option(key);
     return this.#program.getOptionValueSource(key);
   }
 

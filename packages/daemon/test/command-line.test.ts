@@ -203,6 +203,8 @@ it('reads only settings the program declares: a key spelled anywhere else is a m
   expect(values.int('commandTimeout')).toBe(90);
   expect(() => values.str('comandTimeout')).toThrow('comandTimeout is not a setting of browsermcp-daemon: declare its option');
   expect(() => values.bool('noSuchSwitch')).toThrow('noSuchSwitch is not a setting');
+  expect(() => values.given('comandTimeout')).toThrow('comandTimeout is not a setting');
+  expect(() => values.source('comandTimeout')).toThrow('comandTimeout is not a setting');
   // A whole number is read with the bounds its option was declared with: one read without them is refused.
   expect(() => values.int('host')).toThrow('host is not declared as a whole number (intOption)');
 });

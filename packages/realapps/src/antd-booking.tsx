@@ -43,7 +43,13 @@ function App() {
       </div>
       <div style={{ marginTop: 16, width: 240 }}>
         <label htmlFor="guests">Guests</label>{' '}
-        <Select id="guests" style={{ width: 120 }} value={guests} onChange={setGuests} options={['1', '2', '3', '4'].map((n) => ({ value: n, label: `${n} guest${n === '1' ? '' : 's'}` }))} />
+        <Select
+          id="guests"
+          style={{ width: 120 }}
+          value={guests}
+          onChange={setGuests}
+          options={['1', '2', '3', '4'].map((n) => ({ value: n, label: `${n} guest${n === '1' ? '' : 's'}` }))}
+        />
         <p>Budget per night</p>
         <Slider ariaLabelForHandle="Budget per night" min={50} max={300} step={10} value={budget} onChange={setBudget} />
       </div>

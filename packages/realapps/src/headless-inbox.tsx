@@ -1,6 +1,20 @@
 // An inbox as a real app builds it with Headless UI (unstyled, ARIA from the library): a listbox to pick an
 // assignee, a menu of actions, a switch and a combobox that filters as the person types.
-import { Combobox, ComboboxInput, ComboboxOption, ComboboxOptions, Listbox, ListboxButton, ListboxOption, ListboxOptions, Menu, MenuButton, MenuItem, MenuItems, Switch } from '@headlessui/react';
+import {
+  Combobox,
+  ComboboxInput,
+  ComboboxOption,
+  ComboboxOptions,
+  Listbox,
+  ListboxButton,
+  ListboxOption,
+  ListboxOptions,
+  Menu,
+  MenuButton,
+  MenuItem,
+  MenuItems,
+  Switch,
+} from '@headlessui/react';
 import { useState } from 'react';
 import { createRoot } from 'react-dom/client';
 
@@ -21,7 +35,9 @@ function App() {
         <ListboxButton aria-label="Assignee">{assignee}</ListboxButton>
         <ListboxOptions anchor="bottom start" style={{ background: 'white', border: '1px solid #ccc' }}>
           {people.map((p) => (
-            <ListboxOption key={p} value={p} style={{ padding: 4 }}>{p}</ListboxOption>
+            <ListboxOption key={p} value={p} style={{ padding: 4 }}>
+              {p}
+            </ListboxOption>
           ))}
         </ListboxOptions>
       </Listbox>{' '}
@@ -30,19 +46,24 @@ function App() {
         <MenuItems anchor="bottom" style={{ background: 'white', border: '1px solid #ccc' }}>
           {['Archive', 'Mark as spam', 'Delete'].map((a) => (
             <MenuItem key={a}>
-              <button style={{ display: 'block' }} onClick={() => setAction(a)}>{a}</button>
+              <button style={{ display: 'block' }} onClick={() => setAction(a)}>
+                {a}
+              </button>
             </MenuItem>
           ))}
         </MenuItems>
       </Menu>
       <p>
-        <Switch checked={notify} onChange={setNotify} aria-label="Notify me" style={{ width: 40, height: 20, background: notify ? 'green' : 'gray' }} /> Notify me
+        <Switch checked={notify} onChange={setNotify} aria-label="Notify me" style={{ width: 40, height: 20, background: notify ? 'green' : 'gray' }} /> Notify
+        me
       </p>
       <Combobox value={city} onChange={setCity} onClose={() => setQuery('')}>
         <ComboboxInput aria-label="City" displayValue={(c: string | null) => c ?? ''} onChange={(e) => setQuery(e.target.value)} />
         <ComboboxOptions anchor="bottom" style={{ background: 'white', border: '1px solid #ccc' }}>
           {shown.map((c) => (
-            <ComboboxOption key={c} value={c} style={{ padding: 4 }}>{c}</ComboboxOption>
+            <ComboboxOption key={c} value={c} style={{ padding: 4 }}>
+              {c}
+            </ComboboxOption>
           ))}
         </ComboboxOptions>
       </Combobox>

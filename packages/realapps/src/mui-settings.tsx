@@ -1,6 +1,21 @@
 // A settings page as a real app builds it with Material UI: a slider whose thumb covers its clipped range input, a
 // select that opens a listbox in a popover, a switch, a menu behind a button and a confirmation dialog.
-import { Button, Dialog, DialogActions, DialogContent, DialogTitle, FormControl, FormControlLabel, InputLabel, Menu, MenuItem, Select, Slider, Switch, Typography } from '@mui/material';
+import {
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  FormControl,
+  FormControlLabel,
+  InputLabel,
+  Menu,
+  MenuItem,
+  Select,
+  Slider,
+  Switch,
+  Typography,
+} from '@mui/material';
 import { useState } from 'react';
 import { createRoot } from 'react-dom/client';
 
@@ -14,8 +29,12 @@ function App() {
   const [reset, setReset] = useState('no');
   return (
     <main style={{ padding: 24, maxWidth: 480 }}>
-      <Typography variant="h4" component="h1">Settings</Typography>
-      <Typography id="volume-label" gutterBottom>Volume</Typography>
+      <Typography variant="h4" component="h1">
+        Settings
+      </Typography>
+      <Typography id="volume-label" gutterBottom>
+        Volume
+      </Typography>
       <Slider aria-labelledby="volume-label" value={volume} onChange={(_, v) => setVolume(v as number)} />
       <FormControl fullWidth style={{ marginTop: 16 }}>
         <InputLabel id="age-label">Age</InputLabel>
@@ -27,19 +46,45 @@ function App() {
       </FormControl>
       <FormControlLabel control={<Switch checked={wifi} onChange={(e) => setWifi(e.target.checked)} />} label="Wi-Fi" />
       <div>
-        <Button variant="outlined" onClick={(e) => setMenu(e.currentTarget)}>Export</Button>
+        <Button variant="outlined" onClick={(e) => setMenu(e.currentTarget)}>
+          Export
+        </Button>
         <Menu anchorEl={menu} open={menu !== null} onClose={() => setMenu(null)}>
-          <MenuItem onClick={() => { setExported('PDF'); setMenu(null); }}>As PDF</MenuItem>
-          <MenuItem onClick={() => { setExported('CSV'); setMenu(null); }}>As CSV</MenuItem>
+          <MenuItem
+            onClick={() => {
+              setExported('PDF');
+              setMenu(null);
+            }}
+          >
+            As PDF
+          </MenuItem>
+          <MenuItem
+            onClick={() => {
+              setExported('CSV');
+              setMenu(null);
+            }}
+          >
+            As CSV
+          </MenuItem>
         </Menu>{' '}
-        <Button color="error" onClick={() => setConfirming(true)}>Reset everything</Button>
+        <Button color="error" onClick={() => setConfirming(true)}>
+          Reset everything
+        </Button>
       </div>
       <Dialog open={confirming} onClose={() => setConfirming(false)}>
         <DialogTitle>Reset all settings?</DialogTitle>
         <DialogContent>This cannot be undone.</DialogContent>
         <DialogActions>
           <Button onClick={() => setConfirming(false)}>Keep them</Button>
-          <Button color="error" onClick={() => { setReset('yes'); setConfirming(false); }}>Reset</Button>
+          <Button
+            color="error"
+            onClick={() => {
+              setReset('yes');
+              setConfirming(false);
+            }}
+          >
+            Reset
+          </Button>
         </DialogActions>
       </Dialog>
       <p id="state" data-volume={volume} data-age={age} data-wifi={String(wifi)} data-exported={exported} data-reset={reset}>

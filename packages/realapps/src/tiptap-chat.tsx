@@ -24,7 +24,12 @@ function History({ open }: { open: (n: number) => void }) {
     <div ref={scroller} style={{ height: 200, overflow: 'auto' }}>
       <div style={{ height: rows.getTotalSize(), position: 'relative' }}>
         {rows.getVirtualItems().map((row) => (
-          <div key={row.key} className="row" onClick={() => open(row.index + 1)} style={{ position: 'absolute', top: 0, width: '100%', transform: `translateY(${row.start}px)` }}>
+          <div
+            key={row.key}
+            className="row"
+            onClick={() => open(row.index + 1)}
+            style={{ position: 'absolute', top: 0, width: '100%', transform: `translateY(${row.start}px)` }}
+          >
             Conversation {row.index + 1}
           </div>
         ))}
@@ -59,10 +64,16 @@ function App() {
     <main style={{ padding: 24, maxWidth: 520, fontFamily: 'sans-serif' }}>
       <h1>Assistant</h1>
       <EditorContent editor={editor} />
-      <ul id="sent">{sent.map((m, i) => <li key={i}>{m}</li>)}</ul>
+      <ul id="sent">
+        {sent.map((m, i) => (
+          <li key={i}>{m}</li>
+        ))}
+      </ul>
       <h2>Past conversations</h2>
       <History open={setOpened} />
-      <p id="state" data-sent={sent.join('|')} data-opened={opened}>Opened {opened || 'none'}</p>
+      <p id="state" data-sent={sent.join('|')} data-opened={opened}>
+        Opened {opened || 'none'}
+      </p>
     </main>
   );
 }

@@ -22,3 +22,13 @@ export function navigationErrorCode(err: unknown): string | undefined {
 export function unknownKey(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith('Unknown key: ');
 }
+
+/** Whether a navigation was cut off by another one, or by a download (page.goto's `net::ERR_ABORTED`, "interrupted"). */
+export function navigationCutOff(err: unknown): boolean {
+  return err instanceof Error && /net::ERR_ABORTED|interrupted/i.test(err.message);
+}
+
+/** Whether a wait ran out of time (puppeteer's TimeoutError, known by its name as the others). */
+export function timedOut(err: unknown): boolean {
+  return err instanceof Error && err.name === 'TimeoutError';
+}

@@ -123,7 +123,7 @@ export class ToolSession {
   configure(config: Partial<SessionConfig>): void {
     this.config = { ...defaultSessionConfig, ...config };
     for (const tab of this.tabList) {
-      tab.logs.maxEntries = this.config.maxLogEntries;
+      tab.logs.maxLogEntries = this.config.maxLogEntries;
       void tab.guard.use(this.config.checkUrl);
     }
   }
@@ -299,7 +299,7 @@ export class ToolSession {
   }
 
   private watch(tab: Tab): void {
-    tab.logs.maxEntries = this.config.maxLogEntries;
+    tab.logs.maxLogEntries = this.config.maxLogEntries;
     tab.guard.onRefused = (refusal) => {
       this.refusedRequests = { count: this.refusedRequests.count + 1, last: refusal };
       if (refusal.navigation && this.host.refusedNavigation) this.track(this.host.refusedNavigation(tab.page, refusal.url));

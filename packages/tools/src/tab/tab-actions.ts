@@ -58,7 +58,7 @@ export class TabActions {
     private readonly modals: TabModals,
     private readonly logs: TabLogs,
     /** --timeout-settle: the longest an action waits for the page to go quiet after it; 0 does not wait. */
-    private readonly settleCapMs = TOOL_SETTING_DEFAULTS.settleTimeoutMs,
+    private readonly settleTimeoutMs = TOOL_SETTING_DEFAULTS.settleTimeoutMs,
   ) {}
 
   /**
@@ -184,10 +184,10 @@ export class TabActions {
 
   private async settle(urlBefore: string, navigation: () => HTTPRequest | undefined, started: HTTPRequest[]): Promise<void> {
     const page = this.page;
-    if (this.settleCapMs > 0) {
+    if (this.settleTimeoutMs > 0) {
       try {
         // Background tabs throttle timers to about one a second: the cap is kept from here too.
-        await withTimeout(inPage(page.mainFrame(), 'settleDom', urlBefore, SETTLE_QUIET_MS, this.settleCapMs), this.settleCapMs + 100);
+        await withTimeout(inPage(page.mainFrame(), 'settleDom', urlBefore, SETTLE_QUIET_MS, this.settleTimeoutMs), this.settleTimeoutMs + 100);
       } catch {
         // The document went away: a navigation is under way.
       }

@@ -29,7 +29,7 @@ export interface NetworkEntry {
 }
 
 /**
- * What a tab's page logged and fetched: console messages and requests, each in a ring of `maxEntries`, numbered by the
+ * What a tab's page logged and fetched: console messages and requests, each in a ring of `maxLogEntries`, numbered by the
  * main frame's document they belong to; and which messages an answer has not reported yet.
  */
 export class TabLogs {
@@ -38,7 +38,7 @@ export class TabLogs {
   /** Counts the main frame's documents: console and network views show the current one's by default. */
   currentDocument = 0;
   /** Entries each ring keeps: a page that logs or fetches without end holds this many, not more. */
-  maxEntries = TOOL_SETTING_DEFAULTS.maxLogEntries;
+  maxLogEntries = TOOL_SETTING_DEFAULTS.maxLogEntries;
   private consoleSeen = 0;
   /** The characters the console ring holds. */
   private consoleChars = 0;
@@ -73,7 +73,7 @@ export class TabLogs {
         request: req,
       };
       this.requests.set(req, entry);
-      push(this.network, entry, this.maxEntries);
+      push(this.network, entry, this.maxLogEntries);
     });
     page.on('requestfinished', (req) => {
       const entry = this.requests.get(req);
@@ -94,10 +94,10 @@ export class TabLogs {
 
   private pushConsole(entry: ConsoleEntry): void {
     entry.document = this.currentDocument;
-    // Bounded in characters too: each message, and the ring as a whole (oldest first, as past maxEntries).
+    // Bounded in characters too: each message, and the ring as a whole (oldest first, as past maxLogEntries).
     entry.text = cutText(entry.text, MAX_CONSOLE_ENTRY_CHARS, 'the page logged a longer message');
     this.consoleChars += entry.text.length;
-    let removed = push(this.console, entry, this.maxEntries, (gone) => (this.consoleChars -= gone.text.length));
+    let removed = push(this.console, entry, this.maxLogEntries, (gone) => (this.consoleChars -= gone.text.length));
     while (this.consoleChars > MAX_CONSOLE_RING_CHARS && this.console.length > 1) {
       this.consoleChars -= this.console.shift()!.text.length;
       removed++;
@@ -120,7 +120,7 @@ export class TabLogs {
     return newestLines(
       fresh.map(formatConsole),
       max,
-      (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${this.maxEntries.toLocaleString('en')})`,
+      (n) => `… ${n} earlier messages not shown (browser_console_messages lists the last ${this.maxLogEntries.toLocaleString('en')})`,
       dropped,
     );
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { navigationErrorCode } from '../engine/browser-errors.js';
+import { navigationCutOff, navigationErrorCode, timedOut } from '../engine/browser-errors.js';
 import { ToolError } from '../engine/errors.js';
 import { codeArg } from '../engine/codegen.js';
 import { addCode } from '../session/record-code.js';
@@ -52,9 +52,6 @@ const navigate = defineTool({
   },
 });
 
-/** How puppeteer says a navigation was cut off by another one (or by a download). */
-const CUT_OFF = /net::ERR_ABORTED|interrupted/i;
-
 /**
  * Opens `href`, past a beforeunload "Leave site?". A page that navigates itself (a timer every 10 ms) can cut our
  * navigation off, or land its own document in place of ours: then it is left with its scripts off and `href` opened
@@ -69,7 +66,7 @@ async function goto(tab: Tab, href: string, timeout: number, replace: () => Prom
     // The document that came in is the answer to our request (or a redirect of it), not one the page asked for.
     if (await openedOurs(tab, () => open(tab), href)) return false;
   } catch (err) {
-    if (!CUT_OFF.test(String(err)) || !(await cutOffByPage(tab, before))) throw err;
+    if (!navigationCutOff(err) || !(await cutOffByPage(tab, before))) throw err;
   }
   try {
     await leavePage(tab);
@@ -78,7 +75,7 @@ async function goto(tab: Tab, href: string, timeout: number, replace: () => Prom
   } catch (err) {
     // Some pages still win (in the person's browser scripts cannot be switched off): a fresh tab in its place. Leaving
     // for about:blank may itself never end while such a page keeps navigating (a CI run saw it time out): the same.
-    if (!CUT_OFF.test(String(err)) && !(err instanceof Error && err.name === 'TimeoutError' && tab.pageNavigatedDuringOurs)) throw err;
+    if (!navigationCutOff(err) && !(timedOut(err) && tab.pageNavigatedDuringOurs)) throw err;
     await open(await replace());
     return true;
   }
