@@ -12,19 +12,18 @@ import { parseToken } from './cli-token.js';
 import { hs256Verifier, publicKeyVerifier, type TokenVerifier } from './server/auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_PORT, isLoopbackHost } from './server/constants.js';
 import type { StartDaemonOptions } from './daemon.js';
-import { DEFAULT_MAX_SESSIONS_PER_USER } from './router/index.js';
 import { INSTANCE_ID_PATTERN } from './cluster/names.js';
 import type { SessionSettings } from '@browsermcp/protocol';
 import { sessionConfigFrom } from '@browsermcp/tools';
 import { readToolFlags, toolOptions } from './tool-options.js';
+import { DAEMON_SETTINGS } from './daemon-settings.js';
+import { entryAttribute, readTable, tableOptions, type TableValues } from './setting-table.js';
 import {
   applySettingSources,
   ConfigError,
   connectionLimitsOf,
   readSharedSettings,
-  serverFile,
   serverFilePaths,
-  intOption,
   settingOption,
   SettingValues,
   sharedOptions,
@@ -39,6 +38,7 @@ export function buildDaemonProgram(): Command {
     corsOrigins: { description: 'web origins whose pages may call the HTTP API (e.g. https://app.example.com), comma-separated (default: none)' },
     outputDir: { description: 'where the local browser saves screenshots, PDFs and GIFs (uploads are allowed from here too)' },
   });
+  const d = tableOptions(DAEMON_SETTINGS);
   const program = new Command(DAEMON_NAME)
     .description(
       'Runs the browsermcp daemon: HTTP (/health, /sessions, /commands) and WebSocket (/extension, /mcp) endpoints. ' +
@@ -55,26 +55,12 @@ export function buildDaemonProgram(): Command {
   const own = [
     s.port,
     s.host,
-    serverFile(
-      settingOption('--auth-secret-file <file>', 'file with the HS256 secret (≥ 32 bytes) that access tokens are signed with (default: none: no auth)'),
-    ),
-    serverFile(
-      settingOption(
-        '--auth-public-key-file <file>',
-        'PEM public key (RSA → RS256, EC P-256 → ES256) of whoever signs the access tokens, instead of a shared secret (default: none)',
-      ),
-    ),
-    settingOption(
-      '--auth-max-token-lifetime <duration>',
-      'the longest an access token may still live (its "exp" from now): seconds, or a number with s, m, h or d',
-    ).default('90d'),
-    settingOption('--auth-audience <aud>', 'the "aud" every access token must name, e.g. this relay\'s URL (default: none: not checked)'),
-    intOption('--max-sessions-per-user <n>', 'most sessions one user (the "sub" of their token) may have open at once; more are refused (429)', {
-      min: 1,
-      max: 100_000,
-      default: DEFAULT_MAX_SESSIONS_PER_USER,
-    }),
-    settingOption('--auth-issuer <iss>', 'the "iss" every access token must name: whoever signs them (default: none: not checked)'),
+    d.authSecretFile,
+    d.authPublicKeyFile,
+    d.authMaxTokenLifetime,
+    d.authAudience,
+    d.maxSessionsPerUser,
+    d.authIssuer,
     s.gracePeriodMs,
     s.maxBrowserStates,
     s.maxKeyMemoryMb,
@@ -86,27 +72,16 @@ export function buildDaemonProgram(): Command {
     s.requestTimeoutMs,
     s.pairingFile,
     s.extensionIds,
-    settingOption(
-      '--nats <urls>',
-      'join a cluster of daemons on NATS with JetStream, e.g. nats://127.0.0.1:4222 (comma-separated for several servers) (default: none: state stays in this process)',
-    ),
-    settingOption('--instance-id <id>', "this daemon's id in the cluster: 1-64 letters, digits, - or _ (default: random, printed at start)"),
-    serverFile(
-      settingOption('--nats-nkey-seed-file <file>', "file with this daemon's NATS nkey seed, as `browsermcp-daemon nats-config` writes it (default: none)"),
-    ),
-    serverFile(settingOption('--nats-creds-file <file>', 'NATS .creds file (user JWT and seed) for a server in operator mode (default: none)')),
-    settingOption(
-      '--nats-token <token>',
-      "NATS token; prefer the environment variable, which ps does not show (default: none; a user and password may sit in --nats's URL)",
-    ),
-    serverFile(settingOption('--nats-tls-ca <file>', "PEM CA certificate that signed NATS's (default: the system's)")),
-    serverFile(settingOption('--nats-tls-cert <file>', 'PEM client certificate, for a NATS that asks for one; with --nats-tls-key (default: none)')),
-    serverFile(settingOption('--nats-tls-key <file>', "the client certificate's PEM key (default: none)")),
-    settingOption(
-      '--nats-allow-anonymous',
-      'join a NATS that lets anyone connect without credentials: whoever reaches it could read and drive every session (default: refused)',
-    ),
-    settingOption('--no-local', 'run without the local browser: extensions only (default: a local browser)'),
+    d.nats,
+    d.instanceId,
+    d.natsNkeySeedFile,
+    d.natsCredsFile,
+    d.natsToken,
+    d.natsTlsCa,
+    d.natsTlsCert,
+    d.natsTlsKey,
+    d.natsAllowAnonymous,
+    d.local,
     s.executablePath,
     s.browser,
     s.idleTimeout,
@@ -150,9 +125,9 @@ const LOCAL_BROWSER_FLAGS = [
   'sharedBrowserContext',
 ] as const;
 
-function seconds(values: SettingValues, key: string, fallbackMs: number): number {
-  const text = values.str(key);
-  if (text === undefined) return fallbackMs;
+/** A number of seconds above 0, fractions allowed (--heartbeat), in ms; its option gives its default. */
+function seconds(values: SettingValues, key: string): number {
+  const text = values.str(key)!;
   const n = Number(text);
   if (!Number.isFinite(n) || n <= 0 || n * 1000 > 2_147_483_647) {
     throw new ConfigError(`${values.flag(key)} must be a number of seconds above 0, got "${text}".`);
@@ -162,32 +137,33 @@ function seconds(values: SettingValues, key: string, fallbackMs: number): number
 
 const NATS_URL = /^(nats|tls|ws|wss):\/\/[^\s,]+$|^[^\s,:/]+:\d+$/;
 
-function readCluster(values: SettingValues): StartDaemonOptions['cluster'] {
-  const nats = values.str('nats');
-  const instanceId = values.str('instanceId');
-  const natsOnly = ['natsNkeySeedFile', 'natsCredsFile', 'natsToken', 'natsTlsCa', 'natsTlsCert', 'natsTlsKey', 'natsAllowAnonymous'];
+/** The flags that only mean something with --nats. */
+const NATS_ONLY = ['instanceId', 'natsNkeySeedFile', 'natsCredsFile', 'natsToken', 'natsTlsCa', 'natsTlsCert', 'natsTlsKey', 'natsAllowAnonymous'] as const;
+
+function readCluster(values: SettingValues, own: TableValues<typeof DAEMON_SETTINGS>): StartDaemonOptions['cluster'] {
+  const { nats, instanceId } = own;
   if (nats === undefined) {
-    const stray = ['instanceId', ...natsOnly].find((key) => values.given(key));
+    const stray = NATS_ONLY.map((key) => entryAttribute(DAEMON_SETTINGS[key])).find((key) => values.given(key));
     if (stray !== undefined) throw new ConfigError(`${values.flag(stray)} is for a daemon in a cluster: it needs --nats <url> too`);
     return undefined;
   }
   const urls = nats.split(',').map((url) => url.trim());
   const bad = urls.find((url) => !NATS_URL.test(url));
-  if (bad !== undefined) throw new ConfigError(`${values.flag('nats')} "${bad}" is not a NATS URL; use nats://host:port (comma-separated for several)`);
+  if (bad !== undefined) throw new ConfigError(`--nats "${bad}" is not a NATS URL; use nats://host:port (comma-separated for several)`);
   if (instanceId !== undefined && !INSTANCE_ID_PATTERN.test(instanceId)) {
-    throw new ConfigError(`${values.flag('instanceId')} "${instanceId}" must be 1-64 letters, digits, - or _`);
+    throw new ConfigError(`--instance-id "${instanceId}" must be 1-64 letters, digits, - or _`);
   }
-  const file = (key: string) => {
-    const path = values.str(key);
+  const file = (key: 'natsNkeySeedFile' | 'natsCredsFile' | 'natsTlsCa' | 'natsTlsCert' | 'natsTlsKey') => {
+    const path = own[key];
     if (path === undefined) return undefined;
     try {
       return readFileSync(path, 'utf8');
     } catch (error) {
-      throw new ConfigError(`${values.flag(key)} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new ConfigError(`--${DAEMON_SETTINGS[key].flag} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   };
-  const readable = (key: string) => (file(key) === undefined ? undefined : values.str(key));
-  const credentials = { nkeySeed: file('natsNkeySeedFile'), creds: file('natsCredsFile'), token: values.str('natsToken') };
+  const readable = (key: 'natsTlsCa' | 'natsTlsCert' | 'natsTlsKey') => (file(key) === undefined ? undefined : own[key]);
+  const credentials = { nkeySeed: file('natsNkeySeedFile'), creds: file('natsCredsFile'), token: own.natsToken };
   const given = Object.entries(credentials).filter(([, value]) => value !== undefined);
   const tls = { caFile: readable('natsTlsCa'), certFile: readable('natsTlsCert'), keyFile: readable('natsTlsKey') };
   const settings = {
@@ -195,7 +171,7 @@ function readCluster(values: SettingValues): StartDaemonOptions['cluster'] {
     ...(instanceId !== undefined ? { instanceId } : {}),
     ...(given.length ? { credentials: Object.fromEntries(given) } : {}),
     ...(Object.values(tls).some((v) => v !== undefined) ? { tls } : {}),
-    ...(values.bool('natsAllowAnonymous') ? { allowAnonymous: true } : {}),
+    ...(own.natsAllowAnonymous ? { allowAnonymous: true } : {}),
   };
   const problem = natsSettingsProblem({ ...settings, url: settings.nats });
   if (problem !== undefined) throw new ConfigError(problem);
@@ -220,17 +196,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const tools = readToolFlags(values, shared.commandTimeoutMs);
   // What the operator set (and --caps when given): every session's settings are taken within them (settingsWithin).
   const own: SessionSettings = { ...tools.given, ...(values.given('caps') ? { caps: shared.caps } : {}) };
+  const daemon = readTable(values, DAEMON_SETTINGS);
 
   const host = shared.host;
-  const secretFile = values.str('authSecretFile');
-  const secret = secretFile ? readSecret(secretFile, 'auth-secret-file') : undefined;
-  const publicKeyFile = values.str('authPublicKeyFile');
-  const publicKey = publicKeyFile ? readSecret(publicKeyFile, 'auth-public-key-file') : undefined;
+  const secret = daemon.authSecretFile ? readSecret(daemon.authSecretFile, 'auth-secret-file') : undefined;
+  const publicKey = daemon.authPublicKeyFile ? readSecret(daemon.authPublicKeyFile, 'auth-public-key-file') : undefined;
   if (secret && publicKey) throw new ConfigError('--auth-secret-file and --auth-public-key-file are two ways to check tokens: pick one');
   const rules = {
-    maxLifetimeSeconds: parseDuration(values.str('authMaxTokenLifetime') ?? '90d', 'auth-max-token-lifetime'),
-    audience: values.str('authAudience'),
-    issuer: values.str('authIssuer'),
+    maxLifetimeSeconds: parseDuration(daemon.authMaxTokenLifetime, 'auth-max-token-lifetime'),
+    audience: daemon.authAudience,
+    issuer: daemon.authIssuer,
   };
   if (!secret && !publicKey && (rules.audience !== undefined || rules.issuer !== undefined)) {
     throw new ConfigError('--auth-audience and --auth-issuer check access tokens: add --auth-secret-file or --auth-public-key-file');
@@ -246,11 +221,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
 
   const { extensionIds } = shared;
-  const cluster = readCluster(values);
+  const cluster = readCluster(values, daemon);
 
   // --no-local sets local=false in commander (its default is true): the flags that shape the local browser then shape
   // nothing, and are refused rather than ignored.
-  if (!values.bool('local')) {
+  if (!daemon.local) {
     const stray = LOCAL_BROWSER_FLAGS.filter((key) => values.given(key)).map((key) => values.flag(key));
     if (stray.length)
       throw new ConfigError(
@@ -262,7 +237,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       `--pairing-file holds the secret an extension on this machine pairs with; a daemon on ${host} is reached over TLS with a token instead (browsermcp-daemon token). Drop --pairing-file.`,
     );
   }
-  const local = !values.bool('local')
+  const local = !daemon.local
     ? null
     : {
         outputDir: shared.outputDir,
@@ -297,8 +272,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       port: shared.port ?? DEFAULT_PORT,
       gracePeriodMs: shared.gracePeriodMs,
       commandTimeoutMs: tools.commandTimeoutMs,
-      heartbeatMs: seconds(values, 'heartbeat', DEFAULT_HEARTBEAT_MS),
-      maxSessionsPerUser: values.int('maxSessionsPerUser')!,
+      heartbeatMs: seconds(values, 'heartbeat'),
+      maxSessionsPerUser: daemon.maxSessionsPerUser,
       maxBrowserStates: shared.maxBrowserStates,
       allowedHosts: shared.allowedHosts,
       corsOrigins: shared.corsOrigins,

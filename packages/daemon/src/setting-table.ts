@@ -26,9 +26,10 @@ export interface IntEntry extends Declared {
   readonly scale?: number;
 }
 
-/** On or off; off by default. */
+/** On or off: off by default, or on (`default: true`, written `--no-<flag>`). */
 export interface SwitchEntry extends Declared {
   readonly kind: 'switch';
+  readonly default?: boolean;
 }
 
 /** A value used as given. */
@@ -94,7 +95,7 @@ export function entryOption(entry: SettingEntry, help = entry.help): Option {
     case 'int':
       return intOption(`--${entry.flag} <${entry.arg}>`, help, entry);
     case 'switch':
-      return settingOption(`--${entry.flag}`, help);
+      return settingOption(entry.default ? `--no-${entry.flag}` : `--${entry.flag}`, help);
     case 'text': {
       const option = settingOption(`--${entry.flag} <${entry.arg}>`, help);
       return entry.default === undefined ? option : option.default(entry.default);
@@ -131,7 +132,8 @@ export function readEntry(v: SettingValues, entry: SettingEntry): number | boole
       return n === undefined ? undefined : n * (entry.scale ?? 1);
     }
     case 'switch':
-      return v.bool(attribute);
+      // One on by default stays on until its attribute says otherwise (false from --no-<flag>, or a word).
+      return entry.default ? v.raw(attribute) === undefined || v.bool(attribute) : v.bool(attribute);
     case 'text':
       return v.str(attribute) ?? entry.default;
     case 'list':

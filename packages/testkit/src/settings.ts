@@ -12,7 +12,7 @@ export function configFile(content: unknown): string {
 /** A setting of the daemon's table kinds (setting-table.ts), as the tests that walk a table see one. */
 export type TableEntry =
   | { readonly kind: 'int'; readonly min: number; readonly max: number; readonly default?: number; readonly scale?: number }
-  | { readonly kind: 'switch' }
+  | { readonly kind: 'switch'; readonly default?: boolean }
   | { readonly kind: 'text'; readonly default?: string }
   | { readonly kind: 'list' }
   | { readonly kind: 'words'; readonly values: readonly string[]; readonly default: string }
@@ -26,7 +26,7 @@ export function entrySample(entry: TableEntry): { text: string; value: unknown }
       return { text: String(n), value: n * (entry.scale ?? 1) };
     }
     case 'switch':
-      return { text: 'true', value: true };
+      return { text: String(!entry.default), value: !entry.default };
     case 'text':
       return { text: '127.0.0.2', value: '127.0.0.2' };
     case 'list':
@@ -46,7 +46,7 @@ export function entryDefault(entry: TableEntry): unknown {
     case 'int':
       return entry.default === undefined ? undefined : entry.default * (entry.scale ?? 1);
     case 'switch':
-      return false;
+      return entry.default ?? false;
     case 'text':
       return entry.default;
     case 'list':
