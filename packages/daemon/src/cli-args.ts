@@ -20,6 +20,7 @@ import { DAEMON_SETTINGS } from './daemon-settings.js';
 import { entryAttribute, readTable, tableOptions, type TableValues } from './setting-table.js';
 import {
   applySettingSources,
+  CDP_REFUSALS,
   ConfigError,
   connectionLimitsOf,
   readSharedSettings,
@@ -110,7 +111,7 @@ export function buildDaemonProgram(): Command {
   return program;
 }
 
-/** The settings of the daemon's own browser (its launch, profile and contexts), which mean nothing with --no-local. */
+/** The settings of the daemon's own browser (its launch, profile, contexts, files and memory), which mean nothing with --no-local. */
 const LOCAL_BROWSER_FLAGS = [
   'executablePath',
   'browser',
@@ -123,6 +124,11 @@ const LOCAL_BROWSER_FLAGS = [
   'sandbox',
   'cdpEndpoint',
   'sharedBrowserContext',
+  'outputDir',
+  'outputMaxSize',
+  'filePaths',
+  'fileRoots',
+  'maxKeyMemory',
 ] as const;
 
 /** A number of seconds above 0, fractions allowed (--heartbeat), in ms; its option gives its default. */
@@ -193,6 +199,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const { notes, headed } = applyOldSpellings(program, values);
   applySettingSources(program);
   const shared = readSharedSettings(values, env);
+  // The old --headed sets no setting of its own: refused where a window means nothing, as --headless is.
+  if (headed && shared.cdpEndpoint) throw new ConfigError(CDP_REFUSALS.launchFlags(['--headed']));
   const tools = readToolFlags(values, shared.commandTimeoutMs);
   // What the operator set (and --caps when given): every session's settings are taken within them (settingsWithin).
   const own: SessionSettings = { ...tools.given, ...(values.given('caps') ? { caps: shared.caps } : {}) };
@@ -227,6 +235,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   // nothing, and are refused rather than ignored.
   if (!daemon.local) {
     const stray = LOCAL_BROWSER_FLAGS.filter((key) => values.given(key)).map((key) => values.flag(key));
+    if (headed) stray.push('--headed');
     if (stray.length)
       throw new ConfigError(
         `--no-local runs without a local browser, so ${stray.join(', ')} cannot apply. Drop ${stray.length > 1 ? 'them' : 'it'}, or drop --no-local.`,

@@ -121,7 +121,7 @@ it('reads every setting from BROWSERMCP_<FLAG>, and a flag overrides it', () => 
   expect(serve(['--command-timeout', '45', '--port', '9200']).options).toMatchObject({ commandTimeoutMs: 45_000, port: 9200 });
   vi.stubEnv('BROWSERMCP_NO_LOCAL', '1');
   // The local browser's settings then shape nothing: refused, named, rather than ignored.
-  expect(() => serve([])).toThrow('--no-local runs without a local browser, so --headless, --browser-arg cannot apply');
+  expect(() => serve([])).toThrow('--no-local runs without a local browser, so --headless, --browser-arg, --file-roots cannot apply');
   vi.unstubAllEnvs();
   vi.stubEnv('BROWSERMCP_NO_LOCAL', '1');
   expect(serve([]).options.local).toBeNull();
@@ -136,6 +136,12 @@ it.each([
   [['--cdp-endpoint', 'http://127.0.0.1:9', '--executable-path', '/usr/bin/chromium'], '--executable-path shape a browser browsermcp launches'],
   [['--no-local', '--viewport-size', '800x600'], '--no-local runs without a local browser, so --viewport-size cannot apply'],
   [['--no-local', '--no-sandbox'], '--no-local runs without a local browser, so --no-sandbox cannot apply'],
+  [
+    ['--no-local', '--output-dir', '/tmp/out', '--max-key-memory', '512'],
+    '--no-local runs without a local browser, so --output-dir, --max-key-memory cannot apply',
+  ],
+  [['--no-local', '--headed'], '--no-local runs without a local browser, so --headed cannot apply'],
+  [['--cdp-endpoint', 'http://127.0.0.1:9', '--headed'], '--headed shape a browser browsermcp launches'],
   [
     ['--host', '0.0.0.0', '--auth-secret-file', configFile('s'.repeat(40)), '--pairing-file', '/tmp/p'],
     '--pairing-file holds the secret an extension on this machine pairs with',

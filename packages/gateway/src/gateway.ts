@@ -9,6 +9,7 @@ import { EmbeddedBackend } from './backends/embedded.js';
 import { ExtensionBackend } from './backends/extension.js';
 import { RemoteBackend } from './backends/remote.js';
 import type { GatewayConfig } from './config/gateway-config.js';
+import { STATELESS_STATE_KEEP_MS } from './config/own-settings.js';
 import { buildHttpGateway, type HttpGateway } from './transports/http/app.js';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { SessionCalls } from './calls/session-calls.js';
@@ -92,12 +93,9 @@ function keyLabelsOf(config: GatewayConfig): Map<string, string> {
   return new Map([...config.apiKeyLabels].map(([key, label]) => [keyHash(key), label]));
 }
 
-/** How long a key's browser state outlives its last 2026-07-28 request when --keep-browser-state does not say. */
-export const STATE_IDLE_MS = 30 * 60_000;
-
-/** How long a browser state outlives its last stateless request: --keep-browser-state, else STATE_IDLE_MS. */
-export function keepBrowserStateMs(config: GatewayConfig): number {
-  return config.keepBrowserStateMs ?? STATE_IDLE_MS;
+/** How long a browser state outlives its last stateless request: --keep-browser-state, else STATELESS_STATE_KEEP_MS. */
+export function browserStateKeepMs(config: GatewayConfig): number {
+  return config.keepBrowserStateMs ?? STATELESS_STATE_KEEP_MS;
 }
 
 /** The flags that shape how tools behave, in the one form both backends apply (the extension gets them per session). */
@@ -136,7 +134,7 @@ export async function startHttpGateway(
   const allowedHosts = allowedHostNames([...config.allowedHosts, hostForUrl, ...own]);
   const gateway = await buildHttpGateway({
     backend,
-    tools: describeTools(toolsFor(config.caps), keepBrowserStateMs(config)),
+    tools: describeTools(toolsFor(config.caps), browserStateKeepMs(config)),
     apiKeys,
     allowedHosts,
     corsOrigins: new Set(config.corsOrigins.map((o) => o.toLowerCase())),
@@ -151,7 +149,7 @@ export async function startHttpGateway(
     eventStoreSize: 1000,
     logLevel: config.logLevel,
     roots: httpRoots(config, apiKeys.length),
-    keepBrowserStateMs: keepBrowserStateMs(config),
+    browserStateKeepMs: browserStateKeepMs(config),
     maxBrowserStatesPerKey: config.maxBrowserStatesPerKey,
     progressIntervalMs: config.progressIntervalMs,
     sessionRecords: config.saveSession
@@ -208,11 +206,11 @@ export async function runStdioGateway(config: GatewayConfig, write: (line: strin
   const backend = await createBackend(config);
   const sessionId = newSessionId();
   const transport = new LineStdioTransport();
-  const tools = describeTools(toolsFor(config.caps), keepBrowserStateMs(config));
+  const tools = describeTools(toolsFor(config.caps), browserStateKeepMs(config));
   const states = new BrowserStates({
     backend,
     keyOwner: 'stdio',
-    keepBrowserStateMs: keepBrowserStateMs(config),
+    browserStateKeepMs: browserStateKeepMs(config),
     maxBrowserStatesPerKey: config.maxBrowserStatesPerKey,
   });
   const records = config.saveSession ? new SessionRecords({ outputDir: config.outputDir, outputMaxBytes: config.outputMaxBytes }, write) : undefined;

@@ -168,9 +168,19 @@ describe('browsermcp-gateway CLI', () => {
       [['--storage-state', '/nonexistent/state.json'], '--storage-state /nonexistent/state.json: cannot read it as JSON (ENOENT)'],
       [['--storage-state', '/etc/hostname'], '--storage-state /etc/hostname: cannot read it as JSON'],
       [['--secrets', '/nonexistent/.env'], '--secrets /nonexistent/.env: cannot read the file (ENOENT)'],
-      [['--max-sessions-per-key', 'lots'], '--max-sessions-per-key must be a whole number from 1 to 100000, got "lots"'],
+      [['--port', '0', '--max-sessions-per-key', 'lots'], '--max-sessions-per-key must be a whole number from 1 to 100000, got "lots"'],
       [['--port', '0', '--host', '0.0.0.0', '--trust-client-roots'], '--trust-client-roots applies on a loopback host'],
       [['--trust-client-roots'], '--trust-client-roots is for HTTP: over stdio a client owns the gateway'],
+      [
+        ['--host', '0.0.0.0', '--api-key', 'abcdefghijklmnopqrstuvwxyz', '--rate-limit', '10'],
+        '--host, --api-key, --rate-limit apply to MCP over HTTP (--port): over stdio the client starts the gateway and talks to it alone. Add --port <port>, or drop them.',
+      ],
+      [['--max-sessions', '5'], '--max-sessions applies to MCP over HTTP (--port)'],
+      [
+        ['--daemon-url', 'ws://127.0.0.1:9/mcp', '--output-dir', '/tmp/out'],
+        "with --daemon-url the daemon saves what tools write: set --output-dir on browsermcp-daemon (here it shapes only --save-session's records).",
+      ],
+      [['--cdp-endpoint', 'http://127.0.0.1:9', '--isolated'], 'with --cdp-endpoint'],
       [['--max-tabs', '0'], '--max-tabs must be a whole number from 1 to 1000, got "0"'],
       [['--browser-arg', '--remote-debugging-port=9222'], '--browser-arg: the browser flag --remote-debugging-port=9222 is refused'],
       [
@@ -178,10 +188,13 @@ describe('browsermcp-gateway CLI', () => {
         '--no-sandbox shape a browser browsermcp launches; with --cdp-endpoint, start your browser with those flags instead.',
       ],
       [['--extension', '--browser-arg', '--lang=de'], '--extension drives your own browser, so --browser-arg cannot apply'],
-      [['--trust-proxy', 'the proxy'], '--trust-proxy must be true, a hop count, or proxy addresses/CIDRs such as 10.0.0.0/8,127.0.0.1, got "the proxy"'],
-      [['--api-key-file', '/nonexistent/keys'], '--api-key-file /nonexistent/keys: cannot read the file (ENOENT)'],
-      [['--api-key-file', '/etc/hostname'], 'is too easy to guess; use 16 or more'],
-      [['--no-auth', '--api-key', 'abcdefghijklmnopqrstuvwxyz'], '--no-auth and an API key contradict each other: keep one.'],
+      [
+        ['--port', '0', '--trust-proxy', 'the proxy'],
+        '--trust-proxy must be true, a hop count, or proxy addresses/CIDRs such as 10.0.0.0/8,127.0.0.1, got "the proxy"',
+      ],
+      [['--port', '0', '--api-key-file', '/nonexistent/keys'], '--api-key-file /nonexistent/keys: cannot read the file (ENOENT)'],
+      [['--port', '0', '--api-key-file', '/etc/hostname'], 'is too easy to guess; use 16 or more'],
+      [['--port', '0', '--no-auth', '--api-key', 'abcdefghijklmnopqrstuvwxyz'], '--no-auth and an API key contradict each other: keep one.'],
       [['--port', '0', '--api-key', 'abcdefghijklmnopqrstuvwxyz,short'], '--api-key: a key of 5 characters is too easy to guess; use 16 or more'],
       [
         ['--extension-id', 'abcdefghijklmnopabcdefghijklmnop'],
@@ -224,7 +237,7 @@ describe('browsermcp-gateway CLI', () => {
       [['--output-max-size', '0'], '--output-max-size must be a whole number from 1 to'],
       [
         ['--daemon-url', 'ws://127.0.0.1:9/mcp', '--output-max-size', '1000'],
-        '--daemon-url runs the browser on the daemon, so --output-max-size cannot apply here',
+        'with --daemon-url the daemon saves what tools write: set --output-max-size on browsermcp-daemon',
       ],
       [['--endpoint', 'ws://127.0.0.1:9/x'], 'pass --cdp-endpoint http://127.0.0.1:9222 instead'],
       [['--console-lines-in-answer', 'all'], '--console-lines-in-answer must be a whole number from 0 to 1000, got "all"'],
@@ -301,8 +314,8 @@ describe('browsermcp-gateway CLI', () => {
     // A kept state outlives the default: the browser stays at least as long.
     expect(config(['--headless', '--keep-browser-state', '120']).idleTimeoutMs).toBe(120 * 60_000);
     // Nor before the sessions it serves would time out; sessions kept for ever keep it open.
-    expect(config(['--headless', '--session-idle-timeout', '7200']).idleTimeoutMs).toBe(7_200_000);
-    expect(config(['--headless', '--session-idle-timeout', '0']).idleTimeoutMs).toBeUndefined();
+    expect(config(['--port', '0', '--headless', '--session-idle-timeout', '7200']).idleTimeoutMs).toBe(7_200_000);
+    expect(config(['--port', '0', '--headless', '--session-idle-timeout', '0']).idleTimeoutMs).toBeUndefined();
     expect(config(['--user-data-dir', '/tmp/p', '--profile-dir-name', 'Profile 1']).browserArgs).toContain('--profile-directory=Profile 1');
     expect(config(['--timeout-settle', '0']).settleTimeoutMs).toBe(0);
     expect(config([]).filePaths).toBe('relative');
@@ -339,7 +352,7 @@ describe('browsermcp-gateway CLI', () => {
     );
     // A flag given twice keeps both values where it takes several (it kept only the last, silently).
     const [one, two, three] = ['first-key-0123456789abcdef', 'second-key-0123456789abcdef', 'third-key-0123456789abcdef'];
-    expect(resolve(['--api-key', one, '--api-key', `${two},${three}`]).apiKeys).toEqual([one, two, three]);
+    expect(resolve(['--port', '0', '--api-key', one, '--api-key', `${two},${three}`]).apiKeys).toEqual([one, two, three]);
   });
 
   it('reads --allowed-origins and --blocked-origins as @playwright/mcp writes them (semicolons) or as lists', () => {

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserEnvironment, DEFAULT_OUTPUT_DIR } from '@browsermcp/daemon';
+import { browserEnvironment, DEFAULT_OUTPUT_DIR, defaultPairingFile } from '@browsermcp/daemon';
 import { buildProgram, resolveConfig, type RunningHttpGateway } from '../src/index.js';
 import { httpRoots } from '../src/gateway.js';
 import { startGateway, text } from './helpers.js';
@@ -241,7 +241,8 @@ describe("files a tool can never read, whatever the roots: the server's own, the
     const own = {
       keys: join(home, 'keys'),
       secrets: join(home, 'secrets.env'),
-      pairing: join(home, 'pairing-secret'),
+      // The pairing secret's file (--pairing-file, with --extension): protected in every mode, where it is by default.
+      pairing: defaultPairingFile(),
       config: join(home, 'config.json'),
       state: join(home, 'state.json'),
       init: join(home, 'init.js'),
@@ -259,8 +260,6 @@ describe("files a tool can never read, whatever the roots: the server's own, the
       own.keys,
       '--secrets',
       own.secrets,
-      '--pairing-file',
-      own.pairing,
       '--config',
       own.config,
       '--storage-state',

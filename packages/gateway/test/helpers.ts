@@ -13,8 +13,8 @@ import { buildProgram, resolveConfig, startHttpGateway, type RunningHttpGateway 
 /** A gateway on an ephemeral loopback port, configured with CLI flags as a user would; logs are kept quiet. */
 export async function startGateway(flags: string[] = [], options: { logs?: Array<Record<string, unknown>> } = {}): Promise<RunningHttpGateway> {
   const program = buildProgram().exitOverride();
-  // A launched test browser is headless; --extension drives a browser the test launched itself.
-  const headless = flags.includes('--extension') ? [] : ['--headless'];
+  // A launched test browser is headless; --extension, --cdp-endpoint and --daemon-url drive a browser started elsewhere.
+  const headless = ['--extension', '--cdp-endpoint', '--daemon-url'].some((flag) => flags.includes(flag)) ? [] : ['--headless'];
   // With `logs`, its info lines are kept there (parsed); otherwise only warnings are written, and dropped.
   program.parse(['--port', '0', ...headless, '--log-level', options.logs ? 'info' : 'warn', ...flags], { from: 'user' });
   const config = resolveConfig(program, {});

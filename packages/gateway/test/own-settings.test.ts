@@ -15,19 +15,19 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-/** What a setting needs beside it to apply: its mode's flag, and for --trust-client-roots HTTP. */
+/** What a setting needs beside it to apply: its mode's flag. */
 const MODE_FLAGS: Record<Mode, string[]> = {
   launch: [],
   cdp: ['--cdp-endpoint', 'http://127.0.0.1:9'],
   extension: ['--extension'],
   daemon: ['--daemon-url', 'ws://127.0.0.1:9/mcp'],
 };
-const EXTRA: Partial<Record<OwnSettingKey, string[]>> = { trustClientRoots: ['--port', '0'] };
 
 function context(key: OwnSettingKey): string[] {
   const spec: OwnSettingSpec = OWN_SETTINGS[key];
   const mode = spec.modes?.includes('launch') === false ? spec.modes[0]! : 'launch';
-  return [...MODE_FLAGS[mode], ...(EXTRA[key] ?? [])];
+  // A setting of MCP over HTTP needs --port (over stdio it is refused).
+  return [...MODE_FLAGS[mode], ...(spec.http ? ['--port', '0'] : [])];
 }
 
 function resolve(argv: string[]): GatewayConfig {
@@ -64,6 +64,12 @@ describe.each(OWN_SETTING_KEYS)('%s', (key) => {
   it('has its default when not set', () => {
     const config = resolve(key === 'extension' ? [] : context(key));
     expect(config[key]).toEqual(entryDefault(spec));
+  });
+
+  it.runIf(spec.http !== undefined)('is refused over stdio, naming it: it is a setting of MCP over HTTP', () => {
+    const argv = [...MODE_FLAGS.launch, ...(spec.kind === 'switch' ? [flag] : [flag, text])];
+    expect(() => resolve(argv)).toThrow(ConfigError);
+    expect(() => resolve(argv)).toThrow(flag);
   });
 
   it('is refused, naming it, where it cannot apply', () => {

@@ -9,7 +9,18 @@ import { buildProgram, resolveConfig } from '../src/index.js';
 /** Options that take a number with a fraction, read by their own parsers. */
 const FRACTIONAL = new Set(['--keep-browser-state']);
 /** What an option needs beside it to apply (its mode). */
-const MODE: Record<string, string[]> = { '--cdp-timeout': ['--cdp-endpoint', 'http://127.0.0.1:9'], '--daemon-port': ['--extension'] };
+const HTTP = ['--port', '0'];
+const MODE: Record<string, string[]> = {
+  '--cdp-timeout': ['--cdp-endpoint', 'http://127.0.0.1:9'],
+  '--daemon-port': ['--extension'],
+  // Settings of MCP over HTTP, refused over stdio.
+  '--rate-limit': HTTP,
+  '--session-idle-timeout': HTTP,
+  '--max-sessions': HTTP,
+  '--max-sessions-per-key': HTTP,
+  '--max-connections-per-address': HTTP,
+  '--request-timeout': HTTP,
+};
 const NUMBER_ARG = /<(n|ms|seconds|port|bytes|MB|minutes)>/;
 
 afterEach(() => {

@@ -19,8 +19,8 @@ export interface RunningCli {
 export async function startCli(args: string[]): Promise<RunningCli> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first`);
   // The test machine's browser, for a daemon with a local one (--no-local refuses the local browser's flags).
-  const browser = args.includes('--no-local') ? [] : ['--executable-path', testChromePath()];
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--output-dir', tempDir('cli-out'), ...browser, ...args]);
+  const browser = args.includes('--no-local') ? [] : ['--output-dir', tempDir('cli-out'), '--executable-path', testChromePath()];
+  const child = spawn(process.execPath, [CLI, '--port', '0', ...browser, ...args]);
   const lines: Array<Record<string, unknown>> = [];
   let buffer = '';
   let stderr = '';

@@ -39,8 +39,8 @@ export class BrowserStates {
       backend: Backend;
       /** The caller's key, as owners are named (a hash; "no-key" without auth, "stdio" over stdio). */
       keyOwner: string;
-      /** How long an unused state lives, in ms (--keep-browser-state, else STATE_IDLE_MS). */
-      keepBrowserStateMs: number;
+      /** How long an unused state lives, in ms (--keep-browser-state, else STATELESS_STATE_KEEP_MS). */
+      browserStateKeepMs: number;
       /** How many states (browser_state_open's) the key may have open at once (--max-browser-states-per-key). */
       maxBrowserStatesPerKey: number;
     },
@@ -48,7 +48,7 @@ export class BrowserStates {
 
   /** How long an unused state lives, in words. */
   private get idle(): string {
-    return formatDuration(this.options.keepBrowserStateMs);
+    return formatDuration(this.options.browserStateKeepMs);
   }
 
   /** Runs `name` in the state `handle` names (it must exist), or in the key's default state. */
@@ -58,7 +58,7 @@ export class BrowserStates {
         `"browser" must be a browser state handle from browser_state_open (bs_ and 32 characters), got "${handle.slice(0, 60)}". Leave it out to use your default state.`,
       );
     }
-    const { backend, keyOwner, keepBrowserStateMs: keepMs } = this.options;
+    const { backend, keyOwner, browserStateKeepMs: keepMs } = this.options;
     const id = newSessionId();
     const owner = handle === undefined ? keyOwner : handleOwner(keyOwner, handle);
     try {
@@ -90,7 +90,7 @@ export class BrowserStates {
 
   /** browser_state_open, browser_state_list and browser_state_close. */
   async runStateTool(name: BrowserStateToolName, args: Record<string, unknown>, call: CallContext): Promise<ToolResult> {
-    const { backend, keyOwner, keepBrowserStateMs: keepMs } = this.options;
+    const { backend, keyOwner, browserStateKeepMs: keepMs } = this.options;
     if (name === 'browser_state_open') {
       // Each state holds a browser context and its tabs: a key may not pile them up (--max-browser-states-per-key).
       const open = await backend.listStates(keyOwner);

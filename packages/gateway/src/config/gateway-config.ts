@@ -4,6 +4,8 @@ import {
   isLoopbackHost,
   readSharedSettings,
   readToolFlags,
+  SHARED_SETTINGS,
+  entryAttribute,
   serverFilePaths,
   SettingValues,
   type PageSetupOptions,
@@ -11,7 +13,7 @@ import {
 } from '@browsermcp/daemon';
 import type { ToolSettingValues } from '@browsermcp/protocol';
 import type { Command } from 'commander';
-import { refuseOutOfMode } from './modes.js';
+import { refuseOutOfMode, refuseOutsideHttp } from './modes.js';
 import { readOwnSettings, type OwnSettingValues } from './own-settings.js';
 import {
   cdpHeadersFrom,
@@ -75,6 +77,8 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   // Flags that cannot apply in the chosen mode are refused before any value is read (--browser would look for a
   // browser); from here on every flag read applies.
   const mode = refuseOutOfMode(program.options, v);
+  // Over stdio, the flags of MCP over HTTP: refused the same way.
+  refuseOutsideHttp(program.options, v);
   const extension = mode === 'extension';
   const shared = readSharedSettings(v, env);
   const own = readOwnSettings(v);
@@ -90,22 +94,27 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     throw new ConfigError(`--no-auth is only allowed on a loopback host; ${host} is reachable from other machines. Use --api-key.`);
   }
 
-  // Where it would change nothing, said rather than ignored.
-  if (own.trustClientRoots && shared.port === undefined) {
-    throw new ConfigError('--trust-client-roots is for HTTP: over stdio a client owns the gateway and its MCP roots always count. Drop --trust-client-roots.');
-  }
   if (own.trustClientRoots && !loopback) {
     throw new ConfigError(
       `--trust-client-roots applies on a loopback host: a client reaching ${host} from elsewhere names paths of its own machine, not this one. Use --file-roots for folders here.`,
     );
   }
   const keysGiven = list('apiKey');
-  // Over stdio no key is asked for (the flag is ignored); over HTTP a given key must be a strong one.
+  // A key given (over HTTP: refused over stdio) must be a strong one.
   if (shared.port !== undefined) checkKeyStrength(keysGiven, v.source('apiKey') === 'env' ? 'BROWSERMCP_API_KEY' : '--api-key');
   const fromFile = keysFrom(str('apiKeyFile'));
   const apiKeys = [...keysGiven, ...fromFile.map((k) => k.key)];
   const apiKeyLabels = new Map(fromFile.flatMap((k) => (k.label ? [[k.key, k.label] as const] : [])));
   if (noAuth && apiKeys.length) throw new ConfigError('--no-auth and an API key contradict each other: keep one.');
+
+  // With --daemon-url the daemon saves what tools write; this gateway writes only --save-session's records.
+  const fileFlags = ['outputDir', 'outputMaxBytes'].map((key) => SHARED_SETTINGS[key as 'outputDir' | 'outputMaxBytes']);
+  const strayFiles = fileFlags.filter((entry) => v.given(entryAttribute(entry))).map((entry) => `--${entry.flag}`);
+  if (mode === 'daemon' && !own.saveSession && strayFiles.length) {
+    throw new ConfigError(
+      `with --daemon-url the daemon saves what tools write: set ${strayFiles.join(' and ')} on browsermcp-daemon (here ${strayFiles.length > 1 ? 'they shape' : 'it shapes'} only --save-session's records).`,
+    );
+  }
 
   const tools = readToolFlags(v, shared.commandTimeoutMs);
   const proxyServer = str('proxyServer');

@@ -134,3 +134,32 @@ export function refuseOutOfMode(options: readonly Option[], v: SettingValues): M
   if (own[0]) throw new ConfigError(own[0].sentence);
   return chosen.mode;
 }
+
+// Options that only mean something over HTTP (--port), beside the Option as the mode rules are.
+const httpOnly = new WeakMap<Option, string | undefined>();
+
+/**
+ * Declares, where an option is defined, that it applies to MCP over HTTP only: over stdio the client starts the
+ * gateway and talks to it alone (no address, key, limit or other client). `refusal`: its own sentence.
+ */
+export function overHttp(option: Option, refusal?: string): Option {
+  httpOnly.set(option, refusal);
+  return option;
+}
+
+/** Over stdio (no --port), refuses every HTTP-only option that was set, naming them, before any value is read. */
+export function refuseOutsideHttp(options: readonly Option[], v: SettingValues): void {
+  if (v.str('port') !== undefined) return;
+  const refused: string[] = [];
+  for (const option of options) {
+    if (!httpOnly.has(option) || !v.given(option.attributeName())) continue;
+    const own = httpOnly.get(option);
+    if (own !== undefined) throw new ConfigError(own);
+    refused.push(v.flag(option.attributeName()));
+  }
+  if (refused.length) {
+    throw new ConfigError(
+      `${refused.join(', ')} ${refused.length > 1 ? 'apply' : 'applies'} to MCP over HTTP (--port): over stdio the client starts the gateway and talks to it alone. Add --port <port>, or drop ${them(refused)}.`,
+    );
+  }
+}

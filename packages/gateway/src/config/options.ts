@@ -5,8 +5,8 @@
 import { Command, type Option } from 'commander';
 import { CDP_REFUSALS, EXTENSION_ID, repeatableOption, serverFile, settingOption, sharedOptions, toolOptions } from '@browsermcp/daemon';
 import { VERSION } from '../version.js';
-import { appliesIn, cdpOnly, LAUNCHED, LOCAL_BROWSER, LOCAL_FILES } from './modes.js';
-import { ownOptions } from './own-settings.js';
+import { appliesIn, cdpOnly, LAUNCHED, LOCAL_BROWSER, LOCAL_FILES, overHttp } from './modes.js';
+import { ownOptions, STATELESS_STATE_KEEP_MS } from './own-settings.js';
 
 const CDP_LAUNCH_SETTINGS =
   '--proxy-server and --ignore-https-errors are set when browsermcp launches the browser; with --cdp-endpoint, start your browser with them instead.';
@@ -19,7 +19,8 @@ function options(): Option[] {
     port: { description: 'serve MCP over HTTP on this port (Streamable HTTP at /mcp, legacy SSE at /sse) (default: none: stdio)' },
     corsOrigins: { description: 'web origins allowed to call the gateway (for @browsermcp/client), comma-separated (default: none)' },
     outputDir: {
-      description: 'where screenshots, PDFs and GIFs are saved, in every mode: each API key in a private directory of its own, which it may upload from too',
+      description:
+        "where screenshots, PDFs and GIFs are saved, each API key in a private directory of its own, which it may upload from too (with --daemon-url the daemon saves them: here only --save-session's records)",
     },
     fileRoots: {
       description:
@@ -33,7 +34,7 @@ function options(): Option[] {
   // --cdp-endpoint, --extension and --daemon-url choose the mode (MODES): each applies in its own mode only.
   return [
     s.port,
-    s.host,
+    overHttp(s.host),
     appliesIn(s.headless, LAUNCHED),
     appliesIn(s.executablePath, LAUNCHED),
     // The daemon's own command line refuses these two with --cdp-endpoint in the same words.
@@ -51,16 +52,17 @@ function options(): Option[] {
     own.cdpTimeoutMs,
     appliesIn(s.userDataDir, LOCAL_BROWSER),
     appliesIn(s.profileDirName, LAUNCHED),
-    appliesIn(opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)'), LOCAL_BROWSER),
+    appliesIn(opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)'), LAUNCHED),
     appliesIn(s.viewportSize, LOCAL_BROWSER),
     s.caps,
     appliesIn(s.sharedBrowserContext, LOCAL_BROWSER),
-    s.allowedHosts,
+    overHttp(s.allowedHosts),
     // The tool flags travel with each session, applied by the daemon within its own settings: every mode.
     ...toolOptions(),
     s.config,
     s.outputDir,
-    appliesIn(s.outputMaxBytes, LOCAL_FILES),
+    // With --daemon-url these two shape only --save-session's records (config/gateway-config.ts says so).
+    s.outputMaxBytes,
     appliesIn(s.filePaths, LOCAL_FILES),
     appliesIn(s.fileRoots, LOCAL_FILES),
     own.allowUnrestrictedFileAccess,
@@ -74,26 +76,32 @@ function options(): Option[] {
     ),
     own.daemonToken,
     own.daemonBrowser,
-    opt(
-      '--api-key <keys>',
-      'bearer key(s) HTTP clients must send, comma-separated or repeated; a session only works with the key that opened it (default: a random key, printed at startup)',
-    )
-      // Repeated, every key counts (commander would keep only the last one, silently).
-      .argParser((value: string, previous: string | undefined) => (previous ? `${previous},${value}` : value)),
-    opt('--no-auth', 'serve HTTP without a key, only allowed on a loopback host (default: a key is required)'),
-    s.corsOrigins,
-    s.maxConnectionsPerAddress,
-    s.requestTimeoutMs,
+    overHttp(
+      opt(
+        '--api-key <keys>',
+        'bearer key(s) HTTP clients must send, comma-separated or repeated; a session only works with the key that opened it (default: a random key, printed at startup)',
+      )
+        // Repeated, every key counts (commander would keep only the last one, silently).
+        .argParser((value: string, previous: string | undefined) => (previous ? `${previous},${value}` : value)),
+    ),
+    overHttp(opt('--no-auth', 'serve HTTP without a key, only allowed on a loopback host (default: a key is required)')),
+    overHttp(s.corsOrigins),
+    overHttp(s.maxConnectionsPerAddress),
+    overHttp(s.requestTimeoutMs),
     appliesIn(
       s.pairingFile,
       ['extension'],
       "--pairing-file holds the secret your browser's extension pairs with, with --extension: add --extension, or drop --pairing-file.",
     ),
-    opt(
-      '--trust-proxy <value>',
-      'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)',
+    overHttp(
+      opt(
+        '--trust-proxy <value>',
+        'behind a reverse proxy: whose X-Forwarded-For gives the client address (for --rate-limit and logs): true (any), a hop count, or proxy addresses/CIDRs, comma-separated (default: none)',
+      ),
     ),
-    serverFile(opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)')),
+    overHttp(
+      serverFile(opt('--api-key-file <file>', 'file with the bearer key(s), one per line ("#" comments); like --api-key, and never printed (default: none)')),
+    ),
     own.rateLimit,
     s.gracePeriodMs,
     appliesIn(
@@ -111,7 +119,7 @@ function options(): Option[] {
     own.saveSession,
     opt(
       '--keep-browser-state <minutes>',
-      'sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh)',
+      `sessions opened with the same API key share one browser state (cookies, storage, tabs) that outlives each session this long, for clients that open a session per call (default: none: each session starts fresh; a 2026-07-28 client's state is kept ${STATELESS_STATE_KEEP_MS / 60_000} minutes)`,
     ),
     s.commandTimeoutMs,
     appliesIn(opt('--user-agent <ua>', "the user agent pages see (default: the browser's own)"), LOCAL_BROWSER),

@@ -10,14 +10,19 @@ import type { Option } from 'commander';
 import { DEFAULT_CDP_TIMEOUT_MS, entryAttribute, entryOption, readTable, type SettingEntry, type SettingValues, type TableValues } from '@browsermcp/daemon';
 import { DEFAULT_DAEMON_PORT } from '@browsermcp/protocol';
 import { PROGRESS_INTERVAL_MS } from '../mcp-server.js';
-import { appliesIn, cdpOnly, LOCAL_FILES, type Mode, type ModeRule } from './modes.js';
+import { appliesIn, cdpOnly, LOCAL_FILES, overHttp, type Mode, type ModeRule } from './modes.js';
 
 /** A setting of the daemon's kinds (setting-table.ts), and where it applies (config/modes.ts): every mode when absent. */
 export type OwnSettingSpec = SettingEntry & {
   readonly modes?: readonly Mode[];
   /** Its own refusal in the modes it does not apply in. */
   readonly refusal?: ModeRule['refusal'];
+  /** It applies to MCP over HTTP only (--port), refused over stdio: true, or its own sentence. */
+  readonly http?: true | string;
 };
+
+/** How long a 2026-07-28 client's browser state outlives its last request when --keep-browser-state does not say. */
+export const STATELESS_STATE_KEEP_MS = 30 * 60_000;
 
 export const OWN_SETTINGS = {
   cdpTimeoutMs: {
@@ -42,6 +47,7 @@ export const OWN_SETTINGS = {
     flag: 'trust-client-roots',
     help: 'over HTTP on loopback, the MCP roots a client declares count wherever they are (default: only inside --file-roots; over stdio they always count)',
     modes: LOCAL_FILES,
+    http: '--trust-client-roots is for HTTP: over stdio a client owns the gateway and its MCP roots always count. Drop --trust-client-roots.',
   },
   extension: {
     kind: 'switch',
@@ -82,6 +88,7 @@ export const OWN_SETTINGS = {
     min: 1,
     max: 1_000_000,
     help: 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)',
+    http: true,
   },
   sessionIdleMs: {
     kind: 'int',
@@ -92,6 +99,7 @@ export const OWN_SETTINGS = {
     default: 1800,
     scale: 1000,
     help: 'close sessions (and their tabs) whose client sent nothing for this long; a session that never called a tool goes after 5 minutes at most; 0 never',
+    http: true,
   },
   progressIntervalMs: {
     kind: 'int',
@@ -116,6 +124,7 @@ export const OWN_SETTINGS = {
     max: 100_000,
     default: 200,
     help: 'most MCP sessions open at once over HTTP; more are refused (503) until some close',
+    http: true,
   },
   maxBrowserStatesPerKey: {
     kind: 'int',
@@ -134,6 +143,7 @@ export const OWN_SETTINGS = {
     max: 100_000,
     default: 50,
     help: "most MCP sessions one API key may have open; at the limit the key's least recently used idle session is closed for a new one (its client is told why), and only while all are busy is a new one refused (429)",
+    http: true,
   },
 } as const satisfies Record<string, OwnSettingSpec>;
 
@@ -154,6 +164,7 @@ export function ownOptions(): Readonly<Record<OwnSettingKey, Option>> {
     OWN_SETTING_KEYS.map((key) => {
       const spec: OwnSettingSpec = OWN_SETTINGS[key];
       const option = entryOption(spec);
+      if (spec.http) overHttp(option, spec.http === true ? undefined : spec.http);
       return [key, spec.modes ? appliesIn(option, spec.modes, spec.refusal) : option];
     }),
   ) as Record<OwnSettingKey, Option>;

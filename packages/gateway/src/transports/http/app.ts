@@ -41,7 +41,7 @@ export interface HttpGatewayOptions extends SecurityOptions {
   /** Which of a client's MCP roots count for its input files, and whether the working directory does (roots.ts). */
   roots: RootsPolicy;
   /** How long a key's browser state outlives its last 2026-07-28 request (ms). */
-  keepBrowserStateMs: number;
+  browserStateKeepMs: number;
   /** --max-browser-states-per-key. */
   maxBrowserStatesPerKey: number;
   /** --progress-interval, ms (default 10 s). */
@@ -103,7 +103,7 @@ export async function buildHttpGateway(opts: HttpGatewayOptions): Promise<HttpGa
     ...(opts.progressIntervalMs ? { progressIntervalMs: opts.progressIntervalMs } : {}),
   };
   const statesOf = (keyOwner: string) =>
-    new BrowserStates({ backend: opts.backend, keyOwner, keepBrowserStateMs: opts.keepBrowserStateMs, maxBrowserStatesPerKey: opts.maxBrowserStatesPerKey });
+    new BrowserStates({ backend: opts.backend, keyOwner, browserStateKeepMs: opts.browserStateKeepMs, maxBrowserStatesPerKey: opts.maxBrowserStatesPerKey });
   const waitingFor = (sessionId: string) => opts.backend.waitingFor?.(sessionId);
   const createServer = (sessionId: () => string | undefined, keyHash: string | undefined) =>
     createMcpServer({
