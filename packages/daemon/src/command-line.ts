@@ -13,7 +13,7 @@ import { DEFAULT_MAX_KEY_MEMORY_MB } from './local/key-memory.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
 import { DEFAULT_HOST, EXTENSION_ID } from './server/constants.js';
 import { defaultPairingFile } from './server/pairing-secret.js';
-import { refusedBrowserArg } from './local/browser.js';
+import { DEFAULT_VIEWPORT, refusedBrowserArg } from './local/browser.js';
 import { BROWSER_CHANNELS, findChannel } from './local/chrome.js';
 import { FILE_PATH_MODES } from './local/files.js';
 import { ConfigError, intOption, repeatableOption, serverFile, settingOption, type SettingValues } from './setting-values.js';
@@ -38,7 +38,7 @@ export const DEFAULT_GRACE_PERIOD_SECONDS = DEFAULT_GRACE_PERIOD_MS / 1000;
  * user can make the directory first (as they could a fixed name in the shared temporary directory).
  */
 export const DEFAULT_OUTPUT_DIR = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'browsermcp', 'output');
-export const DEFAULT_VIEWPORT_SIZE = '1280x720';
+export const DEFAULT_VIEWPORT_SIZE = `${DEFAULT_VIEWPORT.width}x${DEFAULT_VIEWPORT.height}`;
 /** --idle-timeout's default for a headless browser (a headed one stays): an hour, as @playwright/mcp. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 3_600_000;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -355,7 +355,8 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
   const sandbox = values.given('sandbox') ? values.bool('sandbox') : undefined;
 
   const hasDisplay = process.platform !== 'linux' || Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
-  const headless = values.bool('headless') || !hasDisplay;
+  const headlessAsked = values.bool('headless');
+  const headless = headlessAsked || !hasDisplay;
 
   const browserChannel = values.str('browser');
   let executablePath = values.str('executablePath');
@@ -372,7 +373,7 @@ export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv
     throw new ConfigError(CDP_REFUSALS.idleTimeout);
   }
   const idleTimeoutMs = idleGiven !== undefined ? idleGiven || undefined : headless && !cdpEndpoint ? DEFAULT_IDLE_TIMEOUT_MS : undefined;
-  const headlessReason = values.bool('headless')
+  const headlessReason = headlessAsked
     ? 'headless (--headless)'
     : hasDisplay
       ? 'headed (a display is available; --headless to hide it)'

@@ -87,8 +87,20 @@ describe('stdio', () => {
     await expect.poll(() => children.filter(alive).length, { timeout: 10_000 }).toBe(0);
   });
 
-  it('answers malformed JSON with -32700 and ignores auth flags', async () => {
-    const child = spawn(process.execPath, [CLI, '--headless', '--api-key', 'ignored'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  it('refuses the flags of MCP over HTTP, naming them and the fix, before starting anything', async () => {
+    const child = spawn(process.execPath, [CLI, '--headless', '--api-key', 'key-of-a-stdio-client-0123'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => (err += d));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(2);
+    expect(err).toContain(
+      '--api-key applies to MCP over HTTP (--port): over stdio the client starts the gateway and talks to it alone. Add --port <port>, or drop it.',
+    );
+  });
+
+  it('answers malformed JSON with -32700', async () => {
+    const child = spawn(process.execPath, [CLI, '--headless'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => (out += d));

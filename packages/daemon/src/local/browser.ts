@@ -47,6 +47,8 @@ async function webSocketUrlOf(endpoint: string, headers: Record<string, string>,
 
 /** How long a launch may take before it fails (puppeteer's own default, said here: calls wait for it). */
 const LAUNCH_TIMEOUT_MS = 30_000;
+/** New pages' viewport when none is given (--viewport-size's default, 1280x720). */
+export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 /** --cdp-timeout's default: how long connecting to a running browser may take. */
 export const DEFAULT_CDP_TIMEOUT_MS = 30_000;
 
@@ -131,7 +133,7 @@ export class LocalBrowser {
   }
 
   private async connect(endpoint: string): Promise<Browser> {
-    const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
+    const viewport = this.options.viewport === undefined ? DEFAULT_VIEWPORT : this.options.viewport;
     const headers = this.options.cdpHeaders ?? {};
     const timeoutMs = this.options.cdpTimeoutMs ?? DEFAULT_CDP_TIMEOUT_MS;
     const abort = new AbortController();
@@ -184,7 +186,7 @@ export class LocalBrowser {
     // Chromium refuses to start as root with its sandbox on.
     const sandbox = this.options.sandbox ?? process.getuid?.() !== 0;
     if (!sandbox && !args.includes('--no-sandbox')) args.push('--no-sandbox');
-    const viewport = this.options.viewport === undefined ? { width: 1280, height: 720 } : this.options.viewport;
+    const viewport = this.options.viewport === undefined ? DEFAULT_VIEWPORT : this.options.viewport;
     const held = this.options.originLists ? heldProfile(this.options.userDataDir) : undefined;
     if (held) args.push(...HELD_ARGS);
     const userDataDir = held?.dir ?? this.options.userDataDir;

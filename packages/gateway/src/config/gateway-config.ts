@@ -14,7 +14,7 @@ import {
 import type { ToolSettingValues } from '@browsermcp/protocol';
 import type { Command } from 'commander';
 import { refuseOutOfMode, refuseOutsideHttp } from './modes.js';
-import { readOwnSettings, type OwnSettingValues } from './own-settings.js';
+import { RATE_LIMIT_OFF_LOOPBACK, readOwnSettings, type OwnSettingValues } from './own-settings.js';
 import {
   cdpHeadersFrom,
   checkKeyStrength,
@@ -174,7 +174,7 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     apiKeysGiven: apiKeys.length > 0,
     trustProxy: trustProxyFrom(str('trustProxy')),
     noAuth,
-    rateLimit: own.rateLimit ?? (loopback ? undefined : 100),
+    rateLimit: own.rateLimit ?? (loopback ? undefined : RATE_LIMIT_OFF_LOOPBACK),
     keepBrowserStateMs,
     secrets: secretsFrom(str('secrets')),
     pageSetup,

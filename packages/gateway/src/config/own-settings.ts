@@ -24,6 +24,9 @@ export type OwnSettingSpec = SettingEntry & {
 /** How long a 2026-07-28 client's browser state outlives its last request when --keep-browser-state does not say. */
 export const STATELESS_STATE_KEEP_MS = 30 * 60_000;
 
+/** --rate-limit's default on a host other machines reach (on loopback: off), requests per minute per key. */
+export const RATE_LIMIT_OFF_LOOPBACK = 100;
+
 export const OWN_SETTINGS = {
   cdpTimeoutMs: {
     kind: 'int',
@@ -87,7 +90,7 @@ export const OWN_SETTINGS = {
     arg: 'n',
     min: 1,
     max: 1_000_000,
-    help: 'requests per minute per key (default: 100 on a non-loopback host, off on loopback)',
+    help: `requests per minute per key (default: ${RATE_LIMIT_OFF_LOOPBACK} on a non-loopback host, off on loopback)`,
     http: true,
   },
   sessionIdleMs: {

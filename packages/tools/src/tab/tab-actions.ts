@@ -70,7 +70,7 @@ export class TabActions {
     frame: Frame,
     label: string,
     needsEnabled = true,
-    timeoutMs = 5000,
+    timeoutMs = TOOL_SETTING_DEFAULTS.actionTimeoutMs,
   ): Promise<{ x: number; y: number; opensChooser: boolean }> {
     const deadline = Date.now() + timeoutMs;
     let previous: { x: number; y: number } | undefined;

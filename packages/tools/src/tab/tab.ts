@@ -1,3 +1,4 @@
+import { TOOL_SETTING_DEFAULTS } from '@browsermcp/protocol';
 import { changesSinceBeforeLast, snapshotChanges, type SnapshotChanges } from './snapshot-changes.js';
 import type { CDPSession, ElementHandle, Frame, Page, Protocol } from 'puppeteer-core';
 import { cdp } from '../engine/cdp.js';
@@ -325,7 +326,7 @@ export class Tab {
     frame: Frame,
     label: string,
     needsEnabled = true,
-    timeoutMs = 5000,
+    timeoutMs = TOOL_SETTING_DEFAULTS.actionTimeoutMs,
   ): Promise<{ x: number; y: number; opensChooser: boolean }> {
     return this.actions.actionPoint(handle, frame, label, needsEnabled, timeoutMs);
   }
