@@ -215,8 +215,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     audience: daemon.authAudience,
     issuer: daemon.authIssuer,
   };
-  if (!secret && !publicKey && (rules.audience !== undefined || rules.issuer !== undefined)) {
-    throw new ConfigError('--auth-audience and --auth-issuer check access tokens: add --auth-secret-file or --auth-public-key-file');
+  if (!secret && !publicKey) {
+    // Without a way to check tokens there are no users: what shapes tokens and users would shape nothing.
+    const tokenOnly = (['authAudience', 'authIssuer', 'authMaxTokenLifetime', 'maxSessionsPerUser'] as const).filter((key) =>
+      values.given(entryAttribute(DAEMON_SETTINGS[key])),
+    );
+    if (tokenOnly.length) {
+      throw new ConfigError(
+        `${tokenOnly.map((key) => `--${DAEMON_SETTINGS[key].flag}`).join(' and ')} check access tokens and their users: add --auth-secret-file or --auth-public-key-file`,
+      );
+    }
   }
   let verifier: TokenVerifier | undefined;
   try {

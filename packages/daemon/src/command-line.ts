@@ -11,7 +11,7 @@ import { optionalCapabilities, type Capability } from '@browsermcp/tools';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_GRACE_PERIOD_MS, DEFAULT_MAX_BROWSER_STATES } from './router/index.js';
 import { DEFAULT_MAX_KEY_MEMORY_MB } from './local/key-memory.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './server/connections.js';
-import { DEFAULT_HOST, EXTENSION_ID } from './server/constants.js';
+import { DEFAULT_HOST, EXTENSION_ID, EXTENSION_ID_PATTERN } from './server/constants.js';
 import { defaultPairingFile } from './server/pairing-secret.js';
 import { DEFAULT_VIEWPORT, refusedBrowserArg } from './local/browser.js';
 import { BROWSER_CHANNELS, findChannel } from './local/chrome.js';
@@ -310,6 +310,8 @@ const LAUNCH_ONLY = ['headless', 'executablePath', 'profileDirName', 'browserArg
 /** Reads and checks the shared settings; `env` is asked only whether a display exists. */
 export function readSharedSettings(values: SettingValues, env: NodeJS.ProcessEnv = process.env): SharedSettings {
   const table = readTable(values, SHARED_SETTINGS);
+  const badId = table.extensionIds.find((id) => !EXTENSION_ID_PATTERN.test(id));
+  if (badId !== undefined) throw new ConfigError(`--extension-id: "${badId}" is not an extension id (32 letters a to p, as chrome://extensions shows it).`);
   const port = values.int('port');
 
   const viewportText = values.str('viewportSize') ?? DEFAULT_VIEWPORT_SIZE;

@@ -6,6 +6,7 @@
  * instance id's form, a file that must be readable) are checked in cli-args.ts once read.
  */
 import { DEFAULT_MAX_SESSIONS_PER_USER } from './router/index.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './server/auth.js';
 import type { SettingEntry } from './setting-table.js';
 
 export const DAEMON_SETTINGS = {
@@ -27,7 +28,7 @@ export const DAEMON_SETTINGS = {
     kind: 'text',
     flag: 'auth-max-token-lifetime',
     arg: 'duration',
-    default: '90d',
+    default: `${DEFAULT_MAX_TOKEN_LIFETIME_SECONDS / 86_400}d`,
     help: 'the longest an access token may still live (its "exp" from now): seconds, or a number with s, m, h or d',
   },
   authAudience: {

@@ -42,7 +42,12 @@ it.each([
   [['--auth-secret-file', '/nonexistent/secret'], '--auth-secret-file /nonexistent/secret cannot be read (ENOENT)'],
   [['--cdp-endpoint', 'localhost:9222'], '--cdp-endpoint must be an http(s):// or ws(s):// URL such as http://127.0.0.1:9222, got "localhost:9222".'],
   [['token', '--user', 'u'], 'token needs --secret-file'],
-  [['--auth-audience', 'wss://relay.example'], '--auth-audience and --auth-issuer check access tokens: add --auth-secret-file or --auth-public-key-file'],
+  [['--auth-audience', 'wss://relay.example'], '--auth-audience check access tokens and their users: add --auth-secret-file or --auth-public-key-file'],
+  [
+    ['--max-sessions-per-user', '5', '--auth-max-token-lifetime', '1d'],
+    '--auth-max-token-lifetime and --max-sessions-per-user check access tokens and their users',
+  ],
+  [['--extension-id', 'not-an-id'], '--extension-id: "not-an-id" is not an extension id (32 letters a to p, as chrome://extensions shows it).'],
   [
     ['--auth-max-token-lifetime', 'forever'],
     '--auth-max-token-lifetime must be a positive number of seconds, or a number with s, m, h or d such as 12h (got "forever")',

@@ -32,7 +32,8 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       daemonBrowser: config.daemonBrowser,
       commandTimeoutMs: config.commandTimeoutMs,
       keepBrowserStateMs: config.keepBrowserStateMs,
-      sessionSettings: { ...toolSettings(config), caps: config.caps },
+      // What the user set, not the defaults: the daemon's operator's own settings hold for the rest.
+      sessionSettings: { ...config.toolSettingsGiven, caps: config.caps },
     });
   }
   if (config.extension) {
@@ -40,7 +41,8 @@ export async function createBackend(config: GatewayConfig): Promise<Backend> {
       daemonPort: config.daemonPort,
       // The person pairs their browser once: the secret outlives the gateway in its file.
       pairingSecret: loadPairingSecret(config.pairingFile).secret,
-      extensionIds: config.extensionIds,
+      // None given: the daemon's own default, the development build's id.
+      ...(config.extensionIds.length ? { extensionIds: config.extensionIds } : {}),
       commandTimeoutMs: config.commandTimeoutMs,
       gracePeriodMs: config.gracePeriodMs,
       maxBrowserStates: config.maxBrowserStates,

@@ -176,6 +176,7 @@ describe('browsermcp-gateway CLI', () => {
         '--host, --api-key, --rate-limit apply to MCP over HTTP (--port): over stdio the client starts the gateway and talks to it alone. Add --port <port>, or drop them.',
       ],
       [['--max-sessions', '5'], '--max-sessions applies to MCP over HTTP (--port)'],
+      [['--grace-period', '10'], '--grace-period keeps a session whose legacy SSE stream dropped (over HTTP) or whose browser disconnected (--extension)'],
       [
         ['--daemon-url', 'ws://127.0.0.1:9/mcp', '--output-dir', '/tmp/out'],
         "with --daemon-url the daemon saves what tools write: set --output-dir on browsermcp-daemon (here it shapes only --save-session's records).",

@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { configFile, entryDefault, entrySample } from '@browsermcp/testkit';
-import { join, relative } from 'node:path';
+import { configFile, entryDefault, entrySample, spelledOutside } from '@browsermcp/testkit';
+import { join } from 'node:path';
 import { ConfigError } from '@browsermcp/daemon';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MODES, type Mode } from '../src/config/modes.js';
@@ -82,23 +81,17 @@ describe.each(OWN_SETTING_KEYS)('%s', (key) => {
 });
 
 it('declares none of these settings outside the table: no flag spelled, no value read by hand', () => {
-  const src = join(import.meta.dirname, '../src');
-  const table = join(src, 'config/own-settings.ts');
-  const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => join(src, f))
-    .filter((f) => f !== table);
-  const flags = OWN_SETTING_KEYS.map((key) => OWN_SETTINGS[key].flag).join('|');
-  const reads = (attributes: string[]) => new RegExp(`\\b(int|str|bool|raw|given|list)\\('(${attributes.join('|')})'`);
-  // An option declared: its signature (`--max-sessions <n>`) or a switch made (`opt('--save-session'`); a message may name it.
-  const declared = new RegExp(`['"\`]--(${flags}) <|(\\w*[oO]ption|opt)\\(\\s*['"\`]--(${flags})['"\`]`);
-  const read = reads(OWN_SETTING_KEYS.map(ownSettingAttribute));
+  const root = join(import.meta.dirname, '../../..');
+  const flags = OWN_SETTING_KEYS.map((key) => OWN_SETTINGS[key].flag);
   // The modes are chosen before any value is read, by the flags that choose them (--extension is one).
   const choosers = new Set(MODES.map((m) => m.chosenBy));
-  const readInModes = reads(OWN_SETTING_KEYS.map(ownSettingAttribute).filter((a) => !choosers.has(a)));
-  const offenders = files.filter((file) => {
-    const text = readFileSync(file, 'utf8');
-    return declared.test(text) || (file.endsWith('config/modes.ts') ? readInModes : read).test(text);
-  });
-  expect(offenders.map((f) => relative(src, f))).toEqual([]);
+  const attributes = OWN_SETTING_KEYS.map(ownSettingAttribute);
+  expect(spelledOutside(root, flags, attributes, ['config/modes.ts'])).toEqual([]);
+  expect(
+    spelledOutside(
+      root,
+      [],
+      attributes.filter((a) => !choosers.has(a)),
+    ),
+  ).toEqual([]);
 });

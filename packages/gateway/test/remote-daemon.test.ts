@@ -30,6 +30,35 @@ afterAll(async () => {
 });
 
 describe('--daemon-url: a remote daemon through the proxy protocol', () => {
+  it("keeps the daemon operator's tool settings where the gateway's user set none, and the user's where they did", async () => {
+    // The operator's browsermcp-daemon --snapshot-mode none: action answers carry no snapshot.
+    const operated = await startDaemon({
+      host: '127.0.0.1',
+      port: 0,
+      local: { outputDir: join(tmpdir(), 'bmcp-remote-operated'), headless: true },
+      verifier: hs256Verifier(SECRET),
+      sessionSettings: { snapshotMode: 'none' },
+    });
+    const token = await signToken({ userId: 'alice', secret: SECRET });
+    const url = `${operated.address.replace(/^http/, 'ws')}/mcp`;
+    const [plain, asking] = [
+      await startGateway(['--daemon-url', url, '--daemon-token', token]),
+      await startGateway(['--daemon-url', url, '--daemon-token', token, '--snapshot-mode', 'full']),
+    ];
+    try {
+      const [a, b] = [await connectClient(plain), await connectClient(asking)];
+      const navigated = async (client: typeof a) => text(await client.callTool({ name: 'browser_navigate', arguments: { url: server.url('/index.html') } }));
+      // The gateway's default is not a choice: the daemon's own setting holds.
+      expect(await navigated(a)).not.toContain('### Snapshot');
+      // A value the gateway's user set is asked for, and the daemon takes it (not a limit).
+      expect(await navigated(b)).toContain('### Snapshot');
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await Promise.all([plain.close(), asking.close()]);
+      await operated.close();
+    }
+  });
+
   it("runs navigate, snapshot and click on the daemon's browser with a valid token", async () => {
     const token = await signToken({ userId: 'alice', secret: SECRET });
     const gw: RunningHttpGateway = await startGateway(['--daemon-url', daemonUrl, '--daemon-token', token]);

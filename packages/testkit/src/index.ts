@@ -16,4 +16,4 @@ export { picture, sameColour, type Picture } from './pixels.js';
 export { captureScreen, clickScreen, findBlock, parseXwd, screenPng, type Screen, type ScreenBox } from './x-screen.js';
 export { rustBookPath } from './rust-book.js';
 export { startWsRelay, type WsRelay } from './ws-relay.js';
-export { configFile, entryDefault, entrySample, type TableEntry } from './settings.js';
+export { configFile, entryDefault, entrySample, spelledOutside, type TableEntry } from './settings.js';

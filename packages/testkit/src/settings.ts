@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 /** A --config file holding `content` (JSON, or the text as given), in a fresh temporary folder. */
 export function configFile(content: unknown): string {
@@ -58,4 +58,33 @@ export function entryDefault(entry: TableEntry): unknown {
       return path === undefined ? undefined : resolve(path);
     }
   }
+}
+
+/**
+ * The source files under `root`'s packages and apps (their `src`) that declare one of `flags` as an option (its
+ * signature `'--flag <x>'`, `'-f, --flag [x]'`, or a switch made with `option('--flag')`, `--no-` forms too) or read
+ * one of `attributes`' values (`int('key')`, `str`, `bool`, `raw`, `list`, `many`, `oneOf`, `origins`,
+ * `originPatterns`, a helper of that name or a method), relative to `root`: the places a setting is spelled outside
+ * its table. A message may name a flag; `given('key')` asks only whether it was set.
+ */
+export function spelledOutside(root: string, flags: readonly string[], attributes: readonly string[], exclude: readonly string[] = []): string[] {
+  const names = flags.join('|');
+  const declared = new RegExp(`['"\`](?:-\\w, )?--(?:no-)?(?:${names}) [<\\[]|(?:\\w*[oO]ption|opt)\\(\\s*['"\`](?:-\\w, )?--(?:no-)?(?:${names})['"\`]`);
+  const read = new RegExp(`\\b(?:int|str|bool|raw|list|many|oneOf|origins|originPatterns)\\(\\s*['"\`](?:${attributes.join('|')})['"\`]`);
+  const sources = ['packages', 'apps'].flatMap((top) =>
+    readdirSync(join(root, top)).flatMap((name) => {
+      const src = join(root, top, name, 'src');
+      if (!existsSync(src)) return [];
+      return readdirSync(src, { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(ts|tsx|mts)$/.test(f) && !f.endsWith('generated.ts'))
+        .map((f) => join(src, f));
+    }),
+  );
+  return sources
+    .filter((file) => !exclude.some((path) => file.endsWith(path)))
+    .filter((file) => {
+      const text = readFileSync(file, 'utf8');
+      return declared.test(text) || read.test(text);
+    })
+    .map((file) => relative(root, file));
 }

@@ -16,7 +16,7 @@ export interface ClusterMember {
 
 export interface NatsClusterConfigOptions {
   readonly members: readonly ClusterMember[];
-  /** The daemons' --nats-prefix (default "browsermcp"). */
+  /** The daemons' subject and bucket prefix (ClusterSettings.prefix; default "browsermcp"). */
   readonly prefix?: string | undefined;
   /** The NATS account the cluster lives in (default "BROWSERMCP"). */
   readonly account?: string | undefined;

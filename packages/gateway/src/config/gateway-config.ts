@@ -11,21 +11,11 @@ import {
   type PageSetupOptions,
   type SharedSettings,
 } from '@browsermcp/daemon';
-import type { ToolSettingValues } from '@browsermcp/protocol';
+import type { SessionSettings, ToolSettingValues } from '@browsermcp/protocol';
 import type { Command } from 'commander';
 import { refuseOutOfMode, refuseOutsideHttp } from './modes.js';
 import { RATE_LIMIT_OFF_LOOPBACK, readOwnSettings, type OwnSettingValues } from './own-settings.js';
-import {
-  cdpHeadersFrom,
-  checkKeyStrength,
-  daemonUrlsFrom,
-  extensionIdsFrom,
-  keysFrom,
-  pageSetupFrom,
-  secretsFrom,
-  storageStateFrom,
-  trustProxyFrom,
-} from './values.js';
+import { cdpHeadersFrom, checkKeyStrength, daemonUrlsFrom, keysFrom, pageSetupFrom, secretsFrom, storageStateFrom, trustProxyFrom } from './values.js';
 
 export { ConfigError };
 export { buildProgram } from './options.js';
@@ -52,10 +42,13 @@ export interface GatewayConfig extends SharedSettings, ToolSettingValues, OwnSet
   trustProxy: boolean | number | string[] | undefined;
   /** The keys came from the user (--api-key, its variable, --api-key-file): the banner does not print them. */
   apiKeysGiven: boolean;
+  /**
+   * The tool settings the user set (flag, variable or config file), not their defaults: what a remote daemon is asked
+   * for, so that its operator's own values hold for the rest.
+   */
+  toolSettingsGiven: SessionSettings;
   /** --keep-browser-state, in ms: sessions of one key share a browser state that outlives each of them this long. */
   keepBrowserStateMs: number | undefined;
-  /** --extension-id: the extension ids that may connect (the development build's by default). */
-  extensionIds: string[];
   /** --secrets: name → value. */
   secrets: Record<string, string> | undefined;
   /** How each page and context of a launched (or CDP) browser is set up. */
@@ -107,6 +100,12 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
   const apiKeyLabels = new Map(fromFile.flatMap((k) => (k.label ? [[k.key, k.label] as const] : [])));
   if (noAuth && apiKeys.length) throw new ConfigError('--no-auth and an API key contradict each other: keep one.');
 
+  // The grace period keeps a session whose legacy SSE stream dropped (HTTP), or whose browser went away (--extension).
+  if (shared.port === undefined && mode !== 'extension' && v.given('gracePeriod')) {
+    throw new ConfigError(
+      '--grace-period keeps a session whose legacy SSE stream dropped (over HTTP) or whose browser disconnected (--extension); over stdio without --extension it has nothing to keep. Add --port or --extension, or drop it.',
+    );
+  }
   // With --daemon-url the daemon saves what tools write; this gateway writes only --save-session's records.
   const fileFlags = ['outputDir', 'outputMaxBytes'].map((key) => SHARED_SETTINGS[key as 'outputDir' | 'outputMaxBytes']);
   const strayFiles = fileFlags.filter((entry) => v.given(entryAttribute(entry))).map((entry) => `--${entry.flag}`);
@@ -165,9 +164,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     commandTimeoutMs: tools.commandTimeoutMs,
     extension,
     daemonUrls,
-    extensionIds: extensionIdsFrom(shared.extensionIds),
     cdpHeaders,
     ...tools.settings,
+    toolSettingsGiven: tools.given,
     protectedPaths: serverFilePaths(program),
     apiKeys,
     apiKeyLabels,

@@ -52,7 +52,10 @@ function options(): Option[] {
     own.cdpTimeoutMs,
     appliesIn(s.userDataDir, LOCAL_BROWSER),
     appliesIn(s.profileDirName, LAUNCHED),
-    appliesIn(opt('--isolated', 'keep the profile in memory (the default unless --user-data-dir is given)'), LAUNCHED),
+    appliesIn(
+      opt('--isolated', "@playwright/mcp's: a fresh profile for this run, thrown away when the browser closes (the default unless --user-data-dir is given)"),
+      LAUNCHED,
+    ),
     appliesIn(s.viewportSize, LOCAL_BROWSER),
     s.caps,
     appliesIn(s.sharedBrowserContext, LOCAL_BROWSER),

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { ConfigError, deviceNames, EXTENSION_ID, EXTENSION_ID_PATTERN, isLoopbackHost, type PageSetupOptions } from '@browsermcp/daemon';
+import { ConfigError, deviceNames, isLoopbackHost, type PageSetupOptions } from '@browsermcp/daemon';
 
 /** A file a flag names, as text; a ConfigError naming the flag and why when it cannot be read. */
 export function readFlagFile(flag: string, path: string): string {
@@ -129,14 +129,6 @@ export function trustProxyFrom(text: string | undefined): boolean | number | str
     throw new ConfigError(`--trust-proxy must be true, a hop count, or proxy addresses/CIDRs such as 10.0.0.0/8,127.0.0.1, got "${bad ?? text}".`);
   }
   return entries;
-}
-
-/** --extension-id: ids as Chrome writes them (32 letters a-p); the development build's when none is given. */
-export function extensionIdsFrom(ids: string[]): string[] {
-  if (!ids.length) return [EXTENSION_ID];
-  const bad = ids.find((id) => !EXTENSION_ID_PATTERN.test(id));
-  if (bad !== undefined) throw new ConfigError(`--extension-id: "${bad}" is not an extension id (32 letters a to p, as chrome://extensions shows it).`);
-  return ids;
 }
 
 /** --daemon-url: comma-separated ws:// or wss:// URLs, tried in turn; ws:// only to this machine (the token travels in it). */
