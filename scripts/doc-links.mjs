@@ -1,6 +1,6 @@
 // Nothing in the repository points outside it: every relative link of a Markdown file leads to a file or folder of
 // the repository, and every Markdown file a source names (`see docs/architecture.md`) is one the repository has. A
-// clone has no `../shared/`; a page a comment sends the reader to must be there.
+// clone has no folder beside it; a page a comment sends the reader to must be there.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -25,7 +25,7 @@ for (const file of tracked.filter((f) => f.endsWith('.md') && !f.endsWith('CHANG
     if (!inside(path)) problems.push(`${file}: links outside the repository: ${target}`);
     else if (!existsSync(path)) problems.push(`${file}: links to a missing file: ${target}`);
   }
-  // A path written in the text (`../shared/STYLE.md`) that leaves the repository; one a package writes
+  // A path written in the text that climbs out of the repository (up past its root); one a package writes
   // (`../../tsconfig.base.json` in a package's tsconfig) leads into it from a package's folder.
   for (const [path] of text.matchAll(/(?<![\w/.])(?:\.\.\/)+[\w.-]+(?:\/[\w.-]+)*/g)) {
     const fromPackage = resolve(join(root, 'packages', 'any'), path);
@@ -47,7 +47,11 @@ for (const file of tracked.filter((f) => SOURCES.test(f) && !f.includes('/dist/'
       problems.push(`${file}: names a page outside the repository: ${name}`);
       continue;
     }
-    const found = existsSync(join(root, name)) || existsSync(resolve(join(root, dirname(file)), name)) || markdownNames.has(basename(name));
+    // A path up from the file is found from the file only, inside the repository (not beside it, as on this machine).
+    const fromFile = resolve(join(root, dirname(file)), name);
+    const found = name.startsWith('../')
+      ? inside(fromFile) && existsSync(fromFile)
+      : existsSync(join(root, name)) || existsSync(fromFile) || markdownNames.has(basename(name));
     if (!found) problems.push(`${file}: names a page the repository does not have: ${name}`);
   }
 }
