@@ -80,9 +80,8 @@ function readSetting(v: SettingValues, key: ToolSettingKey): ToolSettingValues[T
       return alias ?? v.oneOf(attribute, spec.values)!;
     }
     case 'switch':
-      // A --no-<flag> switch is on until its attribute says otherwise: false from the flag, or a word of a variable
-      // or the config file ("off", "no", 0), read as any switch's.
-      return spec.default ? v.raw(attribute) === undefined || v.bool(attribute) : v.bool(attribute);
+      // Read as the other tables' switches: one on by default stays on until its attribute says otherwise.
+      return readEntry(v, spec) as boolean;
     case 'origins':
       return v.originPatterns(attribute);
     case 'name': {

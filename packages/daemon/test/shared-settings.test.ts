@@ -1,10 +1,10 @@
-import { configFile, entryDefault, entrySample, spelledOutside } from '@browsermcp/testkit';
+import { spelledOutside } from '@browsermcp/testkit';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildDaemonProgram } from '../src/cli-args.js';
+import { afterEach, expect, it, vi } from 'vitest';
 import { applySettingSources, readSharedSettings, SettingValues, SHARED_SETTINGS, sharedOptions, type SharedTableKey } from '../src/command-line.js';
-import { entryAttribute, type SettingEntry } from '../src/setting-table.js';
+import { entryAttribute } from '../src/setting-table.js';
+import { walkTable } from './helpers/walk-table.js';
 
 // Walks the table of the shared settings that read as declared (command-line.ts SHARED_SETTINGS), as the tool
 // settings' test walks theirs: each is an option of both CLIs with its variable and default, is reached alike from
@@ -28,31 +28,8 @@ function read(argv: string[]) {
   return readSharedSettings(new SettingValues(program), {});
 }
 
-describe.each(KEYS)('%s', (key) => {
-  const entry: SettingEntry = SHARED_SETTINGS[key];
-  const flag = `--${entry.flag}`;
-  const variable = `BROWSERMCP_${entry.flag.replace(/-/g, '_').toUpperCase()}`;
-  const { text, value } = SAMPLES[key] ?? entrySample(entry);
-
-  it('is an option of the daemon with its variable, and of the gateway through the same sharedOptions', () => {
-    const option = buildDaemonProgram().options.find((o) => o.long === flag);
-    expect(option?.attributeName()).toBe(entryAttribute(entry));
-    expect(option?.envVar).toBe(variable);
-    expect(sharedOptions({ port: { description: '' } })[key].long).toBe(flag);
-  });
-
-  it.each(['flag', 'variable', 'config file'] as const)('is set by its %s, under its one name', (source) => {
-    let argv: string[] = [];
-    if (source === 'flag') argv = entry.kind === 'switch' ? [flag] : [flag, text];
-    if (source === 'variable') vi.stubEnv(variable, text);
-    if (source === 'config file') argv = ['--config', configFile({ [entryAttribute(entry)]: entry.kind === 'switch' ? true : text })];
-    expect(read(argv)[key]).toEqual(value);
-  });
-
-  it('has its default when not set', () => {
-    expect(read([])[key]).toEqual(entryDefault(entry));
-  });
-});
+// Of the gateway too, through the same sharedOptions.
+walkTable(SHARED_SETTINGS, read, SAMPLES, (key, flag) => expect(sharedOptions({ port: { description: '' } })[key].long).toBe(flag));
 
 it('declares none of the shared table’s settings outside it: no flag spelled, no value read by hand', () => {
   const root = join(import.meta.dirname, '../../..');

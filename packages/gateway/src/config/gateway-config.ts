@@ -20,7 +20,6 @@ import { cdpHeadersFrom, checkKeyStrength, daemonUrlsFrom, keysFrom, pageSetupFr
 export { ConfigError };
 export { buildProgram } from './options.js';
 
-/** The shared settings (the daemon reads the same ones, the same way), the tool settings (their table), and the gateway's own. */
 /**
  * The shared settings (the daemon reads the same ones, the same way), the tool settings and the gateway's own plain
  * settings (each from its table), and the values the gateway derives from its other flags.
@@ -107,8 +106,9 @@ export function resolveConfig(program: Command, env: NodeJS.ProcessEnv = process
     );
   }
   // With --daemon-url the daemon saves what tools write; this gateway writes only --save-session's records.
-  const fileFlags = ['outputDir', 'outputMaxBytes'].map((key) => SHARED_SETTINGS[key as 'outputDir' | 'outputMaxBytes']);
-  const strayFiles = fileFlags.filter((entry) => v.given(entryAttribute(entry))).map((entry) => `--${entry.flag}`);
+  const strayFiles = [SHARED_SETTINGS.outputDir, SHARED_SETTINGS.outputMaxBytes]
+    .filter((entry) => v.given(entryAttribute(entry)))
+    .map((entry) => `--${entry.flag}`);
   if (mode === 'daemon' && !own.saveSession && strayFiles.length) {
     throw new ConfigError(
       `with --daemon-url the daemon saves what tools write: set ${strayFiles.join(' and ')} on browsermcp-daemon (here ${strayFiles.length > 1 ? 'they shape' : 'it shapes'} only --save-session's records).`,
