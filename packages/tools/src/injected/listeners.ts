@@ -1,4 +1,5 @@
 import { changeCount } from './changes.js';
+import { changedWithoutMutation } from './walk-cache.js';
 
 /**
  * What a page wired to an element that the DOM does not show: click listeners however they were added, and CSS
@@ -25,6 +26,7 @@ export function keepListenerReader(reader: unknown): void {
  * again whenever the page has changed since.
  */
 let marked = new WeakSet<Element>();
+let markedList: Element[] = [];
 let markedAt = -1;
 
 /** Whether this document's listeners are read by the engine's marks, and they are older than the page. */
@@ -34,7 +36,12 @@ export function listenerMarksStale(): boolean {
 
 /** The elements the engine found listening for a press (see engine/listeners.ts). */
 export function markPressed(elements: Element[]): void {
-  marked = new WeakSet(elements);
+  const now = new WeakSet(elements);
+  // A listener added or removed changes no DOM: the walk's kept parts showing such an element are dropped.
+  for (const el of markedList) if (!now.has(el)) changedWithoutMutation(el);
+  for (const el of elements) if (!marked.has(el)) changedWithoutMutation(el);
+  marked = now;
+  markedList = elements;
   markedAt = changeCount();
 }
 
