@@ -57,21 +57,15 @@ export function targets(result: BenchResult): TargetRow[] {
     const theirs = book(pw);
     const t = theirs ? mine.medianMs / theirs.medianMs : undefined;
     rows.push({
-      target: 'Rust book (1.9 MB real page) uncut snapshot after a change (one element) ≤ 300 ms and ≤ 0.15× @playwright/mcp',
-      measured:
-        `${ms(mine.medianMs)}${t !== undefined ? `, ${t.toFixed(3)}× (vs ${ms(theirs!.medianMs)})` : ''}` +
-        (mine.wideMs !== undefined && theirs?.wideMs !== undefined
-          ? `; after a page-wide change ${ms(mine.wideMs)}, ${(mine.wideMs / theirs.wideMs).toFixed(3)}×`
-          : ''),
+      target: 'Rust book (1.9 MB real page) uncut snapshot ≤ 300 ms and ≤ 0.15× @playwright/mcp',
+      measured: `${ms(mine.medianMs)}${t !== undefined ? `, ${t.toFixed(3)}× (vs ${ms(theirs!.medianMs)})` : ''}`,
       met: mine.medianMs <= 300 && (t === undefined || t <= 0.15),
     });
     if (mine.unchangedMs !== undefined) {
-      // Against a walk of the whole page (a page-wide change): a one-element change now costs little more than this.
-      const walked = mine.wideMs ?? mine.medianMs;
       rows.push({
-        target: 'Rust book snapshot again, page unchanged: costs ~nothing (≤ 1/5 of a page walked whole)',
-        measured: `${ms(mine.unchangedMs)} (page-wide change: ${ms(walked)}; one element changed: ${ms(mine.medianMs)})`,
-        met: mine.unchangedMs <= walked / 5,
+        target: 'Rust book snapshot again, page unchanged: costs ~nothing',
+        measured: `${ms(mine.unchangedMs)} (changed page: ${ms(mine.medianMs)})`,
+        met: mine.unchangedMs <= mine.medianMs / 5,
       });
     }
   }
@@ -173,11 +167,7 @@ export function renderMarkdown(result: BenchResult, command: string): string {
 
   const ok = result.sessions.filter((s) => !s.error);
   const pages = ok[0]?.snapshots.map((p) => p.page) ?? [];
-  out.push(
-    '',
-    `### Snapshot time (median of ${o.snapshotRuns}, one element of the page changed before each; min in brackets; then asked again unchanged; then after a change to the body, which restyles the whole page)`,
-    '',
-  );
+  out.push('', `### Snapshot time (median of ${o.snapshotRuns}, the page changed before each; min in brackets; then asked again unchanged)`, '');
   /** A table with a row per key and a column per server: what `cell` says of the server's row for the key, '–' without one. */
   const perServer = <K, R>(first: string, keys: readonly K[], rowOf: (s: SessionResult, key: K) => R | undefined, cell: (row: R) => string) =>
     table(
@@ -196,8 +186,7 @@ export function renderMarkdown(result: BenchResult, command: string): string {
       'page',
       pages,
       snapshotOf,
-      (row) =>
-        `${ms(row.medianMs)} (${ms(row.minMs)})${row.unchangedMs !== undefined ? `; again ${ms(row.unchangedMs)}` : ''}${row.wideMs !== undefined ? `; page-wide ${ms(row.wideMs)}` : ''}`,
+      (row) => `${ms(row.medianMs)} (${ms(row.minMs)})${row.unchangedMs !== undefined ? `; again ${ms(row.unchangedMs)}` : ''}`,
     ),
   );
   out.push('', '### Snapshot size (characters / ≈ tokens)', '');
@@ -222,7 +211,6 @@ export function renderMarkdown(result: BenchResult, command: string): string {
     for (const p of pages) {
       const a = ours.snapshots.find((x) => x.page === p);
       rows.push([`${p} snapshot time`, ...peers.map((peer) => ratio(a?.medianMs, peer.snapshots.find((x) => x.page === p)?.medianMs))]);
-      rows.push([`${p} snapshot time, page-wide change`, ...peers.map((peer) => ratio(a?.wideMs, peer.snapshots.find((x) => x.page === p)?.wideMs))]);
       rows.push([`${p} snapshot size`, ...peers.map((peer) => ratio(a?.chars, peer.snapshots.find((x) => x.page === p)?.chars))]);
     }
     for (const a of actions)

@@ -67,16 +67,11 @@ export const DEFAULT_OPTIONS: BenchOptions = {
 
 export interface SnapshotRow {
   page: string;
-  /**
-   * A page changed since the last snapshot as an action changes it: the bench sets an attribute on the element in
-   * the middle of the page, untimed, before each run.
-   */
+  /** A page changed since the last snapshot (the bench touches it, untimed, before each run). */
   medianMs: number;
   minMs: number;
   /** The same page asked again with no change in between. */
   unchangedMs?: number;
-  /** A page changed everywhere: an attribute on the body, which any rule may restyle everything by. */
-  wideMs?: number;
   chars: number;
 }
 export interface ActionRow {
@@ -171,20 +166,16 @@ async function singleSession(server: LaunchedServer, fx: FixtureServer, options:
       await d.navigate(fx.url(page.path));
       const times: number[] = [];
       const unchanged: number[] = [];
-      const wide: number[] = [];
       let chars = 0;
       for (let i = 0; i < options.snapshotRuns; i++) {
-        // Untimed: a change to the page, so that each timed snapshot reads a page it has not seen: one element's
-        // attribute, as a click toggles one, then the body's.
-        await d.evaluate(`() => { const all = document.body.getElementsByTagName('*'); all[all.length >> 1].dataset.benchRun = '${i}'; }`);
+        // Untimed: a change to the page, so that each timed snapshot reads a page it has not seen.
+        await d.evaluate(`() => { document.body.dataset.benchRun = '${i}'; }`);
         const [t, text] = await timed(() => d.snapshot());
         times.push(t);
         chars = text.length;
         unchanged.push((await timed(() => d.snapshot()))[0]);
-        await d.evaluate(`() => { document.body.dataset.benchRun = '${i}'; }`);
-        wide.push((await timed(() => d.snapshot()))[0]);
       }
-      snapshots.push({ page: page.name, medianMs: median(times), minMs: Math.min(...times), unchangedMs: median(unchanged), wideMs: median(wide), chars });
+      snapshots.push({ page: page.name, medianMs: median(times), minMs: Math.min(...times), unchangedMs: median(unchanged), chars });
       options.log?.(`  ${server.spec.label}: ${page.name} snapshot ${median(times).toFixed(1)} ms, ${chars} chars`);
     }
     const actions: ActionRow[] = [];

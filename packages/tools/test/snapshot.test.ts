@@ -332,7 +332,7 @@ describe('a page that has not changed', () => {
     const first = snapshotOf(await call(s, 'browser_snapshot'));
     const before = await stats(s);
     expect(snapshotOf(await call(s, 'browser_snapshot'))).toBe(first);
-    expect(await stats(s)).toMatchObject({ walks: before.walks, reused: before.reused + 1 });
+    expect(await stats(s)).toEqual({ walks: before.walks, reused: before.reused + 1 });
 
     // A DOM change.
     await pageOf(s).evaluate(() => void (document.querySelector('h1')!.textContent = 'Join us'));
@@ -354,6 +354,19 @@ describe('a page that has not changed', () => {
     await call(s, 'browser_snapshot', { boxes: true });
     await call(s, 'browser_snapshot', { boxes: true });
     expect((await stats(s)).walks).toBe(boxed.walks + 2);
+  });
+
+  it('sees a rule added through the CSSOM, which changes no DOM', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    expect(await call(s, 'browser_snapshot')).toContain('Click me');
+    await pageOf(s).evaluate(() => {
+      const sheet = new CSSStyleSheet();
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    });
+    await call(s, 'browser_snapshot');
+    await pageOf(s).evaluate(() => document.adoptedStyleSheets.at(-1)!.insertRule('button { display: none }'));
+    expect(await call(s, 'browser_snapshot')).not.toContain('Click me');
   });
 
   it('sees a change inside a shadow root, and walks a new document afresh', async () => {

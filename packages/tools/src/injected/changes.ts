@@ -4,56 +4,55 @@
  * shown). It counts DOM mutations, in the document and in each shadow root the walk enters, and the events that change
  * a snapshot without one: focus, input, a toggled <details>, the end of an animation or transition, the pointer
  * moving (hover styles), a resize (media queries). A value set by a script fires nothing: the walk keeps the form
- * controls it saw and compares them before it reuses anything (see walk.ts). What changed is also handed to
- * walk-cache.ts, which keeps the parts of the last walk that still hold.
+ * controls it saw and compares them before it reuses anything (see walk.ts), and the style sheets (`sheetsKey`): a
+ * rule added through the CSSOM changes no DOM either.
  */
 
-import { noteEvent, noteEverything, noteMutations } from './walk-cache.js';
-
 const OPTIONS: MutationObserverInit = { subtree: true, childList: true, attributes: true, characterData: true };
-// Mouse boundary events too, should the hover move with no pointer event.
-const EVENTS = ['focusin', 'focusout', 'input', 'change', 'toggle', 'animationend', 'transitionend', 'pointerover', 'pointerout', 'mouseover', 'mouseout'];
+const EVENTS = ['focusin', 'focusout', 'input', 'change', 'toggle', 'animationend', 'transitionend', 'pointerover', 'pointerout'];
 
 let version = 0;
 let observer: MutationObserver | undefined;
-/** The document element when the listeners were added: `document.open()` replaces it and erases every listener. */
-let watchedRoot: Element | null = null;
 const watchedRoots = new WeakSet<ShadowRoot>();
-const onMutations = (records: MutationRecord[]) => {
+const bump = () => {
   version++;
-  noteMutations(records);
 };
-const onEvent = (event: Event) => {
-  version++;
-  noteEvent(event.type, event.target);
-};
-
-function watch(): void {
-  observer ??= new MutationObserver(onMutations);
-  observer.observe(document, OPTIONS);
-  // Capture on the document also hears events that do not bubble (toggle, focus).
-  for (const type of EVENTS) document.addEventListener(type, onEvent, { capture: true, passive: true });
-  window.addEventListener('resize', onEvent, { passive: true });
-  watchedRoot = document.documentElement;
-}
 
 /** How many changes this document has seen; starts watching on the first call. */
 export function changeCount(): number {
-  if (!observer) watch();
-  else if (document.documentElement !== watchedRoot) {
-    // Written anew with document.open() (as puppeteer's setContent does): same window, listeners gone.
-    watch();
-    version++;
-    noteEverything();
+  if (!observer) {
+    observer = new MutationObserver(bump);
+    observer.observe(document, OPTIONS);
+    // Capture on the document also hears events that do not bubble (toggle, focus).
+    for (const type of EVENTS) document.addEventListener(type, bump, { capture: true, passive: true });
+    window.addEventListener('resize', bump, { passive: true });
   }
   return version;
 }
 
-/** Mutations made since the observer last reported (in the current task): counted, and handed to the caller. */
-export function takeMutations(): MutationRecord[] {
-  const records = observer?.takeRecords() ?? [];
-  if (records.length) version++;
-  return records;
+/** A number per style sheet object: a sheet replaced by another with as many rules is another sheet. */
+const sheetIds = new WeakMap<CSSStyleSheet, number>();
+let nextSheetId = 0;
+
+/**
+ * The document's style sheets as they stand: which, and how many rules each holds (a rule added or removed through
+ * the CSSOM changes no DOM). A rule edited in place, or a constructed sheet's `replaceSync` to as many rules, is not
+ * seen.
+ */
+export function sheetsKey(): string {
+  let key = '';
+  for (const sheet of [...Array.from(document.styleSheets), ...(document.adoptedStyleSheets ?? [])]) {
+    let id = sheetIds.get(sheet);
+    if (id === undefined) sheetIds.set(sheet, (id = nextSheetId++));
+    let rules: number | string;
+    try {
+      rules = sheet.cssRules.length;
+    } catch {
+      rules = 'x';
+    }
+    key += `${id}:${rules}${sheet.disabled ? 'd' : ''}${sheet.media.mediaText};`;
+  }
+  return key;
 }
 
 /** A shadow root's mutations do not reach an observer of the document: the walk adds each one it enters. */

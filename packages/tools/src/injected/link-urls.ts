@@ -1,4 +1,4 @@
-import type { Item, TreeNode } from './yaml.js';
+import type { TreeNode } from './yaml.js';
 
 /**
  * A link's url resolved as the browser follows it; '' for a link without one (a role="link" element, an <a> without
@@ -25,19 +25,6 @@ function oneUrl(named: TreeNode[]): boolean {
 const STAYS_ON_ORIGIN = /^(?:[#?]|\/(?![/\\])|[\w.~%!$&'()*+,;=@-]+(?:[/?#]|$))/;
 function staysOnOrigin(url: string): boolean {
   return STAYS_ON_ORIGIN.test(url) && !/[\t\n\r]/.test(url);
-}
-
-/** The links of a finished tree, each with its own url on its line again (a kept part may have had it dropped). */
-export function linksIn(items: Item[], into: TreeNode[] = []): TreeNode[] {
-  for (const item of items) {
-    if (typeof item === 'string') continue;
-    if (item.role === 'link') {
-      item.url = item.href;
-      into.push(item);
-    }
-    linksIn(item.children, into);
-  }
-  return into;
 }
 
 /**

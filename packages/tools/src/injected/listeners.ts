@@ -1,5 +1,4 @@
 import { changeCount } from './changes.js';
-import { changedWithoutMutation } from './walk-cache.js';
 
 /**
  * What a page wired to an element that the DOM does not show: click listeners however they were added, and CSS
@@ -26,7 +25,6 @@ export function keepListenerReader(reader: unknown): void {
  * again whenever the page has changed since.
  */
 let marked = new WeakSet<Element>();
-let markedList: Element[] = [];
 let markedAt = -1;
 
 /** Whether this document's listeners are read by the engine's marks, and they are older than the page. */
@@ -36,12 +34,7 @@ export function listenerMarksStale(): boolean {
 
 /** The elements the engine found listening for a press (see engine/listeners.ts). */
 export function markPressed(elements: Element[]): void {
-  const now = new WeakSet(elements);
-  // A listener added or removed changes no DOM: the walk's kept parts showing such an element are dropped.
-  for (const el of markedList) if (!now.has(el)) changedWithoutMutation(el);
-  for (const el of elements) if (!marked.has(el)) changedWithoutMutation(el);
-  marked = now;
-  markedList = elements;
+  marked = new WeakSet(elements);
   markedAt = changeCount();
 }
 

@@ -57,11 +57,6 @@ function controlOf(label: HTMLLabelElement): Element | null {
   return target && LABELLED_WIDGETS.has(roleOf(target, false)) ? target : null;
 }
 
-/** Whether `attrName` may read another element for `el`'s name (its labels, an aria-labelledby target). */
-export function nameReadsElsewhere(el: Element, role: string, bare: boolean): boolean {
-  return !bare && (LABELLED_WIDGETS.has(role) || el.hasAttribute('aria-labelledby'));
-}
-
 /**
  * The name an element takes from its own attributes and labels (aria-labelledby, aria-label, labels, alt, legend,
  * caption, title, placeholder), or '' when it has none: names from content are the walk's business.

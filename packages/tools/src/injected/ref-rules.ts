@@ -117,7 +117,7 @@ function isSentinel(el: Element): boolean {
 export type Clickable = 'pointer' | 'handler' | 'focusable' | 'hover' | false;
 
 /** Roles of popup items that a library mirrors for screen readers into a box of no size (Ant Design's select). */
-export const MIRRORED = new Set(['option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem']);
+const MIRRORED = new Set(['option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem']);
 
 /**
  * Whether `el` is such a mirror: an item of no size anywhere, which nothing can click. It is shown without a ref, so

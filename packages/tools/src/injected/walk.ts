@@ -1,13 +1,11 @@
-import { changeCount, documentId, takeMutations, watchShadowRoot } from './changes.js';
-import { attrName, nameReadsElsewhere, namesItsOwner } from './names.js';
+import { changeCount, documentId, sheetsKey, watchShadowRoot } from './changes.js';
+import { attrName, namesItsOwner } from './names.js';
 import { hoverCheck, listenersMarked } from './listeners.js';
 import { elementForRef, nextRef } from './refs.js';
-import { everythingChangedAt, followersHoldAfter, holdsAfter, holdsAfterFrom, keepPart, keptPart, startWalk } from './walk-cache.js';
 import {
   INTERACTIVE,
   isClickable,
   MARKS,
-  MIRRORED,
   mirrored,
   numberRefs,
   REF_CHARS,
@@ -22,12 +20,11 @@ import { NAME_FROM_CONTENT, roleOf } from './roles.js';
 import { generatedName } from './pseudo-content.js';
 import { parcel, type Parcel } from './parcel.js';
 import { props, shownValue } from './states.js';
-import { clip, collapse, isBlock } from './util.js';
+import { clip, collapse, isBlank, isBlock } from './util.js';
 import { shownInside } from './visibility.js';
 import { renderYaml, type Item, type TreeNode } from './yaml.js';
-import { addText, boxOf, CONTAINER_CELLS, flatten, HOLDS_ONLY, isEmptyEditor, LEAF_BY_NAME, SKIP, slotted, trimEnds, WRAPPERS } from './walk-items.js';
 import { inVisualOrder, ROW_HOLDERS } from './row-order.js';
-import { linksIn, pruneUrls } from './link-urls.js';
+import { pruneUrls } from './link-urls.js';
 
 /**
  * The snapshot walk. Why an in-page walker rather than `Accessibility.getFullAXTree`: on a 3,000-row table the CDP
@@ -56,8 +53,6 @@ export interface WalkOptions {
   boxOffset?: { x: number; y: number };
   /** The token of the caller's last result: when the page has not changed since, the walk answers `same` instead. */
   reuse?: string;
-  /** Walk every element again, using none of the last walk's parts (walk-cache.ts): to check them against. */
-  fresh?: boolean;
 }
 
 export interface WalkResult {
@@ -89,11 +84,13 @@ interface LastWalk {
   active: Element | null;
   /** The form controls it showed and their state then: a script can set a value without any event. */
   controls: Array<{ el: Element; role: string; bare: boolean; state: string }>;
+  /** The style sheets then: a rule added through the CSSOM changes no DOM. */
+  sheets: string;
 }
 let last: LastWalk | undefined;
-/** How many walks ran, how many were answered `same`, and how many parts of earlier walks were used again. */
-const stats = { walks: 0, reused: 0, kept: 0 };
-export const walkStats = (): { walks: number; reused: number; kept: number } => ({ ...stats });
+/** How many walks ran and how many were answered `same`: for tests and the benchmark. */
+const stats = { walks: 0, reused: 0 };
+export const walkStats = (): { walks: number; reused: number } => ({ ...stats });
 
 const CONTROL_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION']);
 
@@ -101,19 +98,99 @@ function controlState(el: Element, role: string, bare: boolean, active: Element 
   return `${props(el, role, bare, active)}|${shownValue(el, role) ?? ''}`;
 }
 
-/** Whether the controls the last walk showed are as they were (a script sets a value with no event). */
-function controlsAsShown(active: Element | null): boolean {
-  return last?.controls.every((c) => c.el.isConnected && controlState(c.el, c.role, c.bare, active) === c.state) === true;
-}
-
 /** Whether the last walk still shows the page as it is: same options, no change counted, controls as they were. */
 function stillHolds(token: string, active: Element | null): boolean {
-  return last?.token === token && last.active === active && controlsAsShown(active);
+  if (!last || last.token !== token || last.active !== active || last.sheets !== sheetsKey()) return false;
+  return last.controls.every((c) => c.el.isConnected && controlState(c.el, c.role, c.bare, active) === c.state);
 }
 
 export interface FindMatch {
   line: string;
   context: string;
+}
+
+const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE']);
+// Roles whose text children repeat the name; rendering them again would only cost characters.
+const LEAF_BY_NAME = new Set([
+  'button',
+  'link',
+  'heading',
+  'option',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'switch',
+  'checkbox',
+  'radio',
+  'cell',
+  'gridcell',
+  'columnheader',
+  'rowheader',
+]);
+/** Roles that only hold content: without any, and without a ref or a name, they are left out. */
+const HOLDS_ONLY = new Set([
+  'paragraph',
+  'log',
+  'status',
+  'alert',
+  'list',
+  'group',
+  'blockquote',
+  'code',
+  'main',
+  'navigation',
+  'region',
+  'article',
+  'complementary',
+  'banner',
+  'contentinfo',
+  'form',
+  'note',
+  'marquee',
+  'timer',
+  'caption',
+]);
+
+const CONTAINER_CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
+const WRAPPERS = new Set(['cell', 'gridcell', 'listitem']);
+
+/** A content-editable field with no text in it (an editor showing its placeholder). */
+function isEmptyEditor(el: Element): boolean {
+  return (el as HTMLElement).isContentEditable && !collapse(el.textContent ?? '');
+}
+
+/** The nodes a slot shows: what is assigned to it, else its own fallback content. */
+function slotted(el: HTMLSlotElement): Node[] | undefined {
+  const assigned = el.assignedNodes({ flatten: true });
+  return assigned.length ? assigned : undefined;
+}
+
+function boxOf(el: Element, offset = { x: 0, y: 0 }): string {
+  const r = el.getBoundingClientRect();
+  return `${Math.round(r.x + offset.x)},${Math.round(r.y + offset.y)},${Math.round(r.width)},${Math.round(r.height)}`;
+}
+
+/** Adds text to the run that ends `out`, or starts a run. */
+function addText(out: Item[], text: string): void {
+  const last = out.length - 1;
+  if (last >= 0 && typeof out[last] === 'string') out[last] = (out[last] as string) + text;
+  else out.push(text);
+}
+
+/** Writes what `el` shows (through `add`) into the run it sits in, set apart when `el` is block-level. */
+function flatten(el: Element, out: Item[], add: () => void, style?: CSSStyleDeclaration): void {
+  const block = isBlock(el, style);
+  if (block) addText(out, ' ');
+  add();
+  if (block) addText(out, ' ');
+}
+
+/** Drops a run of whitespace alone at either end: what sits between a node's edge and its first element says nothing. */
+function trimEnds(items: Item[]): void {
+  if (typeof items[items.length - 1] === 'string' && isBlank(items[items.length - 1] as string)) items.pop();
+  if (typeof items[0] === 'string' && isBlank(items[0] as string)) items.shift();
 }
 
 /** Walks the document (or one element) and renders the ARIA-like YAML snapshot with refs. */
@@ -128,17 +205,6 @@ export function walkPage(opts: WalkOptions): WalkResult {
   }
   const controls: LastWalk['controls'] = [];
   stats.walks++;
-  // Parts of the last walk are used again, and this walk's kept, where the tree is the same kind of tree: not for a
-  // depth limit (it decides which containers get refs) or boxes (they move with layout).
-  const stamp = startWalk(takeMutations(), active, !controlsAsShown(last?.active ?? null));
-  const keeping = opts.depth === undefined && !opts.boxes;
-  const reading = keeping && !opts.fresh;
-  /** Parts made after this stamp hold where the walk is now (walk-cache.ts). */
-  let since = everythingChangedAt();
-  /** Inside a shadow tree: nothing there is kept (what is slotted where is not seen by the mutations above it). */
-  let inShadow = false;
-  /** How many elements were walked whose part depends on elsewhere or on layout: their ancestors are not kept. */
-  let unkept = 0;
 
   // A lower bound of the rendered size: only lines with a ref count, as they are always written (never flattened,
   // their names never dropped), so stopping here never leaves the snapshot shorter than the budget.
@@ -156,17 +222,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     }
     // Sibling links rather than childNodes: a NodeList read by index was a tenth of a big page's walk.
     if (el.shadowRoot) watchShadowRoot(el.shadowRoot);
-    const outer = { since, inShadow };
-    inShadow ||= el.shadowRoot !== null;
-    try {
-      for (let n = (el.shadowRoot ?? el).firstChild; n && !stopped; n = n.nextSibling) {
-        take(n, out, textShown);
-        // A change to an element can restyle the siblings after it (walk-cache.ts).
-        if (n.nodeType === 1) since = followersHoldAfter(n, since);
-      }
-    } finally {
-      ({ since, inShadow } = outer);
-    }
+    for (let n = (el.shadowRoot ?? el).firstChild; n && !stopped; n = n.nextSibling) take(n, out, textShown);
   }
 
   // Text goes in as the page has it, runs of it joined, and is folded once per run when written: text runs on across
@@ -184,45 +240,12 @@ export function walkPage(opts: WalkOptions): WalkResult {
   /** Whether the element being walked sits inside one that shows the pointer cursor. */
   let inPointer = false;
 
-  /** Puts what `el` shows into `out`: the last walk's part where it still holds, else walked, and kept if it may be. */
   function visit(el: Element, out: Item[]): void {
-    if (SKIP.has(el.tagName)) return;
-    const outerSince = since;
-    since = holdsAfter(el, since);
-    try {
-      const kept = reading && !inShadow ? keptPart(el, since, inPointer) : undefined;
-      if (kept && written + kept.written <= budget) {
-        stats.kept++;
-        for (const item of kept.items) replay(item, out);
-        written += kept.written;
-        return;
-      }
-      const before = { unkept, written, inPointer };
-      const items: Item[] = [];
-      walkElement(el, items);
-      for (const item of items) replay(item, out);
-      if (keeping && !inShadow && !stopped && unkept === before.unkept) {
-        keepPart(el, { items, stamp, inPointer: before.inPointer, written: written - before.written });
-      }
-    } finally {
-      since = outerSince;
-    }
-  }
-
-  function replay(item: Item, out: Item[]): void {
-    if (typeof item === 'string') addText(out, item);
-    else out.push(item);
-  }
-
-  function walkElement(el: Element, out: Item[]): void {
     const tag = el.tagName;
+    if (SKIP.has(tag)) return;
     const bare = !el.hasAttributes();
     if (!bare && el.getAttribute('aria-hidden') === 'true') return;
     const isSlot = tag === 'SLOT';
-    // Parts that depend on elsewhere or on layout (see walk-cache.ts): a custom element may be given a shadow tree
-    // with no mutation seen; a label names its control; a focus stop is checked for size. Controls and roles that
-    // read elsewhere are counted where they are read.
-    if (isSlot || el.shadowRoot || tag.includes('-') || tag === 'LABEL' || (!bare && el.hasAttribute('tabindex'))) unkept++;
     // One style check in the common case; the rarer hidden cases decide whether children can still show.
     if (!isSlot && !el.checkVisibility({ visibilityProperty: true })) {
       const inside = shownInside(el);
@@ -327,7 +350,6 @@ export function walkPage(opts: WalkOptions): WalkResult {
       trimEnds(children);
       if (ROW_HOLDERS.has(role)) inVisualOrder(children);
     }
-    if (MIRRORED.has(role) || ROW_HOLDERS.has(role) || role === 'iframe' || nameReadsElsewhere(el, role, bare)) unkept++;
     const labelled = attrName(el, role, bare);
     let name = labelled;
     let kids = children;
@@ -363,8 +385,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
       ref,
       props: props(el, role, bare, active) + (clickable === 'pointer' || (clickable && !TARGETABLE.has(role)) ? MARKS[clickable] : ''),
       value,
-      url: undefined,
-      href: role === 'link' && !bare ? (el.getAttribute('href') ?? undefined) : undefined,
+      url: role === 'link' && !bare ? (el.getAttribute('href') ?? undefined) : undefined,
       children: kids,
       text: name && NAME_FROM_CONTENT.has(role) ? name : undefined,
       ownName: own !== '',
@@ -372,18 +393,17 @@ export function walkPage(opts: WalkOptions): WalkResult {
       el,
     };
     if (role === 'iframe' && ref) iframes.push(node);
-    if (CONTROL_TAGS.has(el.tagName) || (el as HTMLElement).isContentEditable) {
-      controls.push({ el, role, bare, state: controlState(el, role, bare, active) });
-      unkept++;
-    }
+    if (CONTROL_TAGS.has(el.tagName) || (el as HTMLElement).isContentEditable) controls.push({ el, role, bare, state: controlState(el, role, bare, active) });
     if (ref) {
       written += node.role.length + node.name.length + node.props.length + opts.prefix.length + REF_CHARS + 10;
       if (written > budget) stopped = true;
     }
+    if (role === 'link') links.push(node);
     return node;
   }
 
   const iframes: TreeNode[] = [];
+  const links: TreeNode[] = [];
 
   let root: Element = document.body ?? document.documentElement;
   const items: Item[] = [];
@@ -391,21 +411,16 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const target = elementForRef(opts.targetRef);
     if (!target) return { text: '', iframeRefs: [], next: nextRef(opts.seed), missing: true };
     root = target;
-    since = holdsAfterFrom(root);
-    inShadow = root.getRootNode() instanceof ShadowRoot;
     visit(root, items);
   } else {
-    since = holdsAfterFrom(root);
     collect(root, items);
   }
   trimEnds(items);
-  // Links are read from the finished tree: the parts kept from the last walk hold links too.
-  const links = linksIn(items);
   if (!opts.allUrls) pruneUrls(links);
   numberRefs(items, opts.seed);
   const iframeRefs = iframes.map((node) => node.ref!);
   const { text, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity));
-  last = token ? { token, active, controls } : undefined;
+  last = token ? { token, active, controls, sheets: sheetsKey() } : undefined;
   return {
     text,
     ...(more ? { more } : {}),

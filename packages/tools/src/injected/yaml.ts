@@ -10,10 +10,7 @@ export interface TreeNode {
   ref: string | undefined;
   props: string;
   value: string | undefined;
-  /** The url written on its line: the link's own (`href`), unless the walk drops it as saying nothing (link-urls.ts). */
   url: string | undefined;
-  /** A link's url as the page writes it. */
-  href: string | undefined;
   children: Item[];
   /** Visible text of the subtree, for names taken from content: worked out only when an ancestor asks. */
   text: string | undefined;

@@ -2,12 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INJECTED_KEY } from '../src/injected/key.js';
 import { call, useHarness } from './harness.js';
+import { walkAgainAndWhole } from './reuse-check.js';
 
 const h = useHarness();
 
-// The walk keeps what each element showed and uses it again while nothing it depends on has changed
-// (src/injected/walk-cache.ts). Checked here against a walk that uses none of it, after random changes to random
-// documents under style sheets that let a change reach siblings, ancestors or states.
+// A page asked again with no change since is not walked: the walk answers `same` and the tab shows its last result
+// (src/injected/changes.ts counts what can change a snapshot). Checked here against a walk of the page as it is, after
+// random changes to random documents under style sheets that let a change reach siblings, ancestors or states.
 
 const SHEETS = [
   '',
@@ -56,8 +57,10 @@ type Op =
   | { kind: 'remove'; at: number }
   | { kind: 'move'; at: number; to: number }
   | { kind: 'rule'; at: number; rule: string }
+  | { kind: 'sheet'; at: number; css: string }
   | { kind: 'focus'; at: number }
-  | { kind: 'value'; at: number; text: string };
+  | { kind: 'value'; at: number; text: string }
+  | { kind: 'none'; at: number };
 
 const at = fc.nat(200);
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -82,8 +85,11 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     at,
     rule: fc.constantFrom('.a p { display: none }', 'em { cursor: pointer }', 'span { visibility: hidden }', 'li { display: block }'),
   }),
+  // Another <style> in place of the first: as many rules, maybe, but other ones.
+  fc.record({ kind: fc.constant('sheet' as const), at, css: fc.constantFrom(...SHEETS) }),
   fc.record({ kind: fc.constant('focus' as const), at }),
   fc.record({ kind: fc.constant('value' as const), at, text: words }),
+  fc.record({ kind: fc.constant('none' as const), at }),
 );
 
 /** Runs in the page: applies one change to the element at `op.at` (counted over the body's elements, wrapping). */
@@ -121,11 +127,21 @@ function apply(o: Op): void {
       sheet?.insertRule(o.rule, sheet.cssRules.length);
       break;
     }
+    case 'sheet': {
+      const style = document.createElement('style');
+      style.textContent = o.css;
+      document.querySelector('style')?.replaceWith(style);
+      break;
+    }
     case 'focus':
       el.focus();
       break;
+    case 'none':
+      break;
     case 'value':
-      if (el instanceof HTMLInputElement) {
+      // A value a script sets on a control the page does not show fires nothing, and the walk compares only the
+      // controls it showed (a known limit: src/injected/changes.ts).
+      if (el instanceof HTMLInputElement && el.checkVisibility()) {
         if (el.type === 'checkbox') el.checked = !el.checked;
         else el.value = o.text;
       }
@@ -133,25 +149,12 @@ function apply(o: Op): void {
   }
 }
 
-/** Runs in the page: the walk as the tools run it, and one that uses no kept part. */
-function walkBoth(key: string): { kept: string; fresh: string; reused: number } {
-  type Api = {
-    walkPage(o: { seed: number; prefix: string; fresh?: boolean }): { text: string };
-    walkStats(): { kept: number };
-  };
-  const api = (window as unknown as Record<symbol, Api>)[Symbol.for(key)]!;
-  const before = api.walkStats().kept;
-  const kept = api.walkPage({ seed: 1, prefix: '' }).text;
-  const reused = api.walkStats().kept - before;
-  return { kept, fresh: api.walkPage({ seed: 1, prefix: '', fresh: true }).text, reused };
-}
-
-describe('parts of the last walk used again', () => {
-  it('give the snapshot a walk of everything gives, after any change', async () => {
+describe('a snapshot answered as unchanged', () => {
+  it('is what a walk of the page gives, after any change', async () => {
     const s = await h.session({ snapshotMaxChars: Infinity, includeSnapshot: false });
     await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
     const page = s.tabs[0]!.page;
-    let reusedAny = 0;
+    let sameAnswers = 0;
     await fc.assert(
       fc.asyncProperty(
         html,
@@ -165,20 +168,20 @@ describe('parts of the last walk used again', () => {
           if (rewrite) await page.setContent(doc);
           else await page.goto(`data:text/html,${encodeURIComponent(doc)}`);
           await call(s, 'browser_snapshot');
-          await page.evaluate(walkBoth, INJECTED_KEY);
+          await page.evaluate(walkAgainAndWhole, INJECTED_KEY);
           for (const step of steps) {
             for (const o of step) await page.evaluate(apply, o);
-            const { kept, fresh, reused } = await page.evaluate(walkBoth, INJECTED_KEY);
-            reusedAny += reused;
+            const { shown, walked, same } = (await page.evaluate(walkAgainAndWhole, INJECTED_KEY))!;
+            if (same) sameAnswers++;
             const dom =
-              kept === fresh ? '' : await page.evaluate(() => `${document.body.innerHTML} (active: ${document.activeElement?.outerHTML.slice(0, 60)})`);
-            expect(kept, `after ${JSON.stringify(step)} in ${rewrite ? 'a rewritten' : 'a new'} document under ${sheet}: ${dom}`).toBe(fresh);
+              shown === walked ? '' : await page.evaluate(() => `${document.body.innerHTML} (active: ${document.activeElement?.outerHTML.slice(0, 60)})`);
+            expect(shown, `after ${JSON.stringify(step)} in ${rewrite ? 'a rewritten' : 'a new'} document under ${sheet}: ${dom}`).toBe(walked);
           }
         },
       ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 120), ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {}) },
     );
-    // The property holds trivially if nothing is ever used again.
-    expect(reusedAny).toBeGreaterThan(100);
+    // The property holds trivially if no answer is ever `same`.
+    expect(sameAnswers).toBeGreaterThan(10);
   }, 600_000);
 });
