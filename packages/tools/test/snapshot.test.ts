@@ -369,6 +369,16 @@ describe('a page that has not changed', () => {
     expect(await call(s, 'browser_snapshot')).not.toContain('Click me');
   });
 
+  it('sees a hover rule added through the CSSOM: its trigger gets a ref to hover', async () => {
+    const s = await h.session();
+    const menu = await call(s, 'browser_navigate', {
+      url: 'data:text/html,<style>.sub { display: none }</style><ul><li>Menu<ul class="sub"><li>Item</li></ul></li></ul>',
+    });
+    expect(menu).not.toContain('[hoverable]');
+    await pageOf(s).evaluate(() => document.styleSheets[0]!.insertRule('li:hover > .sub { display: block }', 1));
+    expect(await call(s, 'browser_snapshot')).toMatch(/listitem \[hoverable\] \[ref=e\d+\]: Menu/);
+  });
+
   it('sees a change inside a shadow root, and walks a new document afresh', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/frames.html') });

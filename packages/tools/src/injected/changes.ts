@@ -34,14 +34,18 @@ export function changeCount(): number {
 const sheetIds = new WeakMap<CSSStyleSheet, number>();
 let nextSheetId = 0;
 
+/** A tree's style sheets: its own and those adopted by script. */
+export function sheetsOf(root: Document | ShadowRoot): CSSStyleSheet[] {
+  return [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])];
+}
+
 /**
- * The document's style sheets as they stand: which, and how many rules each holds (a rule added or removed through
- * the CSSOM changes no DOM). A rule edited in place, or a constructed sheet's `replaceSync` to as many rules, is not
- * seen.
+ * A tree's style sheets as they stand: which, and how many rules each holds (a rule added or removed through the
+ * CSSOM changes no DOM). A rule edited in place, or a constructed sheet's `replaceSync` to as many rules, is not seen.
  */
-export function sheetsKey(): string {
+export function sheetsKey(root: Document | ShadowRoot = document): string {
   let key = '';
-  for (const sheet of [...Array.from(document.styleSheets), ...(document.adoptedStyleSheets ?? [])]) {
+  for (const sheet of sheetsOf(root)) {
     let id = sheetIds.get(sheet);
     if (id === undefined) sheetIds.set(sheet, (id = nextSheetId++));
     let rules: number | string;

@@ -1,4 +1,4 @@
-import { changeCount } from './changes.js';
+import { changeCount, sheetsKey, sheetsOf } from './changes.js';
 
 /**
  * What a page wired to an element that the DOM does not show: click listeners however they were added, and CSS
@@ -111,7 +111,7 @@ export function handlesPress(el: Element): boolean {
 const REVEALS = ['display', 'visibility', 'opacity', 'max-height', 'height', 'transform', 'pointer-events', 'clip-path'];
 /** At most this many revealed elements are traced back per rule (a rule over every row of a big table). */
 const TRACED_PER_RULE = 2000;
-const hoverTriggers = new WeakMap<Document | ShadowRoot, { at: number; sheets: number; triggers: Set<Element> }>();
+const hoverTriggers = new WeakMap<Document | ShadowRoot, { at: number; sheets: string; triggers: Set<Element> }>();
 
 /** Splits a selector list at its top-level commas (`:is(a, b)` stays whole). */
 function selectorsOf(list: string): string[] {
@@ -170,11 +170,12 @@ function hoveredFor(el: Element, hovered: string): Element | null {
 }
 
 function triggersOf(root: Document | ShadowRoot): Set<Element> {
-  const count = root.styleSheets.length + (root.adoptedStyleSheets?.length ?? 0);
+  // The sheets by identity and rule count, not their number: a hover rule added through the CSSOM changes no DOM.
+  const sheets = sheetsKey(root);
   const known = hoverTriggers.get(root);
-  if (known && known.at === changeCount() && known.sheets === count) return known.triggers;
+  if (known && known.at === changeCount() && known.sheets === sheets) return known.triggers;
   const rules: HoverRule[] = [];
-  for (const sheet of [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])]) {
+  for (const sheet of sheetsOf(root)) {
     try {
       collectRules(sheet.cssRules, rules);
     } catch {
@@ -193,7 +194,7 @@ function triggersOf(root: Document | ShadowRoot): Set<Element> {
       // A selector this engine cannot parse (a newer syntax) reveals nothing here.
     }
   }
-  hoverTriggers.set(root, { at: changeCount(), sheets: count, triggers });
+  hoverTriggers.set(root, { at: changeCount(), sheets, triggers });
   return triggers;
 }
 
