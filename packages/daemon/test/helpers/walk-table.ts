@@ -1,4 +1,5 @@
-import { configFile, entryDefault, entrySample } from '@browsermcp/testkit';
+import { join } from 'node:path';
+import { configFile, entryDefault, entrySample, spelledOutside } from '@browsermcp/testkit';
 import { describe, expect, it, vi } from 'vitest';
 import { buildDaemonProgram } from '../../src/cli-args.js';
 import { entryAttribute, type SettingEntry } from '../../src/setting-table.js';
@@ -42,4 +43,14 @@ export function walkTable<K extends string>(
       expect(read([])[key]).toEqual(entryDefault(entry));
     });
   });
+}
+
+/** Where a table's flags are declared or its values read outside it, in every package's sources (testkit spelledOutside). */
+export function tableSpelledOutside(table: Readonly<Record<string, SettingEntry>>): string[] {
+  const entries = Object.values(table);
+  return spelledOutside(
+    join(import.meta.dirname, '../../../..'),
+    entries.map((entry) => entry.flag),
+    entries.map(entryAttribute),
+  );
 }
