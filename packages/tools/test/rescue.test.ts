@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callTool, ToolCalls, allTools, type ToolSession } from '../src/index.js';
-import { call, textOf, useHarness } from './harness.js';
+import { call, refOf, textOf, useHarness } from './harness.js';
+import type { Tab } from '../src/tab/tab.js';
 
 // Calls that are stopped (cancelled, timed out) and pages that fight back: the tab is usable afterwards.
 const h = useHarness();
@@ -13,6 +14,30 @@ async function opensDownloadOnce(s: ToolSession): Promise<void> {
   expect(answer).toContain(`Navigation to ${h.server.url('/download')} was aborted by the page (a download or a redirect that was cancelled).`);
   expect(answer).toContain(`- Page URL: ${h.server.url('/form.html')}`);
   expect(h.server.requests.filter((p) => p === '/download').length - before).toBe(1);
+}
+
+/**
+ * Chrome's loss, at the point where it happens: the tab's session never hears the commit of the next main-frame
+ * document whose address `lose` picks (no Page.frameNavigated, nor the lifecycle events named). Returns what was lost.
+ */
+function loseCommit(tab: Tab, lose: (url: string) => boolean, lifecycle: string[]): string[] {
+  const session = tab.cdp();
+  const emit = session.emit.bind(session);
+  const dropped: string[] = [];
+  let loader: string | undefined;
+  type Event = { url?: string; frame?: { parentId?: string; loaderId: string }; loaderId?: string; name?: string } | undefined;
+  session.emit = ((name: string, event: Event) => {
+    if (name === 'Page.frameStartedNavigating' && loader === undefined && lose(event?.url ?? '')) loader = event?.loaderId;
+    const commit = name === 'Page.frameNavigated' && event?.frame?.parentId === undefined && event?.frame?.loaderId === loader;
+    const step = name === 'Page.lifecycleEvent' && event?.loaderId === loader && lifecycle.includes(event?.name ?? '');
+    const what = commit ? name : (event?.name ?? '');
+    if (loader !== undefined && (commit || step) && !dropped.includes(what)) {
+      dropped.push(what);
+      return true;
+    }
+    return emit(name as never, event as never);
+  }) as typeof session.emit;
+  return dropped;
 }
 
 describe('a stopped call', () => {
@@ -103,6 +128,65 @@ describe("browser_navigate where every request is intercepted (an origin list; a
       expect(await call(s, 'browser_navigate', { url: h.server.url('/index.html') })).toContain('- Page Title: Fixture home');
     }
     expect(await call(s, 'browser_evaluate', { function: '() => document.title' })).toContain('"Fixture home"');
+  });
+
+  it('takes a document whose commit Chrome never told of (seen under load beside a page navigating itself)', async () => {
+    const s = await h.session({ checkUrl: () => undefined, navigationTimeoutMs: 5000 });
+    await call(s, 'browser_navigate', { url: h.server.url('/frames.html') });
+    const tab = await s.currentTab();
+    const lost = loseCommit(tab, (url) => url.endsWith('/frames.html?again'), ['init']);
+    const answer = await call(s, 'browser_navigate', { url: h.server.url('/frames.html?again') });
+    expect(lost.sort()).toEqual(['Page.frameNavigated', 'init']);
+    expect(answer).toContain(`- Page URL: ${h.server.url('/frames.html?again')}`);
+    expect(tab.page.url()).toBe(h.server.url('/frames.html?again'));
+    // Its frames, same-origin and cross-origin, are still known: a click in each lands there.
+    const buttons = answer
+      .split('\n')
+      .filter((line) => line.includes('button "Inner button"'))
+      .map((line) => refOf(line, 'Inner button'));
+    expect(buttons).toHaveLength(2);
+    for (const ref of buttons) await call(s, 'browser_click', { target: ref });
+    const texts = await Promise.all(
+      tab.page
+        .frames()
+        .slice(1)
+        .map((f) => f.evaluate(() => document.querySelector('span')?.textContent)),
+    );
+    const host = (origin: string) => new URL(origin).host;
+    expect(texts.sort()).toEqual([h.server.origin, h.server.crossOrigin].map((o) => `inner clicked at ${host(o)}`).sort());
+  });
+
+  it("ends a navigation whose page's own request, refused, Chrome never tells the end of", async () => {
+    const s = await intercepted();
+    await callTool(s, 'browser_navigate', { url: h.server.url('/hostile-insist.html?go') });
+    // Chrome's loss, where it happens: the refused requests of the page's own navigations never end for the session.
+    // Puppeteer takes the last navigation request it sees for ours, here one of the page's (it asks every 20 ms while
+    // ours waits for a slow answer).
+    const session = (await s.currentTab()).cdp();
+    const emit = session.emit.bind(session);
+    const insisted = new Set<string>();
+    let dropped = 0;
+    session.emit = ((name: string, event: { requestId?: string; request?: { url: string } } | undefined) => {
+      if (name === 'Network.requestWillBeSent' && event?.request?.url.includes('/hostile-insist.html?')) insisted.add(event.requestId ?? '');
+      if (name === 'Network.loadingFailed' && insisted.has(event?.requestId ?? '')) {
+        dropped++;
+        return true;
+      }
+      return emit(name as never, event as never);
+    }) as typeof session.emit;
+    const slow = h.server.url('/api/slow?ms=400');
+    expect(await call(s, 'browser_navigate', { url: slow })).toContain(`- Page URL: ${slow}`);
+    expect(dropped).toBeGreaterThan(0);
+  });
+
+  it('takes about:blank whose commit Chrome never told of, when it leaves a busy page for it', async () => {
+    const s = await h.session();
+    await call(s, 'browser_navigate', { url: h.server.url('/hostile-busy.html') });
+    await call(s, 'browser_click', { target: 'button' });
+    // As seen: of about:blank only its network-idle events arrived.
+    const lost = loseCommit(await s.currentTab(), (url) => url === 'about:blank', ['init', 'DOMContentLoaded', 'load']);
+    expect(await call(s, 'browser_navigate', { url: h.server.url('/index.html') })).toContain('- Page Title: Fixture home');
+    expect(lost.sort()).toEqual(['DOMContentLoaded', 'Page.frameNavigated', 'init', 'load']);
   });
 
   it('lets the page it opens move on by script as it loads, and takes a download for a download', async () => {

@@ -1,6 +1,7 @@
 import type { HTTPRequest, InterceptResolutionAction, Page } from 'puppeteer-core';
 import { cdp } from '../engine/cdp.js';
 import type { UrlCheck } from '../engine/origins.js';
+import { abortRequest } from './abort-request.js';
 
 /** A request or a document the check refused. */
 export interface Refusal {
@@ -70,7 +71,7 @@ export class RequestGuard {
     const why = this.check?.(request.url());
     if (why) {
       this.refuse(request.url(), why, request.isNavigationRequest() && request.frame() === this.page.mainFrame());
-      void request.abort('blockedbyclient').catch(() => undefined);
+      void abortRequest(this.page, request, 'blockedbyclient');
     } else if (request.isNavigationRequest() && request.frame() === this.page.mainFrame() && this.takeNavigation?.(request)) {
       // Taken: whoever took it lets it go or cancels it.
     } else {

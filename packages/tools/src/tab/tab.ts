@@ -5,6 +5,7 @@ import { cdp } from '../engine/cdp.js';
 import { ToolError } from '../engine/errors.js';
 import { FrameRefs } from '../engine/frames.js';
 import { inPage } from '../engine/in-page.js';
+import { abortRequest } from './abort-request.js';
 import { OwnNavigation } from './own-navigation.js';
 import { holdPrints } from './print-guard.js';
 import { RequestGuard } from './request-guard.js';
@@ -92,7 +93,7 @@ export class Tab {
     this.ownNavigation = new OwnNavigation(page);
     this.guard.takeNavigation = (request) => {
       if (!this.ownNavigation.refuses(request)) return this.modals.holdIfAsked(request);
-      void request.abort('aborted').catch(() => undefined);
+      void abortRequest(page, request, 'aborted');
       return true;
     };
     this.refs = new FrameRefs(page, options.refContext);
