@@ -16,27 +16,44 @@ async function opensDownloadOnce(s: ToolSession): Promise<void> {
   expect(h.server.requests.filter((p) => p === '/download').length - before).toBe(1);
 }
 
+/** A CDP event as Chrome sends it, the fields these tests read. */
+type ChromeEvent = {
+  url?: string;
+  requestId?: string;
+  request?: { url: string };
+  frame?: { parentId?: string; loaderId: string };
+  loaderId?: string;
+  name?: string;
+};
+
 /**
- * Chrome's loss, at the point where it happens: the tab's session never hears the commit of the next main-frame
- * document whose address `lose` picks (no Page.frameNavigated, nor the lifecycle events named). Returns what was lost.
+ * Chrome's loss, where it happens: events for which `drop` says true never reach the tab's session from Chrome. What
+ * the tab itself sends through its session (lost-commit.ts, abort-request.ts) still does. Puppeteer's session takes
+ * Chrome's messages in `onMessage` (internal; puppeteer-core is pinned).
+ */
+function dropFromChrome(tab: Tab, drop: (method: string, event: ChromeEvent) => boolean): void {
+  const session = tab.cdp() as unknown as { onMessage(message: { method?: string; params?: ChromeEvent }): void };
+  const onMessage = session.onMessage.bind(session);
+  session.onMessage = (message) => {
+    if (message.method === undefined || !drop(message.method, message.params ?? {})) onMessage(message);
+  };
+}
+
+/**
+ * The commit of the next main-frame document whose address `lose` picks never reaches the session: no
+ * Page.frameNavigated, nor the lifecycle events named. Returns what was lost.
  */
 function loseCommit(tab: Tab, lose: (url: string) => boolean, lifecycle: string[]): string[] {
-  const session = tab.cdp();
-  const emit = session.emit.bind(session);
   const dropped: string[] = [];
   let loader: string | undefined;
-  type Event = { url?: string; frame?: { parentId?: string; loaderId: string }; loaderId?: string; name?: string } | undefined;
-  session.emit = ((name: string, event: Event) => {
-    if (name === 'Page.frameStartedNavigating' && loader === undefined && lose(event?.url ?? '')) loader = event?.loaderId;
-    const commit = name === 'Page.frameNavigated' && event?.frame?.parentId === undefined && event?.frame?.loaderId === loader;
-    const step = name === 'Page.lifecycleEvent' && event?.loaderId === loader && lifecycle.includes(event?.name ?? '');
-    const what = commit ? name : (event?.name ?? '');
-    if (loader !== undefined && (commit || step) && !dropped.includes(what)) {
-      dropped.push(what);
-      return true;
-    }
-    return emit(name as never, event as never);
-  }) as typeof session.emit;
+  dropFromChrome(tab, (method, event) => {
+    if (method === 'Page.frameStartedNavigating' && loader === undefined && lose(event.url ?? '')) loader = event.loaderId;
+    const commit = method === 'Page.frameNavigated' && event.frame?.parentId === undefined && event.frame?.loaderId === loader;
+    const step = method === 'Page.lifecycleEvent' && event.loaderId === loader && lifecycle.includes(event.name ?? '');
+    if (loader === undefined || !(commit || step)) return false;
+    dropped.push(commit ? method : (event.name ?? ''));
+    return true;
+  });
   return dropped;
 }
 
@@ -132,51 +149,43 @@ describe("browser_navigate where every request is intercepted (an origin list; a
 
   it('takes a document whose commit Chrome never told of (seen under load beside a page navigating itself)', async () => {
     const s = await h.session({ checkUrl: () => undefined, navigationTimeoutMs: 5000 });
-    await call(s, 'browser_navigate', { url: h.server.url('/frames.html') });
+    await call(s, 'browser_navigate', { url: h.server.url('/form.html') });
     const tab = await s.currentTab();
-    const lost = loseCommit(tab, (url) => url.endsWith('/frames.html?again'), ['init']);
-    const answer = await call(s, 'browser_navigate', { url: h.server.url('/frames.html?again') });
+    const lost = loseCommit(tab, (url) => url.endsWith('/index.html?again'), ['init']);
+    const again = h.server.url('/index.html?again');
+    const answer = await call(s, 'browser_navigate', { url: again });
     expect(lost.sort()).toEqual(['Page.frameNavigated', 'init']);
-    expect(answer).toContain(`- Page URL: ${h.server.url('/frames.html?again')}`);
-    expect(tab.page.url()).toBe(h.server.url('/frames.html?again'));
-    // Its frames, same-origin and cross-origin, are still known: a click in each lands there.
-    const buttons = answer
-      .split('\n')
-      .filter((line) => line.includes('button "Inner button"'))
-      .map((line) => refOf(line, 'Inner button'));
-    expect(buttons).toHaveLength(2);
-    for (const ref of buttons) await call(s, 'browser_click', { target: ref });
-    const texts = await Promise.all(
-      tab.page
-        .frames()
-        .slice(1)
-        .map((f) => f.evaluate(() => document.querySelector('span')?.textContent)),
-    );
-    const host = (origin: string) => new URL(origin).host;
-    expect(texts.sort()).toEqual([h.server.origin, h.server.crossOrigin].map((o) => `inner clicked at ${host(o)}`).sort());
+    expect(answer).toContain(`- Page URL: ${again}`);
+    expect(answer).toContain('- Page Title: Fixture home');
+    expect(tab.page.url()).toBe(again);
+    // The page goes on as any other: a click lands.
+    await call(s, 'browser_click', { target: refOf(answer, 'link "Form"') });
+    await expect.poll(() => tab.page.url()).toBe(h.server.url('/form.html'));
   });
 
   it("ends a navigation whose page's own request, refused, Chrome never tells the end of", async () => {
     const s = await intercepted();
-    await callTool(s, 'browser_navigate', { url: h.server.url('/hostile-insist.html?go') });
-    // Chrome's loss, where it happens: the refused requests of the page's own navigations never end for the session.
-    // Puppeteer takes the last navigation request it sees for ours, here one of the page's (it asks every 20 ms while
-    // ours waits for a slow answer).
-    const session = (await s.currentTab()).cdp();
-    const emit = session.emit.bind(session);
+    await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    // Chrome's loss: the refused requests of the page's own navigations never end for the session. Puppeteer takes the
+    // last navigation request it sees for ours: here one of the page's, which asks every 20 ms while ours waits for a
+    // slow answer (unless its own hop cuts ours off first, more often on a loaded machine: rounds until three had it).
     const insisted = new Set<string>();
     let dropped = 0;
-    session.emit = ((name: string, event: { requestId?: string; request?: { url: string } } | undefined) => {
-      if (name === 'Network.requestWillBeSent' && event?.request?.url.includes('/hostile-insist.html?')) insisted.add(event.requestId ?? '');
-      if (name === 'Network.loadingFailed' && insisted.has(event?.requestId ?? '')) {
-        dropped++;
-        return true;
-      }
-      return emit(name as never, event as never);
-    }) as typeof session.emit;
+    dropFromChrome(await s.currentTab(), (method, event) => {
+      if (method === 'Network.requestWillBeSent' && event.request?.url.includes('/hostile-insist.html?')) insisted.add(event.requestId ?? '');
+      if (method !== 'Network.loadingFailed' || !insisted.has(event.requestId ?? '')) return false;
+      dropped++;
+      return true;
+    });
     const slow = h.server.url('/api/slow?ms=400');
-    expect(await call(s, 'browser_navigate', { url: slow })).toContain(`- Page URL: ${slow}`);
-    expect(dropped).toBeGreaterThan(0);
+    let rounds = 0;
+    for (let round = 0; round < 10 && rounds < 3; round++) {
+      await callTool(s, 'browser_navigate', { url: h.server.url('/hostile-insist.html?go') });
+      const before = dropped;
+      expect(await call(s, 'browser_navigate', { url: slow })).toContain(`- Page URL: ${slow}`);
+      if (dropped > before) rounds++;
+    }
+    expect(rounds).toBe(3);
   });
 
   it('takes about:blank whose commit Chrome never told of, when it leaves a busy page for it', async () => {
