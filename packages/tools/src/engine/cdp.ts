@@ -1,4 +1,4 @@
-import type { CDPSession, Frame, Page } from 'puppeteer-core';
+import type { CDPSession, Frame, HTTPRequest, Page } from 'puppeteer-core';
 
 /**
  * The page's own CDP session. Puppeteer does not expose it publicly, but it is how the tools reach the few events
@@ -8,6 +8,9 @@ import type { CDPSession, Frame, Page } from 'puppeteer-core';
 export function cdp(page: Page): CDPSession {
   return (page as unknown as { _client(): CDPSession })._client();
 }
+
+/** CDP's id of a request (for a navigation, the loader id of the document it brings): puppeteer keeps it undeclared. */
+export const requestIdOf = (request: HTTPRequest): string | undefined => (request as unknown as { id?: string }).id;
 
 /**
  * A frame's CDP session and the id of its main-world context, for a DevTools evaluation puppeteer does not offer

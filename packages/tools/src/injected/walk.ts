@@ -99,8 +99,8 @@ function controlState(el: Element, role: string, bare: boolean, active: Element 
 }
 
 /** Whether the last walk still shows the page as it is: same options, no change counted, controls as they were. */
-function stillHolds(token: string, active: Element | null): boolean {
-  if (!last || last.token !== token || last.active !== active || last.sheets !== sheetsKey()) return false;
+function stillHolds(token: string, active: Element | null, sheets: string): boolean {
+  if (!last || last.token !== token || last.active !== active || last.sheets !== sheets) return false;
   return last.controls.every((c) => c.el.isConnected && controlState(c.el, c.role, c.bare, active) === c.state);
 }
 
@@ -199,7 +199,9 @@ export function walkPage(opts: WalkOptions): WalkResult {
   const active = document.activeElement === document.body ? null : document.activeElement;
   const { prefix, targetRef, depth, budget: wanted, allUrls } = opts;
   const token = opts.boxes ? undefined : `${documentId}:${changeCount()}:${JSON.stringify([prefix, targetRef, depth, wanted, allUrls])}`;
-  if (token && opts.reuse === token && stillHolds(token, active)) {
+  // Read once: the walk changes no style sheet, so they are as it leaves them too.
+  const sheets = token ? sheetsKey() : '';
+  if (token && opts.reuse === token && stillHolds(token, active, sheets)) {
     stats.reused++;
     return { text: '', iframeRefs: [], next: nextRef(opts.seed), token, same: true };
   }
@@ -420,7 +422,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
   numberRefs(items, opts.seed);
   const iframeRefs = iframes.map((node) => node.ref!);
   const { text, more } = parcel(renderYaml(items, opts.prefix, opts.depth ?? Infinity));
-  last = token ? { token, active, controls, sheets: sheetsKey() } : undefined;
+  last = token ? { token, active, controls, sheets } : undefined;
   return {
     text,
     ...(more ? { more } : {}),

@@ -1,9 +1,6 @@
 import type { ErrorCode, HTTPRequest, Page } from 'puppeteer-core';
-import { cdp } from '../engine/cdp.js';
+import { cdp, requestIdOf } from '../engine/cdp.js';
 import { delay } from '../engine/timing.js';
-
-/** CDP's id of a request: puppeteer's CDP request has it, undeclared (puppeteer-core is pinned, as for cdp()). */
-export const requestIdOf = (request: HTTPRequest): string | undefined => (request as unknown as { id?: string }).id;
 
 /** How long Chrome has to tell of a request's end once it was told to abort it. */
 const ABORT_TOLD_MS = 500;

@@ -1,6 +1,5 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { cdp } from '../engine/cdp.js';
-import { requestIdOf } from './abort-request.js';
+import { cdp, requestIdOf } from '../engine/cdp.js';
 import { replayLostCommit } from './lost-commit.js';
 
 /** The main frame's CDP id (puppeteer's frame keeps it undeclared). */
