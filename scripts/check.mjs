@@ -1,9 +1,9 @@
-// What `npm test` runs after its setup (install + build): typecheck every package, lint and format-check (Biome),
-// check the import cycles and file lengths and the packed packages, then each package's tests in the workspace's
-// order. The gateway's suite, the longest, runs beside the others: it spends about half its time waiting on browsers,
-// pages and timers (the machine half idle), so two lanes fill that time. Its lines are prefixed with its name; its
-// files that drive the person's headed browser run last, alone. Stops at the first failure of a lane, as `pnpm -r`
-// does, and ends with how long each part took, so a slower suite shows in every run.
+// What `npm test` runs after its setup (install + build): the quick checks first (lint and format, import cycles, file
+// lengths, doc links), then the typecheck of every package, the packed-package check and each package's tests as jobs
+// in two lanes, longest first: the suites spend much of their time waiting on browsers, pages and timers (the machine
+// half idle), so two lanes fill that time. Every job's lines are prefixed with its name. The files that drive the
+// person's headed browser run last, alone. Stops starting jobs at the first failure, lets the running ones end (their
+// browsers closed by their own teardown), and ends with how long each part took, so a slower suite shows in every run.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -14,8 +14,6 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const PNPM = ['-y', 'pnpm@12.4.2'];
 const timings = [];
 const started = Date.now();
-/** Packages whose tests run in a lane of their own, beside the others. */
-const BESIDE = new Set(['packages/gateway']);
 
 function step(name, command, args, cwd = root) {
   const begun = Date.now();
@@ -25,8 +23,8 @@ function step(name, command, args, cwd = root) {
 }
 
 /**
- * Runs a test step asynchronously (the other lane must keep draining its pipes) and resolves to its exit status. With
- * `tagged`, its output goes line by line with `[name]` before each (the lane beside); otherwise as it comes.
+ * Runs a job asynchronously (the other lane must keep draining its pipes) and resolves to its exit status. With
+ * `tagged`, its output goes line by line with `[name]` before each (two lanes write at once); otherwise as it comes.
  */
 function laneStep(name, command, args, cwd, { tagged = false } = {}) {
   const begun = Date.now();
@@ -36,7 +34,7 @@ function laneStep(name, command, args, cwd, { tagged = false } = {}) {
   }
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
-      timings.push([tagged ? `${name} (beside)` : name, Date.now() - begun]);
+      timings.push([name, Date.now() - begun]);
       resolve(code ?? (signal ? 1 : 0));
     });
   });
@@ -54,15 +52,13 @@ function report() {
   console.log(`  ${'total (after setup, wall clock)'.padEnd(36)} ${((Date.now() - started) / 1000).toFixed(1).padStart(7)} s`);
 }
 
-// Two at a time: type checks use no browser, and tsc keeps one core busy.
-step('typecheck (every package)', 'npx', [...PNPM, '-r', '--workspace-concurrency=2', 'typecheck']);
+// The quick checks, one after the other: a mistake here fails in seconds.
 // The linter and the formatter (Biome, biome.jsonc): any warning, or a file not as the formatter writes it, fails.
 step('lint and format (biome ci)', 'npx', ['biome', 'ci', '--error-on-warnings', '.']);
 step('import cycles', 'node', ['scripts/import-cycles.mjs']);
 step('file lengths', 'node', ['scripts/file-lengths.mjs']);
 // Nothing points outside the repository: Markdown links, and the pages comments send readers to.
 step('doc links', 'node', ['scripts/doc-links.mjs']);
-step('package check', 'node', ['scripts/check-packages.mjs']);
 // The workspace's packages in pnpm's (dependency) order.
 const dirs = execFileSync('npx', [...PNPM, '-r', '--workspace-concurrency=1', 'exec', 'pwd'], { cwd: root, encoding: 'utf8' })
   .split('\n')
@@ -74,7 +70,7 @@ const packages = dirs
 
 /**
  * A package's test files that drive the person's headed browser (they start the person rig): Chrome delivers input to
- * a background tab later on a loaded machine, so they run last, alone, as they always did, not beside another lane.
+ * a background tab later on a loaded machine, so they run last, alone, not beside another lane.
  */
 function headedFiles(dir) {
   return readdirSync(join(dir, 'test'))
@@ -83,25 +79,43 @@ function headedFiles(dir) {
 }
 
 // npm runs a package script as pnpm does (node_modules/.bin on the PATH), without fetching pnpm again per package.
-// The lane beside starts first: it is the longest.
 const alone = [];
-const beside = packages
-  .filter(({ dir }) => BESIDE.has(relative(root, dir)))
-  .map(({ dir, name }) => {
+const jobs = [
+  // Two packages at a time: type checks use no browser, and tsc keeps one core busy.
+  { name: 'typecheck (every package)', command: 'npx', args: [...PNPM, '-r', '--workspace-concurrency=2', 'typecheck'], cwd: root },
+  { name: 'package check', command: 'node', args: ['scripts/check-packages.mjs'], cwd: root },
+  ...packages.map(({ dir, name }) => {
     const headed = headedFiles(dir);
     if (headed.length) alone.push({ dir, name: `${name} (headed, alone)`, args: headed });
-    const exclude = headed.flatMap((f) => ['--exclude', f]);
-    return laneStep(name, 'npm', ['run', '--silent', 'test', '--', ...exclude], dir, { tagged: true }).then((status) => [name, status]);
-  });
-for (const { dir, name } of packages.filter(({ dir }) => !BESIDE.has(relative(root, dir)))) {
-  const status = await laneStep(name, 'npm', ['run', '--silent', 'test'], dir);
-  if (status !== 0) {
-    // The lane beside ends on its own (its browsers closed by its own teardown) before the failure is reported.
-    await Promise.all(beside);
-    fail(name, status);
+    return { name, command: 'npm', args: ['run', '--silent', 'test', '--', ...headed.flatMap((f) => ['--exclude', f])], cwd: dir };
+  }),
+];
+/**
+ * The longest jobs, longest first (seconds on the project's machine: CONTRIBUTING.md): taken first, they end about
+ * together, and the short ones fill the lanes' ends. The rest follow in the workspace's order.
+ */
+const LONGEST_FIRST = [
+  'tests packages/gateway',
+  'tests packages/tools',
+  'tests packages/daemon',
+  'typecheck (every package)',
+  'tests bench',
+  'tests packages/client',
+  'package check',
+];
+const rank = (name) => (LONGEST_FIRST.includes(name) ? LONGEST_FIRST.indexOf(name) : LONGEST_FIRST.length);
+const queue = jobs.map((job, i) => ({ ...job, i })).sort((a, b) => rank(a.name) - rank(b.name) || a.i - b.i);
+
+let failure;
+async function lane() {
+  while (queue.length && !failure) {
+    const { name, command, args, cwd } = queue.shift();
+    const status = await laneStep(name, command, args, cwd, { tagged: true });
+    if (status !== 0) failure ??= [name, status];
   }
 }
-for (const [name, status] of await Promise.all(beside)) if (status !== 0) fail(name, status);
+await Promise.all([lane(), lane()]);
+if (failure) fail(...failure);
 for (const { dir, name, args } of alone) {
   const status = await laneStep(name, 'npm', ['run', '--silent', 'test', '--', ...args], dir);
   if (status !== 0) fail(name, status);
