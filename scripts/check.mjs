@@ -6,7 +6,7 @@
 // browsers closed by their own teardown), and ends with how long each part took, so a slower suite shows in every run.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -73,6 +73,7 @@ const packages = dirs
  * a background tab later on a loaded machine, so they run last, alone, not beside another lane.
  */
 function headedFiles(dir) {
+  if (!existsSync(join(dir, 'test'))) return [];
   return readdirSync(join(dir, 'test'))
     .filter((f) => f.endsWith('.test.ts') && /person-(rig|browser)/.test(readFileSync(join(dir, 'test', f), 'utf8')))
     .map((f) => `test/${f}`);
