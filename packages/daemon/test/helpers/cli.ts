@@ -20,6 +20,7 @@ export async function startCli(args: string[]): Promise<RunningCli> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first`);
   // The test machine's browser, for a daemon with a local one (--no-local refuses the local browser's flags).
   const browser = args.includes('--no-local') ? [] : ['--output-dir', tempDir('cli-out'), '--executable-path', testChromePath()];
+  const started = performance.now();
   const child = spawn(process.execPath, [CLI, '--port', '0', ...browser, ...args]);
   const lines: Array<Record<string, unknown>> = [];
   let buffer = '';
@@ -40,6 +41,8 @@ export async function startCli(args: string[]): Promise<RunningCli> {
         lines.push(line);
         if (line.msg === 'browsermcp daemon listening') {
           clearTimeout(timer);
+          const took = performance.now() - started;
+          if (took > 5_000) console.warn(`the daemon CLI (${args.join(' ')}) took ${Math.round(took)} ms to listen`);
           resolve(line.address as string);
         }
       }
@@ -52,15 +55,26 @@ export async function startCli(args: string[]): Promise<RunningCli> {
   return { child, address, lines, stderr: () => stderr };
 }
 
-/** Runs the built CLI to its end. */
+/** Runs the built CLI to its end; one still running after 15 s is killed, and the failure says what it printed. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm --filter @browsermcp/daemon build)`);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the daemon CLI (${args.join(' ')}) did not end within 15 s; stdout: ${stdout.slice(-2000)} stderr: ${stderr.slice(-2000)}`));
+    }, 15_000);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      // A slow end under load is told in the log, so a test that times out says which process took the time.
+      const took = performance.now() - started;
+      if (took > 5_000) console.warn(`the daemon CLI (${args.join(' ')}) took ${Math.round(took)} ms to end`);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
