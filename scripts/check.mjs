@@ -1,12 +1,12 @@
-// What `npm test` runs after its setup (install + build): the quick checks first (lint and format, import cycles, file
-// lengths, doc links), then the typecheck of every package, the packed-package check and each package's tests as jobs
-// in two lanes, longest first: the suites spend much of their time waiting on browsers, pages and timers (the machine
-// half idle), so two lanes fill that time. Every job's lines are prefixed with its name. The files that drive the
-// person's headed browser run last, alone. Stops starting jobs at the first failure, lets the running ones end (their
-// browsers closed by their own teardown), and ends with how long each part took, so a slower suite shows in every run.
+// What `npm test` runs after its setup (install + build): lint and format-check (Biome), check the import cycles,
+// file lengths and doc links, then the typecheck of every package beside the check of the packed packages, then each
+// package's tests in the workspace's order. The gateway's suite, the longest, runs beside the others: it spends about
+// half its time waiting on browsers, pages and timers (the machine half idle), so two lanes fill that time. Its lines
+// are prefixed with its name; its files that drive the person's headed browser run last, alone. Stops at the first
+// failure of a lane, as `pnpm -r` does, and ends with how long each part took, so a slower suite shows in every run.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +14,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const PNPM = ['-y', 'pnpm@12.4.2'];
 const timings = [];
 const started = Date.now();
+/** Packages whose tests run in a lane of their own, beside the others. */
+const BESIDE = new Set(['packages/gateway']);
 
 function step(name, command, args, cwd = root) {
   const begun = Date.now();
@@ -23,8 +25,8 @@ function step(name, command, args, cwd = root) {
 }
 
 /**
- * Runs a job asynchronously (the other lane must keep draining its pipes) and resolves to its exit status. With
- * `tagged`, its output goes line by line with `[name]` before each (two lanes write at once); otherwise as it comes.
+ * Runs a test step asynchronously (the other lane must keep draining its pipes) and resolves to its exit status. With
+ * `tagged`, its output goes line by line with `[name]` before each (the lane beside); otherwise as it comes.
  */
 function laneStep(name, command, args, cwd, { tagged = false } = {}) {
   const begun = Date.now();
@@ -34,7 +36,7 @@ function laneStep(name, command, args, cwd, { tagged = false } = {}) {
   }
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
-      timings.push([name, Date.now() - begun]);
+      timings.push([tagged && name.startsWith('tests') ? `${name} (beside)` : name, Date.now() - begun]);
       resolve(code ?? (signal ? 1 : 0));
     });
   });
@@ -52,13 +54,22 @@ function report() {
   console.log(`  ${'total (after setup, wall clock)'.padEnd(36)} ${((Date.now() - started) / 1000).toFixed(1).padStart(7)} s`);
 }
 
-// The quick checks, one after the other: a mistake here fails in seconds.
 // The linter and the formatter (Biome, biome.jsonc): any warning, or a file not as the formatter writes it, fails.
 step('lint and format (biome ci)', 'npx', ['biome', 'ci', '--error-on-warnings', '.']);
 step('import cycles', 'node', ['scripts/import-cycles.mjs']);
 step('file lengths', 'node', ['scripts/file-lengths.mjs']);
 // Nothing points outside the repository: Markdown links, and the pages comments send readers to.
 step('doc links', 'node', ['scripts/doc-links.mjs']);
+// The type check and the package check side by side (neither starts a browser): tsc takes a core per package at a
+// time, and packing, attw and publint are one process mostly waiting on the other's core.
+const checks = await Promise.all([
+  laneStep('typecheck (every package)', 'npx', [...PNPM, '-r', '--workspace-concurrency=2', 'typecheck'], root, { tagged: true }).then((s) => [
+    'typecheck (every package)',
+    s,
+  ]),
+  laneStep('package check', 'node', ['scripts/check-packages.mjs'], root, { tagged: true }).then((s) => ['package check', s]),
+]);
+for (const [name, status] of checks) if (status !== 0) fail(name, status);
 // The workspace's packages in pnpm's (dependency) order.
 const dirs = execFileSync('npx', [...PNPM, '-r', '--workspace-concurrency=1', 'exec', 'pwd'], { cwd: root, encoding: 'utf8' })
   .split('\n')
@@ -70,53 +81,34 @@ const packages = dirs
 
 /**
  * A package's test files that drive the person's headed browser (they start the person rig): Chrome delivers input to
- * a background tab later on a loaded machine, so they run last, alone, not beside another lane.
+ * a background tab later on a loaded machine, so they run last, alone, as they always did, not beside another lane.
  */
 function headedFiles(dir) {
-  if (!existsSync(join(dir, 'test'))) return [];
   return readdirSync(join(dir, 'test'))
     .filter((f) => f.endsWith('.test.ts') && /person-(rig|browser)/.test(readFileSync(join(dir, 'test', f), 'utf8')))
     .map((f) => `test/${f}`);
 }
 
 // npm runs a package script as pnpm does (node_modules/.bin on the PATH), without fetching pnpm again per package.
+// The lane beside starts first: it is the longest.
 const alone = [];
-const jobs = [
-  // Two packages at a time: type checks use no browser, and tsc keeps one core busy.
-  { name: 'typecheck (every package)', command: 'npx', args: [...PNPM, '-r', '--workspace-concurrency=2', 'typecheck'], cwd: root },
-  { name: 'package check', command: 'node', args: ['scripts/check-packages.mjs'], cwd: root },
-  ...packages.map(({ dir, name }) => {
+const beside = packages
+  .filter(({ dir }) => BESIDE.has(relative(root, dir)))
+  .map(({ dir, name }) => {
     const headed = headedFiles(dir);
     if (headed.length) alone.push({ dir, name: `${name} (headed, alone)`, args: headed });
-    return { name, command: 'npm', args: ['run', '--silent', 'test', '--', ...headed.flatMap((f) => ['--exclude', f])], cwd: dir };
-  }),
-];
-/**
- * The longest jobs, longest first (seconds on the project's machine: CONTRIBUTING.md): taken first, they end about
- * together, and the short ones fill the lanes' ends. The rest follow in the workspace's order.
- */
-const LONGEST_FIRST = [
-  'tests packages/gateway',
-  'tests packages/tools',
-  'tests packages/daemon',
-  'typecheck (every package)',
-  'tests bench',
-  'tests packages/client',
-  'package check',
-];
-const rank = (name) => (LONGEST_FIRST.includes(name) ? LONGEST_FIRST.indexOf(name) : LONGEST_FIRST.length);
-const queue = jobs.map((job, i) => ({ ...job, i })).sort((a, b) => rank(a.name) - rank(b.name) || a.i - b.i);
-
-let failure;
-async function lane() {
-  while (queue.length && !failure) {
-    const { name, command, args, cwd } = queue.shift();
-    const status = await laneStep(name, command, args, cwd, { tagged: true });
-    if (status !== 0) failure ??= [name, status];
+    const exclude = headed.flatMap((f) => ['--exclude', f]);
+    return laneStep(name, 'npm', ['run', '--silent', 'test', '--', ...exclude], dir, { tagged: true }).then((status) => [name, status]);
+  });
+for (const { dir, name } of packages.filter(({ dir }) => !BESIDE.has(relative(root, dir)))) {
+  const status = await laneStep(name, 'npm', ['run', '--silent', 'test'], dir);
+  if (status !== 0) {
+    // The lane beside ends on its own (its browsers closed by its own teardown) before the failure is reported.
+    await Promise.all(beside);
+    fail(name, status);
   }
 }
-await Promise.all([lane(), lane()]);
-if (failure) fail(...failure);
+for (const [name, status] of await Promise.all(beside)) if (status !== 0) fail(name, status);
 for (const { dir, name, args } of alone) {
   const status = await laneStep(name, 'npm', ['run', '--silent', 'test', '--', ...args], dir);
   if (status !== 0) fail(name, status);

@@ -91,10 +91,10 @@ async function runClient(nodeVersion: string | undefined): Promise<{ node: strin
 }
 
 describe('installed from the packed tarballs, outside the repository', () => {
-  // One after the other: at once (three Node versions, their browsers and two tsc) they starved what \`npm test\` runs
-  // in its other lane, and a daemon test starting three CLIs beside them took 20 s instead of 4.
+  // The three Node versions at once, and the type-check beside them: each client waits mostly on its own process and
+  // browser, which leaves the cores to tsc.
   for (const version of [undefined, '22', '24']) {
-    it(`runs the gateway over stdio for the SDK client (navigate, snapshot) under Node ${version ?? process.versions.node.split('.')[0]}`, async () => {
+    it.concurrent(`runs the gateway over stdio for the SDK client (navigate, snapshot) under Node ${version ?? process.versions.node.split('.')[0]}`, async () => {
       const result = await runClient(version);
       expect(result.node).toMatch(new RegExp(`^v${version ?? process.versions.node.split('.')[0]}\\.`));
       expect(result.navigated).toContain('- Page Title: Fixture home');
@@ -102,7 +102,7 @@ describe('installed from the packed tarballs, outside the repository', () => {
     }, 300_000);
   }
 
-  it('type-checks an ES module and a CommonJS consumer of every package against the published types', async () => {
+  it.concurrent('type-checks an ES module and a CommonJS consumer of every package against the published types', async () => {
     const names = ['protocol', 'tools', 'daemon', 'gateway', 'client'];
     const esm = [
       ...names.map((n, i) => `import * as p${i} from '@browsermcp/${n}';\nvoid p${i};`),
