@@ -53,12 +53,7 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
   const connectOptions = natsConnectionOptions(options, `browsermcp-daemon ${instanceId}`, names.inboxPrefix(instanceId));
   let nc: NatsConnection;
   try {
-    nc = await connect(connectOptions).catch((error: unknown) => {
-      // The handshake's answer can be lost on a busy machine (the server's refusal and its close read together: nats.js
-      // then waits out its whole connect timeout with no word): asked once more, NATS says what it said.
-      if (natsFailure(error) !== 'timeout') throw error;
-      return connect(connectOptions);
-    });
+    nc = await connect(connectOptions);
   } catch (error) {
     throw natsConnectError(error, options);
   }

@@ -106,9 +106,6 @@ export function natsConnectionOptions(settings: NatsConnectSettings, name: strin
     ...(tls && Object.values(tls).some((v) => v !== undefined)
       ? { tls: { ...(tls.caFile ? { caFile: tls.caFile } : {}), ...(tls.certFile ? { certFile: tls.certFile, keyFile: tls.keyFile } : {}) } }
       : {}),
-    // A connection (dial, handshake, the server's first answer) not made in 5 s is not going to be: nats.js would wait
-    // 20 s, with nothing said meanwhile. joinCluster asks once more.
-    timeout: 5_000,
     // NATS restarts and network blips are waited out rather than ending the daemon.
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
