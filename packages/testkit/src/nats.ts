@@ -15,20 +15,30 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Waits until the server greets a client (its INFO line), not only until its port is open: a server that has opened
+ * its port may still be setting up JetStream, and a test's daemons would wait on it while their own timers run.
+ */
 async function waitForPort(port: number, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = tcpConnect(port, '127.0.0.1', () => {
+    const greeted = await new Promise<boolean>((resolve) => {
+      const socket = tcpConnect(port, '127.0.0.1');
+      socket.setTimeout(Math.max(deadline - Date.now(), 1), () => {
         socket.destroy();
-        resolve(true);
+        resolve(false);
+      });
+      socket.once('data', (data) => {
+        socket.destroy();
+        resolve(data.toString('latin1').startsWith('INFO '));
       });
       socket.once('error', () => resolve(false));
     });
-    if (open) return;
+    if (greeted) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`nats-server did not listen on ${port}`);
+  throw new Error(`nats-server did not greet a client on ${port} within 30 s`);
 }
 
 /**
