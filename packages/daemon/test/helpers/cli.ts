@@ -55,7 +55,10 @@ export async function startCli(args: string[]): Promise<RunningCli> {
   return { child, address, lines, stderr: () => stderr };
 }
 
-/** Runs the built CLI to its end; one still running after 15 s is killed, and the failure says what it printed. */
+/**
+ * Runs the built CLI to its end. One still running after 19 s (just inside a test's 20 s) is killed, and the failure
+ * says what it printed rather than only that the test timed out.
+ */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first (pnpm --filter @browsermcp/daemon build)`);
   return new Promise((resolve, reject) => {
@@ -65,8 +68,8 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     let stderr = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the daemon CLI (${args.join(' ')}) did not end within 15 s; stdout: ${stdout.slice(-2000)} stderr: ${stderr.slice(-2000)}`));
-    }, 15_000);
+      reject(new Error(`the daemon CLI (${args.join(' ')}) did not end within 19 s; stdout: ${stdout.slice(-2000)} stderr: ${stderr.slice(-2000)}`));
+    }, 19_000);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('close', (code) => {
