@@ -25,10 +25,11 @@ function step(name, command, args, cwd = root) {
 }
 
 /**
- * Runs a test step asynchronously (the other lane must keep draining its pipes) and resolves to its exit status. With
- * `tagged`, its output goes line by line with `[name]` before each (the lane beside); otherwise as it comes.
+ * Runs a step asynchronously (another one at once must keep draining its pipes) and resolves to its exit status. With
+ * `tagged`, its output goes line by line with `[name]` before each; otherwise as it comes. `timing` names it in the
+ * report of how long each part took.
  */
-function laneStep(name, command, args, cwd, { tagged = false } = {}) {
+function laneStep(name, command, args, cwd, { tagged = false, timing = name } = {}) {
   const begun = Date.now();
   const child = spawn(command, args, { cwd, stdio: tagged ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
   if (tagged) {
@@ -36,7 +37,7 @@ function laneStep(name, command, args, cwd, { tagged = false } = {}) {
   }
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
-      timings.push([tagged && name.startsWith('tests') ? `${name} (beside)` : name, Date.now() - begun]);
+      timings.push([timing, Date.now() - begun]);
       resolve(code ?? (signal ? 1 : 0));
     });
   });
@@ -60,16 +61,16 @@ step('import cycles', 'node', ['scripts/import-cycles.mjs']);
 step('file lengths', 'node', ['scripts/file-lengths.mjs']);
 // Nothing points outside the repository: Markdown links, and the pages comments send readers to.
 step('doc links', 'node', ['scripts/doc-links.mjs']);
-// The type check and the package check side by side (neither starts a browser): tsc takes a core per package at a
-// time, and packing, attw and publint are one process mostly waiting on the other's core.
-const checks = await Promise.all([
-  laneStep('typecheck (every package)', 'npx', [...PNPM, '-r', '--workspace-concurrency=2', 'typecheck'], root, { tagged: true }).then((s) => [
-    'typecheck (every package)',
-    s,
-  ]),
-  laneStep('package check', 'node', ['scripts/check-packages.mjs'], root, { tagged: true }).then((s) => ['package check', s]),
-]);
-for (const [name, status] of checks) if (status !== 0) fail(name, status);
+// The type check beside the package check (neither starts a browser): tsc takes the cores two packages at a time,
+// and the package check is one process; together they fill the two cores.
+const checks = [
+  ['typecheck (every package)', 'npx', [...PNPM, '-r', '--workspace-concurrency=2', 'typecheck']],
+  ['package check', 'node', ['scripts/check-packages.mjs']],
+];
+const checked = await Promise.all(checks.map(([name, command, args]) => laneStep(name, command, args, root, { tagged: true })));
+checks.forEach(([name], i) => {
+  if (checked[i] !== 0) fail(name, checked[i]);
+});
 // The workspace's packages in pnpm's (dependency) order.
 const dirs = execFileSync('npx', [...PNPM, '-r', '--workspace-concurrency=1', 'exec', 'pwd'], { cwd: root, encoding: 'utf8' })
   .split('\n')
@@ -98,7 +99,10 @@ const beside = packages
     const headed = headedFiles(dir);
     if (headed.length) alone.push({ dir, name: `${name} (headed, alone)`, args: headed });
     const exclude = headed.flatMap((f) => ['--exclude', f]);
-    return laneStep(name, 'npm', ['run', '--silent', 'test', '--', ...exclude], dir, { tagged: true }).then((status) => [name, status]);
+    return laneStep(name, 'npm', ['run', '--silent', 'test', '--', ...exclude], dir, { tagged: true, timing: `${name} (beside)` }).then((status) => [
+      name,
+      status,
+    ]);
   });
 for (const { dir, name } of packages.filter(({ dir }) => !BESIDE.has(relative(root, dir)))) {
   const status = await laneStep(name, 'npm', ['run', '--silent', 'test'], dir);

@@ -19,7 +19,7 @@ export async function freePort(): Promise<number> {
  * Waits until the server greets a client (its INFO line), not only until its port is open: a server that has opened
  * its port may still be setting up JetStream, and a test's daemons would wait on it while their own timers run.
  */
-async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+async function waitForGreeting(port: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
@@ -77,7 +77,7 @@ export class NatsServer {
       stdio: process.env.BMCP_NATS_LOG ? ['ignore', 'inherit', 'inherit'] : 'ignore',
     });
     this.child = child;
-    await waitForPort(this.port, child);
+    await waitForGreeting(this.port, child);
   }
 
   async stop(): Promise<void> {

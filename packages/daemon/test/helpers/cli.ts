@@ -15,6 +15,12 @@ export interface RunningCli {
   stderr: () => string;
 }
 
+/** Logs a CLI slow to start or end (a loaded machine): a test that times out then shows which process took the time. */
+function warnIfSlow(args: string[], started: number, what: 'listen' | 'end'): void {
+  const took = performance.now() - started;
+  if (took > 5_000) console.warn(`the daemon CLI (${args.join(' ')}) took ${Math.round(took)} ms to ${what}`);
+}
+
 /** Starts the daemon CLI on a free port and resolves once it logs that it listens. */
 export async function startCli(args: string[]): Promise<RunningCli> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the package first`);
@@ -41,8 +47,7 @@ export async function startCli(args: string[]): Promise<RunningCli> {
         lines.push(line);
         if (line.msg === 'browsermcp daemon listening') {
           clearTimeout(timer);
-          const took = performance.now() - started;
-          if (took > 5_000) console.warn(`the daemon CLI (${args.join(' ')}) took ${Math.round(took)} ms to listen`);
+          warnIfSlow(args, started, 'listen');
           resolve(line.address as string);
         }
       }
@@ -74,9 +79,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('close', (code) => {
       clearTimeout(timer);
-      // A slow end under load is told in the log, so a test that times out says which process took the time.
-      const took = performance.now() - started;
-      if (took > 5_000) console.warn(`the daemon CLI (${args.join(' ')}) took ${Math.round(took)} ms to end`);
+      warnIfSlow(args, started, 'end');
       resolve({ code, stdout, stderr });
     });
   });

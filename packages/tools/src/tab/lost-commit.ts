@@ -1,5 +1,6 @@
 import type { Page, Protocol } from 'puppeteer-core';
 import { cdp } from '../engine/cdp.js';
+import { delay } from '../engine/timing.js';
 
 /**
  * Chrome sometimes never tells of a document's commit: seen when the page being left starts a navigation of its own
@@ -29,7 +30,7 @@ export async function replayLostCommit(page: Page, loaderId: string, committed: 
     if (committed() || frameTree.frame.loaderId !== loaderId || page.isClosed()) return false;
     client.emit('Page.frameNavigated', { frame: frameTree.frame, type: 'Navigation' });
     // Puppeteer takes a commit in a later microtask: the address is the new one before the lifecycle ends its wait.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await delay(0);
     client.off('Page.lifecycleEvent', arrived);
     const lifecycle = (name: string): Protocol.Page.LifecycleEventEvent => ({ frameId: frameTree.frame.id, loaderId, name, timestamp: 0 });
     // about:blank is loaded as it commits: its DOMContentLoaded and load were lost with the commit.

@@ -41,12 +41,13 @@ export class OwnNavigation {
   private readonly startedBeforeCommit = new Set<string>();
 
   constructor(page: Page) {
+    const client = cdp(page);
     // For a navigation, CDP's request id is the loader id of the document it brings.
-    cdp(page).on('Page.frameNavigated', ({ frame }) => {
+    client.on('Page.frameNavigated', ({ frame }) => {
       if (frame.parentId === undefined && this.going && frame.loaderId === this.going.requestId) this.going.committed = true;
     });
     // A navigation that makes no request (about:blank) is known by the loader Chrome starts it with.
-    cdp(page).on('Page.frameStartedNavigating', ({ frameId, url, loaderId, navigationType }) => {
+    client.on('Page.frameStartedNavigating', ({ frameId, url, loaderId, navigationType }) => {
       const going = this.going;
       if (
         going &&
@@ -59,7 +60,7 @@ export class OwnNavigation {
         going.requestId = loaderId;
     });
     // Our document shows signs of life without Chrome having told of its commit (lost-commit.ts): what it left out is sent.
-    cdp(page).on('Page.lifecycleEvent', ({ frameId, loaderId, name }) => {
+    client.on('Page.lifecycleEvent', ({ frameId, loaderId, name }) => {
       const going = this.going;
       if (!going || going.committed || loaderId !== going.requestId || frameId !== frameIdOf(page)) return;
       going.lifecycle.push(name);
@@ -67,14 +68,14 @@ export class OwnNavigation {
       going.replaying = true;
       void replayLostCommit(page, loaderId, () => going.committed, going.lifecycle).catch(() => undefined);
     });
-    cdp(page).on('Network.requestWillBeSent', ({ requestId, loaderId, type, frameId }) => {
+    client.on('Network.requestWillBeSent', ({ requestId, loaderId, type, frameId }) => {
       if (!this.going || this.going.committed || type !== 'Document' || requestId !== loaderId || frameId !== frameIdOf(page)) return;
       this.startedBeforeCommit.add(requestId);
       // A page that navigates itself every few milliseconds during a slow navigation: the oldest are long settled.
       if (this.startedBeforeCommit.size > MAX_STARTED) this.startedBeforeCommit.delete(this.startedBeforeCommit.values().next().value ?? '');
     });
     // The page asks for a navigation of its own: Chrome may cancel ours for it before any request of its is seen.
-    cdp(page).on('Page.frameRequestedNavigation', ({ frameId }) => {
+    client.on('Page.frameRequestedNavigation', ({ frameId }) => {
       if (this.going && !this.going.committed && frameId === frameIdOf(page)) this.pageTried = true;
     });
   }
