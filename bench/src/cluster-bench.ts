@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { EXTENSION_ID, loadPairingSecret, startDaemon, writeNatsClusterFiles, type NatsClusterFiles, type RunningDaemon } from '@browsermcp/daemon';
 import { RemoteBackend } from '@browsermcp/gateway';
 import { NatsServer } from '@browsermcp/testkit';
+import { benchBrowserKey } from './bench-browser-key.js';
 import { closedLoop } from './router-bench.js';
 import { percentile } from './stats.js';
 
@@ -32,7 +33,10 @@ export interface ClusterBenchResult {
 }
 
 const DAEMON_CLI = join(dirname(createRequire(import.meta.url).resolve('@browsermcp/daemon/package.json')), 'dist', 'cli.js');
-const BROWSER = 'bench-browser';
+// The no-op extensions' keys: their ids are the keys' hashes, as the real extension's.
+const BROWSER_KEY = benchBrowserKey();
+const BROWSER = BROWSER_KEY.browserId;
+const LOCAL_KEY = benchBrowserKey();
 /** The cluster's daemons share one pairing secret, as daemons behind one address must: the extension pairs once. */
 const PAIRING_FILE = join(mkdtempSync(join(tmpdir(), 'bmcp-bench-pairing-')), 'pairing-secret');
 
@@ -126,7 +130,7 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
       workerData: {
         urls: [ws(b.address), ws(c.address)],
         origin: `chrome-extension://${EXTENSION_ID}`,
-        browserId: BROWSER,
+        browserKey: BROWSER_KEY,
         pairingSecret: loadPairingSecret(PAIRING_FILE).secret,
       },
     });
@@ -138,7 +142,7 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
     const same = await startDaemon({ host: '127.0.0.1', port: 0, local: null, heartbeatMs: 600_000, cluster: cluster('same') });
     daemons.push(same);
     const local = new Worker(new URL('../workers/noop-extension.mjs', import.meta.url), {
-      workerData: { url: ws(same.address), origin: `chrome-extension://${EXTENSION_ID}`, browserId: 'bench-local' },
+      workerData: { url: ws(same.address), origin: `chrome-extension://${EXTENSION_ID}`, browserKey: LOCAL_KEY },
     });
     try {
       await until(async () => (await same.router.stats()).executors === 1, 'the extension on the same daemon');
@@ -146,7 +150,7 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
       let seq = 0;
       for (const sessions of options.levels) {
         for (const [path, router, executorId] of [
-          ['same instance', same.router, 'bench-local'],
+          ['same instance', same.router, LOCAL_KEY.browserId],
           ['crossing', a.router, BROWSER],
         ] as const) {
           const ids = Array.from({ length: sessions }, () => `bench-${++seq}`);

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { buildDaemonApp, EXTENSION_ID, SessionRouter } from '@browsermcp/daemon';
+import { benchBrowserKey } from './bench-browser-key.js';
 import { percentile } from './stats.js';
 
 export interface RouterLevel {
@@ -19,12 +20,13 @@ export interface RouterLevel {
  * each session sends its next command when the last one is answered.
  */
 export async function routerBench(options: { seconds: number; levels: number[] }): Promise<RouterLevel[]> {
-  const browserId = 'bench';
+  const browserKey = benchBrowserKey();
+  const { browserId } = browserKey;
   const router = new SessionRouter({ defaultExecutorId: browserId, commandTimeoutMs: 10_000 });
   const app = await buildDaemonApp({ router, heartbeatMs: 600_000 });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const worker = new Worker(new URL('../workers/noop-extension.mjs', import.meta.url), {
-    workerData: { url: `${address.replace('http', 'ws')}/extension`, origin: `chrome-extension://${EXTENSION_ID}`, browserId },
+    workerData: { url: `${address.replace('http', 'ws')}/extension`, origin: `chrome-extension://${EXTENSION_ID}`, browserKey },
   });
   try {
     await new Promise<void>((resolve, reject) => {

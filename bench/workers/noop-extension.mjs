@@ -4,11 +4,15 @@
 // extension reconnects to a load balancer.
 import { parentPort, workerData } from 'node:worker_threads';
 import { nodeFrameCipher } from '@browsermcp/daemon';
-import { newPairingNonce, pairingProof, SealedChannel } from '@browsermcp/protocol';
+import { newPairingNonce, pairingProof, SealedChannel, signHold } from '@browsermcp/protocol';
 import { WebSocket } from 'ws';
 
 // `pairingSecret`: the daemons' (a CLI daemon without auth requires its extension to be paired).
-const { origin, browserId, pairingSecret } = workerData;
+// `browserKey` (src/bench-browser-key.ts): its own key, as the real extension's: its id is the key's hash, and it signs
+// the hold proofs a cluster asks for.
+const { origin, pairingSecret, browserKey } = workerData;
+const { browserId, key } = browserKey;
+const privateKey = await crypto.subtle.importKey('pkcs8', browserKey.pkcs8, 'Ed25519', false, ['sign']);
 const urls = workerData.urls ?? [workerData.url];
 let closing = false;
 let attempt = 0;
@@ -47,9 +51,20 @@ function open(index) {
         sessionId: 'hello',
         type: 'event',
         name: 'hello',
-        payload: { browserId, browser: 'bench', version: '0.0.0', tabs: [] },
+        payload: { browserId, key, browser: 'bench', version: '0.0.0', tabs: [] },
       });
       parentPort.postMessage('open');
+      return;
+    }
+    if (message.type === 'event' && message.name === 'prove_hold') {
+      const { instance, at, user } = message.payload;
+      send({
+        wireId: `hold-${at}`,
+        sessionId: 'hold',
+        type: 'event',
+        name: 'hold_proof',
+        payload: { instance, at, sig: await signHold(privateKey, browserId, instance, at, user) },
+      });
       return;
     }
     if (message.type !== 'command') return;

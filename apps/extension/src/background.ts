@@ -1,10 +1,11 @@
-import { ExtensionEvents, parseCancel, parseSessionOpened } from '@browsermcp/protocol';
+import { ExtensionEvents, HOLD_PROOF_SIGN_WINDOW_MS, parseCancel, parseProveHold, parseSessionOpened } from '@browsermcp/protocol';
+import { browserIdentity } from './browser-key.js';
 import { NOTIFICATION_BUTTONS, sessionOfHandoff, sessionOfNotification } from './ask-person.js';
 import { DaemonConnection, type ConnectionStatus } from './connection.js';
 import { normalizeSites } from './offlimits.js';
 import type { Decision } from './approvals.js';
 import { BrowserSessions, type AgentSummary } from './sessions.js';
-import { browserId, loadSettings, needsPairing, pairWith } from './settings.js';
+import { loadSettings, needsPairing, pairWith } from './settings.js';
 
 declare const __EXTENSION_VERSION__: string;
 
@@ -61,7 +62,10 @@ const ready = (async () => {
   await sessions.syncPageTools();
   const settings = await loadSettings();
   connection = new DaemonConnection(settings, {
-    hello: async () => ({ browserId: await browserId(), browser: browserName(), version: __EXTENSION_VERSION__, tabs: sessions.reportTabs() }),
+    hello: async () => {
+      const { id, key } = await browserIdentity();
+      return { browserId: id, key, browser: browserName(), version: __EXTENSION_VERSION__, tabs: sessions.reportTabs() };
+    },
     command: (command) => {
       void sessions.run(command).then((response) => connection.send(response));
     },
@@ -76,7 +80,7 @@ const ready = (async () => {
       else if (event.name === ExtensionEvents.cancel) {
         const cancel = parseCancel(event.payload);
         if (cancel.ok) sessions.cancel(cancel.value.wireId, cancel.value.reason);
-      }
+      } else if (event.name === ExtensionEvents.proveHold) void proveHold(event.payload);
     },
     status: (status) => void chrome.storage.session.set({ connection: status }),
   });
@@ -167,6 +171,20 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
   });
   return true;
 });
+
+/**
+ * Answers the daemon's `prove_hold`: the browser signs that that daemon instance holds it now, so the other daemons
+ * of its cluster believe the claim from the browser itself. A payload we cannot read is ignored.
+ */
+async function proveHold(payload: unknown): Promise<void> {
+  const asked = parseProveHold(payload);
+  if (!asked.ok) return;
+  const { instance, at, user } = asked.value;
+  // Only for about now: a daemon must not collect proofs it could show for days ahead.
+  if (Math.abs(at - Date.now()) > HOLD_PROOF_SIGN_WINDOW_MS) return;
+  const sig = await (await browserIdentity()).sign(instance, at, user);
+  connection.send({ wireId: crypto.randomUUID(), sessionId: 'hold', type: 'event', name: ExtensionEvents.holdProof, payload: { instance, at, sig } });
+}
 
 /** The person's answer to a new agent, from the popup or the notification: remembered when it is Always allow. */
 async function decide(sessionId: string, decision: Decision): Promise<void> {

@@ -50,12 +50,3 @@ export function checkDaemonUrl(url: string): string | undefined {
   if (parsed.protocol === 'ws:' && !loopback) return 'A remote daemon must use wss:// (the token would travel in clear).';
   return undefined;
 }
-
-/** A stable id for this browser profile: the daemon gives a reconnecting browser its sessions back by it. */
-export async function browserId(): Promise<string> {
-  const { browserId: id } = await chrome.storage.local.get('browserId');
-  if (typeof id === 'string' && id) return id;
-  const fresh = `ext-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
-  await chrome.storage.local.set({ browserId: fresh });
-  return fresh;
-}

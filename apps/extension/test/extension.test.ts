@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectExtension, refIn, startExtensionHarness, textOf, type ExtensionHarness } from './harness.js';
 
 let h: ExtensionHarness;
-const BROWSER = 'ext-e2e';
+let browserId: string;
 
 beforeAll(async () => {
   h = await startExtensionHarness();
-  await connectExtension(h, BROWSER);
+  browserId = await connectExtension(h);
 });
 afterAll(async () => {
   await h?.close();
@@ -20,7 +20,7 @@ async function groups(): Promise<Array<{ title?: string }>> {
 
 describe('the extension in a real browser', () => {
   it('runs navigate, snapshot and click for a session, in a tab group named after the client', async () => {
-    await h.router.openSession('s1', { executorId: BROWSER, clientName: 'Agent One' });
+    await h.router.openSession('s1', { executorId: browserId, clientName: 'Agent One' });
     const nav = textOf(await h.router.dispatch('s1', { name: 'browser_navigate', payload: { url: h.server.url('/index.html') } }));
     expect(nav).toContain('- Page Title: Fixture home');
     const snap = textOf(await h.router.dispatch('s1', { name: 'browser_snapshot', payload: {} }));
@@ -33,7 +33,7 @@ describe('the extension in a real browser', () => {
   });
 
   it('keeps sessions apart: own tabs, a foreign tab refused, events only to the owner', async () => {
-    await h.router.openSession('s2', { executorId: BROWSER, clientName: 'Agent Two' });
+    await h.router.openSession('s2', { executorId: browserId, clientName: 'Agent Two' });
     const events: EventEnvelope[] = [];
     h.router.onEvent('s2', (e) => events.push(e));
     const ownTab = await h.router.dispatch('s2', { name: 'browser_navigate', payload: { url: h.server.url('/form.html') } });
@@ -58,7 +58,7 @@ describe('the extension in a real browser', () => {
   });
 
   it('says so when the user takes a session tab to chrome://, and browser_navigate brings it back', async () => {
-    await h.router.openSession('s3', { executorId: BROWSER, clientName: 'Agent Three' });
+    await h.router.openSession('s3', { executorId: browserId, clientName: 'Agent Three' });
     const url = h.server.url('/index.html?s3');
     await h.router.dispatch('s3', { name: 'browser_navigate', payload: { url } });
     const w = await h.control();

@@ -25,11 +25,23 @@ export interface ExtensionHarness {
   close(): Promise<void>;
 }
 
+export interface ExtensionHarnessOptions {
+  gracePeriodMs?: number;
+  /** The instance id the daemon asks the browser to sign hold proofs for (DaemonAppOptions.holdProofsFor). */
+  holdProofsFor?: string;
+}
+
 /** A daemon on an ephemeral loopback port and a headless Chromium with the built extension loaded. */
-export async function startExtensionHarness(options: { gracePeriodMs?: number } = {}): Promise<ExtensionHarness> {
+export async function startExtensionHarness(options: ExtensionHarnessOptions = {}): Promise<ExtensionHarness> {
   const router = new SessionRouter({ gracePeriodMs: options.gracePeriodMs ?? 300_000 });
   const pairingSecret = newPairingSecret();
-  const daemon = await buildDaemonApp({ router, extensionIds: [EXTENSION_ID], heartbeatMs: 60_000, pairingSecret });
+  const daemon = await buildDaemonApp({
+    router,
+    extensionIds: [EXTENSION_ID],
+    heartbeatMs: 60_000,
+    pairingSecret,
+    ...(options.holdProofsFor !== undefined ? { holdProofsFor: options.holdProofsFor } : {}),
+  });
   await daemon.listen({ port: 0, host: '127.0.0.1' });
   const address = daemon.server.address() as { port: number };
   const server = await startFixtureServer();
@@ -56,16 +68,26 @@ export async function startExtensionHarness(options: { gracePeriodMs?: number } 
   };
 }
 
-/** Pairs the extension with the test daemon under a fixed browser id, as a person pasting its pairing code would. */
-export async function connectExtension(h: ExtensionHarness, browserId: string): Promise<void> {
+/**
+ * Pairs the extension with the test daemon, as a person pasting its pairing code would, and returns the browser id it
+ * connected with (the hash of its own key: a test cannot choose it).
+ */
+export async function connectExtension(h: ExtensionHarness): Promise<string> {
   const w = await h.control();
   await w.evaluate(
-    (url, code, id) => chrome.storage.local.set({ browserId: id, daemonUrl: url, pairingCode: code, paused: false, askBeforeNewAgents: false }),
+    (url, code) => chrome.storage.local.set({ daemonUrl: url, pairingCode: code, paused: false, askBeforeNewAgents: false }),
     h.daemonUrl,
     formatPairingCode({ url: h.daemonUrl, secret: h.pairingSecret }),
-    browserId,
   );
   await waitFor(async () => (await h.router.stats()).executors === 1, 'the extension to connect to the daemon');
+  return connectedBrowserId(h);
+}
+
+/** The id of the one browser connected to the harness's daemon now. */
+export function connectedBrowserId(h: ExtensionHarness): string {
+  const connected = [...h.daemon.browsermcp.extensions.records.values()].filter((record) => record.connection !== null);
+  if (connected.length !== 1) throw new Error(`expected one connected browser, found ${connected.length}`);
+  return connected[0]!.id;
 }
 
 /** Polls a condition (for hooks, where expect.poll is not available). */

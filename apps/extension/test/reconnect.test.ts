@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectExtension, EXTENSION_ID, refIn, startExtensionHarness, textOf, waitFor, type ExtensionHarness } from './harness.js';
 
 let h: ExtensionHarness;
-const BROWSER = 'ext-reconnect';
+let browserId: string;
 
 beforeAll(async () => {
   h = await startExtensionHarness();
-  await connectExtension(h, BROWSER);
+  browserId = await connectExtension(h);
 });
 afterAll(async () => {
   await h?.close();
@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe('tabs and reconnects', () => {
   it('takes a tab opened by a session page into that session', async () => {
-    await h.router.openSession('s1', { executorId: BROWSER, clientName: 'Popups' });
+    await h.router.openSession('s1', { executorId: browserId, clientName: 'Popups' });
     const snap = textOf(await h.router.dispatch('s1', { name: 'browser_navigate', payload: { url: h.server.url('/index.html') } }));
     const clicked = textOf(await h.router.dispatch('s1', { name: 'browser_click', payload: { target: refIn(snap, 'Open item in new tab') } }));
     expect(clicked).toContain('### Open tabs');

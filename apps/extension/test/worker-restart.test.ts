@@ -1,17 +1,17 @@
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stopExtensionWorker } from '@browsermcp/testkit';
-import { connectExtension, EXTENSION_ID, refIn, startExtensionHarness, textOf, waitFor, type ExtensionHarness } from './harness.js';
+import { connectedBrowserId, connectExtension, EXTENSION_ID, refIn, startExtensionHarness, textOf, waitFor, type ExtensionHarness } from './harness.js';
 
 // A file of its own: a fresh browser whose worker no test has evaluated in (a DevTools session on the worker
 // target holds a restarting worker at "starting").
 let h: ExtensionHarness;
 let page: Page;
-const BROWSER = 'ext-restart';
+let browserId: string;
 
 beforeAll(async () => {
   h = await startExtensionHarness();
-  await connectExtension(h, BROWSER);
+  browserId = await connectExtension(h);
   // Opened before the session has tabs, so Chrome does not name one of them as this tab's opener.
   page = await h.browser.newPage();
 });
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 it('comes back after Chrome stops its idle service worker, with its sessions and tabs', async () => {
-  await h.router.openSession('s1', { executorId: BROWSER, clientName: 'Restarts' });
+  await h.router.openSession('s1', { executorId: browserId, clientName: 'Restarts' });
   const snap = textOf(await h.router.dispatch('s1', { name: 'browser_navigate', payload: { url: h.server.url('/index.html') } }));
   await h.router.dispatch('s1', { name: 'browser_click', payload: { target: refIn(snap, 'button "Click me"') } });
   await stopExtensionWorker(page, EXTENSION_ID);
@@ -30,6 +30,8 @@ it('comes back after Chrome stops its idle service worker, with its sessions and
   // Any extension event wakes the worker; opening the popup is what a user would do (an alarm does it every 30 s).
   await page.goto(`chrome-extension://${EXTENSION_ID}/popup.html`);
   await waitFor(async () => (await h.router.stats()).executors === 1, 'the extension to reconnect', 20_000);
+  // Under the same id: the worker that starts again reads the key it kept, it does not make another.
+  expect(connectedBrowserId(h)).toBe(browserId);
   const after = textOf(await h.router.dispatch('s1', { name: 'browser_snapshot', payload: {} }));
   expect(after).toContain('button "Clicked 1 times"');
 });
@@ -44,7 +46,7 @@ it('tells the agent when its browser forgot the session (a restart), and does no
   const control = await h.control();
   await control.evaluate(() => (globalThis as unknown as Chrome).chrome.storage.local.set({ askBeforeNewAgents: true, allowedAgents: [] }));
   try {
-    await h.router.openSession('s2', { executorId: BROWSER, clientName: 'Forgotten', agent: 'API key 0000aaaa' });
+    await h.router.openSession('s2', { executorId: browserId, clientName: 'Forgotten', agent: 'API key 0000aaaa' });
     const first = h.router.dispatch('s2', { name: 'browser_navigate', payload: { url: h.server.url('/index.html?forgotten') } });
     const approvalOf = () =>
       control.evaluate(
@@ -70,7 +72,7 @@ it('tells the agent when its browser forgot the session (a restart), and does no
     expect(after).toContain("The person's browser restarted (or browsermcp was reloaded in it) since your last call, and this session's tabs went with it");
 
     // A session announced again with no answer on record has not asked anything yet: not shown as waiting.
-    await h.router.openSession('s3', { executorId: BROWSER, clientName: 'Quiet', agent: 'API key 0000bbbb' });
+    await h.router.openSession('s3', { executorId: browserId, clientName: 'Quiet', agent: 'API key 0000bbbb' });
     await waitFor(
       async () =>
         await control.evaluate(async () =>

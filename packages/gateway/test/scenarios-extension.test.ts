@@ -368,9 +368,11 @@ it('the popup lists each agent with its last action, shows its tab, and Stop end
   const after = await client.callTool({ name: 'browser_snapshot', arguments: {} });
   expect(after.isError).toBe(true);
   expect(text(after)).toContain('the person stopped this agent in their browser (the Stop button in the browsermcp popup)');
-  // The gateway's log says so too, as it said when the extension connected.
+  // The gateway's log says so too, as it said when the extension connected (under its id: its key's hash).
   expect(rig.logs.map((l) => l.msg)).toContain('the person stopped this agent in their browser (Stop in the browsermcp popup)');
-  expect(rig.logs.find((l) => /^extension connected: "Chrome \d+"$/.test(String(l.msg)))).toMatchObject({ browser: expect.stringMatching(/^ext-/) });
+  expect(rig.logs.find((l) => /^extension connected: "Chrome \d+"$/.test(String(l.msg)))).toMatchObject({
+    browser: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+  });
   await popup.close();
   await client.close();
 });

@@ -1,6 +1,7 @@
 // What the daemons of one cluster say to each other over NATS. Instances of a cluster may run different releases
 // during a rolling upgrade, so this contract changes as the others do: new fields optional.
 import { z } from 'zod';
+import { holdProofSchema } from './browser-key';
 import { commandEnvelopeSchema, eventEnvelopeSchema, responseEnvelopeSchema } from './envelope';
 import { sessionSettingsSchema } from './extension';
 import { validate, type Validated } from './validate';
@@ -82,6 +83,12 @@ export const browserEntrySchema = z.object({
    * both, the later claim holds; while both say connected, each instance is asked (the `holding` request).
    */
   claim: z.number().int().nonnegative().optional(),
+  /**
+   * An extension browser's latest proof that this instance holds it, signed by the browser (browser-key.ts). Another
+   * instance believes an extension's entry only with a valid one that is fresh enough; among the entries of a
+   * browser away from all, the newest proof holds it.
+   */
+  hold: holdProofSchema.optional(),
 });
 export type BrowserEntry = z.infer<typeof browserEntrySchema>;
 

@@ -1,6 +1,7 @@
 // The daemon ↔ extension control messages that ride in v2 event envelopes. The daemon and the extension ship apart
 // (npm vs the Chrome Web Store), so this contract is versioned like any public API: add fields as optional.
 import { z } from 'zod';
+import { browserKeySchema } from './browser-key';
 import { toolSettingsShape } from './tool-settings';
 import { validate, type Validated } from './validate';
 
@@ -49,6 +50,13 @@ export const ExtensionEvents = {
    * answered for it already (`cancelPayloadSchema`).
    */
   cancel: 'cancel',
+  /**
+   * daemon → extension, in a cluster: sign that this daemon holds the browser now (`proveHoldPayloadSchema`, in
+   * browser-key.ts), at the hello and again every HOLD_PROOF_RENEW_MS.
+   */
+  proveHold: 'prove_hold',
+  /** extension → daemon: the signature asked for (`holdProofPayloadSchema`). */
+  holdProof: 'hold_proof',
 } as const;
 
 /**
@@ -89,6 +97,11 @@ export const helloPayloadSchema = z.object({
     .string()
     .refine((id) => BROWSER_ID.test(id), 'must be 1-64 letters, digits, "_" or "-" (a stable id the extension keeps)')
     .refine((id) => id !== 'local', 'must not be "local" (the daemon\'s own browser)'),
+  /**
+   * The browser's public key (browser-key.ts), whose hash is then its browserId: a daemon refuses a hello whose id
+   * is not its key's, and a cluster of daemons refuses one without a key.
+   */
+  key: browserKeySchema.optional(),
   /** e.g. "Chrome 131". */
   browser: z.string(),
   /** The extension's version. */

@@ -6,6 +6,7 @@ export * from './proxy';
 export * from './extension';
 export * from './tool-settings';
 export * from './pairing';
+export * from './browser-key';
 export * from './channel';
 export { describeIssues } from './validate';
 export * from './cluster';

@@ -1,8 +1,19 @@
-import { parseBrowserEntry, parseInstanceEntry, type BrowserEntry, type InstanceEntry } from '@browsermcp/protocol';
+import {
+  HOLD_PROOF_AWAY_MS,
+  HOLD_PROOF_CLOCK_SKEW_MS,
+  parseBrowserEntry,
+  parseInstanceEntry,
+  type BrowserEntry,
+  type InstanceEntry,
+} from '@browsermcp/protocol';
 import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
 import { ClaimDisputes, type AskHolding, type LiveClaim } from './claim-disputes.js';
+import { holdProofFresh, isHoldProof } from './hold-proofs.js';
 import { listKeys } from './keys.js';
-import { token, type ClusterNames } from './names.js';
+import { localBrowserId, token, type ClusterNames } from './names.js';
+
+/** Entries without a proof remembered as logged (so that each is logged once). */
+const MAX_UNPROVEN = 10_000;
 
 interface Cached {
   readonly revision: number;
@@ -11,6 +22,8 @@ interface Cached {
   readonly browser?: BrowserEntry | undefined;
   /** The browser entry's claim: the revision at which its instance took the browser. */
   readonly claim?: number | undefined;
+  /** An extension browser's entry: the instant of the browser's proof that its instance holds it. */
+  readonly heldAt?: number | undefined;
   readonly instance?: InstanceEntry | undefined;
 }
 
@@ -34,6 +47,10 @@ function parsed<T>(entry: KvEntry | null, parse: (value: unknown) => { ok: true;
  * connected holds it, and the instance it left writes that it is away; while more than one says connected, each is
  * asked whether it is (claim-disputes.ts). Among entries of a browser away from all, the later claim holds it.
  *
+ * Another instance's entry for an extension browser counts only with the browser's own signature that the instance
+ * held it (hold-proofs.ts), made recently enough; among those of a browser away from all, the newest proof holds it.
+ * A daemon's credentials can write an entry under its own name, but not the browser's signature.
+ *
  * Reads come from a copy kept by a watch (new entries at once) and a full read on every heartbeat (expired ones,
  * which a watch is not told about).
  */
@@ -55,6 +72,15 @@ export class BrowserDirectory {
   onContested: ((browserId: string, instanceIds: string[]) => void) | undefined;
   /** Told what went wrong while settling a dispute. */
   onError: ((error: unknown) => void) | undefined;
+  /** Told, once per entry until a proven one replaces it, of another instance's entry without the browser's proof. */
+  onUnproven: ((browserId: string, instanceId: string) => void) | undefined;
+  /** The keys of entries told to onUnproven (the oldest forgotten past MAX_UNPROVEN). */
+  readonly #unproven = new Set<string>();
+  /**
+   * The instant of the newest proof seen for each browser: an older proof, more than clocks differ, holds nothing
+   * even once the entry that carried the newer one is gone (a stale proof written again by another daemon's seed).
+   */
+  readonly #newestProof = new Map<string, number>();
   readonly #disputes = new ClaimDisputes(
     (browserId, record) => {
       const before = this.browser(browserId);
@@ -110,19 +136,53 @@ export class BrowserDirectory {
       for (const [key, cached] of this.#entries) if (!read.has(key) && cached.at < started) this.#set(key, undefined);
     }
     for (const [key, entry] of read) this.#apply(key, entry);
+    for (const [browserId, at] of this.#newestProof) if (started - at > HOLD_PROOF_AWAY_MS + HOLD_PROOF_CLOCK_SKEW_MS) this.#newestProof.delete(browserId);
   }
 
   /** Learns one entry, unless this copy already knows a newer revision of it; an entry its key does not vouch for is ignored. */
   #apply(key: string, entry: KvEntry | null): void {
     const known = this.#entries.get(key);
-    if (entry === null || (known !== undefined && known.revision > entry.revision)) return;
+    // The same revision is the same entry: a refresh (every heartbeat) neither checks its proof again nor logs it again.
+    if (entry === null || (known !== undefined && known.revision >= entry.revision)) return;
     const shape = this.names.parseDirectoryKey(key);
     let browser = shape?.browserId !== undefined ? parsed(entry, parseBrowserEntry) : undefined;
     if (browser !== undefined && (browser.instanceId !== shape!.instanceId || browser.id !== shape!.browserId)) browser = undefined;
+    if (browser !== undefined && !this.#proven(key, browser)) browser = undefined;
     let instance = shape !== undefined && shape.browserId === undefined ? parsed(entry, parseInstanceEntry) : undefined;
     if (instance !== undefined && instance.instanceId !== shape!.instanceId) instance = undefined;
     // A deleted entry stays as a tombstone with its revision, so an older read cannot bring it back.
-    this.#set(key, { revision: entry.revision, at: Date.now(), browser, claim: browser && (browser.claim ?? entry.revision), instance }, shape?.browserId);
+    this.#set(
+      key,
+      { revision: entry.revision, at: Date.now(), browser, claim: browser && (browser.claim ?? entry.revision), heldAt: browser?.hold?.at, instance },
+      shape?.browserId,
+    );
+  }
+
+  /**
+   * Whether an entry is believed as to who wrote it: a daemon's own browser only under its own id; an extension's
+   * entry of this instance only while this process holds its claim (not one its credentials wrote from elsewhere), of
+   * another instance only with the browser's signature that the instance held it, for the user the entry names.
+   */
+  #proven(key: string, browser: BrowserEntry): boolean {
+    if (browser.kind !== 'extension') return browser.id === localBrowserId(browser.instanceId);
+    if (browser.instanceId === this.instanceId) return this.#claims.has(browser.id);
+    if (isHoldProof(browser.id, browser.instanceId, browser.userId, browser.hold)) {
+      this.#unproven.delete(key);
+      this.#proofSeen(browser.id, browser.hold!.at);
+      return true;
+    }
+    if (!this.#unproven.has(key)) {
+      if (this.#unproven.size >= MAX_UNPROVEN) this.#unproven.delete(this.#unproven.values().next().value!);
+      this.#unproven.add(key);
+      this.onUnproven?.(browser.id, browser.instanceId);
+    }
+    return false;
+  }
+
+  /** Raises the browser's newest proof; one dated ahead (which holds nothing yet) does not. */
+  #proofSeen(browserId: string, at: number): void {
+    if (at > Date.now() + HOLD_PROOF_CLOCK_SKEW_MS) return;
+    if (at > (this.#newestProof.get(browserId) ?? 0)) this.#newestProof.set(browserId, at);
   }
 
   /** Replaces (or with undefined forgets) one key's entry, and tells who listens when the browser's holder changed. */
@@ -149,17 +209,34 @@ export class BrowserDirectory {
     if (after !== undefined && (before?.connected !== after.connected || before.instanceId !== after.instanceId)) this.onBrowserChange?.(after);
   }
 
-  #learn(key: string, revision: number, value: Pick<Cached, 'browser' | 'claim' | 'instance'>): void {
+  #learn(key: string, revision: number, value: Pick<Cached, 'browser' | 'claim' | 'heldAt' | 'instance'>): void {
     const known = this.#entries.get(key);
     if (known === undefined || known.revision <= revision) this.#set(key, { revision, at: Date.now(), ...value });
   }
 
-  /** A browser's entries, by key. */
+  /** A browser's entries that count now, by key: another instance's extension entry only with a fresh proof. */
   #entriesOf(browserId: string): Array<[string, Cached]> {
+    const now = Date.now();
     return [...(this.#byBrowser.get(browserId) ?? [])].flatMap((key) => {
       const cached = this.#entries.get(key);
-      return cached?.browser !== undefined ? [[key, cached] as [string, Cached]] : [];
+      const browser = cached?.browser;
+      if (browser === undefined) return [];
+      const mine = browser.instanceId === this.instanceId;
+      if (!mine && browser.kind === 'extension') {
+        const heldAt = cached!.heldAt ?? 0;
+        if (!holdProofFresh(heldAt, browser.connected, now)) return [];
+        if (heldAt < (this.#newestProof.get(browserId) ?? 0) - HOLD_PROOF_CLOCK_SKEW_MS) return [];
+      }
+      return [[key, cached!] as [string, Cached]];
     });
+  }
+
+  /**
+   * How late an entry's claim on its browser is: an extension's by its proof's instant, a daemon's own launched
+   * browser's by its claim (only that daemon's entries for it count).
+   */
+  #rank(cached: Cached): number {
+    return cached.browser?.kind === 'extension' ? (cached.heldAt ?? 0) : (cached.claim ?? 0);
   }
 
   /** The entries that say the browser is connected to their instance, with their claims. */
@@ -195,7 +272,7 @@ export class BrowserDirectory {
     const live = this.#live(browserId);
     if (live.length > 0) return live.length === 1 ? live[0]![1].browser : undefined;
     let best: Cached | undefined;
-    for (const [, cached] of this.#entriesOf(browserId)) if (best === undefined || (cached.claim ?? 0) > (best.claim ?? 0)) best = cached;
+    for (const [, cached] of this.#entriesOf(browserId)) if (best === undefined || this.#rank(cached) > this.#rank(best)) best = cached;
     return best && { ...best.browser!, connected: false };
   }
 
@@ -260,11 +337,13 @@ export class BrowserDirectory {
       for (const key of await listKeys(this.kv, `b.*.${token(browser.id)}`)) {
         if (key !== this.names.browserKey(this.instanceId, browser.id)) this.#apply(key, await this.kv.get(key));
       }
-      const claim = this.#claims.get(browser.id) ?? 0;
+      const mine: Cached = { revision: 0, at: 0, browser, claim: this.#claims.get(browser.id) ?? 0, heldAt: browser.hold?.at };
       const live = new Set(this.#live(browser.id).map(([key]) => key));
       const moved = browser.connected
         ? undefined
-        : this.#entriesOf(browser.id).find(([key, other]) => other.browser!.instanceId !== this.instanceId && (live.has(key) || (other.claim ?? 0) > claim));
+        : this.#entriesOf(browser.id).find(
+            ([key, other]) => other.browser!.instanceId !== this.instanceId && (live.has(key) || this.#rank(other) > this.#rank(mine)),
+          );
       // Written even when it moved: an entry of ours that still said connected would keep the browser in dispute.
       await this.#put(browser);
       return moved === undefined ? this.instanceId : moved[1].browser!.instanceId;
@@ -287,7 +366,8 @@ export class BrowserDirectory {
     const { claim: _old, ...entry } = browser;
     const revision = await this.kv.put(key, JSON.stringify(entry));
     this.#claims.set(browser.id, revision);
-    this.#learn(key, revision, { browser: entry, claim: revision });
+    if (entry.hold !== undefined) this.#proofSeen(browser.id, entry.hold.at);
+    this.#learn(key, revision, { browser: entry, claim: revision, heldAt: entry.hold?.at });
   }
 
   async #put(browser: BrowserEntry): Promise<void> {
@@ -295,7 +375,8 @@ export class BrowserDirectory {
     if (claim === undefined) return this.#claim(browser);
     const key = this.names.browserKey(this.instanceId, browser.id);
     const entry = { ...browser, claim };
-    this.#learn(key, await this.kv.put(key, JSON.stringify(entry)), { browser: entry, claim });
+    if (entry.hold !== undefined) this.#proofSeen(browser.id, entry.hold.at);
+    this.#learn(key, await this.kv.put(key, JSON.stringify(entry)), { browser: entry, claim, heldAt: entry.hold?.at });
   }
 
   /**

@@ -1,3 +1,5 @@
+import type { HoldProof } from '@browsermcp/protocol';
+
 /** How an extension browser stands, as the cluster hears it and tells it. */
 export type ExtensionBrowserState = 'connected' | 'reconnecting' | 'gone';
 
@@ -14,12 +16,21 @@ export interface LiveConnection {
 export interface ExtensionBrowsers {
   readonly records: ReadonlyMap<
     string,
-    { readonly id: string; readonly name: string; readonly userId: string | null; readonly connection: LiveConnection | null }
+    {
+      readonly id: string;
+      readonly name: string;
+      readonly userId: string | null;
+      readonly connection: LiveConnection | null;
+      /** The browser's latest proof that this instance holds it. */
+      readonly hold?: HoldProof | undefined;
+    }
   >;
   /** The user of a browser another instance holds (null without auth), or undefined when none does. */
   ownerElsewhere: ((browserId: string) => string | null | undefined) | undefined;
   /** Told as soon as a hello takes a browser here, before its sessions open again. */
   taken: ((browserId: string) => void) | undefined;
+  /** Told when a connected browser signed a new hold proof. */
+  proven: ((browserId: string) => void) | undefined;
   onChange(listener: (id: string, state: ExtensionBrowserState) => void): () => void;
   emit(id: string, state: ExtensionBrowserState): void;
   forget(id: string): void;

@@ -13,6 +13,11 @@ export function fromToken(encoded: string): string {
 /** What `--instance-id` may be: it is printed, logged and used as a subject token as it is. */
 export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** The executor id of an instance's own launched browser: unique in the cluster. */
+export function localBrowserId(instanceId: string): string {
+  return `local-${instanceId}`;
+}
+
 /** The buckets and subjects of one cluster; `prefix` lets several clusters share one NATS account. */
 export class ClusterNames {
   constructor(readonly prefix = 'browsermcp') {}

@@ -18,7 +18,7 @@ import type { BrowserDirectory } from './directory.js';
 import { DEFAULT_DIRECTORY_TTL_MS, joinCluster, type ClusterOptions } from './join.js';
 import type { KvRouterStore } from './kv-store.js';
 import { answers, askInstance, HOLDING_PING_MS, jsonOf, readMessage } from './messages.js';
-import { ClusterNames } from './names.js';
+import { ClusterNames, localBrowserId } from './names.js';
 import { redactNatsUrl } from './nats-connection.js';
 import { PeerRequests } from './peer-requests.js';
 import { natsFailure } from './nats-errors.js';
@@ -119,7 +119,7 @@ export class ClusterNode implements RemoteExecutors {
 
   /** The executor id of this instance's own launched browser: unique in the cluster. */
   localExecutorId(): string {
-    return `local-${this.instanceId}`;
+    return localBrowserId(this.instanceId);
   }
 
   /**
@@ -160,10 +160,17 @@ export class ClusterNode implements RemoteExecutors {
     extensions.ownerElsewhere = (browserId) => this.#directory.elsewhere(browserId, this.instanceId)?.userId;
     extensions.onChange((id, state) => void this.#extensionChanged(id, state));
     extensions.taken = (id) => void this.#extensionChanged(id, 'taken');
+    // Its entry carries the browser's latest proof: written again at once, not a heartbeat later.
+    extensions.proven = (id) => void this.#extensionChanged(id, 'connected');
     this.#directory.askHolding = (instanceId, browserId) => this.holding(instanceId, browserId);
     const contested = 'more than one instance says (or did not deny) this browser is connected to it: none gets its commands (SECURITY.md)';
     this.#directory.onContested = (browserId, instanceIds) => this.#options.logger.warn({ browserId, instanceIds }, contested);
     this.#directory.onError = (error) => this.#options.logger.warn({ error }, 'asking who holds a browser failed');
+    this.#directory.onUnproven = (browserId, instanceId) =>
+      this.#options.logger.warn(
+        { browserId, instanceId },
+        "ignored another instance's directory entry for a browser: it carries no proof from the browser itself (SECURITY.md)",
+      );
     // The browsers other instances hold: this instance's clients of them hear when they drop and come back.
     this.#directory.onBrowserChange = (browser) => {
       if (browser.instanceId !== this.instanceId && !extensions.records.has(browser.id)) {
@@ -375,7 +382,15 @@ export class ClusterNode implements RemoteExecutors {
   #extensionEntry(id: string): BrowserEntry | undefined {
     const record = this.#attached?.extensions.records.get(id);
     if (record === undefined) return undefined;
-    return { id, instanceId: this.instanceId, kind: 'extension', name: record.name, userId: record.userId, connected: record.connection !== null };
+    return {
+      id,
+      instanceId: this.instanceId,
+      kind: 'extension',
+      name: record.name,
+      userId: record.userId,
+      connected: record.connection !== null,
+      ...(record.hold !== undefined ? { hold: record.hold } : {}),
+    };
   }
 
   async #extensionChanged(id: string, state: ExtensionBrowserState | 'taken'): Promise<void> {

@@ -23,6 +23,8 @@ async function extensionEndpointPlugin(app: FastifyInstance): Promise<void> {
       log: request.log,
       verifier: options.verifier,
       pairingSecret: options.pairingSecret,
+      holdProofsFor: options.holdProofsFor,
+      holdProofRenewMs: options.holdProofRenewMs,
       port: request.socket.localPort ?? 0,
       helloTimeoutMs: options.helloTimeoutMs,
       gracePeriodMs: options.gracePeriodMs,

@@ -1,3 +1,4 @@
+import type { HoldProof } from '@browsermcp/protocol';
 import type { ExtensionBrowserState, ExtensionBrowsers, LiveConnection } from '../cluster/extension-browsers.js';
 import { Deadlines } from '../deadlines.js';
 import type { Executor } from '../router/index.js';
@@ -18,6 +19,8 @@ export interface ExtensionRecord {
   connection: RegisteredConnection | null;
   /** Away because the person paused it (the popup's Disconnect), not because it dropped. */
   paused: boolean;
+  /** In a cluster: the browser's latest proof that this instance holds it (the protocol's browser-key.ts). */
+  hold?: HoldProof | undefined;
 }
 
 /** The browsers connected through /extension, by browserId. Shared with the proxy endpoint (/mcp). */
@@ -35,6 +38,8 @@ export class ExtensionRegistry implements ExtensionBrowsers {
    * directory claims it at once (an entry claiming it elsewhere would otherwise hold it meanwhile).
    */
   taken: ((browserId: string) => void) | undefined;
+  /** In a cluster: told when a connected browser signed a new hold proof, which its directory entry then carries. */
+  proven: ((browserId: string) => void) | undefined;
   private readonly listeners = new Set<(id: string, state: ExtensionBrowserState) => void>();
 
   onChange(listener: (id: string, state: ExtensionBrowserState) => void): () => void {

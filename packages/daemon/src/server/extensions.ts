@@ -9,7 +9,6 @@ import {
   createEvent,
   ExtensionCloseCodes,
   ExtensionEvents,
-  parseHelloPayload,
   parseSessionStopped,
   responseFor,
   type CommandEnvelope,
@@ -37,14 +36,11 @@ import { namedOutputDirFor, readInputFiles, withOutputsWritten } from './wire-fi
 import { nodeFrameCipher } from './node-frame-cipher.js';
 import { stillThere } from './heartbeat.js';
 import type { ExtensionRecord, ExtensionRegistry } from './extension-registry.js';
+import { HoldProver } from './hold-prover.js';
+import { helloRefusal, parseHello } from './hello.js';
 
 export { ExtensionRegistry, type ExtensionRecord } from './extension-registry.js';
-
-/** Checks a hello payload field by field (the protocol's schema); returns the reason it is bad, or the payload. */
-export function parseHello(payload: unknown): HelloPayload | string {
-  const hello = parseHelloPayload(payload);
-  return hello.ok ? hello.value : hello.message;
-}
+export { parseHello } from './hello.js';
 
 /** WebSocket close codes on /extension: the protocol's, under the name this package has exported. */
 export const CloseCodes = ExtensionCloseCodes;
@@ -57,6 +53,10 @@ export interface ExtensionConnectionOptions {
   verifier: TokenVerifier | undefined;
   /** The pairing secret every connection must prove it holds (see DaemonAppOptions.pairingSecret). */
   pairingSecret?: Uint8Array | undefined;
+  /** In a cluster: the instance id the browser signs hold proofs for (DaemonAppOptions.holdProofsFor). */
+  holdProofsFor?: string | undefined;
+  /** How often the browser is asked for a new hold proof. Default HOLD_PROOF_RENEW_MS. */
+  holdProofRenewMs?: number | undefined;
   /** The port the extension reached this daemon on: a pairing proof holds only for an address with this port. */
   port: number;
   helloTimeoutMs: number;
@@ -69,12 +69,17 @@ export interface ExtensionConnectionOptions {
 
 /**
  * One extension's WebSocket as an Executor: commands go out as v2 envelopes, responses and events come back to the
- * router. State: `authenticating` (only with auth) → `waiting-hello` → `ready` → `closed`.
+ * router. State: `authenticating` (only with auth) → `waiting-hello` → `proving` (only in a cluster: the browser signs
+ * that this instance holds it) → `ready` → `closed`.
  */
 export class ExtensionConnection implements Executor {
   readonly kind = 'extension' as const;
   private browserId: string | undefined;
-  private state: 'authenticating' | 'waiting-hello' | 'ready' | 'closed';
+  private state: 'authenticating' | 'waiting-hello' | 'proving' | 'ready' | 'closed';
+  /** The hello, while its browser signs its first hold proof. */
+  private provingHello: HelloPayload | undefined;
+  /** In a cluster: the browser's hold proofs, from its hello on. */
+  private prover: HoldProver | undefined;
   private userId: string | null = null;
   private authName: string | undefined;
   private readonly authRequestId: string;
@@ -94,7 +99,7 @@ export class ExtensionConnection implements Executor {
     this.pairingNonce = options.pairingSecret ? newPairingNonce() : undefined;
     this.state = options.verifier || options.pairingSecret ? 'authenticating' : 'waiting-hello';
     this.helloTimer = setTimeout(() => {
-      const what = this.state === 'authenticating' ? 'answer authenticate' : 'send its hello';
+      const what = this.state === 'authenticating' ? 'answer authenticate' : this.state === 'proving' ? 'sign its hold proof' : 'send its hello';
       this.closeWith(this.state === 'authenticating' ? CloseCodes.Unauthorized : CloseCodes.BadHello, `the extension did not ${what} in time`);
     }, options.helloTimeoutMs);
     this.helloTimer.unref();
@@ -245,6 +250,11 @@ export class ExtensionConnection implements Executor {
       }
       return this.onHello(envelope.payload);
     }
+    if (this.state === 'proving') {
+      // Only the proof is awaited; a keepalive sent meanwhile is not an answer.
+      if (envelope.type === 'event' && envelope.name === ExtensionEvents.holdProof) return this.onHoldProof(envelope.payload);
+      return;
+    }
     if (envelope.type === 'response') {
       this.o.router.handleResponse(this.id, await this.withOutputsSaved(envelope));
     } else if (envelope.type === 'event') {
@@ -260,6 +270,8 @@ export class ExtensionConnection implements Executor {
       await this.o.router.claimTab(this.id, sessionId, tabId).catch((error: unknown) => this.o.log.warn({ error, tabId }, 'tab_opened refused'));
     } else if (name === ExtensionEvents.tabClosed && tabId !== undefined) {
       await this.o.router.releaseTab(this.id, tabId).catch(() => undefined);
+    } else if (name === ExtensionEvents.holdProof) {
+      await this.onHoldProof(envelope.payload);
     } else if (name === ExtensionEvents.sessionStopped) {
       const stop = parseSessionStopped(envelope.payload ?? null);
       if (!stop.ok) return this.o.log.warn({ browserId: this.browserId, sessionId, problem: stop.message }, 'session_stopped with a bad payload; dropped');
@@ -330,6 +342,43 @@ export class ExtensionConnection implements Executor {
   private async onHello(payload: unknown): Promise<void> {
     const hello = parseHello(payload);
     if (typeof hello === 'string') return this.closeWith(CloseCodes.BadHello, hello);
+    const refusal = await helloRefusal(hello, this.o.holdProofsFor !== undefined);
+    if (refusal !== undefined) return this.closeWith(CloseCodes.BadHello, refusal);
+    if (this.isClosed()) return;
+    if (this.o.holdProofsFor === undefined || hello.key === undefined) return this.take(hello);
+    // In a cluster the browser first signs that this instance holds it: the entry the cluster's directory then
+    // carries is believed by the other instances only with that proof.
+    this.state = 'proving';
+    this.provingHello = hello;
+    const ask = (payload: unknown) => this.sendJson(createEvent({ sessionId: 'hold', name: ExtensionEvents.proveHold, payload }));
+    this.prover = new HoldProver(hello.browserId, hello.key, this.o.holdProofsFor, this.userId, ask, this.o.holdProofRenewMs);
+    this.prover.ask();
+  }
+
+  /** The browser's proof: kept (and told to the cluster) when its key signed what was asked; else the connection ends. */
+  private async onHoldProof(payload: unknown): Promise<void> {
+    const prover = this.prover;
+    if (prover === undefined) return;
+    const proof = prover.accept(payload);
+    if (typeof proof === 'string') {
+      this.o.log.warn({ browserId: this.provingHello?.browserId ?? this.browserId, problem: proof }, 'a bad hold proof');
+      return this.closeWith(CloseCodes.BadHello, "a hold proof that is not what was asked, signed by this browser's key");
+    }
+    const hello = this.provingHello;
+    if (hello !== undefined) {
+      this.provingHello = undefined;
+      await this.take(hello);
+      if (this.state === 'ready') prover.renew((why) => this.closeWith(CloseCodes.BadHello, why));
+      return;
+    }
+    const record = this.browserId === undefined ? undefined : this.o.registry.records.get(this.browserId);
+    if (record?.connection !== this || prover.latest !== proof) return;
+    record.hold = proof;
+    this.o.registry.proven?.(record.id);
+  }
+
+  /** The browser is this connection's: its record, its sessions back, and the old socket of it replaced. */
+  private async take(hello: HelloPayload): Promise<void> {
     const { registry, router } = this.o;
     const existing = registry.records.get(hello.browserId);
     const elsewhere = registry.ownerElsewhere?.(hello.browserId);
@@ -355,6 +404,7 @@ export class ExtensionConnection implements Executor {
     record.version = hello.version;
     record.connection = this;
     record.paused = false;
+    record.hold = this.prover?.latest;
     registry.records.set(hello.browserId, record);
     registry.taken?.(hello.browserId);
     const { orphanedTabs, sessions } = await router.executorConnected(this, hello.tabs);
@@ -370,6 +420,7 @@ export class ExtensionConnection implements Executor {
     const wasReady = this.state === 'ready';
     this.state = 'closed';
     clearTimeout(this.helloTimer);
+    this.prover?.stop();
     if (!wasReady || this.browserId === undefined) return;
     const { registry, router, gracePeriodMs } = this.o;
     const record = registry.records.get(this.browserId);

@@ -4,7 +4,7 @@ import type { ClusterNode } from '../cluster/node.js';
 import type { LocalExecutor } from '../local/executor.js';
 import { NodeFileAccess, sessionFilesOwner, type NodeFileAccessOptions } from '../local/files.js';
 import type { SessionRouter } from '../router/index.js';
-import type { SessionSettings } from '@browsermcp/protocol';
+import { HOLD_PROOF_RENEW_MS, type SessionSettings } from '@browsermcp/protocol';
 import type { TokenVerifier } from './auth.js';
 import type { ConnectionLimits } from './connections.js';
 import { allowedHostNames } from './guard.js';
@@ -38,6 +38,14 @@ export interface DaemonAppOptions {
    * loopback (see pairing-secret.ts); without it any process that sends the extension's Origin could pose as it.
    */
   pairingSecret?: Uint8Array | undefined;
+  /**
+   * The instance id the connected browsers sign hold proofs for (the protocol's browser-key.ts): each is asked at its
+   * hello and every HOLD_PROOF_RENEW_MS, and a hello without a browser key is refused. Default: the cluster's
+   * instance id in a cluster, else none (a daemon alone has no one to prove a hold to).
+   */
+  holdProofsFor?: string | undefined;
+  /** How often a connected browser is asked for a new hold proof (with holdProofsFor). Default HOLD_PROOF_RENEW_MS. */
+  holdProofRenewMs?: number | undefined;
   /**
    * The secret kept browser states' owners are derived under (state-owners.ts): the daemons of a cluster share one
    * (ClusterNode.stateSecret); random per process by default.
@@ -77,6 +85,8 @@ export interface ResolvedOptions {
   extensionOrigins: Set<string>;
   verifier: TokenVerifier | undefined;
   pairingSecret: Uint8Array | undefined;
+  holdProofsFor: string | undefined;
+  holdProofRenewMs: number;
   stateSecret: Uint8Array;
   heartbeatMs: number;
   helloTimeoutMs: number;
@@ -100,6 +110,21 @@ function strings(value: string[] | undefined, name: string): string[] {
     throw new InvalidArgumentError(`"${name}" must be an array of non-empty strings`);
   }
   return value;
+}
+
+/** At most the protocol's renewal: the other instances believe a connected browser's proof for four of them. */
+function holdProofRenewOption(ms: number | undefined): number {
+  const renewMs = positive(ms, 'holdProofRenewMs', HOLD_PROOF_RENEW_MS);
+  if (renewMs > HOLD_PROOF_RENEW_MS) throw new InvalidArgumentError(`"holdProofRenewMs" must be at most ${HOLD_PROOF_RENEW_MS} ms`);
+  return renewMs;
+}
+
+/** In a cluster, its instance id: proofs naming another would make every other instance ignore this one's entries. */
+function holdProofsForOption(given: string | undefined, instanceId: string | undefined): string | undefined {
+  if (given !== undefined && instanceId !== undefined && given !== instanceId) {
+    throw new InvalidArgumentError(`"holdProofsFor" must be the cluster's instance id (${instanceId}) in a cluster; leave it out`);
+  }
+  return given ?? instanceId;
 }
 
 function pairingSecretOption(secret: Uint8Array | undefined): Uint8Array | undefined {
@@ -142,6 +167,8 @@ export function resolveOptions(options: DaemonAppOptions): ResolvedOptions {
     extensionOrigins: new Set(extensionIds.map((id) => `chrome-extension://${id}`)),
     verifier: options.verifier,
     pairingSecret: pairingSecretOption(options.pairingSecret),
+    holdProofsFor: holdProofsForOption(options.holdProofsFor, options.cluster?.instanceId),
+    holdProofRenewMs: holdProofRenewOption(options.holdProofRenewMs),
     stateSecret: options.stateSecret ?? options.cluster?.stateSecret ?? randomBytes(32),
     heartbeatMs: positive(options.heartbeatMs, 'heartbeatMs', DEFAULT_HEARTBEAT_MS),
     helloTimeoutMs: positive(options.helloTimeoutMs, 'helloTimeoutMs', DEFAULT_HELLO_TIMEOUT_MS),

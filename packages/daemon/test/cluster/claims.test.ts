@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signToken, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
 import { startSecureNats } from '../helpers/secure-nats';
-import { authenticatedExtension, answerCommand, connectPeer, helloAs, rpc, type Peer } from '../helpers/ws-peer';
+import { authenticatedExtension, answerCommand, connectPeer, helloAs, rpc, type Peer, idOf, holdFor } from '../helpers/ws-peer';
 
 // A browser's place in the cluster's directory, against a client holding one daemon's credentials (b's seed): it may
 // write entries under b's name only, but for any browser id. Ivy's browser is on a, her client on c.
@@ -59,27 +59,22 @@ async function sessionOn(at: number, user: string, ext: Peer, browserId: string)
 it('moves a browser whose old connection went silent to the instance it connected to, within a ping', async () => {
   // Jo's laptop slept on a's socket and woke up on b: a's socket still looks open (no close came), but it no longer
   // answers. c, which drives her session, asks both: a's ping goes unanswered, so b holds her browser at once.
-  const first = await authenticatedExtension(daemons[A]!.app, ws(A), 'jo', 'jo-laptop', SECRET);
+  const first = await authenticatedExtension(daemons[A]!.app, ws(A), 'jo', idOf('jo-laptop'), SECRET);
   peers.push(first);
-  const { sessionId, listed, call } = await sessionOn(C, 'jo', first, 'jo-laptop');
+  const { sessionId, listed, call } = await sessionOn(C, 'jo', first, idOf('jo-laptop'));
   expect(await call(first, 'on a')).toBe('on a');
   (first.ws as unknown as { _socket: { pause(): void } })._socket.pause();
-  const second = await authenticatedExtension(daemons[B]!.app, ws(B), 'jo', 'jo-laptop', SECRET);
+  const second = await authenticatedExtension(daemons[B]!.app, ws(B), 'jo', idOf('jo-laptop'), SECRET);
   peers.push(second);
   await second.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
   await until(async () => (await listed()).some((b) => b.instance === 'b' && b.connected), 'c lists her browser on b');
   expect(await call(second, 'on b')).toBe('on b');
 });
 
-it("does not hand a browser connected to one instance to another's claim: its sessions' commands never reach the claimant", async () => {
-  const ext = await authenticatedExtension(daemons[A]!.app, ws(A), 'ivy', 'ivy-laptop', SECRET);
-  peers.push(ext);
-  const { client, listed, call: callOn } = await sessionOn(C, 'ivy', ext, 'ivy-laptop');
-  const call = (text: string) => callOn(ext, text);
-  expect(await call('before')).toBe('before');
-
-  // b's seed listens on b's subject (every question and command sent to b) and writes, under b's name, that her
-  // browser is connected to b: a later claim than a's, as when a browser moves.
+it("does not hand a browser to another's claim without the browser's own proof: its sessions' commands never reach the claimant", async () => {
+  const ivy = idOf('ivy-laptop');
+  // b's seed listens on b's subject (every question and command sent to b) and reads and writes the directory under
+  // b's name.
   const seed = new TextEncoder().encode(readFileSync(nats.seedFile('b'), 'utf8').trim());
   const nc = await connect({ servers: nats.nats.url, authenticator: nkeyAuthenticator(seed), inboxPrefix: '_INBOX.browsermcp.b' });
   connections.push(nc);
@@ -87,18 +82,58 @@ it("does not hand a browser connected to one instance to another's claim: its se
   nc.subscribe('browsermcp.instance.b.from.*', { callback: (_error, msg) => void heard.push({ subject: msg.subject, data: msg.string() }) });
   // (a asks every instance whether a client there drives her session, which names it: a question, not a command)
   const commandsHeard = () => heard.filter((h) => /"op":"(send|open)"/.test(h.data));
-  const directory = await new Kvm(nc).open('browsermcp_browsers');
-  const key = `b.b.${token('ivy-laptop')}`;
-  const claim = { id: 'ivy-laptop', instanceId: 'b', kind: 'extension', name: 'Ivy laptop', userId: 'ivy', connected: true };
-  await directory.put(key, JSON.stringify(claim));
-
-  // Once c has learned of the claim, it asks b whether her browser is connected to it (daemon b says no), and a,
-  // which says yes: a keeps it. (Believing the later claim, c would list her browser on b and send her calls there.)
   const askedByC = () => heard.some((h) => h.subject === 'browsermcp.instance.b.from.c' && h.data.includes('"holding"'));
-  await until(async () => askedByC() || (await listed()).some((b) => b.instance === 'b'), 'c learns of the claim');
+  const directory = await new Kvm(nc).open('browsermcp_browsers');
+  const key = `b.b.${token(ivy)}`;
+  // c reads the directory's writes in order: once it says it ignored an unproven entry written after the seed's
+  // last write, it has read that write too.
+  let markers = 0;
+  const readByC = async () => {
+    const marker = idOf(`marker-${++markers}`);
+    await directory.put(`b.b.${token(marker)}`, JSON.stringify({ id: marker, instanceId: 'b', kind: 'extension', name: 'x', userId: 'x', connected: true }));
+    await until(() => logsOfC.some((line) => line.includes('no proof from the browser itself') && line.includes(marker)), 'c reads the write');
+  };
+
+  // Her browser was on b a minute ago: b's entry then carried her browser's proof that b held it, which the seed keeps.
+  const onB = await authenticatedExtension(daemons[B]!.app, ws(B), 'ivy', ivy, SECRET);
+  await until(async () => (await directory.get(key))?.json<{ hold?: unknown }>().hold !== undefined, "b's entry with her proof");
+  const proven = (await directory.get(key))!.json<Record<string, unknown>>();
+  await onB.close();
+  const ext = await authenticatedExtension(daemons[A]!.app, ws(A), 'ivy', ivy, SECRET);
+  peers.push(ext);
+  const { client, listed, call: callOn } = await sessionOn(C, 'ivy', ext, ivy);
+  const call = (text: string) => callOn(ext, text);
+  await until(async () => (await listed()).some((b) => b.instance === 'a' && b.connected), 'c lists her browser on a');
+  expect(await call('before')).toBe('before');
+
+  // Written under b's name, later than a's: that her browser is connected to b, with no proof, then with a's proof
+  // copied (it says a holds it). c does not believe either (it says so once), nor asks b: her calls run on a.
+  const claim = { id: ivy, instanceId: 'b', kind: 'extension', name: 'Ivy laptop', userId: 'ivy', connected: true };
+  await directory.put(key, JSON.stringify(claim));
+  await until(() => logsOfC.some((line) => line.includes('no proof from the browser itself') && line.includes(ivy)), 'c ignores the claim');
+  const onA = (await (await new Kvm(nc).open('browsermcp_browsers')).get(`b.a.${token(ivy)}`))!.json<{ hold: unknown }>();
+  await directory.put(key, JSON.stringify({ ...claim, hold: onA.hold }));
+  await readByC();
+  // Nor the proof her browser really gave b with another user named (it signs the user too), nor an entry saying
+  // her browser, or a's own launched one, is b's own launched browser (those need no proof, under their own id only).
+  await directory.put(key, JSON.stringify({ ...proven, connected: true, userId: 'mallory' }));
+  await directory.put(key, JSON.stringify({ ...claim, kind: 'local', userId: null }));
+  await directory.put(
+    `b.b.${token('local-a')}`,
+    JSON.stringify({ id: 'local-a', instanceId: 'b', kind: 'local', name: 'b says', userId: null, connected: true }),
+  );
+  await readByC();
+  await directory.delete(`b.b.${token('local-a')}`);
+  expect(await call('after the claims')).toBe('after the claims');
+  expect((await listed()).filter((b) => b.id === ivy)).toEqual([expect.objectContaining({ instance: 'a', connected: true })]);
+  expect(askedByC()).toBe(false);
+
+  // With her proof that b held it (a minute old), the claim is believed as far as the proof goes: c asks b whether her
+  // browser is connected to it (daemon b says no) and a, which says yes: a keeps it.
+  await directory.put(key, JSON.stringify({ ...proven, connected: true }));
+  await until(askedByC, 'c asks b');
   await until(async () => (await listed()).some((b) => b.instance === 'a' && b.connected), 'c settles on a');
-  expect(await call('after the claim')).toBe('after the claim');
-  expect(await call('and again')).toBe('and again');
+  expect(await call('after the proven claim')).toBe('after the proven claim');
   expect(commandsHeard()).toEqual([]);
 
   // With daemon b gone, the seed answers for b and insists: two instances say they hold her browser, so c sends
@@ -109,13 +144,13 @@ it("does not hand a browser connected to one instance to another's claim: its se
       if (msg.string().includes('"holding"')) msg.respond(JSON.stringify({ ok: true, holding: true }));
     },
   });
-  await directory.put(key, JSON.stringify(claim));
-  await until(() => logsOfC.some((line) => line.includes('none gets its commands') && line.includes('ivy-laptop')), 'c says the browser is contested');
+  await directory.put(key, JSON.stringify({ ...proven, connected: true }));
+  await until(() => logsOfC.some((line) => line.includes('none gets its commands') && line.includes(ivy)), 'c says the browser is contested');
   const refused = await rpc(client, 'browser_snapshot', {});
   expect(refused.error?.message ?? refused.result?.content?.[0]?.text).toMatch(/not connected/i);
   expect(commandsHeard()).toEqual([]);
   // While no instance holds it, another user's extension still cannot say hello with her browser's id.
-  const impostor = await helloAs(ws(C), 'mallory', 'ivy-laptop', SECRET);
+  const impostor = await helloAs(ws(C), 'mallory', ivy, SECRET);
   peers.push(impostor);
   expect(await impostor.closed).toMatchObject({ reason: expect.stringContaining('belongs to another user') });
 
@@ -123,5 +158,20 @@ it("does not hand a browser connected to one instance to another's claim: its se
   await directory.delete(key);
   await until(async () => (await listed()).some((b) => b.instance === 'a' && b.connected), 'her browser back on a');
   expect(await call('back')).toBe('back');
+
+  // Away from every instance (her extension dropped from a), the newest proof holds her browser: a's, not the older
+  // one the seed writes again under b's name, later in the directory (the later write held it before proofs).
+  await ext.close();
+  await until(async () => (await listed()).some((b) => b.id === ivy && b.instance === 'a' && !b.connected), 'c lists her browser away on a');
+  await directory.put(key, JSON.stringify({ ...proven, connected: false }));
+  await readByC();
+  expect((await listed()).filter((b) => b.id === ivy)).toEqual([expect.objectContaining({ instance: 'a', connected: false })]);
+
+  // Nor once a's entry is gone (a stopped): a proof older than the newest c has seen, by more than clocks differ,
+  // holds nothing (her browser gave b one 90 s before a's).
+  await daemons[A]!.close();
+  await directory.put(key, JSON.stringify({ ...claim, connected: false, hold: holdFor(ivy, 'b', 'ivy', Date.now() - 90_000) }));
+  await readByC();
+  expect((await listed()).filter((b) => b.id === ivy && b.instance === 'b')).toEqual([]);
   expect(commandsHeard()).toEqual([]);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signToken, type RunningDaemon } from '../../src/index';
 import { startSecureNats } from '../helpers/secure-nats';
-import { authenticatedExtension, connectPeer, helloAs, rpc, type Peer } from '../helpers/ws-peer';
+import { authenticatedExtension, connectPeer, helloAs, rpc, type Peer, idOf } from '../helpers/ws-peer';
 
 // Three daemons of one cluster in this process, each with its own NATS connection, store client and endpoints:
 // what crosses between them goes through a real nats-server, as between machines.
@@ -57,28 +57,32 @@ async function listed(peer: Peer, count: number) {
 }
 
 it('lists every browser of the user in the cluster with the instance that holds it, and no one else’s', async () => {
-  await extension(B, 'alice', 'alice-laptop');
-  await extension(C, 'alice', 'alice-desktop');
-  await extension(C, 'bob', 'bob-laptop');
+  await extension(B, 'alice', idOf('alice-laptop'));
+  await extension(C, 'alice', idOf('alice-desktop'));
+  await extension(C, 'bob', idOf('bob-laptop'));
   const alice = await client(A, 'alice');
-  expect(await listed(alice, 2)).toEqual([
-    { id: 'alice-desktop', name: "alice's Chrome", connected: true, instance: 'c' },
-    { id: 'alice-laptop', name: "alice's Chrome", connected: true, instance: 'b' },
-  ]);
+  expect(await listed(alice, 2)).toEqual(
+    expect.arrayContaining([
+      { id: idOf('alice-desktop'), name: "alice's Chrome", connected: true, instance: 'c' },
+      { id: idOf('alice-laptop'), name: "alice's Chrome", connected: true, instance: 'b' },
+    ]),
+  );
   const bob = await client(B, 'bob');
-  expect(await listed(bob, 1)).toEqual([{ id: 'bob-laptop', name: "bob's Chrome", connected: true, instance: 'c' }]);
+  expect(await listed(bob, 1)).toEqual([{ id: idOf('bob-laptop'), name: "bob's Chrome", connected: true, instance: 'c' }]);
   // Another user's browser on another instance reads as unknown, as it does on its own instance.
-  expect((await call(bob, 'connect', { extension_id: 'alice-laptop' })).error).toMatchObject({ message: expect.stringContaining('no browser "alice-laptop"') });
+  expect((await call(bob, 'connect', { extension_id: idOf('alice-laptop') })).error).toMatchObject({
+    message: expect.stringContaining(`no browser "${idOf('alice-laptop')}"`),
+  });
   const health = (await fetch(`${daemons[A]!.address}/health`).then((r) => r.json())) as { cluster?: unknown };
   expect(health.cluster).toEqual({ instanceId: 'a', instances: 3, browsers: 3 });
 });
 
 it('runs tool calls in a browser held by another instance, in order, with its events and tab ownership', async () => {
-  const ext = await extension(B, 'carol', 'carol-laptop');
+  const ext = await extension(B, 'carol', idOf('carol-laptop'));
   const carol = await client(A, 'carol');
   await listed(carol, 1);
-  const connected = await call(carol, 'connect', { extension_id: 'carol-laptop' });
-  expect(connected.result).toMatchObject({ extension_id: 'carol-laptop' });
+  const connected = await call(carol, 'connect', { extension_id: idOf('carol-laptop') });
+  expect(connected.result).toMatchObject({ extension_id: idOf('carol-laptop') });
   expect(await ext.next((m) => m.name === 'session_opened')).toMatchObject({ payload: { clientName: expect.stringContaining('remote') } });
 
   // Two calls at once: the browser gets the second only after it answered the first (per-session order).
@@ -101,7 +105,7 @@ it('runs tool calls in a browser held by another instance, in order, with its ev
   // The tab the browser answered in is the session's, in the shared store: every instance sees the owner.
   const { sessionId } = one;
   const stores = daemons.map((d) => d.cluster!.store);
-  for (const store of stores) expect(await store.getTabOwner('carol-laptop', '1')).toBe(sessionId);
+  for (const store of stores) expect(await store.getTabOwner(idOf('carol-laptop'), '1')).toBe(sessionId);
 
   // The browser's error answer crosses as the browser worded it.
   const failing = call(carol, 'browser_click', { ref: 'e9' });
@@ -116,10 +120,10 @@ it('runs tool calls in a browser held by another instance, in order, with its ev
 });
 
 it('cancels a call on the browser’s instance when the client cancels it, and the next call goes on', async () => {
-  const ext = await extension(C, 'dave', 'dave-laptop');
+  const ext = await extension(C, 'dave', idOf('dave-laptop'));
   const dave = await client(A, 'dave');
   await listed(dave, 1);
-  await call(dave, 'connect', { extension_id: 'dave-laptop' });
+  await call(dave, 'connect', { extension_id: idOf('dave-laptop') });
   const id = 'call-to-cancel';
   dave.send({ jsonrpc: '2.0', id, method: 'browser_wait_for', params: { time: 30 } });
   const waiting = await ext.next((m) => m.type === 'command');
@@ -132,10 +136,10 @@ it('cancels a call on the browser’s instance when the client cancels it, and t
 });
 
 it('tells the client on another instance when the person stops its agent, and why', async () => {
-  const ext = await extension(B, 'erin', 'erin-laptop');
+  const ext = await extension(B, 'erin', idOf('erin-laptop'));
   const erin = await client(C, 'erin');
   await listed(erin, 1);
-  await call(erin, 'connect', { extension_id: 'erin-laptop' });
+  await call(erin, 'connect', { extension_id: idOf('erin-laptop') });
   const opened = await ext.next((m) => m.name === 'session_opened');
   ext.send({ wireId: 'stop-1', sessionId: opened.sessionId, type: 'event', name: 'session_stopped', payload: null });
   expect(await erin.next((m) => m.method === 'disconnected')).toMatchObject({
@@ -144,25 +148,25 @@ it('tells the client on another instance when the person stops its agent, and wh
 });
 
 it('refuses an extension that says hello with a browser id another user’s extension holds on another instance', async () => {
-  await extension(A, 'frank', 'frank-laptop');
+  await extension(A, 'frank', idOf('frank-laptop'));
   for (let i = 0; i < 100 && !daemons[B]!.cluster!.browsersFor('frank').length; i++) await new Promise((r) => setTimeout(r, 20));
-  const impostor = await helloAs(ws(B), 'mallory', 'frank-laptop', SECRET);
+  const impostor = await helloAs(ws(B), 'mallory', idOf('frank-laptop'), SECRET);
   peers.push(impostor);
   expect(await impostor.closed).toMatchObject({ reason: expect.stringContaining('belongs to another user') });
 });
 
 it('lets a connection on another instance take up a resumable session whose connection dropped', async () => {
-  const ext = await extension(B, 'gwen', 'gwen-laptop');
+  const ext = await extension(B, 'gwen', idOf('gwen-laptop'));
   const first = await client(A, 'gwen');
   await listed(first, 1);
-  const { session_id: sessionId } = (await call(first, 'connect', { extension_id: 'gwen-laptop', resumable: true })).result;
+  const { session_id: sessionId } = (await call(first, 'connect', { extension_id: idOf('gwen-laptop'), resumable: true })).result;
   await ext.next((m) => m.name === 'session_opened');
   first.ws.terminate();
   await first.closed;
 
   const second = await client(C, 'gwen');
   await listed(second, 1);
-  expect((await call(second, 'connect', { extension_id: 'gwen-laptop', resume_session: sessionId, resumable: true })).result).toMatchObject({
+  expect((await call(second, 'connect', { extension_id: idOf('gwen-laptop'), resume_session: sessionId, resumable: true })).result).toMatchObject({
     session_id: sessionId,
     resumed: true,
   });
@@ -175,10 +179,10 @@ it('lets a connection on another instance take up a resumable session whose conn
 });
 
 it('times a crossing command out on the instance that sent it, and stops it in the browser on the other', async () => {
-  const ext = await extension(B, 'hugo', 'hugo-laptop');
+  const ext = await extension(B, 'hugo', idOf('hugo-laptop'));
   const router = daemons[A]!.router;
   for (let i = 0; i < 100 && !daemons[A]!.cluster!.browsersFor('hugo').length; i++) await new Promise((r) => setTimeout(r, 20));
-  await router.openSession('hugo-session', { executorId: 'hugo-laptop', userId: 'hugo' });
+  await router.openSession('hugo-session', { executorId: idOf('hugo-laptop'), userId: 'hugo' });
   await ext.next((m) => m.name === 'session_opened');
   const slow = router.dispatch('hugo-session', { name: 'browser_wait_for', payload: { time: 60 }, timeoutMs: 300 });
   const command = await ext.next((m) => m.type === 'command');
@@ -192,44 +196,44 @@ it('times a crossing command out on the instance that sent it, and stops it in t
 });
 
 it('keeps a browser state per user and owner across connections and instances (keep_state)', async () => {
-  await extension(B, 'iris', 'iris-laptop');
-  await extension(B, 'jack', 'jack-laptop');
+  await extension(B, 'iris', idOf('iris-laptop'));
+  await extension(B, 'jack', idOf('jack-laptop'));
   const keep = (owner: string) => ({ owner, ms: 60_000 });
   const first = await client(A, 'iris');
   await listed(first, 1);
-  const made = (await call(first, 'connect', { extension_id: 'iris-laptop', keep_state: keep('key-1') })).result;
+  const made = (await call(first, 'connect', { extension_id: idOf('iris-laptop'), keep_state: keep('key-1') })).result;
   expect(made.resumed).toBeUndefined();
   expect((await call(first, 'disconnect')).result).toEqual({ disconnected: true });
 
   // The same owner on another instance takes the same session up; its browser was not told to close it.
   const second = await client(C, 'iris');
   await listed(second, 1);
-  expect((await call(second, 'connect', { extension_id: 'iris-laptop', keep_state: keep('key-1') })).result).toMatchObject({
+  expect((await call(second, 'connect', { extension_id: idOf('iris-laptop'), keep_state: keep('key-1') })).result).toMatchObject({
     session_id: made.session_id,
     resumed: true,
   });
   // Another owner of the same user, and the same owner name of another user, get states of their own.
   const third = await client(A, 'iris');
-  expect((await call(third, 'connect', { extension_id: 'iris-laptop', keep_state: keep('key-2') })).result.session_id).not.toBe(made.session_id);
+  expect((await call(third, 'connect', { extension_id: idOf('iris-laptop'), keep_state: keep('key-2') })).result.session_id).not.toBe(made.session_id);
   const jack = await client(A, 'jack');
   await listed(jack, 1);
-  expect((await call(jack, 'connect', { extension_id: 'jack-laptop', keep_state: keep('key-1') })).result.resumed).toBeUndefined();
-  expect(await daemons[B]!.cluster!.store.getSession(made.session_id)).toMatchObject({ executorId: 'iris-laptop', servedBy: 'c' });
+  expect((await call(jack, 'connect', { extension_id: idOf('jack-laptop'), keep_state: keep('key-1') })).result.resumed).toBeUndefined();
+  expect(await daemons[B]!.cluster!.store.getSession(made.session_id)).toMatchObject({ executorId: idOf('iris-laptop'), servedBy: 'c' });
 
   const both = await client(A, 'iris');
-  expect((await call(both, 'connect', { extension_id: 'iris-laptop', keep_state: keep('key-1'), resume_session: made.session_id })).error.message).toBe(
+  expect((await call(both, 'connect', { extension_id: idOf('iris-laptop'), keep_state: keep('key-1'), resume_session: made.session_id })).error.message).toBe(
     'resume_session and keep_state are two ways to take up a session: send one of them',
   );
 });
 
 it('tells a client when its browser on another instance drops and comes back', async () => {
-  const ext = await extension(B, 'kate', 'kate-laptop');
+  const ext = await extension(B, 'kate', idOf('kate-laptop'));
   const kate = await client(A, 'kate');
   await listed(kate, 1);
-  await call(kate, 'connect', { extension_id: 'kate-laptop' });
+  await call(kate, 'connect', { extension_id: idOf('kate-laptop') });
   expect(await kate.next((m) => m.method === 'status')).toMatchObject({ params: { state: 'connected' } });
   ext.ws.terminate();
-  expect(await kate.next((m) => m.method === 'status')).toMatchObject({ params: { state: 'reconnecting', extension_id: 'kate-laptop' } });
-  await extension(C, 'kate', 'kate-laptop');
+  expect(await kate.next((m) => m.method === 'status')).toMatchObject({ params: { state: 'reconnecting', extension_id: idOf('kate-laptop') } });
+  await extension(C, 'kate', idOf('kate-laptop'));
   expect(await kate.next((m) => m.method === 'status')).toMatchObject({ params: { state: 'connected' } });
 });

@@ -6,7 +6,7 @@ import { signToken } from '../../src/index';
 import { startCli, type RunningCli } from '../helpers/cli';
 import { alive, processTree, tempDir } from '../helpers/local';
 import { startSecureNats } from '../helpers/secure-nats';
-import { connectPeer, hello, rpc, type Peer, answerCommand } from '../helpers/ws-peer';
+import { connectPeer, hello, rpc, type Peer, answerCommand, idOf } from '../helpers/ws-peer';
 
 // Daemons as the CLI runs them, in their own processes, so that one can die by SIGKILL as a crashed machine would.
 const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long';
@@ -123,10 +123,10 @@ it('fails calls to a killed instance fast, then goes on when the browser reconne
   const a = await daemon('ga', '--no-local');
   const b = await daemon('gb', '--no-local');
   const c = await daemon('gc', '--no-local');
-  const ext = await extension(b, 'hana', 'hana-laptop');
+  const ext = await extension(b, 'hana', idOf('hana-laptop'));
   const agent = await client(a, 'hana');
-  await until(agent, 'hana-laptop', 'gb');
-  await call(agent, 'connect', { extension_id: 'hana-laptop' });
+  await until(agent, idOf('hana-laptop'), 'gb');
+  await call(agent, 'connect', { extension_id: idOf('hana-laptop') });
   const opened = await ext.next((m) => m.name === 'session_opened');
   const first = call(agent, 'browser_navigate', { url: 'https://example.com' });
   answer(ext, await ext.next((m) => m.type === 'command'), 'navigated on b');
@@ -137,14 +137,14 @@ it('fails calls to a killed instance fast, then goes on when the browser reconne
   const inFlight = call(agent, 'browser_snapshot', {});
   await ext.next((m) => m.type === 'command');
   await kill(b);
-  expect((await inFlight).error).toMatchObject({ message: expect.stringContaining('hana-laptop is unavailable') });
+  expect((await inFlight).error).toMatchObject({ message: expect.stringContaining(`${idOf('hana-laptop')} is unavailable`) });
   // And the next one at once (NATS: no responders).
   expect((await call(agent, 'browser_snapshot', {})).error).toMatchObject({ message: expect.stringContaining('is unavailable') });
 
   // The browser comes back through another instance within its grace period: same session, same tab.
-  const back = await extension(c, 'hana', 'hana-laptop', [{ tabId: '5', sessionId: opened.sessionId }]);
+  const back = await extension(c, 'hana', idOf('hana-laptop'), [{ tabId: '5', sessionId: opened.sessionId }]);
   expect(await back.next((m) => m.name === 'session_opened')).toMatchObject({ sessionId: opened.sessionId });
-  await until(agent, 'hana-laptop', 'gc');
+  await until(agent, idOf('hana-laptop'), 'gc');
   const after = call(agent, 'browser_snapshot', {});
   const command = await back.next((m) => m.type === 'command');
   expect(command.sessionId).toBe(opened.sessionId);
@@ -155,10 +155,10 @@ it('fails calls to a killed instance fast, then goes on when the browser reconne
 
 it('answers with a clear error while NATS is down and carries on with the same session once it is back', async () => {
   const [a, b] = await Promise.all([daemon('ha', '--no-local'), daemon('hb', '--no-local')]);
-  const ext = await extension(b, 'ines', 'ines-laptop');
+  const ext = await extension(b, 'ines', idOf('ines-laptop'));
   const agent = await client(a, 'ines');
-  await until(agent, 'ines-laptop', 'hb');
-  await call(agent, 'connect', { extension_id: 'ines-laptop' });
+  await until(agent, idOf('ines-laptop'), 'hb');
+  await call(agent, 'connect', { extension_id: idOf('ines-laptop') });
   const opened = await ext.next((m) => m.name === 'session_opened');
 
   await nats.nats.stop();
@@ -171,7 +171,7 @@ it('answers with a clear error while NATS is down and carries on with the same s
   await nats.nats.restart();
   await vi.waitFor(() => expect(a.lines.some((line) => line.msg === 'connected to NATS again')).toBe(true), { timeout: 10_000, interval: 50 });
   const early = await call(agent, 'browser_snapshot', {});
-  expect(early.error).toMatchObject({ message: expect.stringContaining('ines-laptop is not reachable yet: NATS came back') });
+  expect(early.error).toMatchObject({ message: expect.stringContaining(`${idOf('ines-laptop')} is not reachable yet: NATS came back`) });
   expect(early.error.message).toContain('the daemon instance hb that holds it has not rejoined the cluster');
   b.child.kill('SIGCONT');
 
@@ -198,10 +198,10 @@ it('answers with a clear error while NATS is down and carries on with the same s
 // or two after: they run side by side so the waits overlap. Their instances, users and browsers are their own.
 it.concurrent('closes the sessions a killed instance served once no client took them up within the grace period', async ({ expect }) => {
   const [a, b] = await Promise.all([daemon('ka', '--no-local', '--grace-period', '1'), daemon('kb', '--no-local', '--grace-period', '1')]);
-  const ext = await extension(b, 'jude', 'jude-laptop');
+  const ext = await extension(b, 'jude', idOf('jude-laptop'));
   const agent = await client(a, 'jude');
-  await until(agent, 'jude-laptop', 'kb');
-  const { session_id: sessionId } = (await call(agent, 'connect', { extension_id: 'jude-laptop', resumable: true })).result;
+  await until(agent, idOf('jude-laptop'), 'kb');
+  const { session_id: sessionId } = (await call(agent, 'connect', { extension_id: idOf('jude-laptop'), resumable: true })).result;
   await ext.next((m) => m.name === 'session_opened');
   await kill(a);
   // Its entry expires (bucket TTL), then the grace period passes, then b closes the session's tabs.
@@ -211,10 +211,10 @@ it.concurrent('closes the sessions a killed instance served once no client took 
 
 it.concurrent('lets a kept browser state go once the instance whose connection held it died and its time ran out', async ({ expect }) => {
   const [a, b] = await Promise.all([daemon('la', '--no-local'), daemon('lb', '--no-local')]);
-  const ext = await extension(b, 'lena', 'lena-laptop');
+  const ext = await extension(b, 'lena', idOf('lena-laptop'));
   const agent = await client(a, 'lena');
-  await until(agent, 'lena-laptop', 'lb');
-  const { session_id: sessionId } = (await call(agent, 'connect', { extension_id: 'lena-laptop', keep_state: { owner: 'key', ms: 500 } })).result;
+  await until(agent, idOf('lena-laptop'), 'lb');
+  const { session_id: sessionId } = (await call(agent, 'connect', { extension_id: idOf('lena-laptop'), keep_state: { owner: 'key', ms: 500 } })).result;
   await ext.next((m) => m.name === 'session_opened');
   await kill(a);
   // a never releases it: b's sweep drops a's hold once a's entry expires, then the state waits 0.5 s and closes.

@@ -8,7 +8,7 @@ import { token } from '../../src/cluster/names';
 import { RecordSigner, unsigned } from '../../src/cluster/record-signatures';
 import type { SessionRecord } from '../../src/router/store';
 import { startSecureNats } from '../helpers/secure-nats';
-import { authenticatedExtension, connectPeer, rpc, type Peer, answerCommand } from '../helpers/ws-peer';
+import { authenticatedExtension, connectPeer, rpc, type Peer, answerCommand, idOf, holdFor } from '../helpers/ws-peer';
 
 // The attacks of a cluster on NATS, tried against nats-server set up as `browsermcp-daemon nats-config` writes it:
 // someone without credentials, another application of the same NATS (another account), and a client holding one
@@ -86,8 +86,8 @@ it('lets no one in without credentials, and shows another account of the same NA
   outsider.subscribe('>', { callback: (_error, msg) => void seen.push(msg.subject) });
   await outsider.flush();
   // Traffic of every kind: a crossing command, its answer, directory heartbeats, a session's end.
-  const ext = await extension(A, 'alice', 'alice-laptop');
-  const { peer, sessionId } = await session(B, 'alice', ext, 'alice-laptop');
+  const ext = await extension(A, 'alice', idOf('alice-laptop'));
+  const { peer, sessionId } = await session(B, 'alice', ext, idOf('alice-laptop'));
   const running = rpc(peer, 'browser_type', { text: 'hunter2-secret' });
   answer(ext, await ext.next((m) => m.type === 'command' && m.sessionId === sessionId), 'typed');
   expect((await running).result.content[0].text).toBe('typed');
@@ -119,14 +119,24 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies,
   );
   const kv = await new Kvm(nc).open('browsermcp_browsers');
   await kv.put(`b.b.${token('alice-work')}`, entry('a'));
-  await kv.put(
-    `b.b.${token('alice-own')}`,
-    JSON.stringify({ id: 'alice-own', instanceId: 'b', kind: 'extension', name: 'b says', userId: 'alice', connected: true }),
-  );
-  // The entry b's key vouches for is seen (so the watch works), the one naming a is not.
-  await until(() => daemons[A]!.cluster!.browsersFor('alice').some((browser) => browser.id === 'alice-own'), 'b’s own entry seen by a');
-  expect(daemons[A]!.cluster!.browsersFor('alice').map((browser) => browser.id)).not.toContain('alice-work');
-  await kv.delete(`b.b.${token('alice-own')}`);
+  // Under its own name: an entry for a browser that never signed that b holds it is not believed either.
+  const own = idOf('alice-own');
+  const unproven = idOf('alice-never-on-b');
+  const onB = (id: string, hold?: unknown) =>
+    JSON.stringify({ id, instanceId: 'b', kind: 'extension', name: 'b says', userId: 'alice', connected: true, ...(hold ? { hold } : {}) });
+  // Nor one whose proof is too old to say the browser is connected now (signed 10 minutes ago), or dated ahead.
+  const stale = idOf('alice-on-b-long-ago');
+  const ahead = idOf('alice-on-b-tomorrow');
+  await kv.put(`b.b.${token(unproven)}`, onB(unproven));
+  await kv.put(`b.b.${token(stale)}`, onB(stale, holdFor(stale, 'b', 'alice', Date.now() - 600_000)));
+  await kv.put(`b.b.${token(ahead)}`, onB(ahead, holdFor(ahead, 'b', 'alice', Date.now() + 86_400_000)));
+  await kv.put(`b.b.${token(own)}`, onB(own, holdFor(own, 'b', 'alice')));
+  // The entry b's key vouches for, with its browser's fresh proof, is seen (so the watch works, and it was read after
+  // the others); the others are not.
+  await until(() => daemons[A]!.cluster!.browsersFor('alice').some((browser) => browser.id === own), 'b’s own entry seen by a');
+  const seen = daemons[A]!.cluster!.browsersFor('alice').map((browser) => browser.id);
+  for (const ignored of ['alice-work', unproven, stale, ahead]) expect(seen).not.toContain(ignored);
+  for (const id of [own, unproven, stale, ahead]) await kv.delete(`b.b.${token(id)}`);
 
   // Nor may it publish a signing key under a's name, which would let it sign session records as a.
   await expect(nc.request('$KV.browsermcp_router.p.a', JSON.stringify({ instanceId: 'a', keys: ['mallory'] }), { timeout: 2_000 })).rejects.toThrow(
@@ -143,8 +153,8 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies,
 });
 
 it('runs what another instance asks only for a session the store holds on that browser, for its user and its tab; an open session does not end on hearsay', async () => {
-  const ext = await extension(A, 'carol', 'carol-laptop');
-  const { peer, sessionId } = await session(B, 'carol', ext, 'carol-laptop');
+  const ext = await extension(A, 'carol', idOf('carol-laptop'));
+  const { peer, sessionId } = await session(B, 'carol', ext, idOf('carol-laptop'));
   const nc = await asDaemonB();
   const ask = async (request: unknown) =>
     (await nc.request('browsermcp.instance.a.from.b', JSON.stringify(request), { timeout: 5_000 })).json<{
@@ -162,26 +172,26 @@ it('runs what another instance asks only for a session the store holds on that b
 
   // A session no one opened; a session of another user written into the store on carol's browser; a tab that
   // is not the session's; closing her open session: all refused, and none of it reaches her browser.
-  expect(await ask({ op: 'send', executorId: 'carol-laptop', command: command('made-up'), timeoutMs: 1_000 })).toMatchObject({
+  expect(await ask({ op: 'send', executorId: idOf('carol-laptop'), command: command('made-up'), timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
   const router = await new Kvm(nc).open('browsermcp_router');
-  await router.put(`s.${token('mallory-1')}`, JSON.stringify({ sessionId: 'mallory-1', executorId: 'carol-laptop', userId: 'mallory' }));
-  expect(await ask({ op: 'send', executorId: 'carol-laptop', command: command('mallory-1'), timeoutMs: 1_000 })).toMatchObject({
+  await router.put(`s.${token('mallory-1')}`, JSON.stringify({ sessionId: 'mallory-1', executorId: idOf('carol-laptop'), userId: 'mallory' }));
+  expect(await ask({ op: 'send', executorId: idOf('carol-laptop'), command: command('mallory-1'), timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
-  expect(await ask({ op: 'open', session: { sessionId: 'mallory-1', executorId: 'carol-laptop', userId: 'mallory' } })).toMatchObject({
+  expect(await ask({ op: 'open', session: { sessionId: 'mallory-1', executorId: idOf('carol-laptop'), userId: 'mallory' } })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
   await router.delete(`s.${token('mallory-1')}`);
-  expect(await ask({ op: 'send', executorId: 'carol-laptop', command: command(sessionId, '99'), timeoutMs: 1_000 })).toMatchObject({
+  expect(await ask({ op: 'send', executorId: idOf('carol-laptop'), command: command(sessionId, '99'), timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_TAB_NOT_FOUND' },
   });
-  expect(await ask({ op: 'close', executorId: 'carol-laptop', sessionId })).toMatchObject({
+  expect(await ask({ op: 'close', executorId: idOf('carol-laptop'), sessionId })).toMatchObject({
     ok: false,
     error: { message: expect.stringContaining('still open') },
   });
@@ -200,17 +210,17 @@ it('runs what another instance asks only for a session the store holds on that b
 
 it("runs a session's commands only for the instance that serves its client: one daemon's seed does not reach a session served by another", async () => {
   // Frank's browser and his client are both on daemon a; a process holding b's seed asks a to run in his session.
-  const ext = await extension(A, 'frank', 'frank-laptop');
-  const { peer, sessionId } = await session(A, 'frank', ext, 'frank-laptop');
+  const ext = await extension(A, 'frank', idOf('frank-laptop'));
+  const { peer, sessionId } = await session(A, 'frank', ext, idOf('frank-laptop'));
   const nc = await asDaemonB();
   const ask = async (request: unknown) =>
     (await nc.request('browsermcp.instance.a.from.b', JSON.stringify(request), { timeout: 5_000 })).json<{ ok: boolean; error?: { code: string } }>();
   const forged = { wireId: 'forged-frank', sessionId, type: 'command', name: 'browser_evaluate', payload: { function: '() => document.cookie' } };
-  expect(await ask({ op: 'send', executorId: 'frank-laptop', command: forged, timeoutMs: 1_000 })).toMatchObject({
+  expect(await ask({ op: 'send', executorId: idOf('frank-laptop'), command: forged, timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
-  expect(await ask({ op: 'open', session: { sessionId, executorId: 'frank-laptop', userId: 'frank' } })).toMatchObject({
+  expect(await ask({ op: 'open', session: { sessionId, executorId: idOf('frank-laptop'), userId: 'frank' } })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
@@ -229,7 +239,7 @@ it("runs a session's commands only for the instance that serves its client: one 
   const key = `s.${token(sessionId)}`;
   const record = (await router.get(key))!.json<SessionRecord & { signature: string }>();
   await router.put(key, JSON.stringify({ ...record, servedBy: 'b' }));
-  expect(await ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId: 'forged-frank-2' }, timeoutMs: 1_000 })).toMatchObject({
+  expect(await ask({ op: 'send', executorId: idOf('frank-laptop'), command: { ...forged, wireId: 'forged-frank-2' }, timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
@@ -239,7 +249,7 @@ it("runs a session's commands only for the instance that serves its client: one 
   const keys = (await router.get('p.b'))!.json<{ keys: string[] }>().keys;
   await router.put('p.b', JSON.stringify({ instanceId: 'b', keys: [...keys, signer.publicKey] }));
   await router.put(key, JSON.stringify(signer.sign({ ...unsigned(record), servedBy: 'b' })));
-  const asB = (wireId: string) => ask({ op: 'send', executorId: 'frank-laptop', command: { ...forged, wireId }, timeoutMs: 5_000 });
+  const asB = (wireId: string) => ask({ op: 'send', executorId: idOf('frank-laptop'), command: { ...forged, wireId }, timeoutMs: 5_000 });
   expect(await asB('forged-frank-3')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_IN_USE' } });
   // Written back after it was refused (a new revision of a record it signed): asked again, refused again.
   await router.put(key, JSON.stringify(signer.sign({ ...unsigned(record), servedBy: 'b', clientName: 'again' })));
@@ -255,7 +265,7 @@ it("runs a session's commands only for the instance that serves its client: one 
   // His client comes back (on a, where his browser is) and takes the session up again; b writes back the record it
   // signed before and asks under it: a, which served b last, asks again (the record changed) and finds him driving.
   const back = await client(A, 'frank');
-  expect((await rpc(back, 'connect', { extension_id: 'frank-laptop', resume_session: sessionId, resumable: true })).result).toMatchObject({
+  expect((await rpc(back, 'connect', { extension_id: idOf('frank-laptop'), resume_session: sessionId, resumable: true })).result).toMatchObject({
     resumed: true,
   });
   await router.put(key, JSON.stringify(signer.sign({ ...unsigned(record), servedBy: 'b' })));
@@ -265,8 +275,8 @@ it("runs a session's commands only for the instance that serves its client: one 
 
 it("believes a session's record only as the instance serving it signed it: another daemon's seed cannot change what the session is", async () => {
   // Hank's client is on daemon a, his browser on daemon b: b runs a's commands for him on what his record says.
-  const ext = await extension(B, 'hank', 'hank-laptop');
-  const { peer, sessionId } = await session(A, 'hank', ext, 'hank-laptop');
+  const ext = await extension(B, 'hank', idOf('hank-laptop'));
+  const { peer, sessionId } = await session(A, 'hank', ext, idOf('hank-laptop'));
   const running = rpc(peer, 'browser_snapshot', {});
   answer(ext, await ext.next((m) => m.type === 'command' && m.sessionId === sessionId), 'first');
   expect((await running).result.content[0].text).toBe('first');
@@ -281,10 +291,10 @@ it("believes a session's record only as the instance serving it signed it: anoth
   expect(refused.error).toMatchObject({ message: `session ${sessionId} is not open (it was never opened, or it was closed)` });
   // Nor when his browser connects again, which opens its sessions again from their records: his other session (its
   // record as a signed it) opens, and b says why the rewritten one did not.
-  const other = await session(A, 'hank', ext, 'hank-laptop');
+  const other = await session(A, 'hank', ext, idOf('hank-laptop'));
   ext.ws.terminate();
   await ext.closed;
-  const back = await extension(B, 'hank', 'hank-laptop');
+  const back = await extension(B, 'hank', idOf('hank-laptop'));
   expect(await back.next((m) => m.name === 'session_opened' && m.sessionId === other.sessionId)).toMatchObject({ payload: { resumed: true } });
   await until(() => logsOfB.some((line) => line.includes('its browser connected') && line.includes(sessionId)), 'b says why');
   // Nothing of it reached his browser (the first thing it hears of that session is his next command); with the
@@ -298,10 +308,10 @@ it("believes a session's record only as the instance serving it signed it: anoth
 });
 
 it("runs a session opened over the HTTP API only for the instance its last call reached, as it does a proxy client's", async () => {
-  const ext = await extension(A, 'gina', 'gina-laptop');
-  await until(() => daemons[B]!.cluster!.browsersFor('gina').some((browser) => browser.id === 'gina-laptop'), 'gina-laptop seen by b');
+  const ext = await extension(A, 'gina', idOf('gina-laptop'));
+  await until(() => daemons[B]!.cluster!.browsersFor('gina').some((browser) => browser.id === idOf('gina-laptop')), 'gina-laptop seen by b');
   const bearer = { authorization: `Bearer ${await signToken({ userId: 'gina', secret: SECRET })}`, 'content-type': 'application/json' };
-  const opened = await fetch(`${daemons[B]!.address}/sessions`, { method: 'POST', headers: bearer, body: JSON.stringify({ executorId: 'gina-laptop' }) });
+  const opened = await fetch(`${daemons[B]!.address}/sessions`, { method: 'POST', headers: bearer, body: JSON.stringify({ executorId: idOf('gina-laptop') }) });
   expect(opened.status).toBe(201);
   const { sessionId } = (await opened.json()) as { sessionId: string };
   await ext.next((m) => m.name === 'session_opened');
@@ -320,25 +330,29 @@ it("runs a session opened over the HTTP API only for the instance its last call 
   // Daemon b's seed no longer reaches it.
   const nc = await asDaemonB();
   const forged = { wireId: 'forged-gina', sessionId: routerId, type: 'command', name: 'browser_evaluate', payload: { function: '() => 1' } };
-  const asked = await nc.request('browsermcp.instance.a.from.b', JSON.stringify({ op: 'send', executorId: 'gina-laptop', command: forged, timeoutMs: 1_000 }), {
-    timeout: 5_000,
-  });
+  const asked = await nc.request(
+    'browsermcp.instance.a.from.b',
+    JSON.stringify({ op: 'send', executorId: idOf('gina-laptop'), command: forged, timeoutMs: 1_000 }),
+    {
+      timeout: 5_000,
+    },
+  );
   expect(asked.json()).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
 });
 
 it('does not let another instance take a session whose client is still connected, and does once it dropped', async () => {
-  const ext = await extension(A, 'dave', 'dave-laptop');
-  const { peer, sessionId } = await session(A, 'dave', ext, 'dave-laptop');
+  const ext = await extension(A, 'dave', idOf('dave-laptop'));
+  const { peer, sessionId } = await session(A, 'dave', ext, idOf('dave-laptop'));
   const thief = await client(B, 'dave');
   await until(async () => (await rpc(thief, 'list_extensions')).result.extensions.length === 1, 'dave-laptop on b');
-  const taken = await rpc(thief, 'connect', { extension_id: 'dave-laptop', resume_session: sessionId, resumable: true });
+  const taken = await rpc(thief, 'connect', { extension_id: idOf('dave-laptop'), resume_session: sessionId, resumable: true });
   expect(taken.error).toMatchObject({ message: expect.stringContaining(`session ${sessionId} is driven by a live client connection on daemon a`) });
   expect(await daemons[A]!.cluster!.store.getSession(sessionId)).toMatchObject({ servedBy: 'a' });
 
   peer.ws.terminate();
   await peer.closed;
   await until(() => !daemons[A]!.app.browsermcp.linked.has(sessionId), 'the dropped client noticed');
-  expect((await rpc(thief, 'connect', { extension_id: 'dave-laptop', resume_session: sessionId, resumable: true })).result).toMatchObject({
+  expect((await rpc(thief, 'connect', { extension_id: idOf('dave-laptop'), resume_session: sessionId, resumable: true })).result).toMatchObject({
     session_id: sessionId,
     resumed: true,
   });
@@ -346,11 +360,11 @@ it('does not let another instance take a session whose client is still connected
 });
 
 it('keeps a kept browser state under an owner only the daemons can derive: the store shows nothing to claim it with', async () => {
-  const ext = await extension(B, 'erin', 'erin-laptop');
+  const ext = await extension(B, 'erin', idOf('erin-laptop'));
   const keep = (owner: string) => ({ owner, ms: 60_000 });
   const first = await client(A, 'erin');
   await until(async () => (await rpc(first, 'list_extensions')).result.extensions.length === 1, 'erin-laptop listed');
-  const made = (await rpc(first, 'connect', { extension_id: 'erin-laptop', keep_state: keep('label-of-key-1') })).result;
+  const made = (await rpc(first, 'connect', { extension_id: idOf('erin-laptop'), keep_state: keep('label-of-key-1') })).result;
   await ext.next((m) => m.name === 'session_opened');
   await rpc(first, 'disconnect');
 
@@ -361,9 +375,9 @@ it('keeps a kept browser state under an owner only the daemons can derive: the s
   expect(stored.owner).not.toContain('label-of-key-1');
   // Naming the owner as the store keeps it gets a state of one's own, not this one; naming the label gets it back.
   const thief = await client(B, 'erin');
-  expect((await rpc(thief, 'connect', { extension_id: 'erin-laptop', keep_state: keep(stored.owner) })).result.session_id).not.toBe(made.session_id);
+  expect((await rpc(thief, 'connect', { extension_id: idOf('erin-laptop'), keep_state: keep(stored.owner) })).result.session_id).not.toBe(made.session_id);
   const owner = await client(B, 'erin');
-  expect((await rpc(owner, 'connect', { extension_id: 'erin-laptop', keep_state: keep('label-of-key-1') })).result).toMatchObject({
+  expect((await rpc(owner, 'connect', { extension_id: idOf('erin-laptop'), keep_state: keep('label-of-key-1') })).result).toMatchObject({
     session_id: made.session_id,
     resumed: true,
   });

@@ -1,8 +1,46 @@
+import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { ExtensionEvents, holdStatement } from '@browsermcp/protocol';
 import type { FastifyInstance } from 'fastify';
 import { WebSocket, type ClientOptions } from 'ws';
 import { EXTENSION_ID, signToken } from '../../src/index.js';
 
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`;
+
+/** A browser's Ed25519 key, as the extension keeps one: its public half in base64url, and the private half. */
+interface BrowserKey {
+  readonly key: string;
+  readonly privateKey: KeyObject;
+}
+
+/** The keys of the browsers `idOf` named, by browser id. */
+const browserKeys = new Map<string, BrowserKey>();
+
+/**
+ * The browser id of a scripted extension called `name`: the hash of a key made from the name (the same name gives the
+ * same key in every test), as the extension's id is its key's (the protocol's browser-key.ts). A peer that says hello
+ * with such an id sends its key and signs the hold proofs a cluster's daemon asks for.
+ */
+export function idOf(name: string): string {
+  const seed = createHash('sha256').update(`browser key of ${name}`).digest();
+  // PKCS#8 of an Ed25519 private key is a fixed prefix, then its 32-byte seed.
+  const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  const key = createPublicKey(privateKey).export({ format: 'jwk' }).x!;
+  const id = createHash('sha256').update(Buffer.from(key, 'base64url')).digest('base64url');
+  browserKeys.set(id, { key, privateKey });
+  return id;
+}
+
+/** The browser's signature of a hold statement, as the extension answers `prove_hold`. */
+export function signHoldAs(browserId: string, instance: string, at: number, user: string | null = null): string {
+  const known = browserKeys.get(browserId);
+  if (known === undefined) throw new Error(`no key for browser ${browserId}: name it with idOf()`);
+  return sign(null, holdStatement(browserId, instance, at, user), known.privateKey).toString('base64url');
+}
+
+/** A hold proof of browser `browserId` (named by idOf) that `instance` holds it at `at` for `user`, as a directory entry carries it. */
+export function holdFor(browserId: string, instance: string, user: string | null, at = Date.now()): { key: string; at: number; sig: string } {
+  return { key: browserKeys.get(browserId)!.key, at, sig: signHoldAs(browserId, instance, at, user) };
+}
 
 /** A scripted WebSocket peer: reads messages in order with next(), and knows how its socket closed. */
 export class Peer {
@@ -10,9 +48,18 @@ export class Peer {
   private readonly waiting: Array<{ match: (message: unknown) => boolean; resolve: (message: unknown) => void }> = [];
   readonly closed: Promise<{ code: number; reason: string }>;
 
+  /** The browser this peer said hello as, when its key is known: it answers `prove_hold` as the extension does. */
+  private browserId: string | undefined;
+
   constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const message: unknown = JSON.parse(data.toString());
+      // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
+      const message: any = JSON.parse(data.toString());
+      if (message?.type === 'event' && message.name === ExtensionEvents.proveHold && this.browserId !== undefined) {
+        const { instance, at, user } = message.payload as { instance: string; at: number; user: string | null };
+        this.send(holdProofEvent(instance, at, signHoldAs(this.browserId, instance, at, user)));
+        return;
+      }
       const i = this.waiting.findIndex((w) => w.match(message));
       if (i >= 0) this.waiting.splice(i, 1)[0]!.resolve(message);
       else this.queue.push(message);
@@ -29,6 +76,10 @@ export class Peer {
   }
 
   send(message: unknown): void {
+    const hello = message as { name?: unknown; payload?: { browserId?: unknown } };
+    if (hello?.name === ExtensionEvents.hello && typeof hello.payload?.browserId === 'string' && browserKeys.has(hello.payload.browserId)) {
+      this.browserId = hello.payload.browserId;
+    }
     this.ws.send(JSON.stringify(message));
   }
 
@@ -49,14 +100,21 @@ export function connectPeer(url: string, options: ClientOptions & { origin?: str
   });
 }
 
+/** The hello of browser `browserId`, with its key when idOf made it. */
 export function hello(browserId: string, tabs: Array<{ tabId: string; sessionId: string }> = []) {
+  const key = browserKeys.get(browserId)?.key;
   return {
     wireId: `hello-${browserId}`,
     sessionId: 'hello',
     type: 'event',
     name: 'hello',
-    payload: { browserId, browser: 'Chrome 131', version: '0.1.0', tabs },
+    payload: { browserId, ...(key !== undefined ? { key } : {}), browser: 'Chrome 131', version: '0.1.0', tabs },
   };
+}
+
+/** The extension's answer to `prove_hold`. */
+export function holdProofEvent(instance: string, at: number, sig: string) {
+  return { wireId: `hold-${at}`, sessionId: 'hold', type: 'event', name: ExtensionEvents.holdProof, payload: { instance, at, sig } };
 }
 
 /**

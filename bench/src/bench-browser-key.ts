@@ -1,0 +1,17 @@
+import { createHash, generateKeyPairSync } from 'node:crypto';
+
+/** A key for the no-op extension (workers/noop-extension.mjs), as the real extension has one: its id is the key's hash. */
+export interface BenchBrowserKey {
+  readonly browserId: string;
+  /** The public key as the hello carries it (base64url of its 32 raw bytes). */
+  readonly key: string;
+  /** The private key (PKCS#8 DER), which the worker imports to sign the hold proofs a cluster asks for. */
+  readonly pkcs8: Uint8Array;
+}
+
+export function benchBrowserKey(): BenchBrowserKey {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const key = publicKey.export({ format: 'jwk' }).x!;
+  const browserId = createHash('sha256').update(Buffer.from(key, 'base64url')).digest('base64url');
+  return { browserId, key, pkcs8: new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' })) };
+}

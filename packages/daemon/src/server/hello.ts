@@ -1,0 +1,20 @@
+import { browserIdOfKey, parseHelloPayload, type HelloPayload } from '@browsermcp/protocol';
+
+/** Checks a hello payload field by field (the protocol's schema); returns the reason it is bad, or the payload. */
+export function parseHello(payload: unknown): HelloPayload | string {
+  const hello = parseHelloPayload(payload);
+  return hello.ok ? hello.value : hello.message;
+}
+
+/**
+ * A well-formed hello this daemon still refuses, and why: an id that is not its key's (a browser's id is its key's
+ * hash, browser-key.ts), or no key where hold proofs are asked (a cluster). Undefined when it is accepted.
+ */
+export async function helloRefusal(hello: HelloPayload, holdProofs: boolean): Promise<string | undefined> {
+  if (hello.key !== undefined && (await browserIdOfKey(hello.key)) !== hello.browserId) {
+    return `browserId ${hello.browserId} is not its key's: a browser's id is the SHA-256 of its key`;
+  }
+  // (a close reason holds 123 bytes)
+  if (holdProofs && hello.key === undefined) return 'this extension has no browser key, which a cluster of daemons needs: update the extension';
+  return undefined;
+}
