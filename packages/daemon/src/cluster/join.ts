@@ -11,6 +11,9 @@ import { natsFailure } from './nats-errors.js';
 import { RecordSigner } from './record-signatures.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
+/** How long the first try to connect to NATS waits for the handshake before a second try (nats.js's own: 20 s). */
+const FIRST_CONNECT_TIMEOUT_MS = 5_000;
+
 /** A dead instance's browsers leave the directory this long after its last heartbeat. */
 export const DEFAULT_DIRECTORY_TTL_MS = 6_000;
 
@@ -53,7 +56,13 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
   const connectOptions = natsConnectionOptions(options, `browsermcp-daemon ${instanceId}`, names.inboxPrefix(instanceId));
   let nc: NatsConnection;
   try {
-    nc = await connect(connectOptions);
+    // A connection dropped during the handshake (NATS refusing wrong credentials closes it, and on a busy machine the
+    // reset can reach the client before it read the refusal) leaves nats.js waiting out its whole 20 s timeout,
+    // saying nothing: the first try waits 5 s, and a second one, whose answer is read, says what NATS said.
+    nc = await connect({ ...connectOptions, timeout: FIRST_CONNECT_TIMEOUT_MS }).catch((error: unknown) => {
+      if (natsFailure(error) !== 'timeout') throw error;
+      return connect(connectOptions);
+    });
   } catch (error) {
     throw natsConnectError(error, options);
   }
