@@ -1,4 +1,4 @@
-import { ExtensionEvents, HOLD_PROOF_SIGN_WINDOW_MS, parseCancel, parseProveHold, parseSessionOpened } from '@browsermcp/protocol';
+import { ExtensionEvents, HOLD_PROOF_SIGN_WINDOW_MS, parseCancel, parseProveHold, parseSessionOpened, type Envelope } from '@browsermcp/protocol';
 import { browserIdentity } from './browser-key.js';
 import { NOTIFICATION_BUTTONS, sessionOfHandoff, sessionOfNotification } from './ask-person.js';
 import { DaemonConnection, type ConnectionStatus } from './connection.js';
@@ -69,7 +69,7 @@ const ready = (async () => {
     command: (command) => {
       void sessions.run(command).then((response) => connection.send(response));
     },
-    event: (event) => {
+    event: (event, reply) => {
       if (event.name === ExtensionEvents.sessionOpened) {
         const opened = parseSessionOpened(event.payload);
         // An older daemon may send fewer fields; a payload we cannot read still opens the session, unnamed.
@@ -80,7 +80,7 @@ const ready = (async () => {
       else if (event.name === ExtensionEvents.cancel) {
         const cancel = parseCancel(event.payload);
         if (cancel.ok) sessions.cancel(cancel.value.wireId, cancel.value.reason);
-      } else if (event.name === ExtensionEvents.proveHold) void proveHold(event.payload);
+      } else if (event.name === ExtensionEvents.proveHold) void proveHold(event.payload, reply);
     },
     status: (status) => void chrome.storage.session.set({ connection: status }),
   });
@@ -174,16 +174,17 @@ chrome.runtime.onMessage.addListener((request: UiRequest, _sender, reply: (statu
 
 /**
  * Answers the daemon's `prove_hold`: the browser signs that that daemon instance holds it now, so the other daemons
- * of its cluster believe the claim from the browser itself. A payload we cannot read is ignored.
+ * of its cluster believe the claim from the browser itself; on the connection that asked. A payload we cannot read is
+ * ignored.
  */
-async function proveHold(payload: unknown): Promise<void> {
+async function proveHold(payload: unknown, reply: (envelope: Envelope) => void): Promise<void> {
   const asked = parseProveHold(payload);
   if (!asked.ok) return;
   const { instance, at, user } = asked.value;
   // Only for about now: a daemon must not collect proofs it could show for days ahead.
   if (Math.abs(at - Date.now()) > HOLD_PROOF_SIGN_WINDOW_MS) return;
   const sig = await (await browserIdentity()).sign(instance, at, user);
-  connection.send({ wireId: crypto.randomUUID(), sessionId: 'hold', type: 'event', name: ExtensionEvents.holdProof, payload: { instance, at, sig } });
+  reply({ wireId: crypto.randomUUID(), sessionId: 'hold', type: 'event', name: ExtensionEvents.holdProof, payload: { instance, at, sig } });
 }
 
 /** The person's answer to a new agent, from the popup or the notification: remembered when it is Always allow. */

@@ -33,7 +33,8 @@ export interface ConnectionHandlers {
   /** The hello payload: which browser this is and the tabs it holds for sessions (asked anew on each connect). */
   hello(): Promise<HelloPayload>;
   command(command: CommandEnvelope): void;
-  event(event: EventEnvelope): void;
+  /** `reply` answers on the connection the event came on (never on a newer one: its daemon did not ask). */
+  event(event: EventEnvelope, reply: (envelope: Envelope) => void): void;
   status(status: ConnectionStatus): void;
 }
 
@@ -186,7 +187,7 @@ export class DaemonConnection {
       if (!parsed.ok) return;
       const envelope = parsed.envelope;
       if (envelope.type === 'command') this.handlers.command(envelope);
-      else if (envelope.type === 'event') this.handlers.event(envelope);
+      else if (envelope.type === 'event') this.handlers.event(envelope, (answer) => this.write(ws, JSON.stringify(answer)));
     };
     // The daemon speaks first: `authenticate` (answered with the token and the pairing proof) or `authenticated`.
     ws.onmessage = (event) => {

@@ -100,6 +100,21 @@ export class BrowserDirectory {
   /** How this directory asks an instance whether a browser is connected to it (set once the node can). */
   set askHolding(ask: AskHolding) {
     this.#disputes.ask = ask;
+    // Disputes seen before it could ask (its first read of the directory) are asked now.
+    this.#settleAll();
+  }
+
+  /**
+   * Asks about every browser's disputed claims that are due (claim-disputes.ts): at each refresh, which no longer
+   * learns an entry again at the same revision, so a claim that did not answer is still asked again a while later.
+   */
+  #settleAll(): void {
+    for (const browserId of this.#byBrowser.keys()) {
+      this.#disputes.settle(
+        browserId,
+        this.#connected(browserId).map(([, claim]) => claim),
+      );
+    }
   }
 
   /** Reads the whole directory, then follows its changes. */
@@ -136,6 +151,7 @@ export class BrowserDirectory {
       for (const [key, cached] of this.#entries) if (!read.has(key) && cached.at < started) this.#set(key, undefined);
     }
     for (const [key, entry] of read) this.#apply(key, entry);
+    this.#settleAll();
     for (const [browserId, at] of this.#newestProof) if (started - at > HOLD_PROOF_AWAY_MS + HOLD_PROOF_CLOCK_SKEW_MS) this.#newestProof.delete(browserId);
   }
 

@@ -59,7 +59,10 @@ export async function runCall(session: ToolSession, name: string, args: unknown,
   }
   await session.settled();
   noteTabsClosedOutside(session, response);
-  for (const note of session.takeNotes()) response.addNote(note);
+  const notes = session.takeNotes();
+  for (const note of notes) response.addNote(note);
+  // A note can say that a tab closed after the tool listed the tabs (a memory bound's): the list as it stands now.
+  if (notes.length && response.hasTabs()) response.setTabs(await session.describeTabs());
   await recordFrame(session, name);
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   // The tab list when it changed, unless the change is the session's first tab (the answer's page says it all).
