@@ -109,6 +109,8 @@ export class DaemonConnection {
 
   /** Sends a text frame on `ws`: sealed once paired, in the order of the calls. */
   private write(ws: WebSocket, text: string): void {
+    // Not on a connection that is gone: sealing for it would spend a frame number of the connection now open.
+    if (this.ws !== ws) return;
     const deliver = (frame: string) => {
       if (this.ws === ws && ws.readyState === WebSocket.OPEN) ws.send(frame);
     };

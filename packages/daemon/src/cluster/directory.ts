@@ -8,7 +8,7 @@ import {
 } from '@browsermcp/protocol';
 import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
 import { ClaimDisputes, type AskHolding, type LiveClaim } from './claim-disputes.js';
-import { holdProofFresh, isHoldProof } from './hold-proofs.js';
+import { HOLD_ORDER_SLACK_MS, holdProofFresh, isHoldProof } from './hold-proofs.js';
 import { listKeys } from './keys.js';
 import { localBrowserId, token, type ClusterNames } from './names.js';
 
@@ -77,8 +77,9 @@ export class BrowserDirectory {
   /** The keys of entries told to onUnproven (the oldest forgotten past MAX_UNPROVEN). */
   readonly #unproven = new Set<string>();
   /**
-   * The instant of the newest proof seen for each browser: an older proof, more than clocks differ, holds nothing
-   * even once the entry that carried the newer one is gone (a stale proof written again by another daemon's seed).
+   * The instant of the newest proof seen for each browser: an older proof, more than clocks differ, holds nothing,
+   * connected or away, even once the entry that carried the newer one is gone (a stale proof written again by another
+   * daemon's seed).
    */
   readonly #newestProof = new Map<string, number>();
   readonly #disputes = new ClaimDisputes(
@@ -241,7 +242,7 @@ export class BrowserDirectory {
       if (!mine && browser.kind === 'extension') {
         const heldAt = cached!.heldAt ?? 0;
         if (!holdProofFresh(heldAt, browser.connected, now)) return [];
-        if (heldAt < (this.#newestProof.get(browserId) ?? 0) - HOLD_PROOF_CLOCK_SKEW_MS) return [];
+        if (heldAt < (this.#newestProof.get(browserId) ?? 0) - HOLD_ORDER_SLACK_MS) return [];
       }
       return [[key, cached!] as [string, Cached]];
     });

@@ -36,6 +36,12 @@ export function isHoldProof(browserId: string, instanceId: string, user: string 
   }
 }
 
+/**
+ * How much older than the newest proof seen for a browser another proof may be and still count: what the clocks of
+ * one cluster's machines (kept by NTP) differ by. An older one is from an instance the browser left since.
+ */
+export const HOLD_ORDER_SLACK_MS = 2_000;
+
 /** Whether a proof made at `at` still counts now: for a browser its entry says is connected, or one it says is away. */
 export function holdProofFresh(at: number, connected: boolean, now = Date.now()): boolean {
   if (at > now + HOLD_PROOF_CLOCK_SKEW_MS) return false;

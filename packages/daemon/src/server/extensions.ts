@@ -15,14 +15,12 @@ import {
   type InputFile,
   type ResponseEnvelope,
   type HelloPayload,
+  type Envelope,
   type CancelPayload,
   type SessionOpenedPayload,
   type SessionSettings,
-  isPairingProof,
   newPairingNonce,
-  pairingAddressProblem,
-  pairingProof,
-  SealedChannel,
+  type SealedChannel,
 } from '@browsermcp/protocol';
 import { errorResult, ToolError } from '@browsermcp/tools';
 import type { FastifyBaseLogger } from 'fastify';
@@ -33,14 +31,19 @@ import type { ClientFolders, Executor, SessionRecord, SessionRouter } from '../r
 import type { NodeFileAccess } from '../local/files.js';
 import type { TokenVerifier } from './auth.js';
 import { namedOutputDirFor, readInputFiles, withOutputsWritten } from './wire-files.js';
-import { nodeFrameCipher } from './node-frame-cipher.js';
 import { stillThere } from './heartbeat.js';
 import type { ExtensionRecord, ExtensionRegistry } from './extension-registry.js';
 import { HoldProver } from './hold-prover.js';
+import { checkPairing } from './pairing-answer.js';
 import { helloRefusal, parseHello } from './hello.js';
 
 export { ExtensionRegistry, type ExtensionRecord } from './extension-registry.js';
 export { parseHello } from './hello.js';
+
+/** Why a browser may not sign a hold proof: it signs only an instant near its own clock. */
+const CLOCK_HINT = "is the browser's clock more than 10 minutes off?";
+/** Frames kept while a browser's first hold proof is awaited. */
+const MAX_EARLY_FRAMES = 100;
 
 /** WebSocket close codes on /extension: the protocol's, under the name this package has exported. */
 export const CloseCodes = ExtensionCloseCodes;
@@ -80,6 +83,8 @@ export class ExtensionConnection implements Executor {
   private provingHello: HelloPayload | undefined;
   /** In a cluster: the browser's hold proofs, from its hello on. */
   private prover: HoldProver | undefined;
+  /** What the extension sent while its first proof was awaited, heard once the browser is taken. */
+  private readonly early: Envelope[] = [];
   private userId: string | null = null;
   private authName: string | undefined;
   private readonly authRequestId: string;
@@ -99,7 +104,8 @@ export class ExtensionConnection implements Executor {
     this.pairingNonce = options.pairingSecret ? newPairingNonce() : undefined;
     this.state = options.verifier || options.pairingSecret ? 'authenticating' : 'waiting-hello';
     this.helloTimer = setTimeout(() => {
-      const what = this.state === 'authenticating' ? 'answer authenticate' : this.state === 'proving' ? 'sign its hold proof' : 'send its hello';
+      const waits: Record<string, string> = { authenticating: 'answer authenticate', proving: `sign its hold proof (${CLOCK_HINT})` };
+      const what = waits[this.state] ?? 'send its hello';
       this.closeWith(this.state === 'authenticating' ? CloseCodes.Unauthorized : CloseCodes.BadHello, `the extension did not ${what} in time`);
     }, options.helloTimeoutMs);
     this.helloTimer.unref();
@@ -251,10 +257,17 @@ export class ExtensionConnection implements Executor {
       return this.onHello(envelope.payload);
     }
     if (this.state === 'proving') {
-      // Only the proof is awaited; a keepalive sent meanwhile is not an answer.
       if (envelope.type === 'event' && envelope.name === ExtensionEvents.holdProof) return this.onHoldProof(envelope.payload);
+      // What the extension says meanwhile (a tab it closed while away) is heard once the browser is taken; a second
+      // hello, or past the bound, is dropped.
+      if (this.provingHello !== undefined && this.early.length < MAX_EARLY_FRAMES) this.early.push(envelope);
       return;
     }
+    return this.onReady(envelope);
+  }
+
+  /** A frame of a connection whose browser is taken. */
+  private async onReady(envelope: Envelope): Promise<void> {
     if (envelope.type === 'response') {
       this.o.router.handleResponse(this.id, await this.withOutputsSaved(envelope));
     } else if (envelope.type === 'event') {
@@ -302,25 +315,9 @@ export class ExtensionConnection implements Executor {
     // extension over wss:// has none), but a proof given must hold.
     const answer = result.value.pairing;
     if (this.o.pairingSecret && this.pairingNonce && (answer !== undefined || !this.o.verifier)) {
-      const nonces = { daemon: this.pairingNonce, extension: answer?.nonce ?? '', address: answer?.address ?? '' };
-      // Proven for the address it dialled, which must be this daemon's: a program the extension dialled instead
-      // cannot relay the handshake here.
-      const elsewhere = answer ? pairingAddressProblem(answer.address, this.o.port) : undefined;
-      if (elsewhere) {
-        this.o.log.warn({ address: answer?.address }, 'refused an extension whose pairing was made for another address');
-        return this.closeWith(CloseCodes.Unauthorized, `this browser's pairing was made for another address: ${elsewhere}`);
-      }
-      if (!answer || !(await isPairingProof(this.o.pairingSecret, 'extension', nonces, answer.proof))) {
-        this.o.log.warn({ paired: answer !== undefined }, 'refused an extension that is not paired with this daemon');
-        return this.closeWith(
-          CloseCodes.Unauthorized,
-          answer
-            ? 'this browser is paired with another browsermcp: pair it again with the code browsermcp printed'
-            : 'this browser is not paired: paste the code browsermcp printed into the extension',
-        );
-      }
-      daemonProof = await pairingProof(this.o.pairingSecret, 'daemon', nonces);
-      channel = await SealedChannel.create(this.o.pairingSecret, nonces, 'daemon', nodeFrameCipher);
+      const checked = await checkPairing(this.o.pairingSecret, this.pairingNonce, answer, this.o.port, this.o.log);
+      if ('refusal' in checked) return this.closeWith(CloseCodes.Unauthorized, checked.refusal);
+      ({ daemonProof, channel } = checked);
     }
     if (this.o.verifier) {
       try {
@@ -342,13 +339,14 @@ export class ExtensionConnection implements Executor {
   private async onHello(payload: unknown): Promise<void> {
     const hello = parseHello(payload);
     if (typeof hello === 'string') return this.closeWith(CloseCodes.BadHello, hello);
+    // No longer waiting for a hello (a second one, read while this one is checked, is not another hello).
+    this.state = 'proving';
     const refusal = await helloRefusal(hello, this.o.holdProofsFor !== undefined);
     if (refusal !== undefined) return this.closeWith(CloseCodes.BadHello, refusal);
     if (this.isClosed()) return;
     if (this.o.holdProofsFor === undefined || hello.key === undefined) return this.take(hello);
     // In a cluster the browser first signs that this instance holds it: the entry the cluster's directory then
     // carries is believed by the other instances only with that proof.
-    this.state = 'proving';
     this.provingHello = hello;
     const ask = (payload: unknown) => this.sendJson(createEvent({ sessionId: 'hold', name: ExtensionEvents.proveHold, payload }));
     this.prover = new HoldProver(hello.browserId, hello.key, this.o.holdProofsFor, this.userId, ask, this.o.holdProofRenewMs);
@@ -360,6 +358,8 @@ export class ExtensionConnection implements Executor {
     const prover = this.prover;
     if (prover === undefined) return;
     const proof = prover.accept(payload);
+    // A renewal's answer that came after a later one: signed, but not news.
+    if (proof === undefined) return;
     if (typeof proof === 'string') {
       this.o.log.warn({ browserId: this.provingHello?.browserId ?? this.browserId, problem: proof }, 'a bad hold proof');
       return this.closeWith(CloseCodes.BadHello, "a hold proof that is not what was asked, signed by this browser's key");
@@ -368,7 +368,9 @@ export class ExtensionConnection implements Executor {
     if (hello !== undefined) {
       this.provingHello = undefined;
       await this.take(hello);
-      if (this.state === 'ready') prover.renew((why) => this.closeWith(CloseCodes.BadHello, why));
+      if (this.state !== 'ready') return;
+      prover.renew((why) => this.closeWith(CloseCodes.BadHello, why));
+      for (const envelope of this.early.splice(0)) await this.onReady(envelope);
       return;
     }
     const record = this.browserId === undefined ? undefined : this.o.registry.records.get(this.browserId);

@@ -35,13 +35,17 @@ export class HoldProver {
     this.send({ instance: this.instance, at, user: this.user });
   }
 
-  /** The proof an answer carries, when it is one asked for and the browser's key signed it; else why not. */
-  accept(payload: unknown): HoldProof | string {
+  /**
+   * The proof an answer carries, when it is one asked for and the browser's key signed it; undefined for a signed
+   * answer to an ask a later answer already settled; else why not.
+   */
+  accept(payload: unknown): HoldProof | string | undefined {
     const answer = parseHoldProof(payload);
     if (!answer.ok) return answer.message;
     const proof = { key: this.key, at: answer.value.at, sig: answer.value.sig };
-    if (answer.value.instance !== this.instance || !this.#asked.includes(proof.at)) return 'not the statement asked';
+    if (answer.value.instance !== this.instance) return 'not the statement asked';
     if (!isHoldProof(this.browserId, this.instance, this.user, proof)) return "not signed by the browser's key";
+    if (!this.#asked.includes(proof.at)) return this.#latest !== undefined && proof.at <= this.#latest.at ? undefined : 'not the statement asked';
     this.#asked.splice(0, this.#asked.indexOf(proof.at) + 1);
     if (this.#latest === undefined || proof.at > this.#latest.at) this.#latest = proof;
     return proof;

@@ -166,6 +166,10 @@ it("does not hand a browser to another's claim without the browser's own proof: 
   await directory.put(key, JSON.stringify({ ...proven, connected: false }));
   await readByC();
   expect((await listed()).filter((b) => b.id === ivy)).toEqual([expect.objectContaining({ instance: 'a', connected: false })]);
+  // Nor by saying it is connected to b, alone, with a proof older than a's (her browser on b ten seconds before).
+  await directory.put(key, JSON.stringify({ ...claim, hold: holdFor(ivy, 'b', 'ivy', Date.now() - 10_000) }));
+  await readByC();
+  expect((await listed()).filter((b) => b.id === ivy)).toEqual([expect.objectContaining({ instance: 'a', connected: false })]);
 
   // Nor once a's entry is gone (a stopped): a proof older than the newest c has seen, by more than clocks differ,
   // holds nothing (her browser gave b one 90 s before a's).

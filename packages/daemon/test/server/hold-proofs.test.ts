@@ -125,7 +125,10 @@ it('in a cluster: closes a browser that does not sign in time, saying what it di
   const peer = await rawPeer();
   rawSend(peer, hello(idOf('mia-laptop')));
   await peer.next((m) => m.name === 'prove_hold');
-  expect(await peer.closed).toEqual({ code: 4400, reason: 'the extension did not sign its hold proof in time' });
+  expect(await peer.closed).toEqual({
+    code: 4400,
+    reason: "the extension did not sign its hold proof (is the browser's clock more than 10 minutes off?) in time",
+  });
 });
 
 it('refuses a renewal slower than the protocol allows, naming the bound', async () => {

@@ -58,11 +58,12 @@ export async function runCall(session: ToolSession, name: string, args: unknown,
     }
   }
   await session.settled();
-  noteTabsClosedOutside(session, response);
+  const closedOutside = noteTabsClosedOutside(session, response);
   const notes = session.takeNotes();
   for (const note of notes) response.addNote(note);
-  // A note can say that a tab closed after the tool listed the tabs (a memory bound's): the list as it stands now.
-  if (notes.length && response.hasTabs()) response.setTabs(await session.describeTabs());
+  // A note can say that a tab closed after the tool listed the tabs (the person's, a memory bound's): the list as it
+  // stands now.
+  if ((closedOutside || notes.length) && response.hasTabs()) response.setTabs(await session.describeTabs());
   await recordFrame(session, name);
   // A popup the action opened (target=_blank, window.open) becomes current: say so.
   // The tab list when it changed, unless the change is the session's first tab (the answer's page says it all).
@@ -147,14 +148,16 @@ function unknownArguments(schema: z.ZodType, args: unknown): string {
 
 // A tab closed under the session (by the person, or by its page) is said once, in the next answer, with where the
 // session is now: otherwise the model would take the tab it lands on for the one it was using.
-function noteTabsClosedOutside(session: ToolSession, response: Response): void {
+/** Notes the tabs closed outside the session since its last answer; whether there were any. */
+function noteTabsClosedOutside(session: ToolSession, response: Response): boolean {
   const closed = session.takeClosedOutside();
-  if (!closed.length) return;
+  if (!closed.length) return false;
   const current = session.peekCurrentTab();
   const now = current ? `now on tab ${session.tabs.indexOf(current)} (${current.page.url()})` : 'no tab is open now';
   for (const { index, url } of closed) {
     response.addNote(`Tab ${index} (${url}) was closed outside this session: the person closed it, or the page closed itself; ${now}.`);
   }
+  return true;
 }
 
 // While a GIF is recorded, each action adds what the page shows after it.

@@ -402,10 +402,7 @@ export class ToolSession {
     const titles = new Map(await Promise.all(this.tabList.map(async (t) => [t, await t.title()] as const)));
     // As the tabs stand once the titles are read: a tab closed meanwhile (a memory bound's, whose note this answer
     // may carry) is not listed as open.
-    const lines = this.tabList.flatMap((t, i) => {
-      const title = titles.get(t);
-      return title === undefined ? [] : [`- ${i}:${t === this.current ? ' (current)' : ''} [${title}] (${t.page.url()})`];
-    });
-    return lines.length ? lines.join('\n') : 'No open tabs. Use browser_navigate to open one.';
+    if (!this.tabList.length) return 'No open tabs. Use browser_navigate to open one.';
+    return this.tabList.map((t, i) => `- ${i}:${t === this.current ? ' (current)' : ''} [${titles.get(t) ?? ''}] (${t.page.url()})`).join('\n');
   }
 }
