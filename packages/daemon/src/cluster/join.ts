@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { InvalidArgumentError } from '../errors.js';
 import type { RouterLogger, SessionRecord } from '../router/index.js';
 import { BrowserDirectory } from './directory.js';
@@ -11,8 +11,24 @@ import { natsFailure } from './nats-errors.js';
 import { RecordSigner } from './record-signatures.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
-/** How long the first try to connect to NATS waits for the handshake before a second try (nats.js's own: 20 s). */
-const FIRST_CONNECT_TIMEOUT_MS = 5_000;
+/** How long a try to connect to NATS waits for the handshake (nats.js's own: 20 s), and how many tries are made. */
+const HANDSHAKE_TIMEOUT_MS = 5_000;
+const HANDSHAKE_TRIES = 3;
+
+/**
+ * Connects, trying again while the handshake goes unanswered: a connection dropped during the handshake (NATS refusing
+ * wrong credentials closes it, and on a busy machine the reset can reach the client before it read the refusal) leaves
+ * nats.js waiting out its timeout, saying nothing; a try whose answer is read says what NATS said.
+ */
+async function connectTrying(options: ConnectionOptions): Promise<NatsConnection> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await connect({ ...options, timeout: HANDSHAKE_TIMEOUT_MS });
+    } catch (error) {
+      if (attempt >= HANDSHAKE_TRIES || natsFailure(error) !== 'timeout') throw error;
+    }
+  }
+}
 
 /** A dead instance's browsers leave the directory this long after its last heartbeat. */
 export const DEFAULT_DIRECTORY_TTL_MS = 6_000;
@@ -56,13 +72,7 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
   const connectOptions = natsConnectionOptions(options, `browsermcp-daemon ${instanceId}`, names.inboxPrefix(instanceId));
   let nc: NatsConnection;
   try {
-    // A connection dropped during the handshake (NATS refusing wrong credentials closes it, and on a busy machine the
-    // reset can reach the client before it read the refusal) leaves nats.js waiting out its whole 20 s timeout,
-    // saying nothing: the first try waits 5 s, and a second one, whose answer is read, says what NATS said.
-    nc = await connect({ ...connectOptions, timeout: FIRST_CONNECT_TIMEOUT_MS }).catch((error: unknown) => {
-      if (natsFailure(error) !== 'timeout') throw error;
-      return connect(connectOptions);
-    });
+    nc = await connectTrying(connectOptions);
   } catch (error) {
     throw natsConnectError(error, options);
   }
