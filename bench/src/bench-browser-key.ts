@@ -1,4 +1,5 @@
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
+import { browserIdOf } from '@browsermcp/daemon';
 
 /** A key for the no-op extension (workers/noop-extension.mjs), as the real extension has one: its id is the key's hash. */
 export interface BenchBrowserKey {
@@ -12,6 +13,6 @@ export interface BenchBrowserKey {
 export function benchBrowserKey(): BenchBrowserKey {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const key = publicKey.export({ format: 'jwk' }).x!;
-  const browserId = createHash('sha256').update(Buffer.from(key, 'base64url')).digest('base64url');
+  const browserId = browserIdOf(key)!;
   return { browserId, key, pkcs8: new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' })) };
 }

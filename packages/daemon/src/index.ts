@@ -46,6 +46,7 @@ export { KvRouterStore } from './cluster/kv-store.js';
 export { redactNatsUrl, type NatsConnectSettings, type NatsCredentials, type NatsTls } from './cluster/nats-connection.js';
 export { createClusterMember, memberPermissions, natsClusterConfig, type ClusterMember, type NatsClusterConfigOptions } from './cluster/nats-config.js';
 export { ClusterNames } from './cluster/names.js';
+export { browserIdOf } from './cluster/hold-proofs.js';
 export { writeNatsClusterFiles, type NatsClusterFiles } from './cluster/nats-files.js';
 export {
   applySettingSources,

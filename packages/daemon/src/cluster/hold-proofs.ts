@@ -1,5 +1,13 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { BROWSER_KEY_BYTES, HOLD_PROOF_AWAY_MS, HOLD_PROOF_CLOCK_SKEW_MS, HOLD_PROOF_CONNECTED_MS, holdStatement, type HoldProof } from '@browsermcp/protocol';
+import {
+  BROWSER_KEY_BYTES,
+  browserKeySchema,
+  HOLD_PROOF_AWAY_MS,
+  HOLD_PROOF_CLOCK_SKEW_MS,
+  HOLD_PROOF_CONNECTED_MS,
+  holdStatement,
+  type HoldProof,
+} from '@browsermcp/protocol';
 
 /** Public keys by their text: a browser's entry is checked again at every rewrite (each renewal, each heartbeat). */
 const keys = new Map<string, KeyObject>();
@@ -19,14 +27,23 @@ function publicKey(key: string): KeyObject | undefined {
 }
 
 /**
+ * The browser id of a public key as the hello carries it (the protocol's browserIdOfKey, which the extension runs on
+ * Web Crypto), synchronously with Node's: undefined when it is not 32 bytes.
+ */
+export function browserIdOf(key: string): string | undefined {
+  if (!browserKeySchema.safeParse(key).success) return undefined;
+  const raw = Buffer.from(key, 'base64url');
+  return raw.byteLength === BROWSER_KEY_BYTES ? createHash('sha256').update(raw).digest('base64url') : undefined;
+}
+
+/**
  * Whether `proof` is the browser's own word that `instanceId` held `browserId` at `proof.at` for `user` (browser-key.ts
  * in the protocol): its key hashes to the browser's id and signs that statement. Node's crypto, synchronously, where
  * the extension uses Web Crypto (the directory reads entries in a synchronous step).
  */
 export function isHoldProof(browserId: string, instanceId: string, user: string | null, proof: HoldProof | undefined): boolean {
   if (proof === undefined) return false;
-  const raw = Buffer.from(proof.key, 'base64url');
-  if (raw.byteLength !== BROWSER_KEY_BYTES || createHash('sha256').update(raw).digest('base64url') !== browserId) return false;
+  if (browserIdOf(proof.key) !== browserId) return false;
   const key = publicKey(proof.key);
   if (key === undefined) return false;
   try {

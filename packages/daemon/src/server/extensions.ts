@@ -245,7 +245,7 @@ export class ExtensionConnection implements Executor {
     if (!parsed.ok) {
       if (this.state === 'waiting-hello') return this.closeWith(CloseCodes.BadHello, `bad hello: ${parsed.error.message}`);
       // A response we cannot read but whose wireId we can: fail that command now rather than at its timeout.
-      if (parsed.wireId !== null && this.o.router.failCommand(this.id, parsed.wireId, parsed.error)) return;
+      if (parsed.wireId !== null && this.state === 'ready' && this.o.router.failCommand(this.id, parsed.wireId, parsed.error)) return;
       this.o.log.warn({ browserId: this.browserId, error: parsed.error }, 'dropped an unreadable envelope');
       return;
     }
@@ -341,9 +341,8 @@ export class ExtensionConnection implements Executor {
     if (typeof hello === 'string') return this.closeWith(CloseCodes.BadHello, hello);
     // No longer waiting for a hello (a second one, read while this one is checked, is not another hello).
     this.state = 'proving';
-    const refusal = await helloRefusal(hello, this.o.holdProofsFor !== undefined);
+    const refusal = helloRefusal(hello, this.o.holdProofsFor !== undefined);
     if (refusal !== undefined) return this.closeWith(CloseCodes.BadHello, refusal);
-    if (this.isClosed()) return;
     if (this.o.holdProofsFor === undefined || hello.key === undefined) return this.take(hello);
     // In a cluster the browser first signs that this instance holds it: the entry the cluster's directory then
     // carries is believed by the other instances only with that proof.

@@ -1,4 +1,5 @@
-import { browserIdOfKey, parseHelloPayload, type HelloPayload } from '@browsermcp/protocol';
+import { parseHelloPayload, type HelloPayload } from '@browsermcp/protocol';
+import { browserIdOf } from '../cluster/hold-proofs.js';
 
 /** Checks a hello payload field by field (the protocol's schema); returns the reason it is bad, or the payload. */
 export function parseHello(payload: unknown): HelloPayload | string {
@@ -10,8 +11,8 @@ export function parseHello(payload: unknown): HelloPayload | string {
  * A well-formed hello this daemon still refuses, and why: an id that is not its key's (a browser's id is its key's
  * hash, browser-key.ts), or no key where hold proofs are asked (a cluster). Undefined when it is accepted.
  */
-export async function helloRefusal(hello: HelloPayload, holdProofs: boolean): Promise<string | undefined> {
-  if (hello.key !== undefined && (await browserIdOfKey(hello.key)) !== hello.browserId) {
+export function helloRefusal(hello: HelloPayload, holdProofs: boolean): string | undefined {
+  if (hello.key !== undefined && browserIdOf(hello.key) !== hello.browserId) {
     return `browserId ${hello.browserId} is not its key's: a browser's id is the SHA-256 of its key`;
   }
   // (a close reason holds 123 bytes)

@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } f
 import { ExtensionEvents, holdStatement } from '@browsermcp/protocol';
 import type { FastifyInstance } from 'fastify';
 import { WebSocket, type ClientOptions } from 'ws';
-import { EXTENSION_ID, signToken } from '../../src/index.js';
+import { browserIdOf, EXTENSION_ID, signToken } from '../../src/index.js';
 
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`;
 
@@ -25,7 +25,7 @@ export function idOf(name: string): string {
   // PKCS#8 of an Ed25519 private key is a fixed prefix, then its 32-byte seed.
   const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
   const key = createPublicKey(privateKey).export({ format: 'jwk' }).x!;
-  const id = createHash('sha256').update(Buffer.from(key, 'base64url')).digest('base64url');
+  const id = browserIdOf(key)!;
   browserKeys.set(id, { key, privateKey });
   return id;
 }
