@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBrowserEntry, parseClusterReply, parseClusterRequest, parseForwardedEvent, parseSessionEnded } from './cluster';
+import { parseBrowserEntry, parseClusterReply, parseClusterRequest, parseSessionEnded } from './cluster';
 
 const command = { wireId: 'w1', sessionId: 's1', type: 'command', name: 'browser_snapshot', payload: {} };
 
@@ -28,8 +28,10 @@ describe('the messages daemons of a cluster exchange', () => {
   });
 
   it('reads forwarded events, ended sessions and directory entries', () => {
-    expect(parseForwardedEvent({ executorId: 'b1', event: { ...command, type: 'event', name: 'console' } })).toMatchObject({ ok: true });
-    expect(parseForwardedEvent({ executorId: 'b1', event: command })).toMatchObject({ ok: false });
+    const event = { ...command, type: 'event', name: 'console' };
+    expect(parseClusterRequest({ op: 'event', executorId: 'b1', event })).toMatchObject({ ok: true, value: { op: 'event', event } });
+    expect(parseClusterRequest({ op: 'event', executorId: 'b1', event: command })).toMatchObject({ ok: false });
+    expect(parseClusterRequest({ op: 'event', event })).toMatchObject({ ok: false });
     expect(parseSessionEnded({ instanceId: 'a', sessionId: 's1', reason: 'stopped' })).toMatchObject({ ok: true });
     expect(parseSessionEnded({ instanceId: 'a', sessionId: 's1', reason: 'bored' })).toMatchObject({ ok: false });
     const entry = { id: 'b1', instanceId: 'a', kind: 'extension', name: "alice's Chrome", userId: 'alice', connected: true };

@@ -46,6 +46,11 @@ export const clusterRequestSchema = z.discriminatedUnion('op', [
    * than one does: a daemon's credentials must not take a browser another instance holds by claiming it)?
    */
   z.object({ op: z.literal('holding'), browserId: id }),
+  /**
+   * An event of a browser the sender holds, for a session whose client the receiving instance serves (no reply). Sent
+   * to that instance alone, on a subject that names the sender: an event is believed only from the browser's holder.
+   */
+  z.object({ op: z.literal('event'), executorId: id, event: eventEnvelopeSchema }),
 ]);
 export type ClusterRequest = z.infer<typeof clusterRequestSchema>;
 
@@ -54,10 +59,6 @@ export const clusterReplySchema = z.union([
   z.object({ ok: z.literal(false), error: crossedErrorSchema }),
 ]);
 export type ClusterReply = z.infer<typeof clusterReplySchema>;
-
-/** A browser event for a session whose client another instance serves (published to every instance). */
-export const forwardedEventSchema = z.object({ executorId: id, event: eventEnvelopeSchema });
-export type ForwardedEvent = z.infer<typeof forwardedEventSchema>;
 
 /** A session ended on `instanceId` (published to every instance). */
 export const sessionEndedSchema = z.object({
@@ -101,9 +102,6 @@ export function parseClusterRequest(value: unknown): Validated<ClusterRequest> {
 }
 export function parseClusterReply(value: unknown): Validated<ClusterReply> {
   return validate(clusterReplySchema, value);
-}
-export function parseForwardedEvent(value: unknown): Validated<ForwardedEvent> {
-  return validate(forwardedEventSchema, value);
 }
 export function parseSessionEnded(value: unknown): Validated<SessionEnded> {
   return validate(sessionEndedSchema, value);

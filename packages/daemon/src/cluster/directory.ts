@@ -308,6 +308,14 @@ export class BrowserDirectory {
     return this.#connected(browserId).find(([cached]) => cached.browser!.instanceId !== instanceId)?.[0].browser;
   }
 
+  /**
+   * Whether `instanceId` has an entry for the browser that counts (it holds it, held it until lately, or says so in a
+   * dispute): what another instance's word about the browser, such as its events, needs.
+   */
+  heldBy(browserId: string, instanceId: string): boolean {
+    return this.#entriesOf(browserId).some(([, cached]) => cached.browser!.instanceId === instanceId);
+  }
+
   /** Whether any instance has an entry for the browser (held, away, or in dispute). */
   claimed(executorId: string): boolean {
     return this.#entriesOf(executorId).length > 0;

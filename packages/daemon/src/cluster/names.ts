@@ -48,11 +48,6 @@ export class ClusterNames {
     return from === 'from' && sender !== undefined && rest.length === 0 && INSTANCE_ID_PATTERN.test(sender) ? sender : undefined;
   }
 
-  /** Browser events, for the instance that serves the session's client. */
-  get eventSubject(): string {
-    return `${this.prefix}.event`;
-  }
-
   /** A session ended on some instance: the others drop its queue and tell its listeners. */
   get endedSubject(): string {
     return `${this.prefix}.session-ended`;

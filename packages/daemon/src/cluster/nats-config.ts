@@ -35,9 +35,8 @@ export function memberPermissions(names: ClusterNames, instanceId: string): { pu
   const streams = [names.routerBucket, names.browsersBucket].map((bucket) => `KV_${bucket}`);
   return {
     publish: [
-      // Requests to any instance, always under its own name as the sender.
+      // Requests (and a browser's events) to any instance, always under its own name as the sender.
       names.instanceSubject('*', instanceId),
-      names.eventSubject,
       names.endedSubject,
       // The store: sessions and tabs are written by whichever daemon serves them, its signing keys and the directory
       // only by their owner.
@@ -59,7 +58,7 @@ export function memberPermissions(names: ClusterNames, instanceId: string): { pu
         `$JS.API.CONSUMER.DELETE.${stream}.>`,
       ]),
     ],
-    subscribe: [names.instanceSubject(instanceId, '*'), names.eventSubject, names.endedSubject, `${names.inboxPrefix(instanceId)}.>`],
+    subscribe: [names.instanceSubject(instanceId, '*'), names.endedSubject, `${names.inboxPrefix(instanceId)}.>`],
   };
 }
 

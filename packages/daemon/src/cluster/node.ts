@@ -1,6 +1,5 @@
 import {
   parseClusterReply,
-  parseForwardedEvent,
   parseSessionEnded,
   type BrowserEntry,
   type ClusterReply,
@@ -20,6 +19,7 @@ import type { KvRouterStore } from './kv-store.js';
 import { answers, askInstance, HOLDING_PING_MS, jsonOf, readMessage } from './messages.js';
 import { ClusterNames, localBrowserId } from './names.js';
 import { redactNatsUrl } from './nats-connection.js';
+import { ForwardedEvents } from './forwarded-events.js';
 import { PeerRequests } from './peer-requests.js';
 import { natsFailure } from './nats-errors.js';
 import { InFlightRequests } from './in-flight.js';
@@ -142,7 +142,13 @@ export class ClusterNode implements RemoteExecutors {
       connected: true,
     };
     this.#attached = { router, extensions, localBrowser: local, driving };
+    const events = new ForwardedEvents({
+      heldBy: (instanceId, executorId) => this.heldBy(instanceId, executorId),
+      deliver: (executorId, event) => void router.peer.forwardedEvent(executorId, event),
+      logger: this.#options.logger,
+    });
     const requests = new PeerRequests({
+      events,
       store: this.store,
       router: () => this.router,
       userOf: (executorId) => extensions.records.get(executorId)?.userId,
@@ -153,7 +159,6 @@ export class ClusterNode implements RemoteExecutors {
     });
     this.#subscriptions.push(
       this.#nc.subscribe(this.#names.instanceSubject(this.instanceId, '*'), { callback: (_error, msg) => void requests.serve(msg) }),
-      this.#nc.subscribe(this.#names.eventSubject, { callback: (_error, msg) => this.#onForwardedEvent(msg) }),
       this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => void this.#onSessionEnded(msg) }),
     );
     // A hello with a browser id that another user's extension holds on another instance is refused.
@@ -218,12 +223,17 @@ export class ClusterNode implements RemoteExecutors {
     return (await here?.extensions.records.get(browserId)?.connection?.answersPing(HOLDING_PING_MS)) ?? false;
   }
 
+  /** Whether the directory has a counted entry of `instanceId` for the browser (BrowserDirectory.heldBy). */
+  heldBy(instanceId: string, browserId: string): boolean {
+    return this.#directory.heldBy(browserId, instanceId);
+  }
+
   sessionEnded(sessionId: string, reason: SessionCloseReason): void {
     this.#publish(this.#names.endedSubject, { instanceId: this.instanceId, sessionId, reason });
   }
 
-  forwardEvent(executorId: string, event: EventEnvelope): void {
-    this.#publish(this.#names.eventSubject, { executorId, event });
+  forwardEvent(executorId: string, event: EventEnvelope, servedBy: string): void {
+    this.#publish(this.#to(servedBy), { op: 'event', executorId, event } satisfies ClusterRequest);
   }
 
   // ── what the endpoints ask ───────────────────────────────────────────────────────────────────────────────────
@@ -313,11 +323,6 @@ export class ClusterNode implements RemoteExecutors {
     } catch (error) {
       this.#options.logger.warn({ subject, error }, 'could not publish to the cluster');
     }
-  }
-
-  #onForwardedEvent(msg: Msg): void {
-    const forwarded = readMessage(msg, parseForwardedEvent);
-    if (forwarded) void this.#attached?.router.peer.forwardedEvent(forwarded.executorId, forwarded.event);
   }
 
   async #onSessionEnded(msg: Msg): Promise<void> {

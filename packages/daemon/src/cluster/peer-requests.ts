@@ -3,6 +3,7 @@ import type { Msg } from '@nats-io/transport-node';
 import { ClusterUnavailableError, crossError, InvalidArgumentError, SessionInUseError, SessionNotFoundError } from '../errors.js';
 import { checkTabOwner } from '../router/tab-claims.js';
 import type { RouterLogger, SessionRecord, SessionRouter } from '../router/index.js';
+import type { ForwardedEvents } from './forwarded-events.js';
 import type { KvRouterStore } from './kv-store.js';
 import { jsonOf } from './messages.js';
 
@@ -28,6 +29,8 @@ export interface PeerRequestsOptions {
   };
   /** The most bytes NATS lets one message be. */
   readonly maxPayload: () => number;
+  /** Where the events of browsers other instances hold go, checked against who sent them. */
+  readonly events: ForwardedEvents;
   /** The instance that sent a request, read from its subject (ClusterNames.senderOf). */
   readonly senderOf: (subject: string) => string | undefined;
   readonly logger: RouterLogger;
@@ -35,7 +38,7 @@ export interface PeerRequestsOptions {
 
 /**
  * What other instances ask of the browsers this one holds (run a command, open or close a session, cancel, ping,
- * "do you drive it?", "is the browser connected to you?"), each checked against the store rather than taken on the asker's word, and answered. A session's
+ * "do you drive it?", "is the browser connected to you?") and tell it of the browsers they hold (events), each checked against the store rather than taken on the asker's word, and answered. A session's
  * commands are run only for the instance that serves its client (the record's `servedBy`, the sender NATS vouches
  * for by its subject): another daemon's credentials do not reach a session served elsewhere.
  */
@@ -92,6 +95,8 @@ export class PeerRequests {
           return this.reply(msg, { ok: true, driving: await this.o.cluster.drives(this.o.cluster.instanceId, call.sessionId) });
         case 'holding':
           return this.reply(msg, { ok: true, holding: (await this.o.cluster.holding(this.o.cluster.instanceId, call.browserId)) === true });
+        case 'event':
+          return await this.o.events.accept(sender, call.executorId, call.event);
       }
     } catch (error) {
       return this.reply(msg, { ok: false, error: crossError(error) });

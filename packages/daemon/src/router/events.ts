@@ -69,7 +69,7 @@ export class EventRoutes {
     }
     const lane = lanes.peek(event.sessionId);
     if (lane === undefined) {
-      if (forward) remote?.forwardEvent(executorId, event);
+      if (forward && session.servedBy !== undefined && session.servedBy !== remote?.instanceId) remote?.forwardEvent(executorId, event, session.servedBy);
       return false;
     }
     return lane.listeners.emitEvent(event, (error) => this.#options.listenerFailed(event.sessionId, error)) > 0;

@@ -119,8 +119,8 @@ export interface RemoteExecutors {
   get(executorId: string): Executor | undefined;
   /** A session ended on this instance (its store record is gone): the instance serving its client must hear. */
   sessionEnded(sessionId: string, reason: SessionCloseReason): void;
-  /** An event of a browser held here, for a session whose client another instance serves. */
-  forwardEvent(executorId: string, event: EventEnvelope): void;
+  /** An event of a browser held here, for a session whose client instance `servedBy` serves. */
+  forwardEvent(executorId: string, event: EventEnvelope, servedBy: string): void;
   /** Whether a live client connection on `instanceId` drives the session; false when that instance does not answer. */
   drives(instanceId: string, sessionId: string): Promise<boolean>;
 }

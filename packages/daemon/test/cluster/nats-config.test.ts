@@ -25,7 +25,7 @@ it('gives each daemon its own instance subject, inbox and directory keys, and no
   expect(text).toContain('"$KV.team_browsers.b.east-1.>"');
   expect(text).not.toMatch(/PURGE|STREAM\.DELETE|STREAM\.UPDATE|MSG\.DELETE|"\$JS\.API\.>"|"_INBOX\.>"/);
   const subscribe = /subscribe: \{ allow: \[([^\]]*)\]/.exec(text)![1]!.match(/"[^"]+"/g);
-  expect(subscribe).toEqual(['"team.instance.east-1.from.*"', '"team.event"', '"team.session-ended"', '"_INBOX.team.east-1.>"']);
+  expect(subscribe).toEqual(['"team.instance.east-1.from.*"', '"team.session-ended"', '"_INBOX.team.east-1.>"']);
   expect(text).not.toContain(member.nkey.replace(/^U/, 'S'));
   expect(() => natsClusterConfig({ members: [member, member] })).toThrow('instance id "east-1" is listed twice');
   expect(() => natsClusterConfig({ members: [{ instanceId: 'x', nkey: 'SUAB' }] })).toThrow('is not a public user nkey');
