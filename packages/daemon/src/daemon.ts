@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { NatsCredentials, NatsTls } from './cluster/nats-connection.js';
 import { ClusterNode } from './cluster/node.js';
+import { USER_PROOF_PURPOSE } from './cluster/user-proofs.js';
 import { LocalExecutor, type LocalExecutorOptions } from './local/executor.js';
 import { SessionRouter } from './router/index.js';
 import { buildDaemonApp } from './server/app.js';
@@ -69,6 +70,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         credentials: clusterSettings.credentials,
         tls: clusterSettings.tls,
         allowAnonymous: clusterSettings.allowAnonymous,
+        userProofKey: appOptions.verifier?.derivedKey?.(USER_PROOF_PURPOSE),
         version: appOptions.version ?? '0.0.0',
         logger: log,
       })
@@ -87,6 +89,11 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   try {
     if (localExecutor) await router.executorConnected(localExecutor);
     app = await buildDaemonApp({ ...appOptions, router, localExecutor, cluster }, { logger: logger ?? false });
+    if (cluster && appOptions.verifier && !appOptions.verifier.derivedKey) {
+      app.log.warn(
+        "with --auth-public-key-file the daemons of a cluster share no secret to prove users with: a session record or a browser entry names its user on its daemon's word, so one daemon's NATS credentials can write a session for any user (SECURITY.md); use --auth-secret-file to have users proven",
+      );
+    }
     const { linked } = app.browsermcp;
     await cluster?.attach(
       router,

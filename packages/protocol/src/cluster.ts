@@ -90,6 +90,12 @@ export const browserEntrySchema = z.object({
    * browser away from all, the newest proof holds it.
    */
   hold: holdProofSchema.optional(),
+  /**
+   * An extension browser's user, as proven by the instance that holds it, which checked the extension's access token
+   * (an HMAC under a key derived from the daemons' shared token secret): without it, where the daemons share one,
+   * another instance does not list the browser for that user.
+   */
+  userProof: z.string().max(128).optional(),
 });
 export type BrowserEntry = z.infer<typeof browserEntrySchema>;
 

@@ -10,6 +10,7 @@ import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
 import { ClaimDisputes, type AskHolding, type LiveClaim } from './claim-disputes.js';
 import { HOLD_ORDER_SLACK_MS, holdProofFresh, isHoldProof } from './hold-proofs.js';
 import { listKeys } from './keys.js';
+import type { UserProofs } from './user-proofs.js';
 import { localBrowserId, token, type ClusterNames } from './names.js';
 
 /** Entries without a proof remembered as logged (so that each is logged once). */
@@ -96,6 +97,8 @@ export class BrowserDirectory {
     private readonly kv: KV,
     private readonly names: ClusterNames,
     private readonly instanceId: string,
+    /** Proofs of an extension's user (user-proofs.ts): made for this instance's entries, required of the others'. */
+    private readonly userProofs?: UserProofs,
   ) {}
 
   /** How this directory asks an instance whether a browser is connected to it (set once the node can). */
@@ -183,7 +186,7 @@ export class BrowserDirectory {
   #proven(key: string, browser: BrowserEntry): boolean {
     if (browser.kind !== 'extension') return browser.id === localBrowserId(browser.instanceId);
     if (browser.instanceId === this.instanceId) return this.#claims.has(browser.id);
-    if (isHoldProof(browser.id, browser.instanceId, browser.userId, browser.hold)) {
+    if (isHoldProof(browser.id, browser.instanceId, browser.userId, browser.hold) && this.#userProven(browser)) {
       this.#unproven.delete(key);
       this.#proofSeen(browser.id, browser.hold!.at);
       return true;
@@ -194,6 +197,18 @@ export class BrowserDirectory {
       this.onUnproven?.(browser.id, browser.instanceId);
     }
     return false;
+  }
+
+  /** Whether an extension entry's user is proven by the instance holding it (always, without proofs or a user). */
+  #userProven(browser: BrowserEntry): boolean {
+    return this.userProofs === undefined || browser.userId === null || this.userProofs.provesBrowser(browser, browser.userProof);
+  }
+
+  /** This instance's entry as written: an extension's with the proof of its user. */
+  #vouched(browser: BrowserEntry): BrowserEntry {
+    const { userProof: _old, ...entry } = browser;
+    if (this.userProofs === undefined || entry.kind !== 'extension' || entry.userId === null) return entry;
+    return { ...entry, userProof: this.userProofs.browser(entry) };
   }
 
   /** Raises the browser's newest proof; one dated ahead (which holds nothing yet) does not. */
@@ -388,7 +403,7 @@ export class BrowserDirectory {
 
   async #claim(browser: BrowserEntry): Promise<void> {
     const key = this.names.browserKey(this.instanceId, browser.id);
-    const { claim: _old, ...entry } = browser;
+    const { claim: _old, ...entry } = this.#vouched(browser);
     const revision = await this.kv.put(key, JSON.stringify(entry));
     this.#claims.set(browser.id, revision);
     if (entry.hold !== undefined) this.#proofSeen(browser.id, entry.hold.at);
@@ -399,7 +414,7 @@ export class BrowserDirectory {
     const claim = this.#claims.get(browser.id);
     if (claim === undefined) return this.#claim(browser);
     const key = this.names.browserKey(this.instanceId, browser.id);
-    const entry = { ...browser, claim };
+    const entry = { ...this.#vouched(browser), claim };
     if (entry.hold !== undefined) this.#proofSeen(browser.id, entry.hold.at);
     this.#learn(key, await this.kv.put(key, JSON.stringify(entry)), { browser: entry, claim, heldAt: entry.hold?.at });
   }

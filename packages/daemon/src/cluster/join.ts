@@ -9,6 +9,7 @@ import { answers } from './messages.js';
 import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
 import { natsFailure } from './nats-errors.js';
 import { RecordSigner } from './record-signatures.js';
+import { UserProofs } from './user-proofs.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
 /** How long a try to connect to NATS waits for the handshake (nats.js's own: 20 s), and how many tries are made. */
@@ -42,6 +43,12 @@ export interface ClusterOptions extends NatsConnectSettings {
   prefix?: string | undefined;
   heartbeatMs?: number | undefined;
   directoryTtlMs?: number | undefined;
+  /**
+   * The key of the proofs of users (user-proofs.ts), derived from the daemons' shared token secret: with it, a session
+   * record's or a browser entry's user counts only as proven by a daemon that checked that user's token. The same on
+   * every daemon of the cluster, or none.
+   */
+  userProofKey?: Uint8Array | undefined;
 }
 
 /** A random id for an instance that was not given one: short enough to read in logs. */
@@ -97,7 +104,8 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
       history: 1,
       ttl: options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS,
     });
-    const directory = new BrowserDirectory(browsers, names, instanceId);
+    const userProofs = options.userProofKey !== undefined ? new UserProofs(options.userProofKey) : undefined;
+    const directory = new BrowserDirectory(browsers, names, instanceId, userProofs);
     await directory.start();
     // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
     // old id after a crash finds the entry of its dead self, which has not expired yet.
@@ -107,9 +115,9 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
     const onUnsigned = (record: SessionRecord, where: string) =>
       options.logger.warn(
         { sessionId: record.sessionId, servedBy: record.servedBy },
-        `left out a session whose record the instance it names did not sign (${where})`,
+        `left out a session whose record the instance it names did not sign, or whose user it did not prove (${where})`,
       );
-    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned });
+    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, userProofs });
     await store.publishSigningKey();
     return { nc, store, directory, instanceId, stateSecret: await store.sharedSecret('state-owners') };
   } catch (error) {

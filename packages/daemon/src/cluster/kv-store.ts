@@ -5,6 +5,7 @@ import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord 
 import { listKeys } from './keys.js';
 import { fromToken, token } from './names.js';
 import { signedBy, unsigned, type RecordSigner, type SignedRecord } from './record-signatures.js';
+import type { UserProofs } from './user-proofs.js';
 
 /** How often a compare-and-set write is retried when another instance wrote the same key in between. */
 const MAX_CAS_ATTEMPTS = 20;
@@ -36,6 +37,12 @@ export interface RecordSigning {
   readonly signer: RecordSigner;
   /** Told of a record that the instance it names as its server did not sign, where it was not believed. */
   readonly onUnsigned?: (record: SessionRecord, where: string) => void;
+  /**
+   * Proofs of a session's user (user-proofs.ts): made for the records this instance signs, required of every record
+   * with a user. Absent where the daemons share no token secret (public-key auth): a record's user is then its
+   * server's word.
+   */
+  readonly userProofs?: UserProofs;
 }
 
 /** How many of an instance's signing keys are kept (one per start): records signed before that many restarts fail. */
@@ -68,9 +75,22 @@ export class KvRouterStore implements RouterStore {
     this.kv = unavailableWhenDown(kv, down);
   }
 
-  /** The record as this instance writes it: signed when it names this instance as its server. */
+  /**
+   * The record as this instance writes it: when it names this instance as its server, with the proof of its user
+   * (this instance checked the user's token to open or take it up) and signed.
+   */
   #signed(session: SessionRecord): SessionRecord {
-    return this.signing !== undefined && session.servedBy === this.signing.instanceId ? this.signing.signer.sign(session) : session;
+    if (this.signing === undefined || session.servedBy !== this.signing.instanceId) return session;
+    const { userProofs, signer } = this.signing;
+    const { userProof: _old, ...claims } = session as SignedRecord;
+    const proven: SignedRecord = userProofs !== undefined && claims.userId !== undefined ? { ...claims, userProof: userProofs.session(claims) } : claims;
+    return signer.sign(proven);
+  }
+
+  /** Whether a record's user is proven by an instance that checked that user's token (always, without proofs). */
+  #userProven(record: SignedRecord): boolean {
+    const proofs = this.signing?.userProofs;
+    return proofs === undefined || record.userId === undefined || proofs.provesSession(record, record.userProof);
   }
 
   /** The cluster's secret `name`: made by the first daemon that asks (create-if-absent), read by the others. */
@@ -98,15 +118,16 @@ export class KvRouterStore implements RouterStore {
   }
 
   /**
-   * The session's record, whether the instance it names as its server signed it (record-signatures.ts; without
-   * signing, a store outside a cluster, every record counts), and its revision (any write changes it).
+   * The session's record, whether the instance it names as its server signed it (record-signatures.ts) and proved
+   * its user (user-proofs.ts; without signing, a store outside a cluster, every record counts), and its revision (any
+   * write changes it).
    */
   async getVerifiedSession(sessionId: string): Promise<{ record: SessionRecord; verified: boolean; revision: number } | undefined> {
     const entry = await this.kv.get(sessionKey(sessionId));
     if (!live(entry)) return undefined;
     const record = entry.json<SignedRecord>();
     // The record's key names its session: a record copied under another session's key is not that session's.
-    const verified = record.sessionId === sessionId && (await this.#verified(entry.key, entry.revision, record));
+    const verified = record.sessionId === sessionId && (await this.#verified(entry.key, entry.revision, record)) && this.#userProven(record);
     return { record: unsigned(record), verified, revision: entry.revision };
   }
 

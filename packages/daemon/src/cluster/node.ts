@@ -174,7 +174,7 @@ export class ClusterNode implements RemoteExecutors {
     this.#directory.onUnproven = (browserId, instanceId) =>
       this.#options.logger.warn(
         { browserId, instanceId },
-        "ignored another instance's directory entry for a browser: it carries no proof from the browser itself (SECURITY.md)",
+        "ignored another instance's directory entry for a browser: it carries no proof from the browser itself, or of its user (SECURITY.md)",
       );
     // The browsers other instances hold: this instance's clients of them hear when they drop and come back.
     this.#directory.onBrowserChange = (browser) => {

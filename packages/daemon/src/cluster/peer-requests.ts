@@ -113,7 +113,7 @@ export class PeerRequests {
     if (found !== undefined && !found.verified) {
       this.o.logger.warn(
         { sessionId, servedBy: found.record.servedBy, sender },
-        'refused a request for a session whose record the instance it names did not sign',
+        'refused a request for a session whose record the instance it names did not sign, or whose user it did not prove',
       );
       throw new SessionNotFoundError(sessionId);
     }

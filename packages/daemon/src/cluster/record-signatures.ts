@@ -28,8 +28,9 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A record as the store keeps it: the record and its server's signature. */
+/** A record as the store keeps it: the record, its server's proof of its user (user-proofs.ts) and its signature. */
 export interface SignedRecord extends SessionRecord {
+  readonly userProof?: string;
   readonly signature?: string;
 }
 
@@ -76,9 +77,9 @@ export function signedBy(record: SignedRecord, publicKey: string): boolean {
   }
 }
 
-/** The record without its signature, as the router works with it. */
+/** The record without its signature and user proof, as the router works with it. */
 export function unsigned(record: SignedRecord): SessionRecord {
-  const { signature: _signature, ...rest } = record;
+  const { signature: _signature, userProof: _proof, ...rest } = record;
   return rest;
 }
 

@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { InvalidArgumentError, UnauthorizedError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
@@ -10,6 +10,12 @@ export interface TokenIdentity {
 
 export interface TokenVerifier {
   verify(token: string): Promise<TokenIdentity>;
+  /**
+   * A key for `purpose` derived from the daemons' shared token secret (HS256 only): something only a holder of that
+   * secret can make, such as a cluster daemon's word that it checked a user's token. Absent for a public key, which
+   * any daemon may hold without being able to sign.
+   */
+  readonly derivedKey?: (purpose: string) => Uint8Array;
 }
 
 function secretKey(secret: string | Uint8Array): Uint8Array {
@@ -36,7 +42,12 @@ export interface TokenRules {
 
 /** Verifies HS256 JWTs whose `sub` is the user id. Every failure is an UnauthorizedError that says what to do. */
 export function hs256Verifier(secret: string | Uint8Array, rules: TokenRules = {}): TokenVerifier {
-  return jwtVerifier(secretKey(secret), 'HS256', rules);
+  const key = secretKey(secret);
+  return {
+    ...jwtVerifier(key, 'HS256', rules),
+    // HKDF: a key of its own per purpose, from which neither the secret nor a token can be worked back.
+    derivedKey: (purpose) => new Uint8Array(hkdfSync('sha256', key, 'browsermcp', purpose, 32)),
+  };
 }
 
 /**

@@ -1,9 +1,11 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Kvm } from '@nats-io/kv';
 import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signToken, type RunningDaemon } from '../../src/index';
+import { hs256Verifier, publicKeyVerifier, signToken, startDaemon, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
+import { USER_PROOF_PURPOSE, UserProofs } from '../../src/cluster/user-proofs';
 import { startSecureNats } from '../helpers/secure-nats';
 import { authenticatedExtension, answerCommand, connectPeer, helloAs, rpc, type Peer, idOf, holdFor } from '../helpers/ws-peer';
 
@@ -178,4 +180,42 @@ it("does not hand a browser to another's claim without the browser's own proof: 
   await readByC();
   expect((await listed()).filter((b) => b.id === ivy && b.instance === 'b')).toEqual([]);
   expect(commandsHeard()).toEqual([]);
+});
+
+it("lists for a user only the browsers whose holder proved that user: a daemon's seed cannot add one of its own making", async () => {
+  const seed = new TextEncoder().encode(readFileSync(nats.seedFile('b'), 'utf8').trim());
+  const nc = await connect({ servers: nats.nats.url, authenticator: nkeyAuthenticator(seed), inboxPrefix: '_INBOX.browsermcp.b' });
+  connections.push(nc);
+  const directory = await new Kvm(nc).open('browsermcp_browsers');
+  // A browser key b's seed made, its proof that b holds it, signed for kim: all a browser's own word can say.
+  const made = idOf('made-by-b');
+  const entry = { id: made, instanceId: 'b', kind: 'extension' as const, name: "Kim's laptop", userId: 'kim', connected: true };
+  await directory.put(`b.b.${token(made)}`, JSON.stringify({ ...entry, hold: holdFor(made, 'b', 'kim') }));
+  await until(() => logsOfC.some((line) => line.includes('no proof from the browser itself, or of its user') && line.includes(made)), 'c ignores it');
+  const kim = await connectPeer(`${ws(C)}/mcp`, { origin: undefined });
+  peers.push(kim);
+  await rpc(kim, 'mcp_handshake', { accessToken: await signToken({ userId: 'kim', secret: SECRET }) });
+  const listed = async () => ((await rpc(kim, 'list_extensions')).result.extensions as Array<{ id: string }>).map((b) => b.id);
+  expect(await listed()).not.toContain(made);
+  // What would list it: the proof of her user that a daemon holding the token secret makes once it checked her token
+  // (so that secret, not a NATS seed, is what lets a daemon speak for a user).
+  const proofs = new UserProofs(hs256Verifier(SECRET).derivedKey!(USER_PROOF_PURPOSE));
+  await directory.put(`b.b.${token(made)}`, JSON.stringify({ ...entry, hold: holdFor(made, 'b', 'kim'), userProof: proofs.browser(entry) }));
+  await until(async () => (await listed()).includes(made), 'c lists the proven entry');
+  await directory.delete(`b.b.${token(made)}`);
+
+  // With a public key for tokens, the daemons share no secret to prove users with: a cluster daemon says so at start.
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const said: string[] = [];
+  daemons.push(
+    await startDaemon({
+      logger: { level: 'warn', stream: { write: (line: string) => void said.push(line) } },
+      host: '127.0.0.1',
+      port: 0,
+      local: null,
+      verifier: publicKeyVerifier(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+      cluster: { ...nats.cluster('b'), heartbeatMs: 250 },
+    }),
+  );
+  expect(said.join('')).toContain("a session record or a browser entry names its user on its daemon's word");
 });

@@ -3,9 +3,10 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signToken, type RunningDaemon } from '../../src/index';
+import { hs256Verifier, signToken, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
-import { RecordSigner, unsigned } from '../../src/cluster/record-signatures';
+import { RecordSigner } from '../../src/cluster/record-signatures';
+import { USER_PROOF_PURPOSE, UserProofs } from '../../src/cluster/user-proofs';
 import type { SessionRecord } from '../../src/router/store';
 import { startSecureNats } from '../helpers/secure-nats';
 import { authenticatedExtension, connectPeer, rpc, type Peer, answerCommand, idOf, holdFor } from '../helpers/ws-peer';
@@ -131,7 +132,10 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies,
   await kv.put(`b.b.${token(unproven)}`, onB(unproven));
   await kv.put(`b.b.${token(stale)}`, onB(stale, holdFor(stale, 'b', 'alice', Date.now() - 600_000)));
   await kv.put(`b.b.${token(ahead)}`, onB(ahead, holdFor(ahead, 'b', 'alice', Date.now() + 86_400_000)));
-  await kv.put(`b.b.${token(own)}`, onB(own, holdFor(own, 'b', 'alice')));
+  // The one marked seen below also carries the proof of its user, which only a daemon holding the token secret (not
+  // the seed) makes; without it, it is not seen either (claims.test.ts).
+  const userProof = new UserProofs(hs256Verifier(SECRET).derivedKey!(USER_PROOF_PURPOSE)).browser({ id: own, userId: 'alice', instanceId: 'b' });
+  await kv.put(`b.b.${token(own)}`, JSON.stringify({ ...JSON.parse(onB(own, holdFor(own, 'b', 'alice'))), userProof }));
   // The entry b's key vouches for, with its browser's fresh proof, is seen (so the watch works, and it was read after
   // the others); the others are not.
   await until(() => daemons[A]!.cluster!.browsersFor('alice').some((browser) => browser.id === own), 'b’s own entry seen by a');
@@ -238,39 +242,49 @@ it("runs a session's commands only for the instance that serves its client: one 
   // client does). A record is believed only signed by the instance it names, with the key that instance publishes.
   const router = await new Kvm(nc).open('browsermcp_router');
   const key = `s.${token(sessionId)}`;
-  const record = (await router.get(key))!.json<SessionRecord & { signature: string }>();
+  const record = (await router.get(key))!.json<SessionRecord & { signature: string; userProof: string }>();
   await router.put(key, JSON.stringify({ ...record, servedBy: 'b' }));
   expect(await ask({ op: 'send', executorId: idOf('frank-laptop'), command: { ...forged, wireId: 'forged-frank-2' }, timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
-  // b's seed may write b's signing keys (b's part), so it can add a key of its own and sign as b. Daemon a asks the
-  // instance it served before, here itself, whether a live client still drives the session: one does, so b is refused.
+  // b's seed may write b's signing keys (b's part), so it can add a key of its own and sign as b. The record names his
+  // user, though, and only a daemon that checked his token can prove that (the proof a's record carries binds a as its
+  // server): refused as not found, and said why.
   const signer = new RecordSigner();
   const keys = (await router.get('p.b'))!.json<{ keys: string[] }>().keys;
   await router.put('p.b', JSON.stringify({ instanceId: 'b', keys: [...keys, signer.publicKey] }));
-  await router.put(key, JSON.stringify(signer.sign({ ...unsigned(record), servedBy: 'b' })));
+  const signedAsB = (session: SessionRecord & { userProof?: string }) => JSON.stringify(signer.sign(session));
+  await router.put(key, signedAsB({ ...record, servedBy: 'b' }));
   const asB = (wireId: string) => ask({ op: 'send', executorId: idOf('frank-laptop'), command: { ...forged, wireId }, timeoutMs: 5_000 });
-  expect(await asB('forged-frank-3')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_IN_USE' } });
-  // Written back after it was refused (a new revision of a record it signed): asked again, refused again.
-  await router.put(key, JSON.stringify(signer.sign({ ...unsigned(record), servedBy: 'b', clientName: 'again' })));
-  expect(await asB('forged-frank-4')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_IN_USE' } });
-  // What the seed still gives, recorded as it stands (SECURITY.md): once his client is gone, the session is b's to take.
+  expect(await asB('forged-frank-3')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
+  await until(() => logsOfA.some((line) => line.includes('whose user it did not prove') && line.includes(sessionId)), 'a says why');
+  // Nor once his client is gone (before, the seed could then take the session up and drive it: SECURITY.md).
   peer.ws.terminate();
   await peer.closed;
   await until(() => !daemons[A]!.app.browsermcp.linked.has(sessionId), 'the dropped client noticed');
-  const taken = asB('forged-frank-5');
-  answer(ext, await ext.next((m) => m.type === 'command' && m.wireId === 'forged-frank-5'), 'frank=cookie');
-  expect(await taken).toMatchObject({ ok: true });
+  expect(await asB('forged-frank-5')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
+  // Nor a session of its own making for him on his browser, named as his own assistant: neither opened nor run.
+  const made = { sessionId: 'made-by-b', executorId: idOf('frank-laptop'), userId: 'frank', agent: 'user frank', servedBy: 'b' };
+  await router.put(`s.${token('made-by-b')}`, signedAsB({ ...made, userProof: record.userProof }));
+  expect(await ask({ op: 'open', session: made })).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
+  expect(
+    await ask({ op: 'send', executorId: idOf('frank-laptop'), command: { ...forged, wireId: 'forged-made', sessionId: 'made-by-b' }, timeoutMs: 5_000 }),
+  ).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
+  await router.delete(`s.${token('made-by-b')}`);
 
-  // His client comes back (on a, where his browser is) and takes the session up again; b writes back the record it
-  // signed before and asks under it: a, which served b last, asks again (the record changed) and finds him driving.
+  // His client comes back (on a, where his browser is) and takes the session up again (a's own record, proven by a,
+  // written back over b's): his call is the first command his browser has heard since his own.
+  await router.put(key, JSON.stringify(record));
   const back = await client(A, 'frank');
   expect((await rpc(back, 'connect', { extension_id: idOf('frank-laptop'), resume_session: sessionId, resumable: true })).result).toMatchObject({
     resumed: true,
   });
-  await router.put(key, JSON.stringify(signer.sign({ ...unsigned(record), servedBy: 'b' })));
-  expect(await asB('forged-frank-6')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_IN_USE' } });
+  const again = rpc(back, 'browser_snapshot', {});
+  const next = await ext.next((m) => m.type === 'command');
+  expect(next).toMatchObject({ name: 'browser_snapshot', sessionId });
+  answer(ext, next, 'his again');
+  expect((await again).result.content[0].text).toBe('his again');
   await router.put('p.b', JSON.stringify({ instanceId: 'b', keys }));
 });
 
@@ -314,7 +328,7 @@ it("believes a session's record only as the instance serving it signed it: anoth
   const nc = await asDaemonB();
   const router = await new Kvm(nc).open('browsermcp_router');
   const key = `s.${token(sessionId)}`;
-  const record = (await router.get(key))!.json<SessionRecord & { signature: string }>();
+  const record = (await router.get(key))!.json<SessionRecord & { signature: string; userProof: string }>();
   await router.put(key, JSON.stringify({ ...record, agent: 'Trusted helper', settings: { ...record.settings, allowedOrigins: undefined } }));
   const refused = await rpc(peer, 'browser_snapshot', {});
   expect(refused.error).toMatchObject({ message: `session ${sessionId} is not open (it was never opened, or it was closed)` });

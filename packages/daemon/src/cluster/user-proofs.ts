@@ -1,0 +1,64 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** What the key of the user proofs is derived for (TokenVerifier.derivedKey). */
+export const USER_PROOF_PURPOSE = 'browsermcp cluster user proof v1';
+
+/** The facts a session's user proof binds: whose session it is, on which browser, served by which instance. */
+export interface SessionFacts {
+  readonly sessionId: string;
+  readonly executorId: string;
+  readonly userId?: string | undefined;
+  readonly servedBy?: string | undefined;
+}
+
+/** The facts a browser's user proof binds: which browser, whose, held by which instance. */
+export interface BrowserFacts {
+  readonly id: string;
+  readonly userId: string | null;
+  readonly instanceId: string;
+}
+
+/**
+ * A daemon's word that it checked a user's access token, which only a daemon holding the token secret can give. The
+ * cluster's store and directory are every daemon's to write, and a record or entry there names its user: without
+ * this, a daemon's NATS credentials alone could write a session for any user on that user's browser, take up one
+ * whose client has gone, or list a browser of their own making among a user's. The instance serving a session proves
+ * the session's user (at its open and at a take-up, after the user's token), the instance holding an extension
+ * proves the browser's (after the extension's token); the others believe neither without it. An HMAC, not a signature:
+ * the daemons share the HS256 secret already, and each of them can make any user's token with it anyway.
+ */
+export class UserProofs {
+  readonly #key: Uint8Array;
+
+  constructor(key: Uint8Array) {
+    this.#key = key;
+  }
+
+  session(facts: SessionFacts): string {
+    return this.#mac(['session', facts.sessionId, facts.executorId, facts.userId ?? null, facts.servedBy ?? null]);
+  }
+
+  browser(facts: BrowserFacts): string {
+    return this.#mac(['browser', facts.id, facts.userId, facts.instanceId]);
+  }
+
+  /** Whether `proof` is this key's proof of the session's facts. */
+  provesSession(facts: SessionFacts, proof: unknown): boolean {
+    return same(this.session(facts), proof);
+  }
+
+  /** Whether `proof` is this key's proof of the browser's facts. */
+  provesBrowser(facts: BrowserFacts, proof: unknown): boolean {
+    return same(this.browser(facts), proof);
+  }
+
+  #mac(fields: Array<string | null>): string {
+    // JSON keeps the fields apart whatever they hold.
+    return createHmac('sha256', this.#key).update(JSON.stringify(fields)).digest('base64url');
+  }
+}
+
+function same(expected: string, proof: unknown): boolean {
+  if (typeof proof !== 'string' || proof.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(proof), Buffer.from(expected));
+}
