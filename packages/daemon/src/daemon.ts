@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { NatsCredentials, NatsTls } from './cluster/nats-connection.js';
+import { localBrowserName } from './cluster/names.js';
 import { ClusterNode } from './cluster/node.js';
-import { USER_PROOF_PURPOSE } from './cluster/user-proofs.js';
 import { LocalExecutor, type LocalExecutorOptions } from './local/executor.js';
 import { SessionRouter } from './router/index.js';
 import { buildDaemonApp } from './server/app.js';
@@ -70,7 +70,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         credentials: clusterSettings.credentials,
         tls: clusterSettings.tls,
         allowAnonymous: clusterSettings.allowAnonymous,
-        userProofKey: appOptions.verifier?.derivedKey?.(USER_PROOF_PURPOSE),
+        derivedKey: appOptions.verifier?.derivedKey,
         version: appOptions.version ?? '0.0.0',
         logger: log,
       })
@@ -91,14 +91,14 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     app = await buildDaemonApp({ ...appOptions, router, localExecutor, cluster }, { logger: logger ?? false });
     if (cluster && appOptions.verifier && !appOptions.verifier.derivedKey) {
       app.log.warn(
-        "with --auth-public-key-file the daemons of a cluster share no secret to prove users with: a session record or a browser entry names its user on its daemon's word, so one daemon's NATS credentials can write a session for any user (SECURITY.md); use --auth-secret-file to have users proven",
+        "with --auth-public-key-file the daemons of a cluster share no secret to prove users with: a session record or a browser entry names its user on its daemon's word, so one daemon's NATS credentials can write a session for any user, and records keep a session's --secrets in clear (SECURITY.md); use --auth-secret-file to have users proven and secrets sealed",
       );
     }
     const { linked } = app.browsermcp;
     await cluster?.attach(
       router,
       app.browsermcp.extensions,
-      localExecutor && { id: localExecutor.id, name: `Chromium on ${cluster.instanceId}` },
+      localExecutor && { id: localExecutor.id, name: localBrowserName(cluster.instanceId) },
       (sessionId) => linked.has(sessionId),
     );
   } catch (error) {

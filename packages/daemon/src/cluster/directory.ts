@@ -11,7 +11,7 @@ import { ClaimDisputes, type AskHolding, type LiveClaim } from './claim-disputes
 import { HOLD_ORDER_SLACK_MS, holdProofFresh, isHoldProof } from './hold-proofs.js';
 import { listKeys } from './keys.js';
 import type { UserProofs } from './user-proofs.js';
-import { localBrowserId, token, type ClusterNames } from './names.js';
+import { localBrowserId, localBrowserName, token, type ClusterNames } from './names.js';
 
 /** Entries without a proof remembered as logged (so that each is logged once). */
 const MAX_UNPROVEN = 10_000;
@@ -168,6 +168,8 @@ export class BrowserDirectory {
     let browser = shape?.browserId !== undefined ? parsed(entry, parseBrowserEntry) : undefined;
     if (browser !== undefined && (browser.instanceId !== shape!.instanceId || browser.id !== shape!.browserId)) browser = undefined;
     if (browser !== undefined && !this.#proven(key, browser)) browser = undefined;
+    // A daemon's own launched browser is named from its instance, not by what the entry says.
+    if (browser?.kind === 'local') browser = { ...browser, name: localBrowserName(browser.instanceId) };
     let instance = shape !== undefined && shape.browserId === undefined ? parsed(entry, parseInstanceEntry) : undefined;
     if (instance !== undefined && instance.instanceId !== shape!.instanceId) instance = undefined;
     // A deleted entry stays as a tombstone with its revision, so an older read cannot bring it back.

@@ -4,10 +4,13 @@ import type { RouterLogger } from '../router/index.js';
 /** How long an event from an instance the directory does not know as the browser's holder waits for it to learn so. */
 export const EVENT_HOLDER_WAIT_MS = 2_000;
 const POLL_MS = 50;
-/** Events waiting for the directory at once; past it an event from an unknown holder is dropped at once. */
-const MAX_WAITING = 256;
-/** Senders whose dropped events were logged (each pair once, the oldest forgotten past it). */
-const MAX_LOGGED = 1_000;
+/**
+ * Events of one sender waiting at once; past it that sender's next event is dropped at once. Per sender (an instance,
+ * as NATS vouches), so that one daemon's credentials flooding the wait hold up no other instance's events.
+ */
+const MAX_WAITING_PER_SENDER = 64;
+/** A sender's dropped events are logged at most once in this long (with how many were dropped since). */
+const LOG_EVERY_MS = 60_000;
 
 export interface ForwardedEventsOptions {
   /** Whether the directory counts an entry of `instanceId` for the browser (ClusterNode.heldBy). */
@@ -28,8 +31,10 @@ export interface ForwardedEventsOptions {
  */
 export class ForwardedEvents {
   readonly #tails = new Map<string, Promise<void>>();
-  readonly #logged = new Set<string>();
-  #waiting = 0;
+  /** Events waiting per sender. */
+  readonly #waiting = new Map<string, number>();
+  /** Per sender: when its drops were last logged, and how many were dropped since. */
+  readonly #drops = new Map<string, { loggedAt: number; since: number }>();
 
   constructor(private readonly o: ForwardedEventsOptions) {}
 
@@ -41,17 +46,20 @@ export class ForwardedEvents {
       this.o.deliver(executorId, event);
       return Promise.resolve();
     }
-    if (this.#waiting >= MAX_WAITING) {
-      this.#drop(sender, executorId, event, 'too many events wait for the directory');
+    const waiting = this.#waiting.get(sender) ?? 0;
+    if (waiting >= MAX_WAITING_PER_SENDER) {
+      this.#drop(sender, executorId, event, 'too many of its events wait for the directory');
       return previous ?? Promise.resolve();
     }
-    this.#waiting++;
+    this.#waiting.set(sender, waiting + 1);
     const done = (previous ?? Promise.resolve()).then(async () => {
       try {
         if (await this.#untilHeld(sender, executorId)) this.o.deliver(executorId, event);
         else this.#drop(sender, executorId, event, 'the sender does not hold the browser');
       } finally {
-        this.#waiting--;
+        const left = (this.#waiting.get(sender) ?? 1) - 1;
+        if (left > 0) this.#waiting.set(sender, left);
+        else this.#waiting.delete(sender);
       }
     });
     this.#tails.set(lane, done);
@@ -70,12 +78,15 @@ export class ForwardedEvents {
   }
 
   #drop(sender: string, executorId: string, event: EventEnvelope, why: string): void {
-    const key = `${sender}\u0000${executorId}`;
-    if (this.#logged.has(key)) return;
-    if (this.#logged.size >= MAX_LOGGED) this.#logged.delete(this.#logged.values().next().value!);
-    this.#logged.add(key);
+    const now = Date.now();
+    const drops = this.#drops.get(sender);
+    if (drops !== undefined && now - drops.loggedAt < LOG_EVERY_MS) {
+      drops.since++;
+      return;
+    }
+    this.#drops.set(sender, { loggedAt: now, since: 0 });
     this.o.logger.warn(
-      { sender, executorId, sessionId: event.sessionId, name: event.name, why },
+      { sender, executorId, sessionId: event.sessionId, name: event.name, why, droppedBefore: drops?.since ?? 0 },
       "dropped a browser event from an instance the directory does not name as the browser's holder (SECURITY.md)",
     );
   }

@@ -9,7 +9,8 @@ import { answers } from './messages.js';
 import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
 import { natsFailure } from './nats-errors.js';
 import { RecordSigner } from './record-signatures.js';
-import { UserProofs } from './user-proofs.js';
+import { SESSION_SECRETS_PURPOSE, SessionSecrets } from './session-secrets.js';
+import { USER_PROOF_PURPOSE, UserProofs } from './user-proofs.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
 /** How long a try to connect to NATS waits for the handshake (nats.js's own: 20 s), and how many tries are made. */
@@ -44,12 +45,17 @@ export interface ClusterOptions extends NatsConnectSettings {
   heartbeatMs?: number | undefined;
   directoryTtlMs?: number | undefined;
   /**
-   * The key of the proofs of users (user-proofs.ts), derived from the daemons' shared token secret: with it, a session
-   * record's or a browser entry's user counts only as proven by a daemon that checked that user's token. The same on
-   * every daemon of the cluster, or none.
+   * Keys derived from the daemons' shared token secret (TokenVerifier.derivedKey; HS256), the same on every daemon of
+   * the cluster: with them a session record's or a browser entry's user counts only as proven by a daemon that checked
+   * that user's token (user-proofs.ts), a record's secrets are sealed (session-secrets.ts), and kept browser states'
+   * owners are derived from a key no NATS credential reads. Without (public-key auth, or none) the cluster keeps
+   * these as before: users on their daemon's word, secrets in clear, the owners' key in the store.
    */
-  userProofKey?: Uint8Array | undefined;
+  derivedKey?: ((purpose: string) => Uint8Array) | undefined;
 }
+
+/** What the kept browser states' owner key is derived for, where the daemons share a token secret. */
+const STATE_OWNERS_PURPOSE = 'browsermcp cluster kept-state owners v1';
 
 /** A random id for an instance that was not given one: short enough to read in logs. */
 export function randomInstanceId(): string {
@@ -104,7 +110,9 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
       history: 1,
       ttl: options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS,
     });
-    const userProofs = options.userProofKey !== undefined ? new UserProofs(options.userProofKey) : undefined;
+    const { derivedKey } = options;
+    const userProofs = derivedKey && new UserProofs(derivedKey(USER_PROOF_PURPOSE));
+    const sessionSecrets = derivedKey && new SessionSecrets(derivedKey(SESSION_SECRETS_PURPOSE));
     const directory = new BrowserDirectory(browsers, names, instanceId, userProofs);
     await directory.start();
     // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
@@ -117,9 +125,10 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
         { sessionId: record.sessionId, servedBy: record.servedBy },
         `left out a session whose record the instance it names did not sign, or whose user it did not prove (${where})`,
       );
-    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, userProofs });
+    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, userProofs, sessionSecrets });
     await store.publishSigningKey();
-    return { nc, store, directory, instanceId, stateSecret: await store.sharedSecret('state-owners') };
+    const stateSecret = derivedKey ? derivedKey(STATE_OWNERS_PURPOSE) : await store.sharedSecret('state-owners');
+    return { nc, store, directory, instanceId, stateSecret };
   } catch (error) {
     await nc.close();
     const failure = natsFailure(error);

@@ -1,4 +1,9 @@
-import { Bucket, type KV } from '@nats-io/kv';
+import { Bucket, type KV, type KvEntry } from '@nats-io/kv';
+
+/** Whether a read found a value (not nothing, nor a delete or purge marker). */
+export function live(entry: KvEntry | null): entry is KvEntry {
+  return entry !== null && entry.operation === 'PUT';
+}
 
 /**
  * The keys of a bucket that match `filter` (NATS wildcards), read from its stream's per-subject counts: one request,

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { ClusterUnavailableError } from '../errors.js';
 import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from '../router/store.js';
-import { listKeys } from './keys.js';
+import { listKeys, live } from './keys.js';
 import { fromToken, token } from './names.js';
-import { signedBy, unsigned, type RecordSigner, type SignedRecord } from './record-signatures.js';
-import type { UserProofs } from './user-proofs.js';
+import { unsigned, type RecordSigning, type SignedRecord } from './record-signatures.js';
+import { keysKey, SigningKeys } from './signing-keys.js';
+import { unavailableWhenDown } from './kv-unavailable.js';
 
 /** How often a compare-and-set write is retried when another instance wrote the same key in between. */
 const MAX_CAS_ATTEMPTS = 20;
@@ -16,8 +16,6 @@ const tabKey = (executorId: string, tabId: string): string => `t.${token(executo
 const stateKey = (owner: string): string => `k.${token(owner)}`;
 // `x.<name>` holds a secret the daemons share (only they may read the bucket).
 const secretKey = (name: string): string => `x.${token(name)}`;
-// `p.<instance>` holds the public keys the instance signs its session records with, which only it may write.
-const keysKey = (instanceId: string): string => `p.${instanceId}`;
 
 /**
  * The keys a daemon may write in the router's bucket (nats-config's permissions): every session, tab, state and
@@ -27,30 +25,8 @@ export function writableRouterKeys(instanceId: string): string[] {
   return ['s.>', 't.>', 'k.>', 'x.>', keysKey(instanceId)];
 }
 
-function live(entry: KvEntry | null): entry is KvEntry {
-  return entry !== null && entry.operation === 'PUT';
-}
-
-/** How this instance signs the session records it serves (record-signatures.ts). */
-export interface RecordSigning {
-  readonly instanceId: string;
-  readonly signer: RecordSigner;
-  /** Told of a record that the instance it names as its server did not sign, where it was not believed. */
-  readonly onUnsigned?: (record: SessionRecord, where: string) => void;
-  /**
-   * Proofs of a session's user (user-proofs.ts): made for the records this instance signs, required of every record
-   * with a user. Absent where the daemons share no token secret (public-key auth): a record's user is then its
-   * server's word.
-   */
-  readonly userProofs?: UserProofs;
-}
-
-/** How many of an instance's signing keys are kept (one per start): records signed before that many restarts fail. */
-const MAX_SIGNING_KEYS = 8;
-/** How long another instance's keys are used as read before they are read again (a key it dropped stops counting). */
-const SIGNING_KEYS_CACHE_MS = 60_000;
-/** Session records whose verified revision is remembered (the least recently verified forgotten past it). */
-const MAX_VERIFIED_REVISIONS = 10_000;
+/** Records not believed whose telling is remembered (the oldest forgotten past it). */
+const MAX_TOLD_UNVERIFIED = 10_000;
 
 /**
  * The RouterStore of a cluster, on a JetStream KV bucket shared by every daemon. Each racing write is one atomic
@@ -61,10 +37,10 @@ const MAX_VERIFIED_REVISIONS = 10_000;
  */
 export class KvRouterStore implements RouterStore {
   private readonly kv: KV;
-  /** Each instance's signing keys, as last read from its `p.<instance>` entry, and when. */
-  readonly #signingKeys = new Map<string, { keys: readonly string[]; at: number }>();
-  /** The revision of each session key whose record was last verified (see #verified). */
-  readonly #verifiedRevisions = new Map<string, number>();
+  /** The instances' signing keys, and which revisions verified. */
+  readonly #signingKeys: SigningKeys;
+  /** Records not believed that were told to `onUnsigned`, by session and revision. */
+  readonly #toldUnverified = new Set<string>();
 
   /** `down`: whether the NATS connection is lost right now; calls then fail at once instead of at their timeout. */
   constructor(
@@ -73,6 +49,7 @@ export class KvRouterStore implements RouterStore {
     private readonly signing?: RecordSigning,
   ) {
     this.kv = unavailableWhenDown(kv, down);
+    this.#signingKeys = new SigningKeys(this.kv, signing);
   }
 
   /**
@@ -109,12 +86,53 @@ export class KvRouterStore implements RouterStore {
   }
 
   createSession(session: SessionRecord): Promise<boolean> {
-    return this.#createUnlessLive(sessionKey(session.sessionId), this.#signed(session));
+    return this.#createUnlessLive(sessionKey(session.sessionId), this.#signed(this.#sealed(session)));
   }
 
+  /** The record as the store keeps it: its secrets sealed, where there is a key to seal them with. */
+  #sealed(session: SessionRecord): SignedRecord {
+    const secrets = session.settings?.secrets;
+    const sealer = this.signing?.sessionSecrets;
+    if (sealer === undefined || secrets === undefined) return session;
+    const { secrets: _clear, ...settings } = session.settings!;
+    return { ...session, settings, sealedSecrets: sealer.seal(session.sessionId, secrets) };
+  }
+
+  /** The record as the router works with it: without signature and proofs, its secrets opened. */
+  #opened(record: SignedRecord): SessionRecord {
+    const session = unsigned(record);
+    if (record.sealedSecrets === undefined) return session;
+    const secrets = this.signing?.sessionSecrets?.open(record.sessionId, record.sealedSecrets);
+    return secrets === undefined ? session : { ...session, settings: { ...session.settings, secrets } };
+  }
+
+  /**
+   * The session, as this instance may act on it: in a cluster only a record its server signed and whose user it
+   * proved (another is told to `onUnsigned` once per revision and reads as missing), since the bucket is every
+   * daemon's to write. getSessionUnchecked reads any record, for what only cleans up.
+   */
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    if (this.signing === undefined) return this.getSessionUnchecked(sessionId);
+    const found = await this.getVerifiedSession(sessionId);
+    if (found === undefined) return undefined;
+    if (found.verified) return found.record;
+    this.#tellUnverified(found.record, found.revision, 'it was read');
+    return undefined;
+  }
+
+  /** Any record under the session's key, believed or not: for a check that only holds something back or cleans up. */
+  async getSessionUnchecked(sessionId: string): Promise<SessionRecord | undefined> {
     const record = await this.#read<SignedRecord>(sessionKey(sessionId));
-    return record && unsigned(record);
+    return record && this.#opened(record);
+  }
+
+  /** Tells `onUnsigned` of a record not believed, once per session and revision (it is read on every call). */
+  #tellUnverified(record: SessionRecord, revision: number, where: string): void {
+    const told = `${record.sessionId}@${revision}`;
+    if (this.#toldUnverified.has(told)) return;
+    if (this.#toldUnverified.size >= MAX_TOLD_UNVERIFIED) this.#toldUnverified.delete(this.#toldUnverified.values().next().value!);
+    this.#toldUnverified.add(told);
+    this.signing?.onUnsigned?.(record, where);
   }
 
   /**
@@ -127,8 +145,8 @@ export class KvRouterStore implements RouterStore {
     if (!live(entry)) return undefined;
     const record = entry.json<SignedRecord>();
     // The record's key names its session: a record copied under another session's key is not that session's.
-    const verified = record.sessionId === sessionId && (await this.#verified(entry.key, entry.revision, record)) && this.#userProven(record);
-    return { record: unsigned(record), verified, revision: entry.revision };
+    const verified = record.sessionId === sessionId && (await this.#signingKeys.verified(entry.key, entry.revision, record)) && this.#userProven(record);
+    return { record: this.#opened(record), verified, revision: entry.revision };
   }
 
   /** The executor's sessions whose records their servers signed; the others are told to `onUnsigned` and left out. */
@@ -138,67 +156,30 @@ export class KvRouterStore implements RouterStore {
       const found = await this.getVerifiedSession(fromToken(key.slice(2)));
       if (found === undefined || found.record.executorId !== executorId) continue;
       if (found.verified) sessions.push(found.record);
-      else this.signing?.onUnsigned?.(found.record, 'its browser connected');
+      else this.#tellUnverified(found.record, found.revision, 'its browser connected');
     }
     return sessions;
   }
 
   /** Publishes this instance's signing key beside the keys of its last starts (so that their records still verify). */
-  async publishSigningKey(): Promise<void> {
-    if (this.signing === undefined) return;
-    const { instanceId, signer } = this.signing;
-    const key = keysKey(instanceId);
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const entry = await this.kv.get(key);
-      const known = live(entry) ? keysIn(entry, instanceId) : [];
-      const keys = [...known.filter((k) => k !== signer.publicKey), signer.publicKey].slice(-MAX_SIGNING_KEYS);
-      const value = JSON.stringify({ instanceId, keys });
-      try {
-        if (live(entry)) await this.kv.update(key, value, entry.revision);
-        else await this.kv.create(key, value);
-        this.#signingKeys.set(instanceId, { keys, at: Date.now() });
-        return;
-      } catch {
-        // written meanwhile (a second start under the same id): read again
-      }
-    }
-    throw new Error(`the signing keys of instance ${instanceId} could not be written; is the router bucket writable?`);
+  publishSigningKey(): Promise<void> {
+    return this.#signingKeys.publish();
   }
 
-  /** An instance's signing keys as last read; read again when `fresh` (it may have started since). */
-  async #keysOf(instanceId: string, fresh: boolean): Promise<readonly string[]> {
-    const cached = this.#signingKeys.get(instanceId);
-    if (cached !== undefined && !fresh && Date.now() - cached.at < SIGNING_KEYS_CACHE_MS) return cached.keys;
-    const entry = await this.kv.get(keysKey(instanceId));
-    const keys = live(entry) ? keysIn(entry, instanceId) : [];
-    this.#signingKeys.set(instanceId, { keys, at: Date.now() });
-    return keys;
+  /** The sessions this instance may act on (see getSession), every one or those held by one executor. */
+  listSessions(executorId?: string): Promise<SessionRecord[]> {
+    return this.#list(executorId, (sessionId) => this.getSession(sessionId));
   }
 
-  /**
-   * Whether the record (at `revision` of `key`) carries the signature of the instance it names as its server (always,
-   * without signing). A revision verified once is not verified again: a record is read on every command that crosses
-   * instances, and a signature check costs ~0.1 ms; any write gives the key a new revision.
-   */
-  async #verified(key: string, revision: number, record: SignedRecord): Promise<boolean> {
-    if (this.signing === undefined || this.#verifiedRevisions.get(key) === revision) return true;
-    const server = record.servedBy;
-    if (server === undefined) return false;
-    for (const fresh of [false, true]) {
-      if ((await this.#keysOf(server, fresh)).some((publicKey) => signedBy(record, publicKey))) {
-        this.#verifiedRevisions.delete(key);
-        this.#verifiedRevisions.set(key, revision);
-        if (this.#verifiedRevisions.size > MAX_VERIFIED_REVISIONS) this.#verifiedRevisions.delete(this.#verifiedRevisions.keys().next().value!);
-        return true;
-      }
-    }
-    return false;
+  /** Every record, believed or not: for closing what no instance serves (the sweep, a browser that did not come back). */
+  listAllSessions(executorId?: string): Promise<SessionRecord[]> {
+    return this.#list(executorId, (sessionId) => this.getSessionUnchecked(sessionId));
   }
 
-  async listSessions(executorId?: string): Promise<SessionRecord[]> {
+  async #list(executorId: string | undefined, read: (sessionId: string) => Promise<SessionRecord | undefined>): Promise<SessionRecord[]> {
     const sessions: SessionRecord[] = [];
     for (const key of await this.#keys('s.*')) {
-      const session = await this.getSession(fromToken(key.slice(2)));
+      const session = await read(fromToken(key.slice(2)));
       if (session !== undefined && (executorId === undefined || session.executorId === executorId)) sessions.push(session);
     }
     return sessions;
@@ -215,20 +196,39 @@ export class KvRouterStore implements RouterStore {
       if (live(await this.kv.get(key))) return this.deleteSession(sessionId);
       return undefined;
     }
-    const session = unsigned(entry.json<SignedRecord>());
+    const session = this.#opened(entry.json<SignedRecord>());
     for (const { key: owned, entry: tab } of await this.#tabsOf(session.executorId)) {
       if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
     }
     return session;
   }
 
+  /**
+   * Names `instanceId` the session's server (a take-up), signing and proving the record anew: only a record as its
+   * server before signed and proved it, at the revision checked (a record another daemon rewrote is not signed over,
+   * which would vouch for what it wrote). False when there is none, or none believed.
+   */
   async setServedBy(sessionId: string, instanceId: string): Promise<boolean> {
-    let found = false;
-    await this.#updateSession(sessionId, (session) => {
-      found = true;
-      return this.#signed({ ...session, servedBy: instanceId });
-    });
-    return found;
+    const key = sessionKey(sessionId);
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const entry = await this.kv.get(key);
+      if (!live(entry)) return false;
+      const record = entry.json<SignedRecord>();
+      if (
+        this.signing !== undefined &&
+        !(record.sessionId === sessionId && (await this.#signingKeys.verified(key, entry.revision, record)) && this.#userProven(record))
+      ) {
+        this.#tellUnverified(unsigned(record), entry.revision, 'taking it up');
+        return false;
+      }
+      try {
+        await this.kv.update(key, JSON.stringify(this.#signed(this.#sealed({ ...record, servedBy: instanceId }))), entry.revision);
+        return true;
+      } catch {
+        // written by another instance since we read it: read and check again
+      }
+    }
+    throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
   }
 
   async setCurrentTab(sessionId: string, tabId: string | undefined): Promise<void> {
@@ -365,46 +365,5 @@ export class KvRouterStore implements RouterStore {
 
   #keys(filter: string): Promise<string[]> {
     return listKeys(this.kv, filter);
-  }
-}
-
-/** Errors that mean NATS is not there (as opposed to a compare-and-set that lost, which the store handles). */
-const CONNECTION_ERRORS = new Set(['TimeoutError', 'ClosedConnectionError', 'RequestError', 'NoRespondersError', 'ConnectionError', 'DrainingConnectionError']);
-
-function unavailable(error: unknown): unknown {
-  const name = (error as { name?: unknown })?.name;
-  return typeof name === 'string' && CONNECTION_ERRORS.has(name) ? new ClusterUnavailableError((error as Error).message) : error;
-}
-
-/**
- * The bucket, with NATS being away turned into ClusterUnavailable: the router then answers "the cluster store cannot
- * be reached", not a timeout of some internal request.
- */
-function unavailableWhenDown(kv: KV, down: () => boolean): KV {
-  return new Proxy(kv, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (down()) return Promise.reject(new ClusterUnavailableError('the connection to NATS is lost and is being retried'));
-        try {
-          const result: unknown = value.apply(target, args);
-          return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(unavailable(error))) : result;
-        } catch (error) {
-          throw unavailable(error);
-        }
-      };
-    },
-  });
-}
-
-/** The keys an instance's `p.<instance>` entry lists; none when it is not that instance's entry or not one at all. */
-function keysIn(entry: KvEntry, instanceId: string): string[] {
-  try {
-    const value = entry.json<{ instanceId?: unknown; keys?: unknown }>();
-    if (value.instanceId !== instanceId || !Array.isArray(value.keys)) return [];
-    return value.keys.filter((k): k is string => typeof k === 'string').slice(-MAX_SIGNING_KEYS);
-  } catch {
-    return [];
   }
 }

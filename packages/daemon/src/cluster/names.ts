@@ -18,6 +18,14 @@ export function localBrowserId(instanceId: string): string {
   return `local-${instanceId}`;
 }
 
+/**
+ * What an instance's own launched browser is called in the cluster: from its id alone, whatever its directory entry
+ * says, so that a daemon's credentials cannot dress a browser of theirs up as a user's laptop.
+ */
+export function localBrowserName(instanceId: string): string {
+  return `Chromium on ${instanceId}`;
+}
+
 /** The buckets and subjects of one cluster; `prefix` lets several clusters share one NATS account. */
 export class ClusterNames {
   constructor(readonly prefix = 'browsermcp') {}

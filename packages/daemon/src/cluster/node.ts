@@ -329,7 +329,7 @@ export class ClusterNode implements RemoteExecutors {
     const ended = readMessage(msg, parseSessionEnded);
     if (!ended || ended.instanceId === this.instanceId) return;
     // Said after the store forgot the session: one the store still holds has not ended, whoever says so.
-    if ((await this.store.getSession(ended.sessionId).catch(() => undefined)) !== undefined) {
+    if ((await this.store.getSessionUnchecked(ended.sessionId).catch(() => undefined)) !== undefined) {
       this.#options.logger.warn(
         { sessionId: ended.sessionId, instanceId: ended.instanceId },
         'ignored a session-ended notice for a session that is still open',

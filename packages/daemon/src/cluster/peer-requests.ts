@@ -79,7 +79,7 @@ export class PeerRequests {
           return this.reply(msg, { ok: true });
         case 'close':
           // Sent once the session left the store: one still open there is not closed on another's word.
-          if ((await this.o.store.getSession(call.sessionId)) !== undefined) {
+          if ((await this.o.store.getSessionUnchecked(call.sessionId)) !== undefined) {
             throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
           }
           await router.peer.closeSession(call.executorId, call.sessionId);

@@ -1,5 +1,7 @@
 import { createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import type { SessionRecord } from '../router/store.js';
+import type { SessionSecrets } from './session-secrets.js';
+import type { UserProofs } from './user-proofs.js';
 
 /**
  * Session records signed by the instance they name as their server. The router's bucket is every daemon's to write,
@@ -31,6 +33,8 @@ export function canonicalJson(value: unknown): string {
 /** A record as the store keeps it: the record, its server's proof of its user (user-proofs.ts) and its signature. */
 export interface SignedRecord extends SessionRecord {
   readonly userProof?: string;
+  /** The session's secrets, sealed (session-secrets.ts), in place of `settings.secrets`. */
+  readonly sealedSecrets?: string;
   readonly signature?: string;
 }
 
@@ -77,9 +81,9 @@ export function signedBy(record: SignedRecord, publicKey: string): boolean {
   }
 }
 
-/** The record without its signature and user proof, as the router works with it. */
+/** The record without its signature, user proof and sealed secrets. */
 export function unsigned(record: SignedRecord): SessionRecord {
-  const { signature: _signature, userProof: _proof, ...rest } = record;
+  const { signature: _signature, userProof: _proof, sealedSecrets: _sealed, ...rest } = record;
   return rest;
 }
 
@@ -87,4 +91,23 @@ function rawPublicKey(key: KeyObject): string {
   const jwk = key.export({ format: 'jwk' });
   if (typeof jwk.x !== 'string') throw new Error('an Ed25519 public key without its x');
   return jwk.x;
+}
+
+/** How this instance signs the session records it serves, and what goes with them (KvRouterStore). */
+export interface RecordSigning {
+  readonly instanceId: string;
+  readonly signer: RecordSigner;
+  /** Told of a record that the instance it names as its server did not sign, where it was not believed. */
+  readonly onUnsigned?: (record: SessionRecord, where: string) => void;
+  /**
+   * Proofs of a session's user (user-proofs.ts): made for the records this instance signs, required of every record
+   * with a user. Absent where the daemons share no token secret (public-key auth): a record's user is then its
+   * server's word.
+   */
+  readonly userProofs?: UserProofs;
+  /**
+   * How a record keeps its session's secrets (session-secrets.ts): sealed, where the daemons share a token secret;
+   * in clear otherwise.
+   */
+  readonly sessionSecrets?: SessionSecrets;
 }

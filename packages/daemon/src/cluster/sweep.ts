@@ -28,7 +28,8 @@ export class ClusterSweep {
   async run({ store, router, liveInstances: live, claimed, logger }: SweepInputs): Promise<void> {
     const now = Date.now();
     const grace = router.gracePeriodMs;
-    const sessions = await store.listSessions();
+    // Every record, believed or not: one another daemon rewrote is cleaned up as its session would be.
+    const sessions = await store.listAllSessions();
     for (const [executorId] of overdue(
       this.#missingSince,
       sessions.map((s) => s.executorId),

@@ -347,7 +347,7 @@ export class SessionRouter {
   /** Closes the sessions of a browser that did not come back (here, or on a cluster instance that died). */
   async #expire(executorId: string): Promise<void> {
     try {
-      for (const { sessionId } of await this.#store.listSessions(executorId)) {
+      for (const { sessionId } of await (this.#store.listAllSessions?.(executorId) ?? this.#store.listSessions(executorId))) {
         await this.#endSession(sessionId, 'browser-gone');
       }
     } catch (error) {

@@ -82,9 +82,15 @@ export interface StateHolder {
 export interface RouterStore {
   /** Adds a session unless one with that id exists; false if it does. */
   createSession(session: SessionRecord): Promise<boolean>;
+  /** The session, as this instance may act on it (in a cluster: a record its server signed; see KvRouterStore). */
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
-  /** Every session, or those held by one executor. */
+  /** Every session, or those held by one executor (as getSession reads them). */
   listSessions(executorId?: string): Promise<SessionRecord[]>;
+  /**
+   * Every record, believed or not, for closing the sessions no one serves (a browser that did not come back): a
+   * record another daemon rewrote is still one to clean up. Default listSessions.
+   */
+  listAllSessions?(executorId?: string): Promise<SessionRecord[]>;
   /**
    * The sessions held by one executor that its instance may open again when the executor connects: in a cluster,
    * those whose records the instances serving them signed (a record another daemon rewrote is left out). Default

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { hs256Verifier, signToken, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
 import { RecordSigner } from '../../src/cluster/record-signatures';
@@ -316,6 +316,83 @@ it("hears a browser's events only from the instance that holds it: one daemon's 
   });
 });
 
+it("keeps a session's secrets sealed in the store: one daemon's seed reads the record, not the values", async () => {
+  // Heidi's browser is on a, her client on b; her session's --secrets travel in its record to a, which runs it.
+  const ext = await extension(A, 'heidi', idOf('heidi-laptop'));
+  const peer = await client(B, 'heidi');
+  await until(async () => (await rpc(peer, 'list_extensions')).result.extensions.length === 1, 'her browser listed on b');
+  const connected = await rpc(peer, 'connect', { extension_id: idOf('heidi-laptop'), settings: { secrets: { BANK_PIN: '4321-heidi-pin' } } });
+  const sessionId = connected.result.session_id as string;
+  // The browser gets them: a opened them from the record b wrote.
+  expect(await ext.next((m) => m.name === 'session_opened' && m.sessionId === sessionId)).toMatchObject({
+    payload: { settings: { secrets: { BANK_PIN: '4321-heidi-pin' } } },
+  });
+  // b's seed reads the record: no value in it, in any form.
+  const router = await new Kvm(await asDaemonB()).open('browsermcp_router');
+  const raw = (await router.get(`s.${token(sessionId)}`))!.string();
+  expect(raw).toContain('sealedSecrets');
+  for (const form of ['4321-heidi-pin', Buffer.from('4321-heidi-pin').toString('base64'), Buffer.from('4321-heidi-pin').toString('hex'), 'BANK_PIN']) {
+    expect(raw).not.toContain(form);
+  }
+});
+
+it('acts on a session only as its server signed it, where it is served too: a rewritten record neither reroutes her calls nor is signed over', async () => {
+  // Judy's browser and client are on a. b's seed says b has a launched browser, dressed up as her laptop.
+  const ext = await extension(A, 'judy', idOf('judy-laptop'));
+  const { peer, sessionId } = await session(A, 'judy', ext, idOf('judy-laptop'));
+  const nc = await asDaemonB();
+  const heard: string[] = [];
+  nc.subscribe('browsermcp.instance.b.from.*', { callback: (_error, msg) => void heard.push(msg.string()) });
+  await nc.flush();
+  const directory = await new Kvm(nc).open('browsermcp_browsers');
+  const fake = { id: 'local-b', instanceId: 'b', kind: 'local', name: "Judy's laptop", userId: null, connected: true };
+  await directory.put(`b.b.${token('local-b')}`, JSON.stringify(fake));
+  // (gone again at the end, or once its entry expires: the other tests count the browsers a user is shown)
+  onTestFinished(() => directory.delete(`b.b.${token('local-b')}`));
+  await until(() => daemons[A]!.cluster!.browsersFor('judy').some((b) => b.id === 'local-b'), 'a lists b as having a launched browser');
+  // Its name is its instance's, not the entry's.
+  expect(daemons[A]!.cluster!.browsersFor('judy').find((b) => b.id === 'local-b')).toMatchObject({ name: 'Chromium on b' });
+
+  // Her record pointed at that browser, a's signature kept: a, which serves her, no longer believes it. An event b
+  // says of that browser for her session is not hers (a reads the record, says why, and drops it), and her call goes
+  // nowhere (before, a sent it to b's seed, which answered for her browser).
+  const router = await new Kvm(nc).open('browsermcp_router');
+  const key = `s.${token(sessionId)}`;
+  const record = (await router.get(key))!.json<SessionRecord>();
+  await router.put(key, JSON.stringify({ ...record, executorId: 'local-b' }));
+  const forged = { wireId: 'ev-x', sessionId, type: 'event', name: 'console', payload: { type: 'log', text: 'from b' } };
+  nc.publish('browsermcp.instance.a.from.b', JSON.stringify({ op: 'event', executorId: 'local-b', event: forged }));
+  await nc.flush();
+  await until(() => logsOfA.some((line) => line.includes('(it was read)') && line.includes(sessionId)), 'a reads it and says why');
+  const typed = await rpc(peer, 'browser_type', { text: 'hunter2-judy' });
+  expect(typed.error?.message).toMatch(/is not open/);
+
+  // Taking it up (her client gone, then back) does not sign over what b wrote: refused, and the record is b's still.
+  peer.ws.terminate();
+  await peer.closed;
+  await until(() => !daemons[A]!.app.browsermcp.linked.has(sessionId), 'the dropped client noticed');
+  const back = await client(A, 'judy');
+  const resumed = await rpc(back, 'connect', { extension_id: idOf('judy-laptop'), resume_session: sessionId, resumable: true });
+  expect(resumed.error?.message).toMatch(/is not open/);
+  expect((await router.get(key))!.json<SessionRecord>()).toMatchObject({ executorId: 'local-b', servedBy: 'a' });
+  // Her own record back, her session is hers again: taken up, her browser's event is the first she hears, and her
+  // call reaches her browser; b's seed heard none of it.
+  await router.put(key, JSON.stringify(record));
+  expect((await rpc(back, 'connect', { extension_id: idOf('judy-laptop'), resume_session: sessionId, resumable: true })).result).toMatchObject({
+    resumed: true,
+  });
+  ext.send({ wireId: 'ev-real', sessionId, type: 'event', name: 'console', payload: { type: 'log', text: 'from her page' } });
+  expect(await back.next((m) => typeof m.method === 'string' && m.method.startsWith('event/'))).toMatchObject({
+    params: { payload: { text: 'from her page' } },
+  });
+  const running = rpc(back, 'browser_snapshot', {});
+  const next = await ext.next((m) => m.type === 'command');
+  expect(next).toMatchObject({ name: 'browser_snapshot', sessionId });
+  answer(ext, next, 'hers');
+  expect((await running).result.content[0].text).toBe('hers');
+  expect(heard.filter((h) => h.includes('"op":"send"') || h.includes('hunter2-judy'))).toEqual([]);
+});
+
 it("believes a session's record only as the instance serving it signed it: another daemon's seed cannot change what the session is", async () => {
   // Hank's client is on daemon a, his browser on daemon b: b runs a's commands for him on what his record says.
   const ext = await extension(B, 'hank', idOf('hank-laptop'));
@@ -339,7 +416,7 @@ it("believes a session's record only as the instance serving it signed it: anoth
   await ext.closed;
   const back = await extension(B, 'hank', idOf('hank-laptop'));
   expect(await back.next((m) => m.name === 'session_opened' && m.sessionId === other.sessionId)).toMatchObject({ payload: { resumed: true } });
-  await until(() => logsOfB.some((line) => line.includes('its browser connected') && line.includes(sessionId)), 'b says why');
+  await until(() => logsOfB.some((line) => line.includes('did not sign') && line.includes(sessionId)), 'b says why');
   // Nothing of it reached his browser (the first thing it hears of that session is his next command); with the
   // record a signed back in place, his calls run again.
   await router.put(key, JSON.stringify(record));

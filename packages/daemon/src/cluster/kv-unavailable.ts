@@ -1,0 +1,32 @@
+import type { KV } from '@nats-io/kv';
+import { ClusterUnavailableError } from '../errors.js';
+
+/** Errors that mean NATS is not there (as opposed to a compare-and-set that lost, which the store handles). */
+const CONNECTION_ERRORS = new Set(['TimeoutError', 'ClosedConnectionError', 'RequestError', 'NoRespondersError', 'ConnectionError', 'DrainingConnectionError']);
+
+function unavailable(error: unknown): unknown {
+  const name = (error as { name?: unknown })?.name;
+  return typeof name === 'string' && CONNECTION_ERRORS.has(name) ? new ClusterUnavailableError((error as Error).message) : error;
+}
+
+/**
+ * The bucket, with NATS being away turned into ClusterUnavailable: the router then answers "the cluster store cannot
+ * be reached", not a timeout of some internal request.
+ */
+export function unavailableWhenDown(kv: KV, down: () => boolean): KV {
+  return new Proxy(kv, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (down()) return Promise.reject(new ClusterUnavailableError('the connection to NATS is lost and is being retried'));
+        try {
+          const result: unknown = value.apply(target, args);
+          return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(unavailable(error))) : result;
+        } catch (error) {
+          throw unavailable(error);
+        }
+      };
+    },
+  });
+}
