@@ -53,21 +53,24 @@ export class KvRouterStore implements RouterStore {
   }
 
   /**
-   * The record as this instance writes it: when it names this instance as its server, with the proof of its user
-   * (this instance checked the user's token to open or take it up) and signed.
+   * The record as this instance writes it: when it names this instance as its server, with its proof (this instance
+   * checked the user's token to open or take it up) and signed.
    */
   #signed(session: SessionRecord): SessionRecord {
     if (this.signing === undefined || session.servedBy !== this.signing.instanceId) return session;
     const { userProofs, signer } = this.signing;
     const { userProof: _old, ...claims } = session as SignedRecord;
-    const proven: SignedRecord = userProofs !== undefined && claims.userId !== undefined ? { ...claims, userProof: userProofs.session(claims) } : claims;
+    const proven: SignedRecord = userProofs !== undefined ? { ...claims, userProof: userProofs.session(claims) } : claims;
     return signer.sign(proven);
   }
 
-  /** Whether a record's user is proven by an instance that checked that user's token (always, without proofs). */
+  /**
+   * Whether the record carries the proof of an instance that checked its user's token (always, without proofs): a
+   * record with no user too, or another daemon's credentials could open one on any daemon's launched browser.
+   */
   #userProven(record: SignedRecord): boolean {
     const proofs = this.signing?.userProofs;
-    return proofs === undefined || record.userId === undefined || proofs.provesSession(record, record.userProof);
+    return proofs === undefined || proofs.provesSession(record);
   }
 
   /** The cluster's secret `name`: made by the first daemon that asks (create-if-absent), read by the others. */
@@ -95,14 +98,14 @@ export class KvRouterStore implements RouterStore {
     const sealer = this.signing?.sessionSecrets;
     if (sealer === undefined || secrets === undefined) return session;
     const { secrets: _clear, ...settings } = session.settings!;
-    return { ...session, settings, sealedSecrets: sealer.seal(session.sessionId, secrets) };
+    return { ...session, settings, sealedSecrets: sealer.seal(session, secrets) };
   }
 
   /** The record as the router works with it: without signature and proofs, its secrets opened. */
   #opened(record: SignedRecord): SessionRecord {
     const session = unsigned(record);
     if (record.sealedSecrets === undefined) return session;
-    const secrets = this.signing?.sessionSecrets?.open(record.sessionId, record.sealedSecrets);
+    const secrets = this.signing?.sessionSecrets?.open(record, record.sealedSecrets);
     return secrets === undefined ? session : { ...session, settings: { ...session.settings, secrets } };
   }
 

@@ -11,9 +11,12 @@ import type { UserProofs } from './user-proofs.js';
  * elsewhere is (its user, agent, browser, settings) or put it on another instance's name.
  */
 
-/** What a record's signature covers: everything but the current tab, which the browser's instance also writes. */
-function claimsOf(record: SessionRecord): string {
-  const { currentTabId: _tab, ...claims } = record;
+/**
+ * What a record's signature (and its user proof, user-proofs.ts) covers: everything but the current tab, which the
+ * browser's instance also writes, and the signature and proof themselves.
+ */
+export function claimsOf(record: SignedRecord): string {
+  const { currentTabId: _tab, signature: _signature, userProof: _proof, ...claims } = record;
   // As JSON reads it back (undefined dropped or null, -0 as 0): the signer signs an object, the verifier reads JSON.
   return canonicalJson(JSON.parse(JSON.stringify(claims)));
 }
@@ -50,8 +53,8 @@ export class RecordSigner {
     this.publicKey = rawPublicKey(publicKey);
   }
 
-  sign(record: SessionRecord): SignedRecord {
-    const { signature: _old, ...unsigned } = record as SignedRecord;
+  sign(record: SignedRecord): SignedRecord {
+    const { signature: _old, ...unsigned } = record;
     return { ...unsigned, signature: sign(null, Buffer.from(claimsOf(unsigned)), this.#privateKey).toString('base64url') };
   }
 }

@@ -27,7 +27,11 @@ export class RemoteExecutor implements Executor {
   }
 
   async openSession(session: SessionRecord): Promise<void> {
-    await this.node.request(this.id, { op: 'open', session: { ...session } }, CALL_TIMEOUT_MS);
+    // The browser's instance opens the session from the store's record (signed, its secrets sealed there), not from
+    // this message: its secrets do not travel in it.
+    const { secrets: _secrets, ...settings } = session.settings ?? {};
+    const record = session.settings === undefined ? session : { ...session, settings };
+    await this.node.request(this.id, { op: 'open', session: record }, CALL_TIMEOUT_MS);
   }
 
   async closeSession(sessionId: string): Promise<void> {

@@ -9,9 +9,17 @@ const TAG_BYTES = 16;
 /**
  * A session's secrets (`--secrets`: names whose values are typed into pages and never shown) as its record keeps them
  * in the cluster's store, which every daemon's NATS credentials may read: sealed (AES-256-GCM) under a key derived
- * from the daemons' shared token secret, bound to the session's id, so that a NATS seed alone reads none of them. The
- * instance that runs the session's browser opens them again to hand them to the browser.
+ * from the daemons' shared token secret, bound to the session, its browser and its user, so that a NATS seed alone
+ * reads none of them, nor moves them to a session of its own. The instance that runs the session's browser opens them
+ * again to hand them to the browser.
  */
+
+/** What sealed secrets are bound to: they open only for the same session, browser and user. */
+export interface SealedFor {
+  readonly sessionId: string;
+  readonly executorId: string;
+  readonly userId?: string | undefined;
+}
 export class SessionSecrets {
   readonly #key: Uint8Array;
 
@@ -19,20 +27,20 @@ export class SessionSecrets {
     this.#key = key;
   }
 
-  seal(sessionId: string, secrets: Readonly<Record<string, string>>): string {
+  seal(session: SealedFor, secrets: Readonly<Record<string, string>>): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv).setAAD(aad(sessionId));
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES }).setAAD(aad(session));
     const sealed = Buffer.concat([cipher.update(JSON.stringify(secrets), 'utf8'), cipher.final()]);
     return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
   }
 
-  /** The secrets sealed for this session, or undefined when they were sealed for another session, key, or changed. */
-  open(sessionId: string, sealed: unknown): Record<string, string> | undefined {
+  /** The secrets sealed for this session, or undefined when sealed for another session (browser, user), key, or changed. */
+  open(session: SealedFor, sealed: unknown): Record<string, string> | undefined {
     if (typeof sealed !== 'string') return undefined;
     const bytes = Buffer.from(sealed, 'base64url');
     if (bytes.length < IV_BYTES + TAG_BYTES) return undefined;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES)).setAAD(aad(sessionId));
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES }).setAAD(aad(session));
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
       const text = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
       const value: unknown = JSON.parse(text);
@@ -44,6 +52,6 @@ export class SessionSecrets {
   }
 }
 
-function aad(sessionId: string): Buffer {
-  return Buffer.from(`browsermcp session secrets\u0000${sessionId}`, 'utf8');
+function aad(session: SealedFor): Buffer {
+  return Buffer.from(JSON.stringify(['browsermcp session secrets', session.sessionId, session.executorId, session.userId ?? null]), 'utf8');
 }

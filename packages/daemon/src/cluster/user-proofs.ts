@@ -1,15 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { claimsOf, type SignedRecord } from './record-signatures.js';
 
 /** What the key of the user proofs is derived for (TokenVerifier.derivedKey). */
 export const USER_PROOF_PURPOSE = 'browsermcp cluster user proof v1';
-
-/** The facts a session's user proof binds: whose session it is, on which browser, served by which instance. */
-export interface SessionFacts {
-  readonly sessionId: string;
-  readonly executorId: string;
-  readonly userId?: string | undefined;
-  readonly servedBy?: string | undefined;
-}
 
 /** The facts a browser's user proof binds: which browser, whose, held by which instance. */
 export interface BrowserFacts {
@@ -23,8 +16,10 @@ export interface BrowserFacts {
  * cluster's store and directory are every daemon's to write, and a record or entry there names its user: without
  * this, a daemon's NATS credentials alone could write a session for any user on that user's browser, take up one
  * whose client has gone, or list a browser of their own making among a user's. The instance serving a session proves
- * the session's user (at its open and at a take-up, after the user's token), the instance holding an extension
- * proves the browser's (after the extension's token); the others believe neither without it. An HMAC, not a signature:
+ * its record (at its open and at a take-up, after the user's token: all of it, its user or none, browser, agent,
+ * settings and sealed secrets, so that no part of it can be changed or moved under another daemon's signature), the
+ * instance holding an extension proves the browser's user (after the extension's token); the others believe neither
+ * without it. An HMAC, not a signature:
  * the daemons share the HS256 secret already, and each of them can make any user's token with it anyway.
  */
 export class UserProofs {
@@ -34,17 +29,18 @@ export class UserProofs {
     this.#key = key;
   }
 
-  session(facts: SessionFacts): string {
-    return this.#mac(['session', facts.sessionId, facts.executorId, facts.userId ?? null, facts.servedBy ?? null]);
+  /** The proof of a session record: of everything its signature covers (record-signatures.ts claimsOf). */
+  session(record: SignedRecord): string {
+    return this.#mac(['session', claimsOf(record)]);
   }
 
   browser(facts: BrowserFacts): string {
     return this.#mac(['browser', facts.id, facts.userId, facts.instanceId]);
   }
 
-  /** Whether `proof` is this key's proof of the session's facts. */
-  provesSession(facts: SessionFacts, proof: unknown): boolean {
-    return same(this.session(facts), proof);
+  /** Whether the record carries this key's proof of it. */
+  provesSession(record: SignedRecord): boolean {
+    return same(this.session(record), record.userProof);
   }
 
   /** Whether `proof` is this key's proof of the browser's facts. */

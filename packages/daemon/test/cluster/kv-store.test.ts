@@ -4,7 +4,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KvRouterStore } from '../../src/index';
 import { NatsServer } from '@browsermcp/testkit';
 import { describeRouterStore } from '../helpers/store-contract';
-import { RecordSigner } from '../../src/cluster/record-signatures';
+import { randomBytes } from 'node:crypto';
+import { RecordSigner, type SignedRecord } from '../../src/cluster/record-signatures';
+import { SessionSecrets } from '../../src/cluster/session-secrets';
+import { UserProofs } from '../../src/cluster/user-proofs';
 
 let nats: NatsServer;
 const connections: NatsConnection[] = [];
@@ -100,4 +103,51 @@ it('signs the records an instance serves: they verify after its restarts (its la
   expect(await again.setServedBy('by-a', 'a')).toBe(false);
   expect(await again.getSession('by-a')).toBeUndefined();
   expect(await again.getSessionUnchecked('by-a')).toMatchObject({ sessionId: 'by-a' });
+});
+
+it('believes a record, with a user or without, only as proven by a daemon holding the token secret, and as it was proven', async () => {
+  const name = `proofs_${++bucket}`;
+  const secret = randomBytes(32);
+  const nc = await connect({ servers: nats.url });
+  connections.push(nc);
+  const kv = await new Kvm(nc).create(name, { history: 1 });
+  const withSecret = (instanceId: string) => ({
+    instanceId,
+    signer: new RecordSigner(),
+    userProofs: new UserProofs(secret),
+    sessionSecrets: new SessionSecrets(secret),
+  });
+  const a = new KvRouterStore(kv, () => false, withSecret('a'));
+  await a.publishSigningKey();
+  // b's NATS credentials alone: it signs as b (it may publish b's keys), it has no token secret.
+  const signerOfB = new RecordSigner();
+  const seedOfB = new KvRouterStore(kv, () => false, { instanceId: 'b', signer: signerOfB });
+  await seedOfB.publishSigningKey();
+
+  await a.createSession({
+    sessionId: 'by-a',
+    executorId: 'local-a',
+    servedBy: 'a',
+    agent: 'user alice',
+    userId: 'alice',
+    settings: { secrets: { PIN: '1234' } },
+  });
+  expect(await a.getSession('by-a')).toMatchObject({ agent: 'user alice', settings: { secrets: { PIN: '1234' } } });
+  // A session of b's making on a's launched browser, with no user (before, only a record with a user needed a proof).
+  await seedOfB.createSession({ sessionId: 'no-user', executorId: 'local-a', servedBy: 'b' });
+  expect(await a.getSession('no-user')).toBeUndefined();
+  expect(await a.getSessionUnchecked('no-user')).toMatchObject({ servedBy: 'b' });
+  // a's record, its proof kept, re-signed by b naming b under another agent name: the proof covers the whole record.
+  const original = (await kv.get('s.YnktYQ'))!.json<SignedRecord>();
+  await kv.put('s.YnktYQ', JSON.stringify(signerOfB.sign({ ...original, servedBy: 'b', agent: 'user alice (trusted)' })));
+  expect(await a.getSession('by-a')).toBeUndefined();
+  // Its sealed secrets moved into b's own session on the same browser: they open for that session only.
+  await kv.put(
+    's.Ynktc2VjcmV0cw',
+    JSON.stringify(signerOfB.sign({ sessionId: 'by-secrets', executorId: 'local-a', servedBy: 'b', sealedSecrets: original.sealedSecrets })),
+  );
+  expect(await a.getSessionUnchecked('by-secrets')).not.toHaveProperty('settings.secrets');
+  // a's own record back: believed, secrets and all.
+  await kv.put('s.YnktYQ', JSON.stringify(original));
+  expect(await a.getSession('by-a')).toMatchObject({ agent: 'user alice', settings: { secrets: { PIN: '1234' } } });
 });
