@@ -3,7 +3,8 @@ import type { KV, KvEntry } from '@nats-io/kv';
 import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from '../router/store.js';
 import { listKeys, live } from './keys.js';
 import { fromToken, token } from './names.js';
-import { unsigned, type RecordSigning, type SignedRecord } from './record-signatures.js';
+import { unsigned, type SignedRecord } from './record-signatures.js';
+import type { RecordSigning } from './record-signing.js';
 import { keysKey, SigningKeys } from './signing-keys.js';
 import { unavailableWhenDown } from './kv-unavailable.js';
 

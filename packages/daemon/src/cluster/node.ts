@@ -54,6 +54,8 @@ export class ClusterNode implements RemoteExecutors {
   readonly #startedAt = Date.now();
   /** Requests waiting on each instance, to fail at once when that instance stops answering pings. */
   readonly #inFlight = new InFlightRequests();
+  /** What other instances ask of this one (once attached). */
+  #requests: PeerRequests | undefined;
   #attached:
     | { router: SessionRouter; extensions: ExtensionBrowsers; localBrowser: BrowserEntry | undefined; driving: (sessionId: string) => boolean }
     | undefined;
@@ -147,7 +149,7 @@ export class ClusterNode implements RemoteExecutors {
       deliver: (executorId, event) => void router.peer.forwardedEvent(executorId, event),
       logger: this.#options.logger,
     });
-    const requests = new PeerRequests({
+    const requests = (this.#requests = new PeerRequests({
       events,
       store: this.store,
       router: () => this.router,
@@ -156,7 +158,7 @@ export class ClusterNode implements RemoteExecutors {
       maxPayload: () => this.#nc.info?.max_payload ?? 1024 * 1024,
       senderOf: (subject) => this.#names.senderOf(subject),
       logger: this.#options.logger,
-    });
+    }));
     this.#subscriptions.push(
       this.#nc.subscribe(this.#names.instanceSubject(this.instanceId, '*'), { callback: (_error, msg) => void requests.serve(msg) }),
       this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => void this.#onSessionEnded(msg) }),
@@ -229,6 +231,7 @@ export class ClusterNode implements RemoteExecutors {
   }
 
   sessionEnded(sessionId: string, reason: SessionCloseReason): void {
+    this.#requests?.ended(sessionId);
     this.#publish(this.#names.endedSubject, { instanceId: this.instanceId, sessionId, reason });
   }
 

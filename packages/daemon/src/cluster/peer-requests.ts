@@ -51,7 +51,20 @@ export class PeerRequests {
    */
   readonly #servedFor = new Map<string, { sender: string; revision: number }>();
 
+  /**
+   * Sessions that ended here (closed by their server, or by this instance: stopped, browser gone), most recent last:
+   * a record of one written back (by a daemon that served it, which may sign it again) does not open it again.
+   */
+  readonly #ended = new Set<string>();
+
   constructor(private readonly o: PeerRequestsOptions) {}
+
+  /** Remembers that a session ended here (see #ended; the oldest forgotten past MAX_SERVED_FOR). */
+  ended(sessionId: string): void {
+    this.#ended.delete(sessionId);
+    this.#ended.add(sessionId);
+    if (this.#ended.size > MAX_SERVED_FOR) this.#ended.delete(this.#ended.values().next().value!);
+  }
 
   async serve(msg: Msg): Promise<void> {
     const sender = this.o.senderOf(msg.subject);
@@ -84,6 +97,7 @@ export class PeerRequests {
           }
           await router.peer.closeSession(call.executorId, call.sessionId);
           this.#servedFor.delete(call.sessionId);
+          this.ended(call.sessionId);
           return this.reply(msg, { ok: true });
         case 'cancel':
           // Only the instance that sent a command stops it.
@@ -109,6 +123,10 @@ export class PeerRequests {
    * it names as its server (record-signatures.ts). Anything else reads as not found.
    */
   private async checkSession(sender: string, executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
+    if (this.#ended.has(sessionId)) {
+      this.o.logger.warn({ sessionId, sender }, 'refused a request for a session that ended here (its record was written back)');
+      throw new SessionNotFoundError(sessionId);
+    }
     const found = await this.o.store.getVerifiedSession(sessionId);
     if (found !== undefined && !found.verified) {
       this.o.logger.warn(

@@ -1,6 +1,7 @@
 import type { KV, KvEntry } from '@nats-io/kv';
 import { live } from './keys.js';
-import { signedBy, type RecordSigning, type SignedRecord } from './record-signatures.js';
+import { signedBy, type SignedRecord } from './record-signatures.js';
+import type { RecordSigning } from './record-signing.js';
 
 /** How many of an instance's signing keys are kept (one per start): records signed before that many restarts fail. */
 export const MAX_SIGNING_KEYS = 8;

@@ -393,6 +393,40 @@ it('acts on a session only as its server signed it, where it is served too: a re
   expect(heard.filter((h) => h.includes('"op":"send"') || h.includes('hunter2-judy'))).toEqual([]);
 });
 
+it('does not open again a session that ended, whoever writes its record back: not even the daemon that served it', async () => {
+  // Kim's browser is on a, her client on b: b serves her session, and signed and proved its record.
+  const ext = await extension(A, 'kim', idOf('kim-laptop'));
+  const peer = await client(B, 'kim');
+  await until(async () => (await rpc(peer, 'list_extensions')).result.extensions.length === 1, 'her browser listed on b');
+  const sessionId = (await rpc(peer, 'connect', { extension_id: idOf('kim-laptop') })).result.session_id as string;
+  await ext.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
+  const nc = await asDaemonB();
+  const router = await new Kvm(nc).open('browsermcp_router');
+  const key = `s.${token(sessionId)}`;
+  const record = (await router.get(key))!.string();
+  // She ends it; b's seed writes the record back (b's own signature and proof, as b wrote it) and asks a to run in it.
+  await rpc(peer, 'disconnect');
+  await ext.next((m) => m.name === 'session_closed' && m.sessionId === sessionId);
+  await router.put(key, record);
+  const forged = { wireId: 'revived', sessionId, type: 'command', name: 'browser_evaluate', payload: { function: '() => document.cookie' } };
+  const asked = await nc.request(
+    'browsermcp.instance.a.from.b',
+    JSON.stringify({ op: 'send', executorId: idOf('kim-laptop'), command: forged, timeoutMs: 5_000 }),
+    {
+      timeout: 10_000,
+    },
+  );
+  expect(asked.json()).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
+  expect(logsOfA.some((line) => line.includes('ended here') && line.includes(sessionId))).toBe(true);
+  await router.delete(key);
+  // Nothing reached her browser: the next thing it hears is a new session of hers.
+  const again = await rpc(peer, 'connect', { extension_id: idOf('kim-laptop') });
+  expect(await ext.next((m) => m.type === 'command' || m.name === 'session_opened')).toMatchObject({
+    name: 'session_opened',
+    sessionId: again.result.session_id,
+  });
+});
+
 it("believes a session's record only as the instance serving it signed it: another daemon's seed cannot change what the session is", async () => {
   // Hank's client is on daemon a, his browser on daemon b: b runs a's commands for him on what his record says.
   const ext = await extension(B, 'hank', idOf('hank-laptop'));

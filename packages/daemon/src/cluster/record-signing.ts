@@ -1,0 +1,23 @@
+import type { SessionRecord } from '../router/store.js';
+import type { RecordSigner } from './record-signatures.js';
+import type { SessionSecrets } from './session-secrets.js';
+import type { UserProofs } from './user-proofs.js';
+
+/** How this instance signs the session records it serves, and what goes with them (KvRouterStore). */
+export interface RecordSigning {
+  readonly instanceId: string;
+  readonly signer: RecordSigner;
+  /** Told of a record that the instance it names as its server did not sign, where it was not believed. */
+  readonly onUnsigned?: (record: SessionRecord, where: string) => void;
+  /**
+   * Proofs of a session's user (user-proofs.ts): made for the records this instance signs, required of every record
+   * with a user. Absent where the daemons share no token secret (public-key auth): a record's user is then its
+   * server's word.
+   */
+  readonly userProofs?: UserProofs;
+  /**
+   * How a record keeps its session's secrets (session-secrets.ts): sealed, where the daemons share a token secret;
+   * in clear otherwise.
+   */
+  readonly sessionSecrets?: SessionSecrets;
+}
