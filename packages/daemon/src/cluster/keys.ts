@@ -1,5 +1,8 @@
 import { Bucket, type KV, type KvEntry } from '@nats-io/kv';
 
+/** How often a compare-and-set write is retried when another instance wrote the same key in between. */
+export const MAX_CAS_ATTEMPTS = 20;
+
 /** Whether a read found a value (not nothing, nor a delete or purge marker). */
 export function live(entry: KvEntry | null): entry is KvEntry {
   return entry !== null && entry.operation === 'PUT';

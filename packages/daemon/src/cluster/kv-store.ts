@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from '../router/store.js';
-import { listKeys, live } from './keys.js';
+import { listKeys, live, MAX_CAS_ATTEMPTS } from './keys.js';
 import { fromToken, token } from './names.js';
 import { unsigned, type SignedRecord } from './record-signatures.js';
 import type { RecordSigning } from './record-signing.js';
 import { keysKey, SigningKeys } from './signing-keys.js';
 import { unavailableWhenDown } from './kv-unavailable.js';
-
-/** How often a compare-and-set write is retried when another instance wrote the same key in between. */
-const MAX_CAS_ATTEMPTS = 20;
 
 // Keys: `s.<session>` holds a SessionRecord; `t.<executor>.<tab>` holds the id of the session that owns the tab.
 const sessionKey = (sessionId: string): string => `s.${token(sessionId)}`;
@@ -63,15 +60,6 @@ export class KvRouterStore implements RouterStore {
     const { userProof: _old, ...claims } = session as SignedRecord;
     const proven: SignedRecord = userProofs !== undefined ? { ...claims, userProof: userProofs.session(claims) } : claims;
     return signer.sign(proven);
-  }
-
-  /**
-   * Whether the record carries the proof of an instance that checked its user's token (always, without proofs): a
-   * record with no user too, or another daemon's credentials could open one on any daemon's launched browser.
-   */
-  #userProven(record: SignedRecord): boolean {
-    const proofs = this.signing?.userProofs;
-    return proofs === undefined || proofs.provesSession(record);
   }
 
   /** The cluster's secret `name`: made by the first daemon that asks (create-if-absent), read by the others. */
@@ -130,6 +118,14 @@ export class KvRouterStore implements RouterStore {
     return record && this.#opened(record);
   }
 
+  /**
+   * Whether the record at `revision` of `key` is the session's as its server wrote it: under its own session's key (a
+   * record copied under another session's key is not that session's), signed and proven (signing-keys.ts).
+   */
+  async #believed(sessionId: string, key: string, revision: number, record: SignedRecord): Promise<boolean> {
+    return record.sessionId === sessionId && (await this.#signingKeys.verified(key, revision, record));
+  }
+
   /** Tells `onUnsigned` of a record not believed, once per session and revision (it is read on every call). */
   #tellUnverified(record: SessionRecord, revision: number, where: string): void {
     const told = `${record.sessionId}@${revision}`;
@@ -148,8 +144,7 @@ export class KvRouterStore implements RouterStore {
     const entry = await this.kv.get(sessionKey(sessionId));
     if (!live(entry)) return undefined;
     const record = entry.json<SignedRecord>();
-    // The record's key names its session: a record copied under another session's key is not that session's.
-    const verified = record.sessionId === sessionId && (await this.#signingKeys.verified(entry.key, entry.revision, record)) && this.#userProven(record);
+    const verified = await this.#believed(sessionId, entry.key, entry.revision, record);
     return { record: this.#opened(record), verified, revision: entry.revision };
   }
 
@@ -218,10 +213,7 @@ export class KvRouterStore implements RouterStore {
       const entry = await this.kv.get(key);
       if (!live(entry)) return false;
       const record = entry.json<SignedRecord>();
-      if (
-        this.signing !== undefined &&
-        !(record.sessionId === sessionId && (await this.#signingKeys.verified(key, entry.revision, record)) && this.#userProven(record))
-      ) {
+      if (!(await this.#believed(sessionId, key, entry.revision, record))) {
         this.#tellUnverified(unsigned(record), entry.revision, 'taking it up');
         return false;
       }

@@ -6,6 +6,13 @@ export const SESSION_SECRETS_PURPOSE = 'browsermcp cluster session secrets v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
+/** What sealed secrets are bound to: they open only for the same session, browser and user. */
+export interface SealedFor {
+  readonly sessionId: string;
+  readonly executorId: string;
+  readonly userId?: string | undefined;
+}
+
 /**
  * A session's secrets (`--secrets`: names whose values are typed into pages and never shown) as its record keeps them
  * in the cluster's store, which every daemon's NATS credentials may read: sealed (AES-256-GCM) under a key derived
@@ -13,13 +20,6 @@ const TAG_BYTES = 16;
  * reads none of them, nor moves them to a session of its own. The instance that runs the session's browser opens them
  * again to hand them to the browser.
  */
-
-/** What sealed secrets are bound to: they open only for the same session, browser and user. */
-export interface SealedFor {
-  readonly sessionId: string;
-  readonly executorId: string;
-  readonly userId?: string | undefined;
-}
 export class SessionSecrets {
   readonly #key: Uint8Array;
 

@@ -1,5 +1,5 @@
 import type { KV, KvEntry } from '@nats-io/kv';
-import { live } from './keys.js';
+import { live, MAX_CAS_ATTEMPTS } from './keys.js';
 import { signedBy, type SignedRecord } from './record-signatures.js';
 import type { RecordSigning } from './record-signing.js';
 
@@ -9,14 +9,13 @@ export const MAX_SIGNING_KEYS = 8;
 const SIGNING_KEYS_CACHE_MS = 60_000;
 /** Session records whose verified revision is remembered (the least recently verified forgotten past it). */
 const MAX_VERIFIED_REVISIONS = 10_000;
-const MAX_CAS_ATTEMPTS = 20;
 // `p.<instance>` holds the public keys the instance signs its session records with, which only it may write.
 export const keysKey = (instanceId: string): string => `p.${instanceId}`;
 
 /**
  * The instances' record-signing keys in the router's bucket: this instance's published beside those of its last
  * starts, another's read (and read again when a record does not verify: it may have started since), and which
- * revision of each session record verified.
+ * revision of each session record verified (signed and proven).
  */
 export class SigningKeys {
   /** Each instance's signing keys, as last read from its `p.<instance>` entry, and when. */
@@ -62,14 +61,16 @@ export class SigningKeys {
   }
 
   /**
-   * Whether the record (at `revision` of `key`) carries the signature of the instance it names as its server (always,
-   * without signing). A revision verified once is not verified again: a record is read on every command that crosses
-   * instances, and a signature check costs ~0.1 ms; any write gives the key a new revision.
+   * Whether the record (at `revision` of `key`) carries the signature of the instance it names as its server and,
+   * where the daemons share a token secret, its proof (user-proofs.ts: a record with no user too, or another daemon's
+   * credentials could open one on any daemon's launched browser); always, without signing. A revision verified once
+   * is not verified again: a record is read on every command, and a signature check costs ~0.1 ms; any write gives
+   * the key a new revision.
    */
   async verified(key: string, revision: number, record: SignedRecord): Promise<boolean> {
     if (this.signing === undefined || this.#verifiedRevisions.get(key) === revision) return true;
     const server = record.servedBy;
-    if (server === undefined) return false;
+    if (server === undefined || (this.signing.userProofs !== undefined && !this.signing.userProofs.provesSession(record))) return false;
     for (const fresh of [false, true]) {
       if ((await this.#keysOf(server, fresh)).some((publicKey) => signedBy(record, publicKey))) {
         this.#verifiedRevisions.delete(key);

@@ -19,8 +19,8 @@ export interface BrowserFacts {
  * its record (at its open and at a take-up, after the user's token: all of it, its user or none, browser, agent,
  * settings and sealed secrets, so that no part of it can be changed or moved under another daemon's signature), the
  * instance holding an extension proves the browser's user (after the extension's token); the others believe neither
- * without it. An HMAC, not a signature:
- * the daemons share the HS256 secret already, and each of them can make any user's token with it anyway.
+ * without it. An HMAC, not a signature: the daemons share the HS256 secret already, and each of them can make any
+ * user's token with it anyway.
  */
 export class UserProofs {
   readonly #key: Uint8Array;
