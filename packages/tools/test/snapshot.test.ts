@@ -107,6 +107,27 @@ describe('browser_snapshot', () => {
     expect(text).toContain('- paragraph: spaced out bold end\n');
   });
 
+  it('writes inline code into its line of text in backticks; a block of code, a named or clickable one stays a line of its own', async () => {
+    const long = 'word '.repeat(79);
+    const text = await snapshotOfHtml(
+      '<p>Call <code>first_word</code> on a <code>&amp;str</code>.</p>' +
+        '<pre><code>fn main() {}</code></pre>' +
+        '<p>See <code aria-label="the type">T</code> and <code onclick="1">run()</code> here</p>' +
+        `<p>${long}<code>tail</code> end</p>` +
+        '<h2><code>Vec&lt;T&gt;</code> basics</h2><a href="/v"><code>Vec</code></a>',
+    );
+    expect(text).toContain('- paragraph: Call `first_word` on a `&str`.\n');
+    expect(text).toContain('- code: fn main() {}\n');
+    expect(text).toMatch(
+      /- paragraph:\n {2}- text: See\n {2}- code "the type": T\n {2}- text: and\n {2}- code \[clickable\] \[ref=e\d+\]: run\(\)\n {2}- text: here\n/,
+    );
+    // A run would pass the cut with the code in it: the text is written first, nothing of it cut, the code after it.
+    expect(text).toContain(`- paragraph:\n  - text: ${long.trim()}\n  - text: "\`tail\` end"\n`);
+    // Names are the words a person reads, without the backticks; a heading or link says its code once.
+    expect(text).toContain('- heading "Vec<T> basics" [level=2]\n');
+    expect(text).toMatch(/- link "Vec" \[ref=e\d+\]\n/);
+  });
+
   it('names controls with the label text a person sees; a hidden label still names', async () => {
     const text = await snapshotOfHtml(
       '<label>Email <span style="display:none">(required)</span><input></label>' +

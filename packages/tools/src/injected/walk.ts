@@ -22,7 +22,7 @@ import { parcel, type Parcel } from './parcel.js';
 import { props, shownValue } from './states.js';
 import { clip, collapse, isBlank, isBlock } from './util.js';
 import { shownInside } from './visibility.js';
-import { renderYaml, type Item, type TreeNode } from './yaml.js';
+import { foldedCode, renderYaml, type Item, type TreeNode } from './yaml.js';
 import { inVisualOrder, ROW_HOLDERS } from './row-order.js';
 import { pruneUrls } from './link-urls.js';
 
@@ -289,6 +289,8 @@ export function walkPage(opts: WalkOptions): WalkResult {
         return;
       }
       const node = build(el, role, clickable, bare);
+      // Code in a line of text (not a block of it) reads inline, in backticks (see yaml.ts).
+      if (role === 'code' && !isBlock(el, style) && el.parentElement?.tagName !== 'PRE') node.inline = true;
       // A wrapper that takes the click for the one control inside it (a slider's rail, a switch's label, a picker's
       // frame) is one target with it: the control's ref alone, not a second one around it.
       if (node.role === 'generic' && clickable && clickable !== 'focusable' && wrapsOneControl(node)) flatten(el, out, () => out.push(...node.children), style);
@@ -372,7 +374,7 @@ export function walkPage(opts: WalkOptions): WalkResult {
     const worth = (own !== '' && role !== 'heading') || size >= WORTH_TARGETING || (opts.depth !== undefined && size > 0);
     if (container && worth) ref = UNNUMBERED;
     // A name repeated by the only text inside adds nothing.
-    if (LEAF_BY_NAME.has(role) && kids.every((c) => typeof c === 'string')) kids = [];
+    if (LEAF_BY_NAME.has(role) && kids.every((c) => typeof c === 'string' || foldedCode(c) !== undefined)) kids = [];
     let value = shownValue(el, role);
     // An editor holding only text shows it once, as its value, its lines apart as they are laid out (its textContent
     // runs them together: "42;console.log").

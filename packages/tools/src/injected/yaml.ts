@@ -20,6 +20,8 @@ export interface TreeNode {
   box: string | undefined;
   /** The element, while the walk runs (whether its text stands apart from its neighbours' is asked of it). */
   el?: Element;
+  /** Inline code (`<code>` in a line of text): written into the text around it in backticks, as Markdown does. */
+  inline?: true;
 }
 
 const esc = (s: string) => JSON.stringify(s);
@@ -43,17 +45,60 @@ export function renderYaml(items: Item[], prefix: string, maxDepth: number): str
   return out.text.slice(0, -1);
 }
 
+/** Most characters a text run (or a line's value) shows; what is longer is cut with an ellipsis. */
+const RUN_CHARS = 400;
+
+/**
+ * Inline code with nothing of its own to say (no ref, name, state, value or element inside) reads as its text in
+ * backticks: a paragraph of prose with identifiers in it is one line, as a person reads it, not a line per word run
+ * (the Rust book's paragraphs were a third of its snapshot's lines).
+ */
+export function foldedCode(item: TreeNode): string | undefined {
+  if (!item.inline || item.ref || item.name || item.props || item.value !== undefined || item.box !== undefined) return undefined;
+  let text = '';
+  for (const c of item.children) {
+    if (typeof c !== 'string') return undefined;
+    text += c;
+  }
+  text = collapse(text);
+  return text ? `\`${text}\`` : undefined;
+}
+
+/**
+ * The text of `items` as one line, when all of it is text or folded code: text alone is cut at RUN_CHARS as any run
+ * is; with code in it, only if it fits (else it goes line by line, each run cut on its own).
+ */
+function asOneRun(items: Item[]): string | undefined {
+  let run = '';
+  let folded = false;
+  for (const c of items) {
+    const text = typeof c === 'string' ? c : foldedCode(c);
+    if (text === undefined) return undefined;
+    folded ||= typeof c !== 'string';
+    run += text;
+  }
+  run = collapse(run);
+  return run.length <= RUN_CHARS ? run : folded ? undefined : clip(run, RUN_CHARS);
+}
+
 function render(items: Item[], indent: string, depth: number, out: Out): void {
   // Text runs come as the page has them: folded here, once each; a run of whitespace alone writes nothing.
   let pending = '';
   const flush = () => {
     const text = pending && collapse(pending);
-    if (text) out.text += `${indent}- text: ${scalar(clip(text, 400))}\n`;
+    if (text) out.text += `${indent}- text: ${scalar(clip(text, RUN_CHARS))}\n`;
     pending = '';
   };
   for (const item of items) {
     if (typeof item === 'string') {
       pending += item;
+      continue;
+    }
+    const code = foldedCode(item);
+    if (code !== undefined) {
+      // Into the run, unless that would push it past the cut: the run is written first, the code starts the next.
+      if (pending.length + code.length + 2 > RUN_CHARS && collapse(pending).length + code.length + 2 > RUN_CHARS) flush();
+      pending += code;
       continue;
     }
     flush();
@@ -64,12 +109,12 @@ function render(items: Item[], indent: string, depth: number, out: Out): void {
     if (item.box !== undefined) line += ` [box=${item.box}]`;
     // The link target sits on the line itself: a `- /url:` child line would cost a line per link.
     if (item.url !== undefined) line += ` [url=${item.url}]`;
-    const onlyText = item.children.length > 0 && item.children.every((c) => typeof c === 'string');
     const hasKids = item.children.length > 0;
+    const run = hasKids && item.value === undefined ? asOneRun(item.children) : undefined;
     if (item.value !== undefined && !hasKids) {
       out.text += `${line}: ${scalar(clip(item.value, 200))}\n`;
-    } else if (onlyText && item.value === undefined) {
-      out.text += `${line}: ${scalar(clip(collapse((item.children as string[]).join('')), 400))}\n`;
+    } else if (run !== undefined) {
+      out.text += `${line}: ${scalar(run)}\n`;
     } else if (!hasKids) {
       out.text += `${line}\n`;
     } else if (depth >= out.maxDepth) {
