@@ -91,7 +91,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     app = await buildDaemonApp({ ...appOptions, router, localExecutor, cluster }, { logger: logger ?? false });
     if (cluster && appOptions.verifier && !appOptions.verifier.derivedKey) {
       app.log.warn(
-        "with --auth-public-key-file the daemons of a cluster share no secret to prove users with: a session record or a browser entry names its user on its daemon's word, so one daemon's NATS credentials can write a session for any user, and records keep a session's --secrets in clear (SECURITY.md); use --auth-secret-file to have users proven and secrets sealed",
+        "with --auth-public-key-file the daemons of a cluster share no secret to prove users with: a session record or a browser entry names its user on its daemon's word, so one daemon's NATS credentials can write a session for any user, and records keep a session's user, settings and --secrets in clear (SECURITY.md); use --auth-secret-file to have users proven and records sealed",
       );
     }
     const { linked } = app.browsermcp;

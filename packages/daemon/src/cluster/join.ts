@@ -9,7 +9,7 @@ import { answers } from './messages.js';
 import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
 import { natsFailure } from './nats-errors.js';
 import { RecordSigner } from './record-signatures.js';
-import { SESSION_SECRETS_PURPOSE, SessionSecrets } from './session-secrets.js';
+import { SEALED_RECORDS_PURPOSE, SealedRecords } from './sealed-records.js';
 import { USER_PROOF_PURPOSE, UserProofs } from './user-proofs.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
@@ -47,9 +47,10 @@ export interface ClusterOptions extends NatsConnectSettings {
   /**
    * Keys derived from the daemons' shared token secret (TokenVerifier.derivedKey; HS256), the same on every daemon of
    * the cluster: with them a session record's or a browser entry's user counts only as proven by a daemon that checked
-   * that user's token (user-proofs.ts), a record's secrets are sealed (session-secrets.ts), and kept browser states'
-   * owners are derived from a key no NATS credential reads. Without (public-key auth, or none) the cluster keeps
-   * these as before: users on their daemon's word, secrets in clear, the owners' key in the store.
+   * that user's token (user-proofs.ts), a record's private part (user, agent, settings, secrets) is sealed
+   * (sealed-records.ts), and kept browser states' owners are derived from a key no NATS credential reads. Without
+   * (public-key auth, or none) the cluster keeps these as before: users on their daemon's word, records in clear, the
+   * owners' key in the store.
    */
   derivedKey?: ((purpose: string) => Uint8Array) | undefined;
 }
@@ -112,7 +113,7 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
     });
     const { derivedKey } = options;
     const userProofs = derivedKey && new UserProofs(derivedKey(USER_PROOF_PURPOSE));
-    const sessionSecrets = derivedKey && new SessionSecrets(derivedKey(SESSION_SECRETS_PURPOSE));
+    const sealedRecords = derivedKey && new SealedRecords(derivedKey(SEALED_RECORDS_PURPOSE));
     const directory = new BrowserDirectory(browsers, names, instanceId, userProofs);
     await directory.start();
     // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
@@ -125,7 +126,7 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
         { sessionId: record.sessionId, servedBy: record.servedBy },
         `left out a session whose record the instance it names did not sign, or whose user it did not prove (${where})`,
       );
-    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, userProofs, sessionSecrets });
+    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, userProofs, sealedRecords });
     await store.publishSigningKey();
     const stateSecret = derivedKey ? derivedKey(STATE_OWNERS_PURPOSE) : await store.sharedSecret('state-owners');
     return { nc, store, directory, instanceId, stateSecret };

@@ -5,6 +5,7 @@ import { listKeys, live, MAX_CAS_ATTEMPTS } from './keys.js';
 import { fromToken, token } from './names.js';
 import { unsigned, type SignedRecord } from './record-signatures.js';
 import type { RecordSigning } from './record-signing.js';
+import { splitRecord } from './sealed-records.js';
 import { keysKey, SigningKeys } from './signing-keys.js';
 import { unavailableWhenDown } from './kv-unavailable.js';
 
@@ -81,21 +82,23 @@ export class KvRouterStore implements RouterStore {
     return this.#createUnlessLive(sessionKey(session.sessionId), this.#signed(this.#sealed(session)));
   }
 
-  /** The record as the store keeps it: its secrets sealed, where there is a key to seal them with. */
+  /** The record as the store keeps it: its private part sealed (sealed-records.ts), where there is a key to seal it with. */
   #sealed(session: SessionRecord): SignedRecord {
-    const secrets = session.settings?.secrets;
-    const sealer = this.signing?.sessionSecrets;
-    if (sealer === undefined || secrets === undefined) return session;
-    const { secrets: _clear, ...settings } = session.settings!;
-    return { ...session, settings, sealedSecrets: sealer.seal(session, secrets) };
+    const sealer = this.signing?.sealedRecords;
+    if (sealer === undefined) return session;
+    const { open, part } = splitRecord(session);
+    return { ...open, sealed: sealer.seal(session, part) };
   }
 
-  /** The record as the router works with it: without signature and proofs, its secrets opened. */
-  #opened(record: SignedRecord): SessionRecord {
+  /**
+   * The record as the router works with it: without signature and proofs, its private part opened. Undefined when it
+   * has a sealed part that does not open here (sealed for another session or browser, or changed).
+   */
+  #opened(record: SignedRecord): SessionRecord | undefined {
     const session = unsigned(record);
-    if (record.sealedSecrets === undefined) return session;
-    const secrets = this.signing?.sessionSecrets?.open(record, record.sealedSecrets);
-    return secrets === undefined ? session : { ...session, settings: { ...session.settings, secrets } };
+    if (record.sealed === undefined) return session;
+    const part = this.signing?.sealedRecords?.open(record, record.sealed);
+    return part === undefined ? undefined : { ...session, ...part };
   }
 
   /**
@@ -115,7 +118,8 @@ export class KvRouterStore implements RouterStore {
   /** Any record under the session's key, believed or not: for a check that only holds something back or cleans up. */
   async getSessionUnchecked(sessionId: string): Promise<SessionRecord | undefined> {
     const record = await this.#read<SignedRecord>(sessionKey(sessionId));
-    return record && this.#opened(record);
+    // One whose part does not open still names its session, browser and server: enough to clean up after it.
+    return record && (this.#opened(record) ?? unsigned(record));
   }
 
   /**
@@ -144,8 +148,9 @@ export class KvRouterStore implements RouterStore {
     const entry = await this.kv.get(sessionKey(sessionId));
     if (!live(entry)) return undefined;
     const record = entry.json<SignedRecord>();
-    const verified = await this.#believed(sessionId, entry.key, entry.revision, record);
-    return { record: this.#opened(record), verified, revision: entry.revision };
+    const opened = this.#opened(record);
+    const verified = opened !== undefined && (await this.#believed(sessionId, entry.key, entry.revision, record));
+    return { record: opened ?? unsigned(record), verified, revision: entry.revision };
   }
 
   /** The executor's sessions whose records their servers signed; the others are told to `onUnsigned` and left out. */
@@ -195,7 +200,8 @@ export class KvRouterStore implements RouterStore {
       if (live(await this.kv.get(key))) return this.deleteSession(sessionId);
       return undefined;
     }
-    const session = this.#opened(entry.json<SignedRecord>());
+    const record = entry.json<SignedRecord>();
+    const session = this.#opened(record) ?? unsigned(record);
     for (const { key: owned, entry: tab } of await this.#tabsOf(session.executorId)) {
       if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
     }
@@ -218,7 +224,8 @@ export class KvRouterStore implements RouterStore {
         return false;
       }
       try {
-        await this.kv.update(key, JSON.stringify(this.#signed(this.#sealed({ ...record, servedBy: instanceId }))), entry.revision);
+        // Its sealed part as it is: bound to the session and its browser, not to its server.
+        await this.kv.update(key, JSON.stringify(this.#signed({ ...record, servedBy: instanceId })), entry.revision);
         return true;
       } catch {
         // written by another instance since we read it: read and check again

@@ -34,8 +34,8 @@ export function canonicalJson(value: unknown): string {
 /** A record as the store keeps it: the record, its server's proof of its user (user-proofs.ts) and its signature. */
 export interface SignedRecord extends SessionRecord {
   readonly userProof?: string;
-  /** The session's secrets, sealed (session-secrets.ts), in place of `settings.secrets`. */
-  readonly sealedSecrets?: string;
+  /** Its private part (user, agent, client, account, settings), sealed (sealed-records.ts), in place of those fields. */
+  readonly sealed?: string;
   readonly signature?: string;
 }
 
@@ -82,9 +82,9 @@ export function signedBy(record: SignedRecord, publicKey: string): boolean {
   }
 }
 
-/** The record without its signature, user proof and sealed secrets. */
+/** The record without its signature, user proof and sealed part. */
 export function unsigned(record: SignedRecord): SessionRecord {
-  const { signature: _signature, userProof: _proof, sealedSecrets: _sealed, ...rest } = record;
+  const { signature: _signature, userProof: _proof, sealed: _sealed, ...rest } = record;
   return rest;
 }
 

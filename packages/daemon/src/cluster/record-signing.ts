@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../router/store.js';
 import type { RecordSigner } from './record-signatures.js';
-import type { SessionSecrets } from './session-secrets.js';
+import type { SealedRecords } from './sealed-records.js';
 import type { UserProofs } from './user-proofs.js';
 
 /** How this instance signs the session records it serves, and what goes with them (KvRouterStore). */
@@ -16,8 +16,8 @@ export interface RecordSigning {
    */
   readonly userProofs?: UserProofs;
   /**
-   * How a record keeps its session's secrets (session-secrets.ts): sealed, where the daemons share a token secret;
-   * in clear otherwise.
+   * How a record keeps its private part, its user, agent, client, account and settings with `--secrets`
+   * (sealed-records.ts): sealed, where the daemons share a token secret; in clear otherwise.
    */
-  readonly sessionSecrets?: SessionSecrets;
+  readonly sealedRecords?: SealedRecords;
 }

@@ -6,7 +6,7 @@ import { NatsServer } from '@browsermcp/testkit';
 import { describeRouterStore } from '../helpers/store-contract';
 import { randomBytes } from 'node:crypto';
 import { RecordSigner, type SignedRecord } from '../../src/cluster/record-signatures';
-import { SessionSecrets } from '../../src/cluster/session-secrets';
+import { SealedRecords } from '../../src/cluster/sealed-records';
 import { UserProofs } from '../../src/cluster/user-proofs';
 
 let nats: NatsServer;
@@ -115,7 +115,7 @@ it('believes a record, with a user or without, only as proven by a daemon holdin
     instanceId,
     signer: new RecordSigner(),
     userProofs: new UserProofs(secret),
-    sessionSecrets: new SessionSecrets(secret),
+    sealedRecords: new SealedRecords(secret),
   });
   const a = new KvRouterStore(kv, () => false, withSecret('a'));
   await a.publishSigningKey();
@@ -139,15 +139,15 @@ it('believes a record, with a user or without, only as proven by a daemon holdin
   expect(await a.getSessionUnchecked('no-user')).toMatchObject({ servedBy: 'b' });
   // a's record, its proof kept, re-signed by b naming b under another agent name: the proof covers the whole record.
   const original = (await kv.get('s.YnktYQ'))!.json<SignedRecord>();
+  // Whose it is, its agent and settings are sealed: the store shows the session, its browser and its server.
+  expect(Object.keys(original).sort()).toEqual(['executorId', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
   await kv.put('s.YnktYQ', JSON.stringify(signerOfB.sign({ ...original, servedBy: 'b', agent: 'user alice (trusted)' })));
   expect(await a.getSession('by-a')).toBeUndefined();
-  // Its sealed secrets moved into b's own session on the same browser: they open for that session only.
-  await kv.put(
-    's.Ynktc2VjcmV0cw',
-    JSON.stringify(signerOfB.sign({ sessionId: 'by-secrets', executorId: 'local-a', servedBy: 'b', sealedSecrets: original.sealedSecrets })),
-  );
-  expect(await a.getSessionUnchecked('by-secrets')).not.toHaveProperty('settings.secrets');
+  // Its sealed part moved into b's own session on the same browser: it opens for that session only.
+  await kv.put('s.Ynktc2VjcmV0cw', JSON.stringify(signerOfB.sign({ sessionId: 'by-secrets', executorId: 'local-a', servedBy: 'b', sealed: original.sealed })));
+  expect(await a.getSessionUnchecked('by-secrets')).toEqual({ sessionId: 'by-secrets', executorId: 'local-a', servedBy: 'b' });
+  expect(await a.getSession('by-secrets')).toBeUndefined();
   // a's own record back: believed, secrets and all.
   await kv.put('s.YnktYQ', JSON.stringify(original));
-  expect(await a.getSession('by-a')).toMatchObject({ agent: 'user alice', settings: { secrets: { PIN: '1234' } } });
+  expect(await a.getSession('by-a')).toMatchObject({ agent: 'user alice', userId: 'alice', settings: { secrets: { PIN: '1234' } } });
 });

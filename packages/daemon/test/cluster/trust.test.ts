@@ -316,24 +316,36 @@ it("hears a browser's events only from the instance that holds it: one daemon's 
   });
 });
 
-it("keeps a session's secrets sealed in the store: one daemon's seed reads the record, not the values", async () => {
+it("keeps a session's user, agent, settings and secrets sealed in the store: one daemon's seed reads whose browser and server, not whose session", async () => {
   // Heidi's browser is on a, her client on b; her session's --secrets travel in its record to a, which runs it.
   const ext = await extension(A, 'heidi', idOf('heidi-laptop'));
   const peer = await client(B, 'heidi');
   await until(async () => (await rpc(peer, 'list_extensions')).result.extensions.length === 1, 'her browser listed on b');
-  const connected = await rpc(peer, 'connect', { extension_id: idOf('heidi-laptop'), settings: { secrets: { BANK_PIN: '4321-heidi-pin' } } });
+  const connected = await rpc(peer, 'connect', {
+    extension_id: idOf('heidi-laptop'),
+    account: 'key of heidi',
+    settings: { secrets: { BANK_PIN: '4321-heidi-pin' }, protectedPaths: ['/srv/heidi/config.json'] },
+  });
   const sessionId = connected.result.session_id as string;
   // The browser gets them: a opened them from the record b wrote.
   expect(await ext.next((m) => m.name === 'session_opened' && m.sessionId === sessionId)).toMatchObject({
     payload: { settings: { secrets: { BANK_PIN: '4321-heidi-pin' } } },
   });
-  // b's seed reads the record: no value in it, in any form.
+  // b's seed reads the record: the session, its browser and its server; nothing of whose it is or how it behaves.
   const router = await new Kvm(await asDaemonB()).open('browsermcp_router');
-  const raw = (await router.get(`s.${token(sessionId)}`))!.string();
-  expect(raw).toContain('sealedSecrets');
-  for (const form of ['4321-heidi-pin', Buffer.from('4321-heidi-pin').toString('base64'), Buffer.from('4321-heidi-pin').toString('hex'), 'BANK_PIN']) {
+  const record = (await router.get(`s.${token(sessionId)}`))!.json<Record<string, unknown>>();
+  expect(Object.keys(record).sort()).toEqual(['executorId', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
+  const raw = JSON.stringify(record);
+  const pin = '4321-heidi-pin';
+  for (const form of [pin, Buffer.from(pin).toString('base64'), Buffer.from(pin).toString('hex'), 'BANK_PIN', 'heidi', 'protectedPaths']) {
     expect(raw).not.toContain(form);
   }
+  // Still hers: a runs her call from b in her browser, with the record it opened.
+  const running = rpc(peer, 'browser_snapshot', {});
+  const command = await ext.next((m) => m.type === 'command');
+  expect(command).toMatchObject({ name: 'browser_snapshot', sessionId });
+  answer(ext, command, 'hers');
+  expect((await running).result.content[0].text).toBe('hers');
 });
 
 it('acts on a session only as its server signed it, where it is served too: a rewritten record neither reroutes her calls nor is signed over', async () => {
