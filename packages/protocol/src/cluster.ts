@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { holdProofSchema } from './browser-key';
 import { commandEnvelopeSchema, eventEnvelopeSchema, responseEnvelopeSchema } from './envelope';
-import { sessionSettingsSchema } from './extension';
 import { validate, type Validated } from './validate';
 
 const id = z.string().min(1);
@@ -16,23 +15,18 @@ export const crossedErrorSchema = z.object({
   data: z.unknown().optional(),
 });
 
-const sessionRecordSchema = z.object({
-  sessionId: id,
-  executorId: id,
-  clientName: z.string().optional(),
-  agent: z.string().max(200).optional(),
-  userId: id.optional(),
-  currentTabId: id.optional(),
-  servedBy: id.optional(),
-  settings: sessionSettingsSchema.optional(),
-});
+/**
+ * Which session opened on which browser: all an `open` says. The browser's instance reads the rest (user, agent,
+ * settings) from the session's signed record in the store, sealed there: none of it crosses in clear.
+ */
+const openedSessionSchema = z.object({ sessionId: id, executorId: id });
 
 /** What one instance asks the instance that holds a browser (request/reply on that instance's subject). */
 export const clusterRequestSchema = z.discriminatedUnion('op', [
   /** Run a command; the reply carries the browser's response. */
   z.object({ op: z.literal('send'), executorId: id, command: commandEnvelopeSchema, timeoutMs: z.number().int().min(1) }),
   /** A session opened on the browser. */
-  z.object({ op: z.literal('open'), session: sessionRecordSchema }),
+  z.object({ op: z.literal('open'), session: openedSessionSchema }),
   /** A session closed: close its tabs. */
   z.object({ op: z.literal('close'), executorId: id, sessionId: id }),
   /** The sender stopped waiting for a command (no reply expected). */
@@ -96,6 +90,12 @@ export const browserEntrySchema = z.object({
    * another instance does not list the browser for that user.
    */
   userProof: z.string().max(128).optional(),
+  /**
+   * An extension browser's user and name, sealed (AES-256-GCM under a key derived from the daemons' shared token
+   * secret, bound to the browser and the instance): the entry then says `userId: null` and `name: ""` in clear, and
+   * only a daemon reads whose browser it is.
+   */
+  sealed: z.string().max(4096).optional(),
 });
 export type BrowserEntry = z.infer<typeof browserEntrySchema>;
 

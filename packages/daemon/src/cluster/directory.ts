@@ -10,6 +10,8 @@ import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
 import { ClaimDisputes, type AskHolding, type LiveClaim } from './claim-disputes.js';
 import { HOLD_ORDER_SLACK_MS, holdProofFresh, isHoldProof } from './hold-proofs.js';
 import { listKeys } from './keys.js';
+import { openedEntry, parsed, storedEntry } from './directory-entries.js';
+import type { SealedRecords } from './sealed-records.js';
 import type { UserProofs } from './user-proofs.js';
 import { localBrowserId, localBrowserName, token, type ClusterNames } from './names.js';
 
@@ -26,16 +28,6 @@ interface Cached {
   /** An extension browser's entry: the instant of the browser's proof that its instance holds it. */
   readonly heldAt?: number | undefined;
   readonly instance?: InstanceEntry | undefined;
-}
-
-function parsed<T>(entry: KvEntry | null, parse: (value: unknown) => { ok: true; value: T } | { ok: false }): T | undefined {
-  if (entry === null || entry.operation !== 'PUT') return undefined;
-  try {
-    const result = parse(entry.json());
-    return result.ok ? result.value : undefined;
-  } catch {
-    return undefined; // not JSON: written by something else, ignored
-  }
 }
 
 /**
@@ -99,6 +91,8 @@ export class BrowserDirectory {
     private readonly instanceId: string,
     /** Proofs of an extension's user (user-proofs.ts): made for this instance's entries, required of the others'. */
     private readonly userProofs?: UserProofs,
+    /** How an extension's user and name are kept (sealed-records.ts): sealed where there is a key, else in clear. */
+    private readonly sealer?: SealedRecords,
   ) {}
 
   /** How this directory asks an instance whether a browser is connected to it (set once the node can). */
@@ -165,7 +159,7 @@ export class BrowserDirectory {
     // The same revision is the same entry: a refresh (every heartbeat) neither checks its proof again nor logs it again.
     if (entry === null || (known !== undefined && known.revision >= entry.revision)) return;
     const shape = this.names.parseDirectoryKey(key);
-    let browser = shape?.browserId !== undefined ? parsed(entry, parseBrowserEntry) : undefined;
+    let browser = shape?.browserId !== undefined ? openedEntry(this.sealer, parsed(entry, parseBrowserEntry)) : undefined;
     if (browser !== undefined && (browser.instanceId !== shape!.instanceId || browser.id !== shape!.browserId)) browser = undefined;
     if (browser !== undefined && !this.#proven(key, browser)) browser = undefined;
     // A daemon's own launched browser is named from its instance, not by what the entry says.
@@ -201,14 +195,18 @@ export class BrowserDirectory {
     return false;
   }
 
-  /** Whether an extension entry's user is proven by the instance holding it (always, without proofs or a user). */
+  /**
+   * Whether an extension entry's user is proven by the instance holding it (always, without proofs or a user), and
+   * where the daemons seal, its user and name came sealed (in clear, its name would be anyone's word).
+   */
   #userProven(browser: BrowserEntry): boolean {
+    if (this.sealer !== undefined && browser.sealed === undefined) return false;
     return this.userProofs === undefined || browser.userId === null || this.userProofs.provesBrowser(browser, browser.userProof);
   }
 
   /** This instance's entry as written: an extension's with the proof of its user. */
   #vouched(browser: BrowserEntry): BrowserEntry {
-    const { userProof: _old, ...entry } = browser;
+    const { userProof: _old, sealed: _sealed, ...entry } = browser;
     if (this.userProofs === undefined || entry.kind !== 'extension' || entry.userId === null) return entry;
     return { ...entry, userProof: this.userProofs.browser(entry) };
   }
@@ -406,7 +404,7 @@ export class BrowserDirectory {
   async #claim(browser: BrowserEntry): Promise<void> {
     const key = this.names.browserKey(this.instanceId, browser.id);
     const { claim: _old, ...entry } = this.#vouched(browser);
-    const revision = await this.kv.put(key, JSON.stringify(entry));
+    const revision = await this.kv.put(key, JSON.stringify(storedEntry(this.sealer, entry)));
     this.#claims.set(browser.id, revision);
     if (entry.hold !== undefined) this.#proofSeen(browser.id, entry.hold.at);
     this.#learn(key, revision, { browser: entry, claim: revision, heldAt: entry.hold?.at });
@@ -418,7 +416,7 @@ export class BrowserDirectory {
     const key = this.names.browserKey(this.instanceId, browser.id);
     const entry = { ...this.#vouched(browser), claim };
     if (entry.hold !== undefined) this.#proofSeen(browser.id, entry.hold.at);
-    this.#learn(key, await this.kv.put(key, JSON.stringify(entry)), { browser: entry, claim, heldAt: entry.hold?.at });
+    this.#learn(key, await this.kv.put(key, JSON.stringify(storedEntry(this.sealer, entry))), { browser: entry, claim, heldAt: entry.hold?.at });
   }
 
   /**

@@ -114,7 +114,7 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
     const { derivedKey } = options;
     const userProofs = derivedKey && new UserProofs(derivedKey(USER_PROOF_PURPOSE));
     const sealedRecords = derivedKey && new SealedRecords(derivedKey(SEALED_RECORDS_PURPOSE));
-    const directory = new BrowserDirectory(browsers, names, instanceId, userProofs);
+    const directory = new BrowserDirectory(browsers, names, instanceId, userProofs, sealedRecords);
     await directory.start();
     // An entry under this id is another daemon only if something answers for it: a daemon restarting under its
     // old id after a crash finds the entry of its dead self, which has not expired yet.

@@ -5,7 +5,7 @@ import { listKeys, live, MAX_CAS_ATTEMPTS } from './keys.js';
 import { fromToken, token } from './names.js';
 import { unsigned, type SignedRecord } from './record-signatures.js';
 import type { RecordSigning } from './record-signing.js';
-import { splitRecord } from './sealed-records.js';
+import { samePart, sessionBinding, splitRecord, type PrivatePart } from './sealed-records.js';
 import { keysKey, SigningKeys } from './signing-keys.js';
 import { unavailableWhenDown } from './kv-unavailable.js';
 
@@ -87,7 +87,7 @@ export class KvRouterStore implements RouterStore {
     const sealer = this.signing?.sealedRecords;
     if (sealer === undefined) return session;
     const { open, part } = splitRecord(session);
-    return { ...open, sealed: sealer.seal(session, part) };
+    return { ...open, sealed: sealer.seal(sessionBinding(session), part) };
   }
 
   /**
@@ -97,7 +97,8 @@ export class KvRouterStore implements RouterStore {
   #opened(record: SignedRecord): SessionRecord | undefined {
     const session = unsigned(record);
     if (record.sealed === undefined) return session;
-    const part = this.signing?.sealedRecords?.open(record, record.sealed);
+    // Sealed by a daemon holding the token secret, as this one writes it.
+    const part = this.signing?.sealedRecords?.open(sessionBinding(record), record.sealed) as PrivatePart | undefined;
     return part === undefined ? undefined : { ...session, ...part };
   }
 
@@ -213,16 +214,19 @@ export class KvRouterStore implements RouterStore {
    * server before signed and proved it, at the revision checked (a record another daemon rewrote is not signed over,
    * which would vouch for what it wrote). False when there is none, or none believed.
    */
-  async setServedBy(sessionId: string, instanceId: string): Promise<boolean> {
+  async setServedBy(sessionId: string, instanceId: string, as?: SessionRecord): Promise<boolean> {
     const key = sessionKey(sessionId);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const entry = await this.kv.get(key);
       if (!live(entry)) return false;
       const record = entry.json<SignedRecord>();
-      if (!(await this.#believed(sessionId, key, entry.revision, record))) {
+      const opened = this.#opened(record);
+      if (opened === undefined || !(await this.#believed(sessionId, key, entry.revision, record))) {
         this.#tellUnverified(unsigned(record), entry.revision, 'taking it up');
         return false;
       }
+      // An older record of the session written back since it was checked (its own server's, believed) is not it.
+      if (as !== undefined && !samePart(opened, as)) return false;
       try {
         // Its sealed part as it is: bound to the session and its browser, not to its server.
         await this.kv.update(key, JSON.stringify(this.#signed({ ...record, servedBy: instanceId })), entry.revision);

@@ -27,11 +27,9 @@ export class RemoteExecutor implements Executor {
   }
 
   async openSession(session: SessionRecord): Promise<void> {
-    // The browser's instance opens the session from the store's record (signed, its secrets sealed there), not from
-    // this message: its secrets do not travel in it.
-    const { secrets: _secrets, ...settings } = session.settings ?? {};
-    const record = session.settings === undefined ? session : { ...session, settings };
-    await this.node.request(this.id, { op: 'open', session: record }, CALL_TIMEOUT_MS);
+    // The browser's instance opens the session from the store's record (signed, its private part sealed there), not
+    // from this message: only its ids travel in it.
+    await this.node.request(this.id, { op: 'open', session: { sessionId: session.sessionId, executorId: session.executorId } }, CALL_TIMEOUT_MS);
   }
 
   async closeSession(sessionId: string): Promise<void> {

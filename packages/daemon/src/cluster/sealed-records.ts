@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { SessionRecord } from '../router/store.js';
+import { canonicalJson } from './record-signatures.js';
 
 /** What the key of sealed records is derived for (TokenVerifier.derivedKey). */
 export const SEALED_RECORDS_PURPOSE = 'browsermcp cluster sealed records v1';
@@ -8,12 +9,17 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** Parts kept opened, by what they were sealed as and for: a record is read on every command that crosses instances. */
 const MAX_OPENED = 1024;
+/** A part is padded to a multiple of this many bytes: its sealed length says little of what it holds (secrets or none). */
+const PAD_BYTES = 256;
 
-/** What a sealed record is bound to: it opens only under the same session and browser. */
-export interface SealedFor {
-  readonly sessionId: string;
-  readonly executorId: string;
-}
+/**
+ * What a sealed part is bound to (its additional authenticated data): it opens only for the same kind of record and
+ * the same ids, e.g. `['session', sessionId, executorId]` or `['browser', browserId, instanceId]`.
+ */
+export type SealedFor = readonly string[];
+
+/** A session record's binding: its session and its browser. */
+export const sessionBinding = (record: { sessionId: string; executorId: string }): SealedFor => ['session', record.sessionId, record.executorId];
 
 /** The parts of a session record that say whose it is and how it behaves: only the daemons read them. */
 export type PrivatePart = Pick<SessionRecord, 'clientName' | 'agent' | 'userId' | 'account' | 'settings'>;
@@ -24,60 +30,71 @@ export function splitRecord(record: SessionRecord): { open: SessionRecord; part:
   return { open, part: { clientName, agent, userId, account, settings } };
 }
 
+/** Whether two records of a session say the same of whose it is and how it behaves. */
+export function samePart(a: SessionRecord, b: SessionRecord): boolean {
+  return canonicalJson(JSON.parse(JSON.stringify(splitRecord(a).part))) === canonicalJson(JSON.parse(JSON.stringify(splitRecord(b).part)));
+}
+
 /**
- * The private part of a session record (its user, agent, client, account and settings with `--secrets`) as the
- * cluster's store keeps it, which every daemon's NATS credentials may read: sealed (AES-256-GCM) under a key derived
- * from the daemons' shared token secret, bound to the session and its browser, so that a NATS seed alone reads none
- * of it, nor moves it to another session. What stays in clear is what cleanup needs without the secret: the
- * session, its browser, its server and current tab.
+ * The private part of a record in the cluster's buckets, which every daemon's NATS credentials may read: a session
+ * record's user, agent, client, account and settings with `--secrets`, an extension directory entry's user and name.
+ * Sealed (AES-256-GCM) under a key derived from the daemons' shared token secret, bound to the record (SealedFor), so
+ * that a NATS seed alone reads none of it, nor moves it to another record. What stays in clear is what works without
+ * the secret: a session's id, browser, server and current tab; a browser's id, instance and state.
  */
 export class SealedRecords {
   readonly #key: Uint8Array;
-  readonly #opened = new Map<string, PrivatePart>();
+  /** The text of parts opened: parsed again for each read, so that no reader shares another's object. */
+  readonly #opened = new Map<string, string>();
 
   constructor(key: Uint8Array) {
     this.#key = key;
   }
 
-  seal(session: SealedFor, part: PrivatePart): string {
+  seal(bound: SealedFor, part: object): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES }).setAAD(aad(session));
-    const sealed = Buffer.concat([cipher.update(JSON.stringify(part), 'utf8'), cipher.final()]);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES }).setAAD(aad(bound));
+    const text = Buffer.from(JSON.stringify(part), 'utf8');
+    // Spaces after it, which JSON reads as nothing.
+    const padded = Buffer.alloc(Math.ceil((text.length + 1) / PAD_BYTES) * PAD_BYTES, ' ');
+    text.copy(padded);
+    const sealed = Buffer.concat([cipher.update(padded), cipher.final()]);
     return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
   }
 
-  /** The part sealed for this session, or undefined when sealed for another session or browser, key, or changed. */
-  open(session: SealedFor, sealed: unknown): PrivatePart | undefined {
+  /** The part sealed for this binding, or undefined when sealed for another record, with another key, or changed. */
+  open(bound: SealedFor, sealed: unknown): Record<string, unknown> | undefined {
     if (typeof sealed !== 'string') return undefined;
     // A fresh nonce for each seal: the same text is the same sealing.
-    const known = JSON.stringify([session.sessionId, session.executorId, sealed]);
-    const cached = this.#opened.get(known);
-    if (cached !== undefined) return cached;
-    const part = this.#open(session, sealed);
-    if (part !== undefined) {
+    const known = JSON.stringify([bound, sealed]);
+    let text = this.#opened.get(known);
+    if (text === undefined) {
+      text = this.#open(bound, sealed);
+      if (text === undefined) return undefined;
       if (this.#opened.size >= MAX_OPENED) this.#opened.delete(this.#opened.keys().next().value!);
-      this.#opened.set(known, part);
+      this.#opened.set(known, text);
     }
-    return part;
+    try {
+      const value: unknown = JSON.parse(text);
+      return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
-  #open(session: SealedFor, sealed: string): PrivatePart | undefined {
+  #open(bound: SealedFor, sealed: string): string | undefined {
     const bytes = Buffer.from(sealed, 'base64url');
     if (bytes.length < IV_BYTES + TAG_BYTES) return undefined;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES }).setAAD(aad(session));
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES }).setAAD(aad(bound));
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-      const text = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
-      const value: unknown = JSON.parse(text);
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-      // Sealed by a daemon holding the token secret: its own writing, as the router wrote the record.
-      return value as PrivatePart;
+      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
       return undefined;
     }
   }
 }
 
-function aad(session: SealedFor): Buffer {
-  return Buffer.from(JSON.stringify(['browsermcp sealed record', session.sessionId, session.executorId]), 'utf8');
+function aad(bound: SealedFor): Buffer {
+  return Buffer.from(JSON.stringify(['browsermcp sealed record', ...bound]), 'utf8');
 }

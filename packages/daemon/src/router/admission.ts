@@ -58,6 +58,7 @@ export async function takeUpSession(a: Admission, sessionId: string, options: Ta
   const from = session.servedBy;
   const elsewhere = options.servedBy !== undefined && from !== undefined && from !== options.servedBy;
   if (elsewhere && options.shared !== true && (await a.remote?.drives(from, sessionId))) throw new SessionInUseError(sessionId, from);
-  if (options.servedBy !== undefined && !(await a.store.setServedBy(sessionId, options.servedBy))) throw new SessionNotFoundError(sessionId);
+  // As it was checked above (the question to the other instance took a while): not another session written since.
+  if (options.servedBy !== undefined && !(await a.store.setServedBy(sessionId, options.servedBy, session))) throw new SessionNotFoundError(sessionId);
   return options.servedBy !== undefined ? { ...session, servedBy: options.servedBy } : session;
 }

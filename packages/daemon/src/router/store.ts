@@ -99,8 +99,11 @@ export interface RouterStore {
   listVerifiedSessions?(executorId: string): Promise<SessionRecord[]>;
   /** Removes a session and releases its tabs, in one step; returns the removed session. */
   deleteSession(sessionId: string): Promise<SessionRecord | undefined>;
-  /** Records which instance serves the session's client now; false if the session is gone. */
-  setServedBy(sessionId: string, instanceId: string): Promise<boolean>;
+  /**
+   * Records which instance serves the session's client now; false if the session is gone, or (with `as`) is no longer
+   * the session the caller checked: its user, agent and settings changed since it was read.
+   */
+  setServedBy(sessionId: string, instanceId: string, as?: SessionRecord): Promise<boolean>;
   /** Sets (or with undefined clears) the session's current tab; does nothing if the session is gone. */
   setCurrentTab(sessionId: string, tabId: string | undefined): Promise<void>;
   /**

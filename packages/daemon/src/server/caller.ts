@@ -1,7 +1,9 @@
+import { createHash, createHmac } from 'node:crypto';
 import type { ExtensionInfo } from '@browsermcp/protocol';
 import type { FastifyRequest } from 'fastify';
 import { madeAgainWith, SessionNotFoundError, UnauthorizedError } from '../errors.js';
 import type { SessionRecord } from '../router/index.js';
+import type { TokenVerifier } from './auth.js';
 import type { DaemonState } from './core.js';
 
 /** The id the daemon's own launched browser has among the browsers a caller may use. */
@@ -24,13 +26,26 @@ export async function httpCaller(state: DaemonState, request: FastifyRequest): P
   return (await verifier.verify(match[1]!)).userId;
 }
 
+/** What the key of the users' namespaces in router ids is derived for (TokenVerifier.derivedKey). */
+export const ROUTER_IDS_PURPOSE = 'browsermcp router ids v1';
+const namespaceKeys = new WeakMap<TokenVerifier, Uint8Array>();
+
 /**
  * The router's id for a session an HTTP caller names: on a daemon with auth, inside its user's own namespace, so
  * that another user's session id is never in the way (it opens as a new session, and reads as not found) and tells
- * nothing of that user's sessions.
+ * nothing of that user's sessions. The namespace is a keyed hash of the user (under a key derived from the token
+ * secret where there is one, the same on every daemon of a cluster): the id is in clear in the cluster's store, and
+ * must not name whose session it is.
  */
-export function routerSessionId(userId: string | null, sessionId: string): string {
-  return userId === null ? sessionId : `u.${Buffer.from(userId, 'utf8').toString('base64url')}.${sessionId}`;
+export function routerSessionId(userId: string | null, sessionId: string, verifier?: TokenVerifier): string {
+  if (userId === null) return sessionId;
+  let key = verifier && namespaceKeys.get(verifier);
+  if (verifier?.derivedKey !== undefined && key === undefined) {
+    key = verifier.derivedKey(ROUTER_IDS_PURPOSE);
+    namespaceKeys.set(verifier, key);
+  }
+  const namespace = (key ? createHmac('sha256', key) : createHash('sha256').update(ROUTER_IDS_PURPOSE)).update(userId, 'utf8').digest('base64url');
+  return `u.${namespace.slice(0, 22)}.${sessionId}`;
 }
 
 /** The error as the caller should read it: its session named by the id the caller gave, not the router's. */

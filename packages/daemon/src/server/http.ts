@@ -61,7 +61,7 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
     // Another user's browser reads exactly like an unknown one (checked before anything opens).
     if (named !== undefined && options.verifier && found === undefined) throw new ExtensionNotFoundError(named);
     const executorId = found?.id ?? named;
-    const routerId = routerSessionId(userId, sessionId);
+    const routerId = routerSessionId(userId, sessionId, options.verifier);
     const opening = router.openSession(routerId, {
       ...(clientName !== undefined ? { clientName } : {}),
       ...(executorId !== undefined ? { executorId } : {}),
@@ -77,7 +77,7 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
   app.delete<{ Params: { sessionId: string } }>('/sessions/:sessionId', async (request, reply) => {
     const userId = await httpCaller(app.browsermcp, request);
     const { sessionId } = request.params;
-    const routerId = routerSessionId(userId, sessionId);
+    const routerId = routerSessionId(userId, sessionId, options.verifier);
     await inCallerTerms(sessionOf(app.browsermcp, routerId, userId), routerId, sessionId);
     if (!(await router.closeSession(routerId))) throw new SessionNotFoundError(sessionId);
     request.log.info({ sessionId }, 'session closed');
@@ -118,7 +118,7 @@ async function httpApiPlugin(app: FastifyInstance): Promise<void> {
       if (!reply.raw.writableEnded) abandoned.abort();
     };
     reply.raw.once('close', onClose);
-    const routerId = routerSessionId(userId, sessionId);
+    const routerId = routerSessionId(userId, sessionId, options.verifier);
     await serveHere(routerId, userId, sessionId);
     const running = runLogged(app, request.log, routerId, {
       name,

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hs256Verifier, publicKeyVerifier, signToken, startDaemon, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
 import { USER_PROOF_PURPOSE, UserProofs } from '../../src/cluster/user-proofs';
+import { SEALED_RECORDS_PURPOSE, SealedRecords } from '../../src/cluster/sealed-records';
+import { storedEntry } from '../../src/cluster/directory-entries';
 import { startSecureNats } from '../helpers/secure-nats';
 import { authenticatedExtension, answerCommand, connectPeer, helloAs, rpc, type Peer, idOf, holdFor } from '../helpers/ws-peer';
 
@@ -197,10 +199,23 @@ it("lists for a user only the browsers whose holder proved that user: a daemon's
   await rpc(kim, 'mcp_handshake', { accessToken: await signToken({ userId: 'kim', secret: SECRET }) });
   const listed = async () => ((await rpc(kim, 'list_extensions')).result.extensions as Array<{ id: string }>).map((b) => b.id);
   expect(await listed()).not.toContain(made);
-  // What would list it: the proof of her user that a daemon holding the token secret makes once it checked her token
+  // Nor with the proof of her user that a daemon holding the token secret makes, its user and name in clear: where
+  // the daemons seal, a daemon seals them.
+  const derived = hs256Verifier(SECRET).derivedKey!;
+  const proofs = new UserProofs(derived(USER_PROOF_PURPOSE));
+  const clear = idOf('made-by-b-in-clear');
+  const clearEntry = { ...entry, id: clear };
+  await directory.put(`b.b.${token(clear)}`, JSON.stringify({ ...clearEntry, hold: holdFor(clear, 'b', 'kim'), userProof: proofs.browser(clearEntry) }));
+  await until(() => logsOfC.some((line) => line.includes('no proof from the browser itself, or of its user') && line.includes(clear)), 'c ignores it too');
+  expect(await listed()).not.toContain(clear);
+  await directory.delete(`b.b.${token(clear)}`);
+  // What would list it: the proof of her user, her user and name sealed, both with keys derived from the token secret
   // (so that secret, not a NATS seed, is what lets a daemon speak for a user).
-  const proofs = new UserProofs(hs256Verifier(SECRET).derivedKey!(USER_PROOF_PURPOSE));
-  await directory.put(`b.b.${token(made)}`, JSON.stringify({ ...entry, hold: holdFor(made, 'b', 'kim'), userProof: proofs.browser(entry) }));
+  const sealer = new SealedRecords(derived(SEALED_RECORDS_PURPOSE));
+  await directory.put(
+    `b.b.${token(made)}`,
+    JSON.stringify(storedEntry(sealer, { ...entry, hold: holdFor(made, 'b', 'kim'), userProof: proofs.browser(entry) })),
+  );
   await until(async () => (await listed()).includes(made), 'c lists the proven entry');
   await directory.delete(`b.b.${token(made)}`);
 

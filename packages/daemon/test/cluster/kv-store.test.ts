@@ -87,9 +87,21 @@ it('signs the records an instance serves: they verify after its restarts (its la
   await b.setCurrentTab('by-a', '7');
   expect(await b.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { currentTabId: '7' } });
   // b takes it up: now b's.
-  await b.setServedBy('by-a', 'b');
+  const checked = (await b.getSession('by-a'))!;
+  await b.setServedBy('by-a', 'b', checked);
   expect(await a.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { servedBy: 'b' } });
-  await a.setServedBy('by-a', 'a');
+  // An older record of the session, believed (its server signed it), written back after a taker checked the session:
+  // the taker does not sign over it.
+  const raw = await new Kvm(connections.at(-1)!).open(name);
+  const older = (await raw.get('s.YnktYQ'))!.string();
+  await b.setCurrentTab('by-a', undefined);
+  const now = (await a.getSession('by-a'))!;
+  await a.deleteSession('by-a');
+  await a.createSession({ sessionId: 'by-a', executorId: 'laptop', servedBy: 'a', settings: { maxTabs: 9 } });
+  const rechecked = (await a.getSession('by-a'))!;
+  await raw.put('s.YnktYQ', older);
+  expect(await a.setServedBy('by-a', 'a', rechecked)).toBe(false);
+  expect(await a.setServedBy('by-a', 'a', now)).toBe(true);
 
   // a starts again (a new key): what it signed before still verifies, up to its last 8 starts.
   // (Read each time by a daemon that just started: others read an instance's keys again within a minute.)

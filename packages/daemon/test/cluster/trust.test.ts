@@ -5,8 +5,11 @@ import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transp
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { hs256Verifier, signToken, type RunningDaemon } from '../../src/index';
 import { token } from '../../src/cluster/names';
+import { routerSessionId } from '../../src/server/caller';
 import { RecordSigner } from '../../src/cluster/record-signatures';
 import { USER_PROOF_PURPOSE, UserProofs } from '../../src/cluster/user-proofs';
+import { SEALED_RECORDS_PURPOSE, SealedRecords } from '../../src/cluster/sealed-records';
+import { storedEntry } from '../../src/cluster/directory-entries';
 import type { SessionRecord } from '../../src/router/store';
 import { startSecureNats } from '../helpers/secure-nats';
 import { authenticatedExtension, connectPeer, rpc, type Peer, answerCommand, idOf, holdFor } from '../helpers/ws-peer';
@@ -132,10 +135,12 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies,
   await kv.put(`b.b.${token(unproven)}`, onB(unproven));
   await kv.put(`b.b.${token(stale)}`, onB(stale, holdFor(stale, 'b', 'alice', Date.now() - 600_000)));
   await kv.put(`b.b.${token(ahead)}`, onB(ahead, holdFor(ahead, 'b', 'alice', Date.now() + 86_400_000)));
-  // The one marked seen below also carries the proof of its user, which only a daemon holding the token secret (not
-  // the seed) makes; without it, it is not seen either (claims.test.ts).
-  const userProof = new UserProofs(hs256Verifier(SECRET).derivedKey!(USER_PROOF_PURPOSE)).browser({ id: own, userId: 'alice', instanceId: 'b' });
-  await kv.put(`b.b.${token(own)}`, JSON.stringify({ ...JSON.parse(onB(own, holdFor(own, 'b', 'alice'))), userProof }));
+  // The one marked seen below also carries the proof of its user and has its user and name sealed, which only a
+  // daemon holding the token secret (not the seed) does; without either, it is not seen (claims.test.ts).
+  const derived = hs256Verifier(SECRET).derivedKey!;
+  const userProof = new UserProofs(derived(USER_PROOF_PURPOSE)).browser({ id: own, userId: 'alice', instanceId: 'b' });
+  const sealer = new SealedRecords(derived(SEALED_RECORDS_PURPOSE));
+  await kv.put(`b.b.${token(own)}`, JSON.stringify(storedEntry(sealer, { ...JSON.parse(onB(own, holdFor(own, 'b', 'alice'))), userProof })));
   // The entry b's key vouches for, with its browser's fresh proof, is seen (so the watch works, and it was read after
   // the others); the others are not.
   await until(() => daemons[A]!.cluster!.browsersFor('alice').some((browser) => browser.id === own), 'b’s own entry seen by a');
@@ -316,7 +321,7 @@ it("hears a browser's events only from the instance that holds it: one daemon's 
   });
 });
 
-it("keeps a session's user, agent, settings and secrets sealed in the store: one daemon's seed reads whose browser and server, not whose session", async () => {
+it("keeps a session's user, agent, settings and secrets, and a browser's user and name, sealed in the store: one daemon's seed reads which browser and server, not whose", async () => {
   // Heidi's browser is on a, her client on b; her session's --secrets travel in its record to a, which runs it.
   const ext = await extension(A, 'heidi', idOf('heidi-laptop'));
   const peer = await client(B, 'heidi');
@@ -340,6 +345,12 @@ it("keeps a session's user, agent, settings and secrets sealed in the store: one
   for (const form of [pin, Buffer.from(pin).toString('base64'), Buffer.from(pin).toString('hex'), 'BANK_PIN', 'heidi', 'protectedPaths']) {
     expect(raw).not.toContain(form);
   }
+  // Her browser's directory entry on a says neither whose it is nor its name; b opens them and lists it for her.
+  const directory = await new Kvm(await asDaemonB()).open('browsermcp_browsers');
+  const entry = (await directory.get(`b.a.${token(idOf('heidi-laptop'))}`))!.json<Record<string, unknown>>();
+  expect(entry).toMatchObject({ kind: 'extension', userId: null, name: '', sealed: expect.any(String) });
+  expect(JSON.stringify(entry)).not.toContain('heidi');
+  expect((await rpc(peer, 'list_extensions')).result.extensions).toMatchObject([{ name: "heidi's Chrome" }]);
   // Still hers: a runs her call from b in her browser, with the record it opened.
   const running = rpc(peer, 'browser_snapshot', {});
   const command = await ext.next((m) => m.type === 'command');
@@ -481,7 +492,9 @@ it("runs a session opened over the HTTP API only for the instance its last call 
   expect(opened.status).toBe(201);
   const { sessionId } = (await opened.json()) as { sessionId: string };
   await ext.next((m) => m.name === 'session_opened');
-  const routerId = `u.${Buffer.from('gina').toString('base64url')}.${sessionId}`;
+  // Its id in the store names no user: a hash of hers under a key derived from the token secret.
+  const routerId = routerSessionId('gina', sessionId, hs256Verifier(SECRET));
+  expect(routerId).not.toContain(Buffer.from('gina').toString('base64url'));
   expect(await daemons[A]!.cluster!.store.getSession(routerId)).toMatchObject({ servedBy: 'b' });
   // Her next call reaches daemon a (a load balancer's choice): a takes the session up, and runs it.
   const call = fetch(`${daemons[A]!.address}/commands`, {

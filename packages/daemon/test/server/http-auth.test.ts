@@ -55,7 +55,7 @@ async function alicesSession(): Promise<string> {
 }
 
 /** The router's id of a session Alice named: each user's session ids are their own. */
-const alices = (session: string) => routerSessionId('alice', session);
+const alices = (session: string) => routerSessionId('alice', session, hs256Verifier(SECRET));
 
 /** A snapshot command sent as `user` to `session`. */
 async function command(user: string, session: string) {
@@ -164,11 +164,11 @@ describe('with a valid token', () => {
     const bobs = await request('POST', '/sessions', { token: await token('bob'), body: { sessionId: session, executorId: 'bob-chrome' } });
     expect(bobs.status).toBe(201);
     expect(bobs.body).toMatchObject({ sessionId: session, executorId: 'bob-chrome' });
-    expect(await bobsBrowser.next()).toMatchObject({ name: 'session_opened', sessionId: routerSessionId('bob', session) });
+    expect(await bobsBrowser.next()).toMatchObject({ name: 'session_opened', sessionId: routerSessionId('bob', session, hs256Verifier(SECRET)) });
     // The same id now names his session for him and hers for her.
     const his = command('bob', session);
     const sent = await bobsBrowser.next();
-    expect(sent).toMatchObject({ type: 'command', sessionId: routerSessionId('bob', session) });
+    expect(sent).toMatchObject({ type: 'command', sessionId: routerSessionId('bob', session, hs256Verifier(SECRET)) });
     bobsBrowser.send({
       wireId: sent.wireId,
       sessionId: sent.sessionId,
