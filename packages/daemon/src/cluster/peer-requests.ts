@@ -95,7 +95,6 @@ export class PeerRequests {
           if ((await this.o.store.getSessionUnchecked(call.sessionId)) !== undefined) {
             throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
           }
-          await this.checkCloser(sender, call.sessionId);
           await router.peer.closeSession(call.executorId, call.sessionId);
           this.#servedFor.delete(call.sessionId);
           this.ended(call.sessionId);
@@ -116,20 +115,6 @@ export class PeerRequests {
     } catch (error) {
       return this.reply(msg, { ok: false, error: crossError(error) });
     }
-  }
-
-  /**
-   * A close comes from the instance that serves the session (its record gone from the store, which any daemon's
-   * credentials may delete), or from any once no client drives it there (whoever sweeps first closes the sessions of
-   * an instance that died): not from another while a live client drives it here or on the instance it was last
-   * served for.
-   */
-  private async checkCloser(sender: string, sessionId: string): Promise<void> {
-    const self = this.o.cluster.instanceId;
-    const server = this.#servedFor.get(sessionId)?.sender ?? self;
-    if (server === sender || !(await this.o.cluster.drives(server, sessionId))) return;
-    this.o.logger.warn({ sessionId, sender, servedBy: server }, 'refused to close a session another live instance serves');
-    throw new SessionNotFoundError(sessionId);
   }
 
   /**
