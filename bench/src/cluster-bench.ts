@@ -1,10 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EXTENSION_ID, loadPairingSecret, startDaemon, writeNatsClusterFiles, type NatsClusterFiles, type RunningDaemon } from '@browsermcp/daemon';
+import {
+  EXTENSION_ID,
+  hs256Verifier,
+  loadPairingSecret,
+  signToken,
+  startDaemon,
+  writeNatsClusterFiles,
+  type NatsClusterFiles,
+  type RunningDaemon,
+} from '@browsermcp/daemon';
 import { RemoteBackend } from '@browsermcp/gateway';
 import { NatsServer } from '@browsermcp/testkit';
 import { benchBrowserKey } from './bench-browser-key.js';
@@ -39,6 +49,14 @@ const BROWSER = BROWSER_KEY.browserId;
 const LOCAL_KEY = benchBrowserKey();
 /** The cluster's daemons share one pairing secret, as daemons behind one address must: the extension pairs once. */
 const PAIRING_FILE = join(mkdtempSync(join(tmpdir(), 'bmcp-bench-pairing-')), 'pairing-secret');
+/**
+ * And one token secret (`--auth-secret-file`), as SECURITY.md asks of a cluster: records are then proven, sealed and
+ * checked where served and where run, and that is what is measured. The sessions and the browsers are one user's.
+ */
+const AUTH_SECRET = randomBytes(32).toString('base64url');
+const AUTH_FILE = join(dirname(PAIRING_FILE), 'auth-secret');
+writeFileSync(AUTH_FILE, AUTH_SECRET, { mode: 0o600 });
+const USER = 'bench';
 
 /** A daemon CLI of the cluster in its own process (so it can die by SIGKILL). */
 function spawnDaemon(nats: string, files: NatsClusterFiles, instanceId: string): Promise<{ child: ChildProcess; address: string }> {
@@ -56,6 +74,8 @@ function spawnDaemon(nats: string, files: NatsClusterFiles, instanceId: string):
     instanceId,
     '--pairing-file',
     PAIRING_FILE,
+    '--auth-secret-file',
+    AUTH_FILE,
   ];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -120,7 +140,9 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
   let worker: Worker | undefined;
   try {
     const cluster = (instanceId: string) => ({ nats: nats.url, instanceId, credentials: { nkeySeed: readFileSync(files.seeds[instanceId]!, 'utf8') } });
-    const a = await startDaemon({ host: '127.0.0.1', port: 0, local: null, heartbeatMs: 600_000, cluster: cluster('a') });
+    const verifier = hs256Verifier(AUTH_SECRET);
+    const accessToken = await signToken({ userId: USER, secret: AUTH_SECRET });
+    const a = await startDaemon({ host: '127.0.0.1', port: 0, local: null, heartbeatMs: 600_000, verifier, cluster: cluster('a') });
     daemons.push(a);
     const b = await spawnDaemon(nats.url, files, 'b');
     const c = await spawnDaemon(nats.url, files, 'c');
@@ -132,29 +154,30 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
         origin: `chrome-extension://${EXTENSION_ID}`,
         browserKey: BROWSER_KEY,
         pairingSecret: loadPairingSecret(PAIRING_FILE).secret,
+        accessToken,
       },
     });
-    const where = () => a.cluster!.browsersFor(null).find((browser) => browser.id === BROWSER)?.instance;
+    const where = () => a.cluster!.browsersFor(USER).find((browser) => browser.id === BROWSER)?.instance;
     await until(() => where() === 'b', 'the extension on b');
 
     // The same-instance path runs on a daemon of its own in this process with the extension (a second worker), so
     // both paths are measured from this process with the same code.
-    const same = await startDaemon({ host: '127.0.0.1', port: 0, local: null, heartbeatMs: 600_000, cluster: cluster('same') });
+    const same = await startDaemon({ host: '127.0.0.1', port: 0, local: null, heartbeatMs: 600_000, verifier, cluster: cluster('same') });
     daemons.push(same);
     const local = new Worker(new URL('../workers/noop-extension.mjs', import.meta.url), {
-      workerData: { url: ws(same.address), origin: `chrome-extension://${EXTENSION_ID}`, browserKey: LOCAL_KEY },
+      workerData: { url: ws(same.address), origin: `chrome-extension://${EXTENSION_ID}`, browserKey: LOCAL_KEY, accessToken },
     });
     try {
       await until(async () => (await same.router.stats()).executors === 1, 'the extension on the same daemon');
       const levels: ClusterLevel[] = [];
       let seq = 0;
       for (const sessions of options.levels) {
-        for (const [path, router, executorId] of [
-          ['same instance', same.router, LOCAL_KEY.browserId],
-          ['crossing', a.router, BROWSER],
+        for (const [path, router, executorId, servedBy] of [
+          ['same instance', same.router, LOCAL_KEY.browserId, 'same'],
+          ['crossing', a.router, BROWSER, 'a'],
         ] as const) {
           const ids = Array.from({ length: sessions }, () => `bench-${++seq}`);
-          for (const id of ids) await router.openSession(id, { executorId });
+          for (const id of ids) await router.openSession(id, { executorId, userId: USER, servedBy });
           await closedLoop(router, ids, Math.max(300, (options.seconds * 1000) / 5), null);
           const latencies: number[] = [];
           const { commands, errors, ms } = await closedLoop(router, ids, options.seconds * 1000, latencies);
@@ -172,7 +195,7 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
       }
 
       // The browser's daemon dies; the extension reconnects to c; a's session goes on there.
-      await a.router.openSession('failover-browser', { executorId: BROWSER });
+      await a.router.openSession('failover-browser', { executorId: BROWSER, userId: USER, servedBy: 'a' });
       await a.router.dispatch('failover-browser', { name: 'browser_noop' });
       const killedAt = performance.now();
       await killed(b.child);
@@ -184,7 +207,7 @@ export async function clusterBench(options: { seconds: number; levels: number[] 
       const mcp = (address: string) => `${address.replace('http', 'ws')}/mcp`;
       const gateway = new RemoteBackend({
         daemonUrls: [mcp(entry.address), mcp(a.address)],
-        daemonToken: '',
+        daemonToken: accessToken,
         daemonBrowser: BROWSER,
         commandTimeoutMs: 10_000,
       });

@@ -7,10 +7,11 @@ import { nodeFrameCipher } from '@browsermcp/daemon';
 import { newPairingNonce, pairingProof, SealedChannel, signHold } from '@browsermcp/protocol';
 import { WebSocket } from 'ws';
 
-// `pairingSecret`: the daemons' (a CLI daemon without auth requires its extension to be paired).
+// `pairingSecret`: the daemons' (a CLI daemon without auth requires its extension to be paired); `accessToken`: the
+// user's, where the daemons check tokens.
 // `browserKey` (src/bench-browser-key.ts): its own key, as the real extension's: its id is the key's hash, and it signs
 // the hold proofs a cluster asks for.
-const { origin, pairingSecret, browserKey } = workerData;
+const { origin, pairingSecret, browserKey, accessToken } = workerData;
 const { browserId, key } = browserKey;
 const privateKey = await crypto.subtle.importKey('pkcs8', browserKey.pkcs8, 'Ed25519', false, ['sign']);
 const urls = workerData.urls ?? [workerData.url];
@@ -40,7 +41,7 @@ function open(index) {
         pairingSecret && message.params?.pairing
           ? { nonce: nonces.extension, address: url, proof: await pairingProof(pairingSecret, 'extension', nonces) }
           : undefined;
-      send({ jsonrpc: '2.0', id: message.id, result: { name: 'bench', ...(pairing ? { pairing } : {}) } });
+      send({ jsonrpc: '2.0', id: message.id, result: { name: 'bench', ...(accessToken ? { accessToken } : {}), ...(pairing ? { pairing } : {}) } });
       return;
     }
     if (message.method === 'authenticated') {

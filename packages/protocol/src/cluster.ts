@@ -91,9 +91,10 @@ export const browserEntrySchema = z.object({
    */
   userProof: z.string().max(128).optional(),
   /**
-   * An extension browser's user and name, sealed (AES-256-GCM under a key derived from the daemons' shared token
-   * secret, bound to the browser and the instance): the entry then says `userId: null` and `name: ""` in clear, and
-   * only a daemon reads whose browser it is.
+   * An extension browser's user and name, with its `hold` and `userProof` (whose signatures would confirm a guessed
+   * user), sealed (AES-256-GCM under a key derived from the daemons' shared token secret, bound to the browser and the
+   * instance): the entry then says `userId: null` and `name: ""` and has no `hold` or `userProof` in clear, and only a
+   * daemon reads whose browser it is.
    */
   sealed: z.string().max(4096).optional(),
 });

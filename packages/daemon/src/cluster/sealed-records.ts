@@ -30,9 +30,12 @@ export function splitRecord(record: SessionRecord): { open: SessionRecord; part:
   return { open, part: { clientName, agent, userId, account, settings } };
 }
 
-/** Whether two records of a session say the same of whose it is and how it behaves. */
+/** Whether two records of a session say the same of its browser, whose it is and how it behaves. */
 export function samePart(a: SessionRecord, b: SessionRecord): boolean {
-  return canonicalJson(JSON.parse(JSON.stringify(splitRecord(a).part))) === canonicalJson(JSON.parse(JSON.stringify(splitRecord(b).part)));
+  return (
+    a.executorId === b.executorId &&
+    canonicalJson(JSON.parse(JSON.stringify(splitRecord(a).part))) === canonicalJson(JSON.parse(JSON.stringify(splitRecord(b).part)))
+  );
 }
 
 /**

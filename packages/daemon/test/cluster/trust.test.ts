@@ -349,6 +349,9 @@ it("keeps a session's user, agent, settings and secrets, and a browser's user an
   const directory = await new Kvm(await asDaemonB()).open('browsermcp_browsers');
   const entry = (await directory.get(`b.a.${token(idOf('heidi-laptop'))}`))!.json<Record<string, unknown>>();
   expect(entry).toMatchObject({ kind: 'extension', userId: null, name: '', sealed: expect.any(String) });
+  // Nor her browser's proof that a holds it, whose signature covers her user: a guess could be checked against it.
+  expect(entry).not.toHaveProperty('hold');
+  expect(entry).not.toHaveProperty('userProof');
   expect(JSON.stringify(entry)).not.toContain('heidi');
   expect((await rpc(peer, 'list_extensions')).result.extensions).toMatchObject([{ name: "heidi's Chrome" }]);
   // Still hers: a runs her call from b in her browser, with the record it opened.
