@@ -452,7 +452,7 @@ it('sites the person put off limits in the options page: refused to agents; a pa
       const clicked = text(await client.callTool({ name: 'browser_click', arguments: { target: '#offlink' } }));
       expect(clicked).toContain(`The page's request for ${link} was refused: The person has put localhost off limits`);
       expect(clicked).toContain('- Page Title: Blocked by browsermcp');
-      expect(clicked).toContain(`- code: "${server.crossUrl('/form.html')}"`);
+      expect(clicked).toContain(`tried to open \`${server.crossUrl('/form.html')}\`.`);
       expect(clicked).not.toContain('chrome-error://');
       const redirected = await client.callTool({
         name: 'browser_navigate',
