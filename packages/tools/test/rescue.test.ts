@@ -188,6 +188,21 @@ describe("browser_navigate where every request is intercepted (an origin list; a
     expect(rounds).toBe(3);
   });
 
+  it('stops nothing, and says nothing of it, when a new tab is only slow to answer (as under load)', async () => {
+    const s = await h.session();
+    const tab = await s.currentTab();
+    // The blank page's next script waits a second: as a new tab's renderer on a loaded machine, past ANSWER_MS.
+    const cdp = tab.cdp();
+    await cdp.send('Debugger.enable');
+    await cdp.send('Debugger.pause');
+    const resumed = new Promise((resolve) => setTimeout(resolve, 1_000)).then(() => cdp.send('Debugger.resume').catch(() => undefined));
+    const answer = await call(s, 'browser_navigate', { url: h.server.url('/index.html') });
+    await resumed;
+    await cdp.send('Debugger.disable');
+    expect(answer).not.toContain('browsermcp stopped');
+    expect(answer).toContain('- Page Title: Fixture home');
+  });
+
   it('takes about:blank whose commit Chrome never told of, when it leaves a busy page for it', async () => {
     const s = await h.session();
     await call(s, 'browser_navigate', { url: h.server.url('/hostile-busy.html') });

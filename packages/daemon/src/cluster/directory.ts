@@ -91,7 +91,7 @@ export class BrowserDirectory {
     private readonly instanceId: string,
     /** Proofs of an extension's user (user-proofs.ts): made for this instance's entries, required of the others'. */
     private readonly userProofs?: UserProofs,
-    /** How an extension's user and name are kept (sealed-records.ts): sealed where there is a key, else in clear. */
+    /** How an extension's user, name and proofs are kept (directory-entries.ts): sealed where there is a key, else in clear. */
     private readonly sealer?: SealedRecords,
   ) {}
 

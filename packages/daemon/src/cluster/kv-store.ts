@@ -99,7 +99,8 @@ export class KvRouterStore implements RouterStore {
     if (record.sealed === undefined) return session;
     // Sealed by a daemon holding the token secret, as this one writes it.
     const part = this.signing?.sealedRecords?.open(sessionBinding(record), record.sealed) as PrivatePart | undefined;
-    return part === undefined ? undefined : { ...session, ...part };
+    // Only what was sealed says whose it is: a field of that part written beside the seal is nobody's word.
+    return part === undefined ? undefined : { ...splitRecord(session).open, ...part };
   }
 
   /**

@@ -40,7 +40,7 @@ export function samePart(a: SessionRecord, b: SessionRecord): boolean {
 
 /**
  * The private part of a record in the cluster's buckets, which every daemon's NATS credentials may read: a session
- * record's user, agent, client, account and settings with `--secrets`, an extension directory entry's user and name.
+ * record's user, agent, client, account and settings with `--secrets`, an extension directory entry's user, name and proofs.
  * Sealed (AES-256-GCM) under a key derived from the daemons' shared token secret, bound to the record (SealedFor), so
  * that a NATS seed alone reads none of it, nor moves it to another record. What stays in clear is what works without
  * the secret: a session's id, browser, server and current tab; a browser's id, instance and state.

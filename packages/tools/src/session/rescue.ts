@@ -4,6 +4,12 @@ import { withTimeout } from '../engine/timing.js';
 
 /** How long a page may take to answer a trivial evaluate before it counts as held (a spinning script, a dialog). */
 const ANSWER_MS = 500;
+/**
+ * How much longer about:blank is given to answer the same question before its script is stopped: a new tab's renderer
+ * on a loaded machine took more than ANSWER_MS, and a blank page runs no script of its own. (Not other pages: one
+ * that spins a second at a time, yielding between, would answer within it.)
+ */
+const BLANK_ANSWER_MS = 1_500;
 /** Terminating a script takes a few ms when it works; a renderer that does not hear it in this long will not. */
 const TERMINATE_CAP_MS = 2_000;
 /** about:blank with scripts off loads at once; more means the renderer itself is stuck. */
@@ -15,14 +21,22 @@ const LEAVE_TIMEOUT_MS = 10_000;
  * script ended on its own first (CDP terminates "the current or next execution").
  */
 async function answers(tab: Tab, ms: number): Promise<boolean> {
-  const answered = tab
+  return answered(asked(tab), ms);
+}
+
+/** Asks the page's main thread a trivial question: resolves once it answers (see answers). */
+function asked(tab: Tab): Promise<true> {
+  return tab
     .cdp()
     .send('Runtime.evaluate', { expression: '0' })
     .then(
-      () => true,
-      () => true,
+      () => true as const,
+      () => true as const,
     );
-  return (await withTimeout(answered, ms)) ?? false;
+}
+
+async function answered(question: Promise<true>, ms: number): Promise<boolean> {
+  return (await withTimeout(question, ms)) ?? false;
 }
 
 /** Switches the page's scripts off or on again; a closed tab has none to switch. */
@@ -53,9 +67,13 @@ export interface Rescue {
 export async function rescueTab(session: ToolSession, tab: Tab, options: { leave?: boolean } = {}): Promise<Rescue> {
   if (tab.isClosed) return { done: [], tab };
   const { value, open, arrived } = await tab.dismissingDialogs(async (arrivedSoFar) => {
-    if (await answers(tab, ANSWER_MS)) return { held: false, stuck: false, refused: false };
+    const question = asked(tab);
+    if (await answered(question, ANSWER_MS)) return { held: false, stuck: false, refused: false };
     // Dialogs that open as fast as they are dismissed come from a script that never yields: nothing gets in between
     // (a termination waits out its cap), so the tab is replaced at once.
+    if (arrivedSoFar() > 0) return { held: false, stuck: true, refused: false };
+    // A blank page only slow to answer: nothing is stopped, nor said to be.
+    if (tab.page.url() === 'about:blank' && (await answered(question, BLANK_ANSWER_MS))) return { held: false, stuck: false, refused: false };
     if (arrivedSoFar() > 0) return { held: false, stuck: true, refused: false };
     // Scripts off first, so that the page's timers cannot start the script again once it is stopped (the switch itself
     // waits for the page's thread: it is not awaited before the termination, which interrupts the thread).
