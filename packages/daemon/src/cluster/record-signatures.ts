@@ -15,8 +15,13 @@ import type { SessionRecord } from '../router/store.js';
  */
 export function claimsOf(record: SignedRecord): string {
   const { currentTabId: _tab, signature: _signature, userProof: _proof, ...claims } = record;
-  // As JSON reads it back (undefined dropped or null, -0 as 0): the signer signs an object, the verifier reads JSON.
-  return canonicalJson(JSON.parse(JSON.stringify(claims)));
+  // The signer signs an object, the verifier reads JSON.
+  return canonicalAsRead(claims);
+}
+
+/** The canonical JSON of `value` as JSON reads it back (undefined dropped or null, -0 as 0). */
+export function canonicalAsRead(value: unknown): string {
+  return canonicalJson(JSON.parse(JSON.stringify(value)));
 }
 
 /** JSON with object keys sorted at every level: the same bytes for the same record, whoever wrote it. */

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { SessionRecord } from '../router/store.js';
-import { canonicalJson } from './record-signatures.js';
+import { canonicalAsRead } from './record-signatures.js';
 
 /** What the key of sealed records is derived for (TokenVerifier.derivedKey). */
 export const SEALED_RECORDS_PURPOSE = 'browsermcp cluster sealed records v1';
@@ -32,10 +32,7 @@ export function splitRecord(record: SessionRecord): { open: SessionRecord; part:
 
 /** Whether two records of a session say the same of its browser, whose it is and how it behaves. */
 export function samePart(a: SessionRecord, b: SessionRecord): boolean {
-  return (
-    a.executorId === b.executorId &&
-    canonicalJson(JSON.parse(JSON.stringify(splitRecord(a).part))) === canonicalJson(JSON.parse(JSON.stringify(splitRecord(b).part)))
-  );
+  return a.executorId === b.executorId && canonicalAsRead(splitRecord(a).part) === canonicalAsRead(splitRecord(b).part);
 }
 
 /**

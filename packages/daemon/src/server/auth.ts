@@ -43,10 +43,19 @@ export interface TokenRules {
 /** Verifies HS256 JWTs whose `sub` is the user id. Every failure is an UnauthorizedError that says what to do. */
 export function hs256Verifier(secret: string | Uint8Array, rules: TokenRules = {}): TokenVerifier {
   const key = secretKey(secret);
+  // Worked out once per purpose: some are asked for on every call (an HTTP caller's router ids).
+  const derived = new Map<string, Uint8Array>();
   return {
     ...jwtVerifier(key, 'HS256', rules),
     // HKDF: a key of its own per purpose, from which neither the secret nor a token can be worked back.
-    derivedKey: (purpose) => new Uint8Array(hkdfSync('sha256', key, 'browsermcp', purpose, 32)),
+    derivedKey: (purpose) => {
+      let made = derived.get(purpose);
+      if (made === undefined) {
+        made = new Uint8Array(hkdfSync('sha256', key, 'browsermcp', purpose, 32));
+        derived.set(purpose, made);
+      }
+      return made;
+    },
   };
 }
 

@@ -28,7 +28,6 @@ export async function httpCaller(state: DaemonState, request: FastifyRequest): P
 
 /** What the key of the users' namespaces in router ids is derived for (TokenVerifier.derivedKey). */
 export const ROUTER_IDS_PURPOSE = 'browsermcp router ids v1';
-const namespaceKeys = new WeakMap<TokenVerifier, Uint8Array>();
 
 /**
  * The router's id for a session an HTTP caller names: on a daemon with auth, inside its user's own namespace, so
@@ -39,11 +38,7 @@ const namespaceKeys = new WeakMap<TokenVerifier, Uint8Array>();
  */
 export function routerSessionId(userId: string | null, sessionId: string, verifier?: TokenVerifier): string {
   if (userId === null) return sessionId;
-  let key = verifier && namespaceKeys.get(verifier);
-  if (verifier?.derivedKey !== undefined && key === undefined) {
-    key = verifier.derivedKey(ROUTER_IDS_PURPOSE);
-    namespaceKeys.set(verifier, key);
-  }
+  const key = verifier?.derivedKey?.(ROUTER_IDS_PURPOSE);
   const namespace = (key ? createHmac('sha256', key) : createHash('sha256').update(ROUTER_IDS_PURPOSE)).update(userId, 'utf8').digest('base64url');
   return `u.${namespace.slice(0, 22)}.${sessionId}`;
 }
