@@ -13,14 +13,19 @@ import { SEALED_RECORDS_PURPOSE, SealedRecords } from './sealed-records.js';
 import { USER_PROOF_PURPOSE, UserProofs } from './user-proofs.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
 
-/** How long a try to connect to NATS waits for the handshake (nats.js's own: 20 s), and how many tries are made. */
-const HANDSHAKE_TIMEOUT_MS = 5_000;
-const HANDSHAKE_TRIES = 3;
+/**
+ * How long one try to connect to NATS waits for the handshake, and how many tries are made. NATS drops a client that
+ * has not authenticated within its authorization timeout (2 s by default), and nats.js, when that drop reaches it as a
+ * reset before the refusal was read, says nothing and waits out the whole try (its own default: 20 s): a try much
+ * longer than the server's timeout only waits on a connection that is already gone.
+ */
+const HANDSHAKE_TIMEOUT_MS = 3_000;
+const HANDSHAKE_TRIES = 5;
 
 /**
- * Connects, trying again while the handshake goes unanswered: a connection dropped during the handshake (NATS refusing
- * wrong credentials closes it, and on a busy machine the reset can reach the client before it read the refusal) leaves
- * nats.js waiting out its timeout, saying nothing; a try whose answer is read says what NATS said.
+ * Connects, trying again while the handshake goes unanswered or NATS gave up waiting for it ("Authentication
+ * Timeout": a daemon starved of CPU while it started), so that neither is taken for refused credentials; a try whose
+ * answer is read says what NATS said.
  */
 async function connectTrying(options: ConnectionOptions): Promise<NatsConnection> {
   for (let attempt = 1; ; attempt++) {

@@ -20,6 +20,8 @@ export function natsFailure(error: unknown): NatsFailure {
   if (error instanceof NoRespondersError || (error instanceof Error && error.cause instanceof NoRespondersError)) return 'no-responders';
   if (error instanceof ClosedConnectionError || error instanceof DrainingConnectionError) return 'closed';
   if (error instanceof TimeoutError || (error instanceof Error && error.cause instanceof TimeoutError)) return 'timeout';
+  // The server gave up waiting for this client's handshake (its authorization timeout): slow, not refused.
+  if (error instanceof AuthorizationError && /^authentication timeout$/i.test(error.message)) return 'timeout';
   if (error instanceof AuthorizationError || error instanceof UserAuthenticationExpiredError) return 'authorization';
   const message = error instanceof Error ? error.message : String(error);
   if (/authorization violation|authentication/i.test(message)) return 'authorization';

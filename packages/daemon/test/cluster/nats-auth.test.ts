@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { NatsServer } from '@browsermcp/testkit';
 import { afterAll, expect, it } from 'vitest';
@@ -52,6 +53,43 @@ it('joins with a user and password in the URL, prints the URL without the passwo
   expect(wrong.stderr + wrong.stdout).not.toContain('wrong-secret-9');
   expect(none.code).toBe(1);
   expect(none.stderr).toContain(`NATS at ${server.url} needs credentials: give --nats-nkey-seed-file`);
+});
+
+/**
+ * A TCP relay to `port` whose first connection never passes on what the client sends: to NATS that client looks as
+ * one starved of CPU while it starts, which has not answered the greeting when the server's authorization timeout runs
+ * out. Later connections pass both ways.
+ */
+async function stallingFirstHandshake(port: number): Promise<{ port: number; connections: () => number; close: () => void }> {
+  let connections = 0;
+  const relay = createServer((client) => {
+    const first = connections++ === 0;
+    const server = connect(port, '127.0.0.1');
+    server.pipe(client);
+    if (!first) client.pipe(server);
+    for (const [socket, other] of [
+      [client, server],
+      [server, client],
+    ] as const) {
+      socket.on('error', () => other.destroy());
+      socket.on('close', () => other.end());
+    }
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  return { port: (relay.address() as AddressInfo).port, connections: () => connections, close: () => relay.close() };
+}
+
+it('joins when NATS gave up on its first handshake (a busy machine), and does not blame the credentials for it', async () => {
+  const server = await nats(`authorization { timeout: 0.5 }\n${USERS}`);
+  const relay = await stallingFirstHandshake(server.port);
+  try {
+    const cli = await joins(['--nats', `nats://daemon:pass-w0rd-secret@127.0.0.1:${relay.port}`]);
+    expect(cli.lines.find((line) => line.msg === 'browsermcp daemon listening')).toBeDefined();
+    expect(relay.connections()).toBeGreaterThan(1);
+    expect(everything(cli)).not.toContain('refused');
+  } finally {
+    relay.close();
+  }
 });
 
 it('joins with a token from the environment, and refuses two kinds of credential at once', async () => {

@@ -11,6 +11,8 @@ it('sorts nats.js errors by their classes, and the few it gives no type by their
   expect(natsFailure(new TimeoutError())).toBe('timeout');
   expect(natsFailure(new RequestError('request failed', { cause: new TimeoutError() }))).toBe('timeout');
   expect(natsFailure(new AuthorizationError('Authorization Violation'))).toBe('authorization');
+  // NATS gave up waiting for the handshake: a slow client, tried again, not refused credentials.
+  expect(natsFailure(new AuthorizationError('Authentication Timeout'))).toBe('timeout');
   // No type of nats.js's own: Node's TLS handshake, and the server's words for a JetStream that is off.
   expect(natsFailure(new Error('unable to verify the first certificate'))).toBe('tls');
   expect(natsFailure(new Error('jetstream is not enabled'))).toBe('no-jetstream');
