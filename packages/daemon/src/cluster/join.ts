@@ -133,6 +133,7 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
       );
     const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, userProofs, sealedRecords });
     await store.publishSigningKey();
+    await store.start();
     const stateSecret = derivedKey ? derivedKey(STATE_OWNERS_PURPOSE) : await store.sharedSecret('state-owners');
     return { nc, store, directory, instanceId, stateSecret };
   } catch (error) {

@@ -1,112 +1,100 @@
-import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from '../router/store.js';
 import { listKeys, live, MAX_CAS_ATTEMPTS } from './keys.js';
+import { KvStates } from './kv-states.js';
+import { SessionReader } from './session-reader.js';
 import { fromToken, token } from './names.js';
-import { unsigned, type SignedRecord } from './record-signatures.js';
 import type { RecordSigning } from './record-signing.js';
-import { samePart, sessionBinding, splitRecord, type PrivatePart } from './sealed-records.js';
+import { samePart } from './sealed-records.js';
+import {
+  currentVersion,
+  endedVersion,
+  epochOf,
+  newestUnbelieved,
+  outdatedOwnVersions,
+  sessionKey,
+  sessionVersionsFilter,
+  type SessionVersion,
+  type StoredSession,
+} from './session-versions.js';
 import { keysKey, SigningKeys } from './signing-keys.js';
-import { unavailableWhenDown } from './kv-unavailable.js';
+import { unavailableWhenDown, unlessDown } from './kv-unavailable.js';
 
-// Keys: `s.<session>` holds a SessionRecord; `t.<executor>.<tab>` holds the id of the session that owns the tab.
-const sessionKey = (sessionId: string): string => `s.${token(sessionId)}`;
+// Keys: `s.<instance>.<session>` holds that instance's version of a session (session-versions.ts);
+// `t.<executor>.<tab>` holds the id of the session that owns the tab.
 const tabKey = (executorId: string, tabId: string): string => `t.${token(executorId)}.${token(tabId)}`;
-const stateKey = (owner: string): string => `k.${token(owner)}`;
-// `x.<name>` holds a secret the daemons share (only they may read the bucket).
-const secretKey = (name: string): string => `x.${token(name)}`;
 
 /**
- * The keys a daemon may write in the router's bucket (nats-config's permissions): every session, tab, state and
- * shared-secret key, whichever daemon serves them; of the signing keys only its own.
+ * The keys a daemon may write in the router's bucket (nats-config's permissions): of the sessions and the signing
+ * keys only its own; every tab, state and shared-secret key, whichever daemon serves them.
  */
 export function writableRouterKeys(instanceId: string): string[] {
-  return ['s.>', 't.>', 'k.>', 'x.>', keysKey(instanceId)];
+  return [`s.${instanceId}.>`, 't.>', 'k.>', 'x.>', keysKey(instanceId)];
 }
 
 /** Records not believed whose telling is remembered (the oldest forgotten past it). */
 const MAX_TOLD_UNVERIFIED = 10_000;
+/** The instance a store without signing (outside a cluster's trust, in tests) writes its versions as. */
+const UNSIGNED_INSTANCE = 'store';
 
 /**
- * The RouterStore of a cluster, on a JetStream KV bucket shared by every daemon. Each racing write is one atomic
- * KV operation: createSession and claimTab are `create` (fails if the key exists), deleteSession and releaseTab
- * delete at the revision they read, so of two instances doing the same only one sees itself succeed. A session
- * record is signed by the instance it names as its server (`signing`), so that the instance holding its browser can
- * tell it from one another daemon wrote (getVerifiedSession, listVerifiedSessions).
+ * The RouterStore of a cluster, on a JetStream KV bucket shared by every daemon. A session is the newest believed of
+ * the versions its servers wrote, each under its own instance's key (session-versions.ts), signed by that instance
+ * (`signing`) so that the instance holding its browser can tell it from one another daemon wrote (getVerifiedSession,
+ * listVerifiedSessions), and read from a copy a watch keeps (session-reader.ts). Each racing write is one atomic KV
+ * operation: claimTab is `create` (fails if the key exists), writes of a version and releaseTab are at the revision
+ * they read, so of two instances doing the same only one sees itself succeed.
  */
 export class KvRouterStore implements RouterStore {
   private readonly kv: KV;
   /** The instances' signing keys, and which revisions verified. */
   readonly #signingKeys: SigningKeys;
+  /** The kept browser states and shared secrets (kv-states.ts). */
+  readonly #states: KvStates;
+  /** Every instance's versions of sessions, as they are read and checked (session-reader.ts). */
+  readonly #reader: SessionReader;
   /** Records not believed that were told to `onUnsigned`, by session and revision. */
   readonly #toldUnverified = new Set<string>();
 
   /** `down`: whether the NATS connection is lost right now; calls then fail at once instead of at their timeout. */
   constructor(
     kv: KV,
-    down: () => boolean = () => false,
+    private readonly down: () => boolean = () => false,
     private readonly signing?: RecordSigning,
   ) {
     this.kv = unavailableWhenDown(kv, down);
     this.#signingKeys = new SigningKeys(this.kv, signing);
-  }
-
-  /**
-   * The record as this instance writes it: when it names this instance as its server, with its proof (this instance
-   * checked the user's token to open or take it up) and signed.
-   */
-  #signed(session: SessionRecord): SessionRecord {
-    if (this.signing === undefined || session.servedBy !== this.signing.instanceId) return session;
-    const { userProofs, signer } = this.signing;
-    const { userProof: _old, ...claims } = session as SignedRecord;
-    const proven: SignedRecord = userProofs !== undefined ? { ...claims, userProof: userProofs.session(claims) } : claims;
-    return signer.sign(proven);
+    this.#states = new KvStates(this.kv, (filter) => this.#keys(filter));
+    this.#reader = new SessionReader(this.kv, down, (filter) => this.#keys(filter), this.#signingKeys, signing);
   }
 
   /** The cluster's secret `name`: made by the first daemon that asks (create-if-absent), read by the others. */
-  async sharedSecret(name: string): Promise<Uint8Array> {
-    const key = secretKey(name);
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const entry = await this.kv.get(key);
-      if (live(entry)) return Buffer.from(entry.string(), 'base64url');
-      try {
-        await this.kv.create(key, randomBytes(32).toString('base64url'));
-      } catch {
-        // another daemon made it first: read theirs
-      }
+  sharedSecret(name: string): Promise<Uint8Array> {
+    return this.#states.sharedSecret(name);
+  }
+
+  /** The instance whose versions of sessions this store writes (`s.<instance>.<session>`). */
+  get #self(): string {
+    return this.signing?.instanceId ?? UNSIGNED_INSTANCE;
+  }
+
+  /** Adds the session (epoch 1, under this instance's key) unless any instance holds a version of it. */
+  async createSession(session: SessionRecord): Promise<boolean> {
+    if ((await this.#keys(sessionVersionsFilter(session.sessionId))).length > 0) return false;
+    try {
+      await this.#writeOwn(session.sessionId, undefined, this.#reader.signed({ ...this.#reader.sealed(session), epoch: 1 }));
+      return true;
+    } catch (error) {
+      // `create` fails when the key exists; any other failure is the store's and is rethrown.
+      if (live(await this.kv.get(sessionKey(this.#self, session.sessionId)))) return false;
+      throw error;
     }
-    throw new Error(`the cluster's ${name} secret could not be read or made; is the router bucket writable?`);
-  }
-
-  createSession(session: SessionRecord): Promise<boolean> {
-    return this.#createUnlessLive(sessionKey(session.sessionId), this.#signed(this.#sealed(session)));
-  }
-
-  /** The record as the store keeps it: its private part sealed (sealed-records.ts), where there is a key to seal it with. */
-  #sealed(session: SessionRecord): SignedRecord {
-    const sealer = this.signing?.sealedRecords;
-    if (sealer === undefined) return session;
-    const { open, part } = splitRecord(session);
-    return { ...open, sealed: sealer.seal(sessionBinding(session), part) };
   }
 
   /**
-   * The record as the router works with it: without signature and proofs, its private part opened. Undefined when it
-   * has a sealed part that does not open here (sealed for another session or browser, or changed).
-   */
-  #opened(record: SignedRecord): SessionRecord | undefined {
-    const session = unsigned(record);
-    if (record.sealed === undefined) return session;
-    // Sealed by a daemon holding the token secret, as this one writes it.
-    const part = this.signing?.sealedRecords?.open(sessionBinding(record), record.sealed) as PrivatePart | undefined;
-    // Only what was sealed says whose it is: a field of that part written beside the seal is nobody's word.
-    return part === undefined ? undefined : { ...splitRecord(session).open, ...part };
-  }
-
-  /**
-   * The session, as this instance may act on it: in a cluster only a record its server signed and whose user it
-   * proved (another is told to `onUnsigned` once per revision and reads as missing), since the bucket is every
-   * daemon's to write. getSessionUnchecked reads any record, for what only cleans up.
+   * The session, as this instance may act on it: in a cluster only a version its server signed and whose user it
+   * proved (another is told to `onUnsigned` once per revision and reads as missing), since another daemon may write
+   * versions of its own. getSessionUnchecked reads any record, for what only cleans up.
    */
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
     if (this.signing === undefined) return this.getSessionUnchecked(sessionId);
@@ -117,19 +105,28 @@ export class KvRouterStore implements RouterStore {
     return undefined;
   }
 
-  /** Any record under the session's key, believed or not: for a check that only holds something back or cleans up. */
-  async getSessionUnchecked(sessionId: string): Promise<SessionRecord | undefined> {
-    const record = await this.#read<SignedRecord>(sessionKey(sessionId));
-    // One whose part does not open still names its session, browser and server: enough to clean up after it.
-    return record && (this.#opened(record) ?? unsigned(record));
+  /**
+   * The session as cleanup goes by: its current version, or where none is believed the newest one (a record no
+   * instance vouches for is still one to clean up); undefined once ended.
+   */
+  async getSessionUnchecked(sessionId: string, from?: string): Promise<SessionRecord | undefined> {
+    const versions = await this.#reader.versions(sessionId, from);
+    const current = currentVersion(versions) ?? newestUnbelieved(versions);
+    return current === undefined || current.record.ended === true ? undefined : this.#reader.readable(current.record);
   }
 
-  /**
-   * Whether the record at `revision` of `key` is the session's as its server wrote it: under its own session's key (a
-   * record copied under another session's key is not that session's), signed and proven (signing-keys.ts).
-   */
-  async #believed(sessionId: string, key: string, revision: number, record: SignedRecord): Promise<boolean> {
-    return record.sessionId === sessionId && (await this.#signingKeys.verified(key, revision, record));
+  /** Starts following every instance's versions of sessions (session-index.ts): reads then need no round trip. */
+  start(): Promise<void> {
+    return this.#reader.start();
+  }
+
+  /** Reads every version again (each heartbeat), for what the watch may have missed. */
+  refreshSessions(): Promise<void> {
+    return this.#reader.refresh();
+  }
+
+  stop(): void {
+    this.#reader.stop();
   }
 
   /** Tells `onUnsigned` of a record not believed, once per session and revision (it is read on every call). */
@@ -142,24 +139,29 @@ export class KvRouterStore implements RouterStore {
   }
 
   /**
-   * The session's record, whether the instance it names as its server signed it (record-signatures.ts) and proved
-   * its user (user-proofs.ts; without signing, a store outside a cluster, every record counts), and its revision (any
-   * write changes it).
+   * The session's current record, whether the instance it names as its server signed it (record-signatures.ts) and
+   * proved its user (user-proofs.ts; without signing, a store outside a cluster, every record counts), and its
+   * revision (any new version changes it). Where no version is believed, the newest one, not verified; undefined
+   * when there is none or the session ended.
    */
-  async getVerifiedSession(sessionId: string): Promise<{ record: SessionRecord; verified: boolean; revision: number } | undefined> {
-    const entry = await this.kv.get(sessionKey(sessionId));
-    if (!live(entry)) return undefined;
-    const record = entry.json<SignedRecord>();
-    const opened = this.#opened(record);
-    const verified = opened !== undefined && (await this.#believed(sessionId, entry.key, entry.revision, record));
-    return { record: opened ?? unsigned(record), verified, revision: entry.revision };
+  async getVerifiedSession(sessionId: string, from?: string): Promise<{ record: SessionRecord; verified: boolean; revision: number } | undefined> {
+    return this.#verifiedOf(await this.#reader.versions(sessionId, from));
+  }
+
+  #verifiedOf(versions: readonly SessionVersion[]): { record: SessionRecord; verified: boolean; revision: number } | undefined {
+    const current = currentVersion(versions);
+    if (current !== undefined) {
+      return current.record.ended === true ? undefined : { record: this.#reader.opened(current.record)!, verified: true, revision: current.revision };
+    }
+    const newest = newestUnbelieved(versions);
+    return newest && { record: this.#reader.readable(newest.record), verified: false, revision: newest.revision };
   }
 
   /** The executor's sessions whose records their servers signed; the others are told to `onUnsigned` and left out. */
   async listVerifiedSessions(executorId: string): Promise<SessionRecord[]> {
     const sessions: SessionRecord[] = [];
-    for (const key of await this.#keys('s.*')) {
-      const found = await this.getVerifiedSession(fromToken(key.slice(2)));
+    for (const versions of (await this.#reader.allVersions()).values()) {
+      const found = this.#verifiedOf(versions);
       if (found === undefined || found.record.executorId !== executorId) continue;
       if (found.verified) sessions.push(found.record);
       else this.#tellUnverified(found.record, found.revision, 'its browser connected');
@@ -173,64 +175,96 @@ export class KvRouterStore implements RouterStore {
   }
 
   /** The sessions this instance may act on (see getSession), every one or those held by one executor. */
-  listSessions(executorId?: string): Promise<SessionRecord[]> {
-    return this.#list(executorId, (sessionId) => this.getSession(sessionId));
-  }
-
-  /** Every record, believed or not: for closing what no instance serves (the sweep, a browser that did not come back). */
-  listAllSessions(executorId?: string): Promise<SessionRecord[]> {
-    return this.#list(executorId, (sessionId) => this.getSessionUnchecked(sessionId));
-  }
-
-  async #list(executorId: string | undefined, read: (sessionId: string) => Promise<SessionRecord | undefined>): Promise<SessionRecord[]> {
+  async listSessions(executorId?: string): Promise<SessionRecord[]> {
+    if (this.signing === undefined) return this.listAllSessions(executorId);
     const sessions: SessionRecord[] = [];
-    for (const key of await this.#keys('s.*')) {
-      const session = await read(fromToken(key.slice(2)));
-      if (session !== undefined && (executorId === undefined || session.executorId === executorId)) sessions.push(session);
+    for (const versions of (await this.#reader.allVersions()).values()) {
+      const found = this.#verifiedOf(versions);
+      if (found === undefined) continue;
+      if (!found.verified) this.#tellUnverified(found.record, found.revision, 'it was read');
+      else if (executorId === undefined || found.record.executorId === executorId) sessions.push(found.record);
     }
     return sessions;
   }
 
-  async deleteSession(sessionId: string): Promise<SessionRecord | undefined> {
-    const key = sessionKey(sessionId);
-    const entry = await this.kv.get(key);
-    if (!live(entry)) return undefined;
-    try {
-      await this.kv.delete(key, { previousSeq: entry.revision });
-    } catch {
-      // Another instance deleted (or changed) it first: it reports the removal, not us.
-      if (live(await this.kv.get(key))) return this.deleteSession(sessionId);
-      return undefined;
+  /** Every session, believed or not: for closing what no instance serves (the sweep, a browser that did not come back). */
+  async listAllSessions(executorId?: string): Promise<SessionRecord[]> {
+    const sessions: SessionRecord[] = [];
+    for (const versions of (await this.#reader.allVersions()).values()) {
+      const current = currentVersion(versions) ?? newestUnbelieved(versions);
+      if (current === undefined || current.record.ended === true) continue;
+      const session = this.#reader.readable(current.record);
+      if (executorId === undefined || session.executorId === executorId) sessions.push(session);
     }
-    const record = entry.json<SignedRecord>();
-    const session = this.#opened(record) ?? unsigned(record);
-    for (const { key: owned, entry: tab } of await this.#tabsOf(session.executorId)) {
-      if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
-    }
-    return session;
+    return sessions;
   }
 
   /**
-   * Names `instanceId` the session's server (a take-up), signing and proving the record anew: only a record as its
-   * server before signed and proved it, at the revision checked (a record another daemon rewrote is not signed over,
-   * which would vouch for what it wrote). False when there is none, or none believed.
+   * Ends the session and releases its tabs. This instance's own version, when it is the only one, is deleted; where
+   * another instance's version is left (it served the session before, or does now), an ended version one epoch above
+   * the current one is written under this instance's key instead, which no other version outranks. Returns the
+   * session, or undefined when it had ended or had no version.
+   */
+  async deleteSession(sessionId: string): Promise<SessionRecord | undefined> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const versions = await this.#reader.versions(sessionId);
+      const current = currentVersion(versions) ?? newestUnbelieved(versions);
+      if (current === undefined || current.record.ended === true) return undefined;
+      const own = versions.find((version) => version.instance === this.#self);
+      try {
+        if (own !== undefined && versions.length === 1) await this.#deleteOwn(own);
+        else await this.#writeOwn(sessionId, own, this.#reader.signed(endedVersion(current.record, this.#self)));
+      } catch {
+        continue; // another write came first: read again
+      }
+      const session = this.#reader.readable(current.record);
+      for (const { key: owned, entry: tab } of await this.#tabsOf(session.executorId)) {
+        if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
+      }
+      return session;
+    }
+    throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
+  }
+
+  /** Deletes this instance's version at the revision read (failing if it was written since). */
+  async #deleteOwn(own: SessionVersion): Promise<void> {
+    await this.kv.delete(own.key, { previousSeq: own.revision });
+    this.#reader.wrote(own.key, own.revision, undefined);
+  }
+
+  /** Writes this instance's version of a session: over the one it read (at its revision), or new. */
+  async #writeOwn(sessionId: string, own: SessionVersion | undefined, record: StoredSession): Promise<void> {
+    const key = sessionKey(this.#self, sessionId);
+    const value = JSON.stringify(record);
+    const revision = own !== undefined ? await this.kv.update(key, value, own.revision) : await this.kv.create(key, value);
+    this.#reader.wrote(key, revision, record);
+  }
+
+  /**
+   * Names `instanceId` (this instance) the session's server, a take-up: its own version, one epoch above the current
+   * one, signed and proven anew. Only a current version its server signed and proved is taken up, and (with `as`) only
+   * while it is the session the caller checked. False when there is none, or none believed.
    */
   async setServedBy(sessionId: string, instanceId: string, as?: SessionRecord): Promise<boolean> {
-    const key = sessionKey(sessionId);
+    if (this.signing !== undefined && instanceId !== this.#self)
+      throw new Error(`instance ${this.#self} cannot write a version of session ${sessionId} for ${instanceId}`);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const entry = await this.kv.get(key);
-      if (!live(entry)) return false;
-      const record = entry.json<SignedRecord>();
-      const opened = this.#opened(record);
-      if (opened === undefined || !(await this.#believed(sessionId, key, entry.revision, record))) {
-        this.#tellUnverified(unsigned(record), entry.revision, 'taking it up');
+      const versions = await this.#reader.versions(sessionId);
+      const current = currentVersion(versions);
+      if (current === undefined) {
+        const newest = newestUnbelieved(versions);
+        if (newest !== undefined) this.#tellUnverified(this.#reader.readable(newest.record), newest.revision, 'taking it up');
         return false;
       }
+      if (current.record.ended === true) return false;
       // An older record of the session written back since it was checked (its own server's, believed) is not it.
-      if (as !== undefined && !samePart(opened, as)) return false;
+      if (as !== undefined && !samePart(this.#reader.opened(current.record)!, as)) return false;
+      if (current.instance === this.#self && current.record.servedBy === instanceId) return true;
+      const own = versions.find((version) => version.instance === this.#self);
       try {
         // Its sealed part as it is: bound to the session and its browser, not to its server.
-        await this.kv.update(key, JSON.stringify(this.#signed({ ...record, servedBy: instanceId })), entry.revision);
+        const { signature: _signature, userProof: _proof, ...claims } = current.record;
+        await this.#writeOwn(sessionId, own, this.#reader.signed({ ...claims, servedBy: instanceId, epoch: epochOf(current.record) + 1 }));
         return true;
       } catch {
         // written by another instance since we read it: read and check again
@@ -239,8 +273,26 @@ export class KvRouterStore implements RouterStore {
     throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
   }
 
+  /**
+   * Deletes this instance's versions that no longer count: those another version outranks (taken up elsewhere, or
+   * ended), and its tombstones once no other version is left. Returns how many it deleted.
+   */
+  async tidySessions(only?: string): Promise<number> {
+    let deleted = 0;
+    const all = only === undefined ? await this.#reader.allVersions() : new Map([[only, await this.#reader.versions(only)]]);
+    for (const versions of all.values()) {
+      for (const outdated of outdatedOwnVersions(versions, this.#self)) {
+        await this.#deleteOwn(outdated).then(
+          () => deleted++,
+          () => undefined, // written again meanwhile: the next tidy reads it anew
+        );
+      }
+    }
+    return deleted;
+  }
+
   async setCurrentTab(sessionId: string, tabId: string | undefined): Promise<void> {
-    await this.#updateSession(sessionId, (session) => withCurrentTab(session, tabId));
+    await this.#updateSession(sessionId, (session) => withCurrentTab(session, tabId) as StoredSession);
   }
 
   async claimTab(sessionId: string, tabId: string): Promise<string | undefined> {
@@ -272,7 +324,7 @@ export class KvRouterStore implements RouterStore {
       return undefined; // released by someone else meanwhile
     }
     const owner = entry.string();
-    await this.#updateSession(owner, (session) => (session.currentTabId === tabId ? withCurrentTab(session, undefined) : undefined));
+    await this.#updateSession(owner, (session) => (session.currentTabId === tabId ? (withCurrentTab(session, undefined) as StoredSession) : undefined));
     return owner;
   }
 
@@ -292,54 +344,36 @@ export class KvRouterStore implements RouterStore {
   }
 
   createState(state: StateRecord): Promise<boolean> {
-    return this.#createUnlessLive(stateKey(state.owner), state);
+    return this.#states.createState(state);
   }
 
   getState(owner: string): Promise<StateRecord | undefined> {
-    return this.#read<StateRecord>(stateKey(owner));
+    return this.#states.getState(owner);
   }
 
-  async listStates(): Promise<StateRecord[]> {
-    const states: StateRecord[] = [];
-    for (const key of await this.#keys('k.*')) {
-      const state = await this.getState(fromToken(key.slice(2)));
-      if (state !== undefined) states.push(state);
-    }
-    return states;
+  listStates(): Promise<StateRecord[]> {
+    return this.#states.listStates();
   }
 
-  async updateState(owner: string, handle: string, change: (state: StateRecord) => StateRecord | undefined): Promise<StateRecord | undefined> {
-    const key = stateKey(owner);
+  updateState(owner: string, handle: string, change: (state: StateRecord) => StateRecord | undefined): Promise<StateRecord | undefined> {
+    return this.#states.updateState(owner, handle, change);
+  }
+
+  /**
+   * Rewrites the session's current version at the revision it was read, when it is this instance's (retried when it
+   * was written in between); another instance's version is its own to write, and the browser is the truth of its tabs.
+   */
+  async #updateSession(sessionId: string, change: (session: StoredSession) => StoredSession | undefined): Promise<void> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const entry = await this.kv.get(key);
-      if (!live(entry)) return undefined;
-      const state = entry.json<StateRecord>();
-      if (state.handle !== handle) return undefined;
-      const next = change(state);
-      try {
-        if (next === undefined) await this.kv.delete(key, { previousSeq: entry.revision });
-        else await this.kv.update(key, JSON.stringify(next), entry.revision);
-        return next;
-      } catch {
-        // written by another instance since we read it: read again
-      }
-    }
-    throw new Error(`the kept state of ${owner} is being written by too many instances at once; try again`);
-  }
-
-  /** Rewrites a session at the revision it was read (retried when another instance wrote it in between). */
-  async #updateSession(sessionId: string, change: (session: SessionRecord) => SessionRecord | undefined): Promise<void> {
-    const key = sessionKey(sessionId);
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const entry = await this.kv.get(key);
-      if (!live(entry)) return;
-      const next = change(entry.json<SessionRecord>());
+      const current = currentVersion(await this.#reader.versions(sessionId));
+      if (current === undefined || current.instance !== this.#self || current.record.ended === true) return;
+      const next = change(current.record);
       if (next === undefined) return;
       try {
-        await this.kv.update(key, JSON.stringify(next), entry.revision);
+        this.#reader.wrote(current.key, await this.kv.update(current.key, JSON.stringify(next), current.revision), next);
         return;
       } catch {
-        // written by another instance since we read it: read again
+        // written since we read it: read again
       }
     }
     throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
@@ -354,24 +388,8 @@ export class KvRouterStore implements RouterStore {
     return out;
   }
 
-  /** Writes `value` under `key` unless a live entry is there (one atomic `create`); false if one is. */
-  async #createUnlessLive(key: string, value: unknown): Promise<boolean> {
-    try {
-      await this.kv.create(key, JSON.stringify(value));
-      return true;
-    } catch (error) {
-      // `create` fails when the key exists; any other failure is the store's and is rethrown.
-      if (live(await this.kv.get(key))) return false;
-      throw error;
-    }
-  }
-
-  async #read<T>(key: string): Promise<T | undefined> {
-    const entry = await this.kv.get(key);
-    return live(entry) ? entry.json<T>() : undefined;
-  }
-
   #keys(filter: string): Promise<string[]> {
-    return listKeys(this.kv, filter);
+    // The listing reads the stream past the KV methods, which alone say at once that NATS is away.
+    return unlessDown(this.down, () => listKeys(this.kv, filter));
   }
 }

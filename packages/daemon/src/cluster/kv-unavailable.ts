@@ -30,3 +30,9 @@ export function unavailableWhenDown(kv: KV, down: () => boolean): KV {
     },
   });
 }
+
+/** `request()` with NATS being away turned into ClusterUnavailable, for what reads the bucket past its KV methods. */
+export function unlessDown<T>(down: () => boolean, request: () => Promise<T>): Promise<T> {
+  if (down()) return Promise.reject(new ClusterUnavailableError('the connection to NATS is lost and is being retried'));
+  return request().catch((error: unknown) => Promise.reject(unavailable(error)));
+}

@@ -331,8 +331,10 @@ export class ClusterNode implements RemoteExecutors {
   async #onSessionEnded(msg: Msg): Promise<void> {
     const ended = readMessage(msg, parseSessionEnded);
     if (!ended || ended.instanceId === this.instanceId) return;
+    // This instance's own version of it, now outranked by the tombstone of the instance that ended it, goes.
+    await this.store.tidySessions(ended.sessionId).catch(() => undefined);
     // Said after the store forgot the session: one the store still holds has not ended, whoever says so.
-    if ((await this.store.getSessionUnchecked(ended.sessionId).catch(() => undefined)) !== undefined) {
+    if ((await this.store.getSessionUnchecked(ended.sessionId, ended.instanceId).catch(() => undefined)) !== undefined) {
       this.#options.logger.warn(
         { sessionId: ended.sessionId, instanceId: ended.instanceId },
         'ignored a session-ended notice for a session that is still open',
@@ -422,6 +424,7 @@ export class ClusterNode implements RemoteExecutors {
     // Shutdown never waits on NATS for long: what it cannot say in time, the TTL says for it.
     await withDeadline(this.#beating, CLOSE_STEP_MS);
     this.#directory.stop();
+    this.store.stop();
     if (!this.#down) {
       await withDeadline(
         (async () => {

@@ -92,7 +92,7 @@ export class PeerRequests {
           return this.reply(msg, { ok: true });
         case 'close':
           // Sent once the session left the store: one still open there is not closed on another's word.
-          if ((await this.o.store.getSessionUnchecked(call.sessionId)) !== undefined) {
+          if ((await this.o.store.getSessionUnchecked(call.sessionId, sender)) !== undefined) {
             throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
           }
           await router.peer.closeSession(call.executorId, call.sessionId);
@@ -127,7 +127,8 @@ export class PeerRequests {
       this.o.logger.warn({ sessionId, sender }, 'refused a request for a session that ended here (its record was written back)');
       throw new SessionNotFoundError(sessionId);
     }
-    const found = await this.o.store.getVerifiedSession(sessionId);
+    // The asker's own version as the bucket holds it now: it may have just written it.
+    const found = await this.o.store.getVerifiedSession(sessionId, sender);
     if (found !== undefined && !found.verified) {
       this.o.logger.warn(
         { sessionId, servedBy: found.record.servedBy, sender },

@@ -28,8 +28,12 @@ export class ClusterSweep {
   async run({ store, router, liveInstances: live, claimed, logger }: SweepInputs): Promise<void> {
     const now = Date.now();
     const grace = router.gracePeriodMs;
-    // Every record, believed or not: one another daemon rewrote is cleaned up as its session would be.
+    // What the watch of the sessions may have missed (a change while NATS was away), then every record, believed or
+    // not: one no instance vouches for is cleaned up as its session would be.
+    await store.refreshSessions();
     const sessions = await store.listAllSessions();
+    // This instance's versions that others outrank (sessions taken up or ended elsewhere while it was away).
+    await store.tidySessions();
     for (const [executorId] of overdue(
       this.#missingSince,
       sessions.map((s) => s.executorId),

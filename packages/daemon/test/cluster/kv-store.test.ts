@@ -1,13 +1,23 @@
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { KvRouterStore } from '../../src/index';
 import { NatsServer } from '@browsermcp/testkit';
 import { describeRouterStore } from '../helpers/store-contract';
 import { randomBytes } from 'node:crypto';
-import { RecordSigner, type SignedRecord } from '../../src/cluster/record-signatures';
+import { RecordSigner } from '../../src/cluster/record-signatures';
+import type { StoredSession } from '../../src/cluster/session-versions';
 import { SealedRecords } from '../../src/cluster/sealed-records';
 import { UserProofs } from '../../src/cluster/user-proofs';
+import { listKeys } from '../../src/cluster/keys';
+
+/** What another instance wrote reaches this one's copy within milliseconds (its watch): waited for, not slept. */
+const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 5_000, interval: 20 });
+
+/** Whether `key` holds a value (not deleted). */
+async function live(kv: Awaited<ReturnType<Kvm['open']>>, key: string): Promise<boolean> {
+  return (await kv.get(key))?.operation === 'PUT';
+}
 
 let nats: NatsServer;
 const connections: NatsConnection[] = [];
@@ -29,6 +39,8 @@ async function storeOn(name: string, instanceId?: string): Promise<KvRouterStore
   const kv = await new Kvm(nc).create(name, { history: 1 });
   const store = new KvRouterStore(kv, () => false, instanceId === undefined ? undefined : { instanceId, signer: new RecordSigner() });
   await store.publishSigningKey();
+  // A daemon's store follows the sessions with a watch (a signed one here); the contract's stores read the bucket.
+  if (instanceId !== undefined) await store.start();
   return store;
 }
 
@@ -80,28 +92,31 @@ it('signs the records an instance serves: they verify after its restarts (its la
   // b writes a record naming a (it signs only records naming itself): not a's.
   await b.createSession({ sessionId: 'naming-a', executorId: 'laptop', servedBy: 'a' });
   await b.createSession({ sessionId: 'by-b', executorId: 'laptop', servedBy: 'b' });
+  // A session b's copy has not seen yet is read from the bucket.
   expect(await b.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { sessionId: 'by-a', settings: { maxTabs: 3 } } });
   expect(await b.getVerifiedSession('naming-a')).toMatchObject({ verified: false });
-  expect((await a.listVerifiedSessions('laptop')).map((s) => s.sessionId).sort()).toEqual(['by-a', 'by-b']);
-  // The current tab is the browser's to write: the record still verifies; its server's next write keeps it signed.
+  await eventually(async () => expect((await a.listVerifiedSessions('laptop')).map((s) => s.sessionId).sort()).toEqual(['by-a', 'by-b']));
+  // The current tab is written into a version by its own instance only; the record still verifies.
   await b.setCurrentTab('by-a', '7');
-  expect(await b.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { currentTabId: '7' } });
-  // b takes it up: now b's.
+  expect((await b.getSession('by-a'))?.currentTabId).toBeUndefined();
+  await a.setCurrentTab('by-a', '7');
+  await eventually(async () => expect(await b.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { currentTabId: '7' } }));
+  // b takes it up: its own version, an epoch above a's, and a's is outranked.
   const checked = (await b.getSession('by-a'))!;
-  await b.setServedBy('by-a', 'b', checked);
-  expect(await a.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { servedBy: 'b' } });
-  // An older record of the session, believed (its server signed it), written back after a taker checked the session:
-  // the taker does not sign over it.
+  expect(await b.setServedBy('by-a', 'b', checked)).toBe(true);
+  await eventually(async () =>
+    expect(await a.getVerifiedSession('by-a')).toMatchObject({ verified: true, record: { servedBy: 'b', settings: { maxTabs: 3 } } }),
+  );
   const raw = await new Kvm(connections.at(-1)!).open(name);
-  const older = (await raw.get('s.YnktYQ'))!.string();
-  await b.setCurrentTab('by-a', undefined);
+  expect((await listKeys(raw, 's.*.YnktYQ')).sort()).toEqual(['s.a.YnktYQ', 's.b.YnktYQ']);
+  expect(await b.tidySessions()).toBe(0);
+  expect(await a.tidySessions()).toBe(1);
+  expect(await live(raw, 's.a.YnktYQ')).toBe(false);
+  // A take-up only of the session the taker checked: not once its settings changed.
   const now = (await a.getSession('by-a'))!;
-  await a.deleteSession('by-a');
-  await a.createSession({ sessionId: 'by-a', executorId: 'laptop', servedBy: 'a', settings: { maxTabs: 9 } });
-  const rechecked = (await a.getSession('by-a'))!;
-  await raw.put('s.YnktYQ', older);
-  expect(await a.setServedBy('by-a', 'a', rechecked)).toBe(false);
+  expect(await a.setServedBy('by-a', 'a', { ...now, settings: { maxTabs: 9 } })).toBe(false);
   expect(await a.setServedBy('by-a', 'a', now)).toBe(true);
+  await eventually(async () => expect(await b.tidySessions()).toBe(1));
 
   // a starts again (a new key): what it signed before still verifies, up to its last 8 starts.
   // (Read each time by a daemon that just started: others read an instance's keys again within a minute.)
@@ -115,6 +130,35 @@ it('signs the records an instance serves: they verify after its restarts (its la
   expect(await again.setServedBy('by-a', 'a')).toBe(false);
   expect(await again.getSession('by-a')).toBeUndefined();
   expect(await again.getSessionUnchecked('by-a')).toMatchObject({ sessionId: 'by-a' });
+});
+
+it('ends a session another instance served before with a tombstone that outranks every version, and each instance deletes its own once outdated', async () => {
+  const name = `ended_${++bucket}`;
+  const [a, b, c] = [await storeOn(name, 'a'), await storeOn(name, 'b'), await storeOn(name, 'c')];
+  const raw = await new Kvm(connections.at(-1)!).open(name);
+  await a.createSession({ sessionId: 'S', executorId: 'laptop', servedBy: 'a' });
+  expect(await b.setServedBy('S', 'b', (await b.getSession('S'))!)).toBe(true);
+  await eventually(async () => expect(await c.getSession('S')).toMatchObject({ servedBy: 'b' }));
+  // c ends it (its browser's instance, the sweep): a's and b's versions are left, so it writes an ended one.
+  expect(await c.deleteSession('S')).toMatchObject({ sessionId: 'S', servedBy: 'b' });
+  for (const store of [a, b, c]) {
+    await eventually(async () => {
+      expect(await store.getSession('S')).toBeUndefined();
+      expect(await store.getSessionUnchecked('S')).toBeUndefined();
+      expect(await store.listAllSessions()).toEqual([]);
+    });
+  }
+  expect(await b.setServedBy('S', 'b')).toBe(false);
+  expect(await c.deleteSession('S')).toBeUndefined();
+  // The tombstone stays while another version is left; each instance deletes its own, then c its tombstone.
+  expect(await c.tidySessions()).toBe(0);
+  expect((await a.tidySessions()) + (await b.tidySessions())).toBe(2);
+  await eventually(async () => expect(await c.tidySessions()).toBe(1));
+  for (const key of ['s.a.Uw', 's.b.Uw', 's.c.Uw']) expect(await live(raw, key)).toBe(false);
+  // A session only its own instance ever served is deleted outright.
+  await a.createSession({ sessionId: 'T', executorId: 'laptop', servedBy: 'a' });
+  expect(await a.deleteSession('T')).toMatchObject({ sessionId: 'T' });
+  expect(await live(raw, 's.a.VA')).toBe(false);
 });
 
 it('believes a record, with a user or without, only as proven by a daemon holding the token secret, and as it was proven', async () => {
@@ -131,6 +175,7 @@ it('believes a record, with a user or without, only as proven by a daemon holdin
   });
   const a = new KvRouterStore(kv, () => false, withSecret('a'));
   await a.publishSigningKey();
+  await a.start();
   // b's NATS credentials alone: it signs as b (it may publish b's keys), it has no token secret.
   const signerOfB = new RecordSigner();
   const seedOfB = new KvRouterStore(kv, () => false, { instanceId: 'b', signer: signerOfB });
@@ -150,16 +195,23 @@ it('believes a record, with a user or without, only as proven by a daemon holdin
   expect(await a.getSession('no-user')).toBeUndefined();
   expect(await a.getSessionUnchecked('no-user')).toMatchObject({ servedBy: 'b' });
   // a's record, its proof kept, re-signed by b naming b under another agent name: the proof covers the whole record.
-  const original = (await kv.get('s.YnktYQ'))!.json<SignedRecord>();
-  // Whose it is, its agent and settings are sealed: the store shows the session, its browser and its server.
-  expect(Object.keys(original).sort()).toEqual(['executorId', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
-  await kv.put('s.YnktYQ', JSON.stringify(signerOfB.sign({ ...original, servedBy: 'b', agent: 'user alice (trusted)' })));
-  expect(await a.getSession('by-a')).toBeUndefined();
+  const original = (await kv.get('s.a.YnktYQ'))!.json<StoredSession>();
+  // Whose it is, its agent and settings are sealed: the store shows the session, its browser, its server and epoch.
+  expect(Object.keys(original).sort()).toEqual(['epoch', 'executorId', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
+  // a's record, its proof kept, re-signed by b as its own version of a higher epoch, naming b under another agent
+  // name: the proof covers the whole record, so a's version stays the session's.
+  await kv.put('s.b.YnktYQ', JSON.stringify(signerOfB.sign({ ...original, servedBy: 'b', epoch: 2, agent: 'user alice (trusted)' } as StoredSession)));
+  expect(await a.getSession('by-a')).toMatchObject({ servedBy: 'a', agent: 'user alice' });
+  // The same, its proof and all unchanged but for the server: not proven either.
+  await kv.put('s.b.YnktYQ', JSON.stringify(signerOfB.sign({ ...original, servedBy: 'b' })));
+  expect(await a.getSession('by-a')).toMatchObject({ servedBy: 'a' });
   // Its sealed part moved into b's own session on the same browser: it opens for that session only.
-  await kv.put('s.Ynktc2VjcmV0cw', JSON.stringify(signerOfB.sign({ sessionId: 'by-secrets', executorId: 'local-a', servedBy: 'b', sealed: original.sealed })));
+  await kv.put(
+    's.b.Ynktc2VjcmV0cw',
+    JSON.stringify(signerOfB.sign({ sessionId: 'by-secrets', executorId: 'local-a', servedBy: 'b', sealed: original.sealed })),
+  );
   expect(await a.getSessionUnchecked('by-secrets')).toEqual({ sessionId: 'by-secrets', executorId: 'local-a', servedBy: 'b' });
   expect(await a.getSession('by-secrets')).toBeUndefined();
-  // a's own record back: believed, secrets and all.
-  await kv.put('s.YnktYQ', JSON.stringify(original));
+  // a's own record, secrets and all.
   expect(await a.getSession('by-a')).toMatchObject({ agent: 'user alice', userId: 'alice', settings: { secrets: { PIN: '1234' } } });
 });

@@ -152,6 +152,12 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies,
   await expect(nc.request('$KV.browsermcp_router.p.a', JSON.stringify({ instanceId: 'a', keys: ['mallory'] }), { timeout: 2_000 })).rejects.toThrow(
     /Permissions Violation for Publish/,
   );
+  // Nor write, or delete, a's version of any session: a session's record is its server's to write.
+  const sessions = await new Kvm(nc).open('browsermcp_router');
+  await expect(sessions.put(`s.a.${token('any-session')}`, JSON.stringify({ sessionId: 'any-session', executorId: 'local-a' }))).rejects.toThrow(
+    /Permissions Violation for Publish/,
+  );
+  await expect(sessions.delete(`s.a.${token('any-session')}`)).rejects.toThrow(/Permissions Violation for Publish/);
 
   const jsm = await jetstreamManager(nc);
   await expect(jsm.streams.purge('KV_browsermcp_router')).rejects.toThrow(/Permissions Violation for Publish/);
@@ -187,7 +193,7 @@ it('runs what another instance asks only for a session the store holds on that b
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
   const router = await new Kvm(nc).open('browsermcp_router');
-  await router.put(`s.${token('mallory-1')}`, JSON.stringify({ sessionId: 'mallory-1', executorId: idOf('carol-laptop'), userId: 'mallory' }));
+  await router.put(`s.b.${token('mallory-1')}`, JSON.stringify({ sessionId: 'mallory-1', executorId: idOf('carol-laptop'), userId: 'mallory' }));
   expect(await ask({ op: 'send', executorId: idOf('carol-laptop'), command: command('mallory-1'), timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
@@ -196,7 +202,7 @@ it('runs what another instance asks only for a session the store holds on that b
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
   });
-  await router.delete(`s.${token('mallory-1')}`);
+  await router.delete(`s.b.${token('mallory-1')}`);
   expect(await ask({ op: 'send', executorId: idOf('carol-laptop'), command: command(sessionId, '99'), timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_TAB_NOT_FOUND' },
@@ -243,12 +249,15 @@ it("runs a session's commands only for the instance that serves its client: one 
   answer(ext, first, 'his');
   expect((await running).result.content[0].text).toBe('his');
 
-  // The store is every daemon's to write: b names itself the session's server (as an instance taking up a dropped
-  // client does). A record is believed only signed by the instance it names, with the key that instance publishes.
+  // a's version of his session is a's alone to write; b names itself the session's server in a version of its own,
+  // an epoch above (as an instance taking up a dropped client does). A version is believed only signed by the
+  // instance it names, with the key that instance publishes.
   const router = await new Kvm(nc).open('browsermcp_router');
-  const key = `s.${token(sessionId)}`;
-  const record = (await router.get(key))!.json<SessionRecord & { signature: string; userProof: string }>();
-  await router.put(key, JSON.stringify({ ...record, servedBy: 'b' }));
+  const key = `s.a.${token(sessionId)}`;
+  const ofB = `s.b.${token(sessionId)}`;
+  const record = (await router.get(key))!.json<SessionRecord & { signature: string; userProof: string; epoch: number }>();
+  await expect(router.put(key, JSON.stringify({ ...record, servedBy: 'b' }))).rejects.toThrow(/Permissions Violation for Publish/);
+  await router.put(ofB, JSON.stringify({ ...record, servedBy: 'b', epoch: record.epoch + 1 }));
   expect(await ask({ op: 'send', executorId: idOf('frank-laptop'), command: { ...forged, wireId: 'forged-frank-2' }, timeoutMs: 1_000 })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
@@ -260,10 +269,10 @@ it("runs a session's commands only for the instance that serves its client: one 
   const keys = (await router.get('p.b'))!.json<{ keys: string[] }>().keys;
   await router.put('p.b', JSON.stringify({ instanceId: 'b', keys: [...keys, signer.publicKey] }));
   const signedAsB = (session: SessionRecord & { userProof?: string }) => JSON.stringify(signer.sign(session));
-  await router.put(key, signedAsB({ ...record, servedBy: 'b' }));
+  await router.put(ofB, signedAsB({ ...record, servedBy: 'b', epoch: record.epoch + 1 } as SessionRecord));
   const asB = (wireId: string) => ask({ op: 'send', executorId: idOf('frank-laptop'), command: { ...forged, wireId }, timeoutMs: 5_000 });
   expect(await asB('forged-frank-3')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
-  await until(() => logsOfA.some((line) => line.includes('whose user it did not prove') && line.includes(sessionId)), 'a says why');
+  await until(() => logsOfA.some((line) => line.includes('another instance serves') && line.includes(sessionId)), 'a says why');
   // Nor once his client is gone (before, the seed could then take the session up and drive it: SECURITY.md).
   peer.ws.terminate();
   await peer.closed;
@@ -271,16 +280,16 @@ it("runs a session's commands only for the instance that serves its client: one 
   expect(await asB('forged-frank-5')).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
   // Nor a session of its own making for him on his browser, named as his own assistant: neither opened nor run.
   const made = { sessionId: 'made-by-b', executorId: idOf('frank-laptop'), userId: 'frank', agent: 'user frank', servedBy: 'b' };
-  await router.put(`s.${token('made-by-b')}`, signedAsB({ ...made, userProof: record.userProof }));
+  await router.put(`s.b.${token('made-by-b')}`, signedAsB({ ...made, userProof: record.userProof }));
   expect(await ask({ op: 'open', session: made })).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
   expect(
     await ask({ op: 'send', executorId: idOf('frank-laptop'), command: { ...forged, wireId: 'forged-made', sessionId: 'made-by-b' }, timeoutMs: 5_000 }),
   ).toMatchObject({ ok: false, error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' } });
-  await router.delete(`s.${token('made-by-b')}`);
+  await router.delete(`s.b.${token('made-by-b')}`);
 
-  // His client comes back (on a, where his browser is) and takes the session up again (a's own record, proven by a,
-  // written back over b's): his call is the first command his browser has heard since his own.
-  await router.put(key, JSON.stringify(record));
+  // His client comes back (on a, where his browser is) and takes the session up again (a's own version, which b's
+  // never outranked): his call is the first command his browser has heard since his own.
+  await router.delete(ofB);
   const back = await client(A, 'frank');
   expect((await rpc(back, 'connect', { extension_id: idOf('frank-laptop'), resume_session: sessionId, resumable: true })).result).toMatchObject({
     resumed: true,
@@ -338,8 +347,8 @@ it("keeps a session's user, agent, settings and secrets, and a browser's user an
   });
   // b's seed reads the record: the session, its browser and its server; nothing of whose it is or how it behaves.
   const router = await new Kvm(await asDaemonB()).open('browsermcp_router');
-  const record = (await router.get(`s.${token(sessionId)}`))!.json<Record<string, unknown>>();
-  expect(Object.keys(record).sort()).toEqual(['executorId', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
+  const record = (await router.get(`s.b.${token(sessionId)}`))!.json<Record<string, unknown>>();
+  expect(Object.keys(record).sort()).toEqual(['epoch', 'executorId', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
   const raw = JSON.stringify(record);
   const pin = '4321-heidi-pin';
   for (const form of [pin, Buffer.from(pin).toString('base64'), Buffer.from(pin).toString('hex'), 'BANK_PIN', 'heidi', 'protectedPaths']) {
@@ -362,7 +371,7 @@ it("keeps a session's user, agent, settings and secrets, and a browser's user an
   expect((await running).result.content[0].text).toBe('hers');
 });
 
-it('acts on a session only as its server signed it, where it is served too: a rewritten record neither reroutes her calls nor is signed over', async () => {
+it("acts on a session only as its server wrote it, where it is served too: a version under another daemon's key neither reroutes her calls nor is taken up", async () => {
   // Judy's browser and client are on a. b's seed says b has a launched browser, dressed up as her laptop.
   const ext = await extension(A, 'judy', idOf('judy-laptop'));
   const { peer, sessionId } = await session(A, 'judy', ext, idOf('judy-laptop'));
@@ -379,31 +388,30 @@ it('acts on a session only as its server signed it, where it is served too: a re
   // Its name is its instance's, not the entry's.
   expect(daemons[A]!.cluster!.browsersFor('judy').find((b) => b.id === 'local-b')).toMatchObject({ name: 'Chromium on b' });
 
-  // Her record pointed at that browser, a's signature kept: a, which serves her, no longer believes it. An event b
-  // says of that browser for her session is not hers (a reads the record, says why, and drops it), and her call goes
-  // nowhere (before, a sent it to b's seed, which answered for her browser).
+  // Her record pointed at that browser: a's version is a's alone to write, and one under b's own key (a's signature
+  // kept, an epoch above) is not believed. An event b says of that browser for her session is not hers, and her call
+  // still reaches her own browser (before, a sent it to b's seed, which answered for her browser).
   const router = await new Kvm(nc).open('browsermcp_router');
-  const key = `s.${token(sessionId)}`;
-  const record = (await router.get(key))!.json<SessionRecord>();
-  await router.put(key, JSON.stringify({ ...record, executorId: 'local-b' }));
+  const key = `s.a.${token(sessionId)}`;
+  const record = (await router.get(key))!.json<SessionRecord & { epoch: number }>();
+  await expect(router.put(key, JSON.stringify({ ...record, executorId: 'local-b' }))).rejects.toThrow(/Permissions Violation for Publish/);
+  await router.put(`s.b.${token(sessionId)}`, JSON.stringify({ ...record, executorId: 'local-b', epoch: record.epoch + 1 }));
+  onTestFinished(() => router.delete(`s.b.${token(sessionId)}`));
   const forged = { wireId: 'ev-x', sessionId, type: 'event', name: 'console', payload: { type: 'log', text: 'from b' } };
   nc.publish('browsermcp.instance.a.from.b', JSON.stringify({ op: 'event', executorId: 'local-b', event: forged }));
   await nc.flush();
-  await until(() => logsOfA.some((line) => line.includes('(it was read)') && line.includes(sessionId)), 'a reads it and says why');
-  const typed = await rpc(peer, 'browser_type', { text: 'hunter2-judy' });
-  expect(typed.error?.message).toMatch(/is not open/);
+  const typed = rpc(peer, 'browser_type', { text: 'her own words' });
+  const command = await ext.next((m) => m.type === 'command');
+  expect(command).toMatchObject({ name: 'browser_type', sessionId });
+  answer(ext, command, 'typed');
+  expect((await typed).result.content[0].text).toBe('typed');
 
-  // Taking it up (her client gone, then back) does not sign over what b wrote: refused, and the record is b's still.
+  // Taking it up (her client gone, then back) takes up a's version: her browser's event is the first she hears, and
+  // her call reaches her browser; b's seed heard none of it.
   peer.ws.terminate();
   await peer.closed;
   await until(() => !daemons[A]!.app.browsermcp.linked.has(sessionId), 'the dropped client noticed');
   const back = await client(A, 'judy');
-  const resumed = await rpc(back, 'connect', { extension_id: idOf('judy-laptop'), resume_session: sessionId, resumable: true });
-  expect(resumed.error?.message).toMatch(/is not open/);
-  expect((await router.get(key))!.json<SessionRecord>()).toMatchObject({ executorId: 'local-b', servedBy: 'a' });
-  // Her own record back, her session is hers again: taken up, her browser's event is the first she hears, and her
-  // call reaches her browser; b's seed heard none of it.
-  await router.put(key, JSON.stringify(record));
   expect((await rpc(back, 'connect', { extension_id: idOf('judy-laptop'), resume_session: sessionId, resumable: true })).result).toMatchObject({
     resumed: true,
   });
@@ -416,7 +424,7 @@ it('acts on a session only as its server signed it, where it is served too: a re
   expect(next).toMatchObject({ name: 'browser_snapshot', sessionId });
   answer(ext, next, 'hers');
   expect((await running).result.content[0].text).toBe('hers');
-  expect(heard.filter((h) => h.includes('"op":"send"') || h.includes('hunter2-judy'))).toEqual([]);
+  expect(heard.filter((h) => h.includes('"op":"send"') || h.includes('her own words'))).toEqual([]);
 });
 
 it('does not open again a session that ended, whoever writes its record back: not even the daemon that served it', async () => {
@@ -428,7 +436,7 @@ it('does not open again a session that ended, whoever writes its record back: no
   await ext.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
   const nc = await asDaemonB();
   const router = await new Kvm(nc).open('browsermcp_router');
-  const key = `s.${token(sessionId)}`;
+  const key = `s.b.${token(sessionId)}`;
   const record = (await router.get(key))!.string();
   // She ends it; b's seed writes the record back (b's own signature and proof, as b wrote it) and asks a to run in it.
   await rpc(peer, 'disconnect');
@@ -453,7 +461,7 @@ it('does not open again a session that ended, whoever writes its record back: no
   });
 });
 
-it("believes a session's record only as the instance serving it signed it: another daemon's seed cannot change what the session is", async () => {
+it("believes a session's record only as the instance serving it wrote it: another daemon's seed cannot change what the session is", async () => {
   // Hank's client is on daemon a, his browser on daemon b: b runs a's commands for him on what his record says.
   const ext = await extension(B, 'hank', idOf('hank-laptop'));
   const { peer, sessionId } = await session(A, 'hank', ext, idOf('hank-laptop'));
@@ -461,25 +469,27 @@ it("believes a session's record only as the instance serving it signed it: anoth
   answer(ext, await ext.next((m) => m.type === 'command' && m.sessionId === sessionId), 'first');
   expect((await running).result.content[0].text).toBe('first');
 
-  // A process holding b's seed rewrites his record, still naming a as its server: another agent's name, other settings.
+  // A process holding b's seed rewrites his record, still naming a as its server: another agent's name, other
+  // settings. a's version is a's alone to write; b's own version of it, an epoch above, is not believed.
   const nc = await asDaemonB();
   const router = await new Kvm(nc).open('browsermcp_router');
-  const key = `s.${token(sessionId)}`;
-  const record = (await router.get(key))!.json<SessionRecord & { signature: string; userProof: string }>();
-  await router.put(key, JSON.stringify({ ...record, agent: 'Trusted helper', settings: { ...record.settings, allowedOrigins: undefined } }));
-  const refused = await rpc(peer, 'browser_snapshot', {});
-  expect(refused.error).toMatchObject({ message: `session ${sessionId} is not open (it was never opened, or it was closed)` });
-  // Nor when his browser connects again, which opens its sessions again from their records: his other session (its
-  // record as a signed it) opens, and b says why the rewritten one did not.
-  const other = await session(A, 'hank', ext, idOf('hank-laptop'));
+  const key = `s.a.${token(sessionId)}`;
+  const record = (await router.get(key))!.json<SessionRecord & { signature: string; userProof: string; epoch: number }>();
+  const rewritten = { ...record, agent: 'Trusted helper', settings: { ...record.settings, allowedOrigins: undefined } };
+  await expect(router.put(key, JSON.stringify(rewritten))).rejects.toThrow(/Permissions Violation for Publish/);
+  await router.put(`s.b.${token(sessionId)}`, JSON.stringify({ ...rewritten, epoch: record.epoch + 1 }));
+  onTestFinished(() => router.delete(`s.b.${token(sessionId)}`));
+  const second = rpc(peer, 'browser_snapshot', {});
+  answer(ext, await ext.next((m) => m.type === 'command' && m.sessionId === sessionId), 'second');
+  expect((await second).result.content[0].text).toBe('second');
+  // Nor when his browser connects again, which opens its sessions again from their records: his session opens as a
+  // wrote it, under the agent a checked.
   ext.ws.terminate();
   await ext.closed;
   const back = await extension(B, 'hank', idOf('hank-laptop'));
-  expect(await back.next((m) => m.name === 'session_opened' && m.sessionId === other.sessionId)).toMatchObject({ payload: { resumed: true } });
-  await until(() => logsOfB.some((line) => line.includes('did not sign') && line.includes(sessionId)), 'b says why');
-  // Nothing of it reached his browser (the first thing it hears of that session is his next command); with the
-  // record a signed back in place, his calls run again.
-  await router.put(key, JSON.stringify(record));
+  const reopened = await back.next((m) => m.name === 'session_opened' && m.sessionId === sessionId);
+  expect(reopened).toMatchObject({ payload: { resumed: true } });
+  expect(JSON.stringify(reopened)).not.toContain('Trusted helper');
   const again = rpc(peer, 'browser_snapshot', {});
   const next = await back.next((m) => m.sessionId === sessionId);
   expect(next).toMatchObject({ type: 'command', name: 'browser_snapshot' });

@@ -1,0 +1,125 @@
+import { type KV, type KvEntry, KvWatchInclude } from '@nats-io/kv';
+import { parseSessionKey, sessionVersionsFilter, type StoredSession } from './session-versions.js';
+
+/** One instance's version of a session as this copy last learned it. */
+export interface IndexedVersion {
+  readonly instance: string;
+  readonly key: string;
+  readonly revision: number;
+  readonly record: StoredSession;
+}
+
+interface Known {
+  readonly revision: number;
+  /** Absent once deleted (the revision kept, so that an older read does not bring it back). */
+  readonly version?: IndexedVersion;
+  /** When this copy learned it (ms), so that a full read does not drop what it learned meanwhile. */
+  readonly at: number;
+}
+
+/**
+ * Every instance's versions of sessions, as this instance knows them: a copy kept by a watch of the `s.` keys (others'
+ * writes within a few milliseconds), this instance's own writes as it makes them, and a full read at start and on
+ * each heartbeat (a key purged with no marker, or a change the watch missed while NATS was away). A command reads a
+ * session on every hop: from here, without a round trip; where a version must be as the bucket holds it now (the one
+ * of the instance asking), the store reads that key itself and teaches it here.
+ */
+export class SessionIndex {
+  readonly #byKey = new Map<string, Known>();
+  /** Session id → the keys of its live versions. */
+  readonly #bySession = new Map<string, Set<string>>();
+  #stopWatch: (() => void) | undefined;
+  #started = false;
+
+  /** `keys`: the bucket's keys matching a filter, as the store lists them (failing at once while NATS is away). */
+  constructor(
+    private readonly kv: KV,
+    private readonly keys: (filter: string) => Promise<string[]>,
+  ) {}
+
+  /** Whether the copy is kept (after start): before, and without it, the store reads the bucket. */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Follows the changes, then reads every version (what the watch brought meanwhile is newer and kept). */
+  async start(): Promise<void> {
+    const watcher = await this.kv.watch({ key: sessionVersionsFilter(), include: KvWatchInclude.UpdatesOnly });
+    this.#stopWatch = () => watcher.stop();
+    void (async () => {
+      for await (const entry of watcher) this.learn(entry.key, entry);
+    })().catch(() => undefined);
+    await this.refresh();
+    this.#started = true;
+  }
+
+  stop(): void {
+    this.#stopWatch?.();
+    this.#started = false;
+  }
+
+  /** Reads every version again; one the read no longer finds, and that nothing taught this copy since, is gone. */
+  async refresh(): Promise<void> {
+    const started = Date.now();
+    const read = new Map<string, KvEntry | null>();
+    for (const key of await this.keys(sessionVersionsFilter())) read.set(key, await this.kv.get(key));
+    for (const [key, known] of this.#byKey) if (!read.has(key) && known.at < started) this.#forget(key);
+    for (const [key, entry] of read) this.learn(key, entry);
+  }
+
+  /** Learns what the bucket holds under `key` (a read, or the watch), unless this copy knows a newer revision. */
+  learn(key: string, entry: KvEntry | null): void {
+    if (entry === null) return;
+    if (entry.operation !== 'PUT') {
+      this.#set(key, entry.revision, undefined);
+      return;
+    }
+    let record: StoredSession | undefined;
+    try {
+      record = entry.json<StoredSession>();
+    } catch {
+      record = undefined; // not JSON: nobody's version
+    }
+    this.#set(key, entry.revision, record);
+  }
+
+  /** Learns this instance's own write: `record` at `revision`, or (undefined) the version at `revision` deleted. */
+  wrote(key: string, revision: number, record: StoredSession | undefined): void {
+    this.#set(key, revision, record, record === undefined);
+  }
+
+  /** The session's versions as last learned. */
+  versions(sessionId: string): IndexedVersion[] {
+    const keys = this.#bySession.get(sessionId);
+    if (keys === undefined) return [];
+    return [...keys].flatMap((key) => this.#byKey.get(key)?.version ?? []);
+  }
+
+  /** The sessions some instance holds a version of. */
+  sessionIds(): string[] {
+    return [...this.#bySession.keys()];
+  }
+
+  /** `deletedAt`: a delete of this copy's own, at the revision it deleted (a later write, whose revision is higher, wins). */
+  #set(key: string, revision: number, record: StoredSession | undefined, deletedAt = false): void {
+    const known = this.#byKey.get(key);
+    if (known !== undefined && (known.revision > revision || (known.revision === revision && !deletedAt))) return;
+    const named = parseSessionKey(key);
+    if (named === undefined) return;
+    const version = record === undefined ? undefined : { instance: named.instance, key, revision, record };
+    this.#byKey.set(key, { revision, at: Date.now(), ...(version ? { version } : {}) });
+    const keys = this.#bySession.get(named.sessionId) ?? new Set<string>();
+    if (version !== undefined) keys.add(key);
+    else keys.delete(key);
+    if (keys.size > 0) this.#bySession.set(named.sessionId, keys);
+    else this.#bySession.delete(named.sessionId);
+  }
+
+  #forget(key: string): void {
+    this.#byKey.delete(key);
+    const named = parseSessionKey(key);
+    const keys = named && this.#bySession.get(named.sessionId);
+    keys?.delete(key);
+    if (named && keys?.size === 0) this.#bySession.delete(named.sessionId);
+  }
+}
