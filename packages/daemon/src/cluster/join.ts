@@ -131,7 +131,9 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
         { sessionId: record.sessionId, servedBy: record.servedBy },
         `left out a session whose record the instance it names did not sign, or whose user it did not prove (${where})`,
       );
-    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, userProofs, sealedRecords });
+    const onUnprovenState = (owner: string) =>
+      options.logger.warn({ owner }, 'left out a kept browser state whose proof did not hold (written by a daemon without the token secret)');
+    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, onUnprovenState, userProofs, sealedRecords });
     await store.publishSigningKey();
     await store.start();
     const stateSecret = derivedKey ? derivedKey(STATE_OWNERS_PURPOSE) : await store.sharedSecret('state-owners');

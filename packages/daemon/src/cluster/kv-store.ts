@@ -64,7 +64,7 @@ export class KvRouterStore implements RouterStore {
   ) {
     this.kv = unavailableWhenDown(kv, down);
     this.#signingKeys = new SigningKeys(this.kv, signing);
-    this.#states = new KvStates(this.kv, (filter) => this.#keys(filter));
+    this.#states = new KvStates(this.kv, (filter) => this.#keys(filter), signing?.userProofs, signing?.onUnprovenState);
     this.#reader = new SessionReader(this.kv, down, (filter) => this.#keys(filter), this.#signingKeys, signing);
   }
 

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { StateRecord } from '../router/store.js';
 import { claimsOf, type SignedRecord } from './record-signatures.js';
 
 /** What the key of the user proofs is derived for (TokenVerifier.derivedKey). */
@@ -10,6 +11,9 @@ export interface BrowserFacts {
   readonly userId: string | null;
   readonly instanceId: string;
 }
+
+/** The facts a kept browser state's proof binds (StateRecord's, but its holders). */
+export type StateFacts = Pick<StateRecord, 'owner' | 'handle' | 'sessionId' | 'keepMs' | 'principal' | 'name'>;
 
 /**
  * A daemon's word that it checked a user's access token, which only a daemon holding the token secret can give. The
@@ -32,6 +36,19 @@ export class UserProofs {
   /** The proof of a session record: of everything its signature covers (record-signatures.ts claimsOf). */
   session(record: SignedRecord): string {
     return this.#mac(['session', claimsOf(record)]);
+  }
+
+  /**
+   * The proof of a kept browser state: which owner's it is and which session holds it (what a take-up drives), for
+   * how long, listed under which principal and name; not its holders, which every instance using it rewrites.
+   */
+  state(facts: StateFacts): string {
+    return this.#mac(['state', facts.owner, facts.handle, facts.sessionId, String(facts.keepMs), facts.principal ?? null, facts.name ?? null]);
+  }
+
+  /** Whether `proof` is this key's proof of the state's facts. */
+  provesState(facts: StateFacts, proof: unknown): boolean {
+    return same(this.state(facts), proof);
   }
 
   browser(facts: BrowserFacts): string {

@@ -187,10 +187,17 @@ class ProxyClient {
     } else if (keep !== undefined) {
       // An owner within this user: another user's states are out of reach whatever owner its client names.
       const owner = keptStateOwner(this.daemon.options.stateSecret, this.userId, keep.owner);
-      const kept = await router.states.take(owner, holder);
+      let kept = await router.states.take(owner, holder);
+      let session = kept && (await router.getSession(kept.sessionId));
+      // One key's state holds only a session of that key's account (its record's sealed part says whose): a state
+      // pointed at another account's session, which no daemon writes, is left alone and hands nothing over.
+      if (kept !== undefined && session !== undefined && session.account !== checked.value.account) {
+        this.log.warn({ clientId: this.clientId, sessionId: kept.sessionId }, "left a kept browser state that names another account's session");
+        await router.states.release(owner, kept.handle, holder.id);
+        kept = session = undefined;
+      }
       if (kept === undefined && keep.existing === true) throw new StateNotFoundError();
       if (kept !== undefined) {
-        const session = await router.getSession(kept.sessionId);
         if (session?.executorId !== extensionId) {
           await router.states.release(owner, kept.handle, holder.id);
           throw new BadRequestError(

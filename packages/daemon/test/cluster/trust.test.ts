@@ -4,7 +4,7 @@ import { Kvm } from '@nats-io/kv';
 import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { hs256Verifier, signToken, type RunningDaemon } from '../../src/index';
-import { token } from '../../src/cluster/names';
+import { fromToken, token } from '../../src/cluster/names';
 import { routerSessionId } from '../../src/server/caller';
 import { RecordSigner } from '../../src/cluster/record-signatures';
 import { USER_PROOF_PURPOSE, UserProofs } from '../../src/cluster/user-proofs';
@@ -571,6 +571,55 @@ it('keeps a kept browser state under an owner only the daemons can derive: the s
   const owner = await client(B, 'erin');
   expect((await rpc(owner, 'connect', { extension_id: idOf('erin-laptop'), keep_state: keep('label-of-key-1') })).result).toMatchObject({
     session_id: made.session_id,
+    resumed: true,
+  });
+});
+
+it("keeps one key's browser state from another's: one daemon's seed cannot point a state at another key's session", async () => {
+  // Fay's browser is on b; two API keys of hers (two accounts of one user) each keep a browser state on it.
+  const ext = await extension(B, 'fay', idOf('fay-laptop'));
+  const keep = (owner: string) => ({ owner, ms: 60_000 });
+  const kept: Record<string, string> = {};
+  for (const label of ['key-A', 'key-B']) {
+    const peer = await client(A, 'fay');
+    await until(async () => (await rpc(peer, 'list_extensions')).result.extensions.length === 1, 'fay-laptop listed');
+    const made = (await rpc(peer, 'connect', { extension_id: idOf('fay-laptop'), account: label, keep_state: keep(label) })).result;
+    await ext.next((m) => m.name === 'session_opened' && m.sessionId === made.session_id);
+    kept[label] = made.session_id as string;
+    await rpc(peer, 'disconnect');
+  }
+  // b's seed reads the states (their owners are opaque) and points key A's at key B's session, its proof kept; and
+  // copies key B's whole state, proof and all, under key A's owner.
+  const router = await new Kvm(await asDaemonB()).open('browsermcp_router');
+  const entries = new Map<string, Record<string, unknown>>();
+  for await (const key of await router.keys('k.*')) entries.set(key, (await router.get(key))!.json<Record<string, unknown>>());
+  const [keyOfA, stateOfA] = [...entries].find(([, state]) => state.sessionId === kept['key-A'])!;
+  const [, stateOfB] = [...entries].find(([, state]) => state.sessionId === kept['key-B'])!;
+  expect(stateOfA.proof).toEqual(expect.any(String));
+  for (const forged of [{ ...stateOfA, sessionId: kept['key-B'] }, { ...stateOfB }]) {
+    await router.put(keyOfA, JSON.stringify(forged));
+    // Key A takes up its state: not key B's session (its cookies and tabs); a state of its own instead.
+    const again = await client(A, 'fay');
+    const taken = (await rpc(again, 'connect', { extension_id: idOf('fay-laptop'), account: 'key-A', keep_state: keep('key-A') })).result;
+    expect(taken.session_id).not.toBe(kept['key-B']);
+    await rpc(again, 'disconnect');
+  }
+  await until(() => logsOfA.some((line) => line.includes('kept browser state whose proof did not hold')), 'a says why');
+  // Even a state a daemon itself pointed at key B's session (proven: a bug, or a daemon holding the secret) hands
+  // nothing over: a state's session must be of the taker's account, which its record's sealed part says.
+  const store = daemons[A]!.cluster!.store;
+  const ownerOfA = fromToken(keyOfA.slice(2));
+  const current = (await store.getState(ownerOfA))!;
+  await store.updateState(ownerOfA, current.handle, (state) => ({ ...state, sessionId: kept['key-B']! }));
+  const third = await client(A, 'fay');
+  const taken = (await rpc(third, 'connect', { extension_id: idOf('fay-laptop'), account: 'key-A', keep_state: keep('key-A') })).result;
+  expect(taken.session_id).not.toBe(kept['key-B']);
+  expect(logsOfA.some((line) => line.includes("names another account's session"))).toBe(true);
+  await rpc(third, 'disconnect');
+  // Key B's own state is still key B's.
+  const ofB = await client(A, 'fay');
+  expect((await rpc(ofB, 'connect', { extension_id: idOf('fay-laptop'), account: 'key-B', keep_state: keep('key-B') })).result).toMatchObject({
+    session_id: kept['key-B'],
     resumed: true,
   });
 });
