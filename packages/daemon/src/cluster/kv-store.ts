@@ -9,13 +9,15 @@ import { samePart } from './sealed-records.js';
 import {
   currentVersion,
   endedVersion,
-  epochOf,
-  newestUnbelieved,
+  lapsedVersion,
+  nextEpoch,
+  notAfterOf,
+  openedAtOf,
   outdatedOwnVersions,
   sessionKey,
-  sessionVersionsFilter,
   type SessionVersion,
   type StoredSession,
+  VERSION_LIFETIME_MS,
 } from './session-versions.js';
 import { keysKey, SigningKeys } from './signing-keys.js';
 import { unavailableWhenDown, unlessDown } from './kv-unavailable.js';
@@ -78,17 +80,29 @@ export class KvRouterStore implements RouterStore {
     return this.signing?.instanceId ?? UNSIGNED_INSTANCE;
   }
 
-  /** Adds the session (epoch 1, under this instance's key) unless any instance holds a version of it. */
+  /**
+   * Adds the session (this instance's version, epoch 1) unless it is open: a session ended before may be opened again
+   * under its id, after every version of before. False when it is open, or another instance opened it at once.
+   */
   async createSession(session: SessionRecord): Promise<boolean> {
-    if ((await this.#keys(sessionVersionsFilter(session.sessionId))).length > 0) return false;
+    const versions = await this.#reader.fresh(session.sessionId);
+    const current = currentVersion(versions);
+    if (current !== undefined && current.record.ended !== true) return false;
+    const now = Date.now();
+    const openedAt = Math.max(now, ...versions.filter((v) => v.proven).map((v) => openedAtOf(v.record) + 1));
+    const own = versions.find((version) => version.instance === this.#self);
+    const record = this.#reader.signed({ ...this.#reader.sealed(session), openedAt, epoch: 1, notAfter: now + VERSION_LIFETIME_MS });
+    let written: SessionVersion;
     try {
-      await this.#writeOwn(session.sessionId, undefined, this.#reader.signed({ ...this.#reader.sealed(session), epoch: 1 }));
-      return true;
+      written = await this.#writeOwn(session.sessionId, own, record);
     } catch (error) {
-      // `create` fails when the key exists; any other failure is the store's and is rethrown.
+      // `create` fails when the key exists (another create came first); any other failure is the store's.
       if (live(await this.kv.get(sessionKey(this.#self, session.sessionId)))) return false;
       throw error;
     }
+    if (await this.#won(written)) return true;
+    await this.#deleteOwn(written).catch(() => undefined);
+    return false;
   }
 
   /**
@@ -111,7 +125,7 @@ export class KvRouterStore implements RouterStore {
    */
   async getSessionUnchecked(sessionId: string, from?: string): Promise<SessionRecord | undefined> {
     const versions = await this.#reader.versions(sessionId, from);
-    const current = currentVersion(versions) ?? newestUnbelieved(versions);
+    const current = currentVersion(versions) ?? lapsedVersion(versions);
     return current === undefined || current.record.ended === true ? undefined : this.#reader.readable(current.record);
   }
 
@@ -153,8 +167,9 @@ export class KvRouterStore implements RouterStore {
     if (current !== undefined) {
       return current.record.ended === true ? undefined : { record: this.#reader.opened(current.record)!, verified: true, revision: current.revision };
     }
-    const newest = newestUnbelieved(versions);
-    return newest && { record: this.#reader.readable(newest.record), verified: false, revision: newest.revision };
+    // Not the session, only told: a version that ran out, or one another daemon wrote under its own key.
+    const told = lapsedVersion(versions) ?? versions.find((version) => !version.proven && version.record.ended !== true);
+    return told && { record: this.#reader.readable(told.record), verified: false, revision: told.revision };
   }
 
   /** The executor's sessions whose records their servers signed; the others are told to `onUnsigned` and left out. */
@@ -191,7 +206,7 @@ export class KvRouterStore implements RouterStore {
   async listAllSessions(executorId?: string): Promise<SessionRecord[]> {
     const sessions: SessionRecord[] = [];
     for (const versions of (await this.#reader.allVersions()).values()) {
-      const current = currentVersion(versions) ?? newestUnbelieved(versions);
+      const current = currentVersion(versions) ?? lapsedVersion(versions);
       if (current === undefined || current.record.ended === true) continue;
       const session = this.#reader.readable(current.record);
       if (executorId === undefined || session.executorId === executorId) sessions.push(session);
@@ -200,23 +215,23 @@ export class KvRouterStore implements RouterStore {
   }
 
   /**
-   * Ends the session and releases its tabs. This instance's own version, when it is the only one, is deleted; where
-   * another instance's version is left (it served the session before, or does now), an ended version one epoch above
-   * the current one is written under this instance's key instead, which no other version outranks. Returns the
-   * session, or undefined when it had ended or had no version.
+   * Ends the session and releases its tabs: writes this instance's ended version (session-versions.ts), above every
+   * other. Returns the session, or undefined when it had ended, had no version, or was taken up meanwhile (a version
+   * written first outranks the end).
    */
   async deleteSession(sessionId: string): Promise<SessionRecord | undefined> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const versions = await this.#reader.versions(sessionId);
-      const current = currentVersion(versions) ?? newestUnbelieved(versions);
+      const versions = await this.#reader.fresh(sessionId);
+      const current = currentVersion(versions) ?? lapsedVersion(versions);
       if (current === undefined || current.record.ended === true) return undefined;
       const own = versions.find((version) => version.instance === this.#self);
+      let written: SessionVersion;
       try {
-        if (own !== undefined && versions.length === 1) await this.#deleteOwn(own);
-        else await this.#writeOwn(sessionId, own, this.#reader.signed(endedVersion(current.record, this.#self)));
+        written = await this.#writeOwn(sessionId, own, this.#reader.signed(endedVersion(versions, current.record, this.#self, Date.now())));
       } catch {
-        continue; // another write came first: read again
+        continue; // this instance's version was written meanwhile: read again
       }
+      if (!(await this.#won(written))) return undefined;
       const session = this.#reader.readable(current.record);
       for (const { key: owned, entry: tab } of await this.#tabsOf(session.executorId)) {
         if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
@@ -233,27 +248,35 @@ export class KvRouterStore implements RouterStore {
   }
 
   /** Writes this instance's version of a session: over the one it read (at its revision), or new. */
-  async #writeOwn(sessionId: string, own: SessionVersion | undefined, record: StoredSession): Promise<void> {
+  async #writeOwn(sessionId: string, own: SessionVersion | undefined, record: StoredSession): Promise<SessionVersion> {
     const key = sessionKey(this.#self, sessionId);
-    const value = JSON.stringify(record);
+    const value = this.#reader.serialized(record);
     const revision = own !== undefined ? await this.kv.update(key, value, own.revision) : await this.kv.create(key, value);
     this.#reader.wrote(key, revision, record);
+    return { instance: this.#self, key, revision, record, proven: true, believed: true };
+  }
+
+  /** Whether the version just written is the session's current one, as the bucket holds them now (no other came first). */
+  async #won(written: SessionVersion): Promise<boolean> {
+    const current = currentVersion(await this.#reader.fresh(written.record.sessionId));
+    return current?.key === written.key && current.revision === written.revision;
   }
 
   /**
    * Names `instanceId` (this instance) the session's server, a take-up: its own version, one epoch above the current
    * one, signed and proven anew. Only a current version its server signed and proved is taken up, and (with `as`) only
-   * while it is the session the caller checked. False when there is none, or none believed.
+   * while it is the session the caller checked. False when there is none, none believed, or another take-up or an
+   * end came first.
    */
   async setServedBy(sessionId: string, instanceId: string, as?: SessionRecord): Promise<boolean> {
     if (this.signing !== undefined && instanceId !== this.#self)
       throw new Error(`instance ${this.#self} cannot write a version of session ${sessionId} for ${instanceId}`);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const versions = await this.#reader.versions(sessionId);
+      const versions = await this.#reader.fresh(sessionId);
       const current = currentVersion(versions);
       if (current === undefined) {
-        const newest = newestUnbelieved(versions);
-        if (newest !== undefined) this.#tellUnverified(this.#reader.readable(newest.record), newest.revision, 'taking it up');
+        const lapsed = lapsedVersion(versions);
+        if (lapsed !== undefined) this.#tellUnverified(this.#reader.readable(lapsed.record), lapsed.revision, 'taking it up');
         return false;
       }
       if (current.record.ended === true) return false;
@@ -261,27 +284,53 @@ export class KvRouterStore implements RouterStore {
       if (as !== undefined && !samePart(this.#reader.opened(current.record)!, as)) return false;
       if (current.instance === this.#self && current.record.servedBy === instanceId) return true;
       const own = versions.find((version) => version.instance === this.#self);
+      // Its sealed part as it is: bound to the session and its browser, not to its server.
+      const { signature: _signature, userProof: _proof, ...claims } = current.record;
+      const next = { ...claims, servedBy: instanceId, epoch: nextEpoch(versions, current.record), notAfter: Date.now() + VERSION_LIFETIME_MS };
+      let written: SessionVersion;
       try {
-        // Its sealed part as it is: bound to the session and its browser, not to its server.
-        const { signature: _signature, userProof: _proof, ...claims } = current.record;
-        await this.#writeOwn(sessionId, own, this.#reader.signed({ ...claims, servedBy: instanceId, epoch: epochOf(current.record) + 1 }));
-        return true;
+        written = await this.#writeOwn(sessionId, own, this.#reader.signed(next));
       } catch {
-        // written by another instance since we read it: read and check again
+        continue; // this instance's version was written meanwhile: read and check again
       }
+      return this.#won(written);
     }
     throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
   }
 
   /**
-   * Deletes this instance's versions that no longer count: those another version outranks (taken up elsewhere, or
-   * ended), and its tombstones once no other version is left. Returns how many it deleted.
+   * Renews the time of the versions this instance serves (current, not ended) that have less than half of it left:
+   * a version no one renews runs out, and with it what a kept copy of it could do.
+   */
+  async renewSessions(): Promise<number> {
+    if (this.signing === undefined) return 0;
+    let renewed = 0;
+    const now = Date.now();
+    for (const [sessionId, versions] of await this.#reader.allVersions()) {
+      const current = currentVersion(versions);
+      if (current?.instance !== this.#self || current.record.ended === true) continue;
+      if (notAfterOf(current.record) - now > VERSION_LIFETIME_MS / 2) continue;
+      // As the bucket holds it now: one another instance took up or ended meanwhile is not renewed.
+      const fresh = currentVersion(await this.#reader.fresh(sessionId));
+      if (fresh?.key !== current.key || fresh.revision !== current.revision) continue;
+      const { signature: _signature, userProof: _proof, ...claims } = current.record;
+      await this.#writeOwn(sessionId, current, this.#reader.signed({ ...claims, notAfter: now + VERSION_LIFETIME_MS })).then(
+        () => renewed++,
+        () => undefined, // written meanwhile: the next beat reads it anew
+      );
+    }
+    return renewed;
+  }
+
+  /**
+   * Deletes this instance's versions that no longer count (session-versions.ts outdatedOwnVersions): outranked, run
+   * out, or a tombstone no other version needs any more. Returns how many it deleted.
    */
   async tidySessions(only?: string): Promise<number> {
     let deleted = 0;
     const all = only === undefined ? await this.#reader.allVersions() : new Map([[only, await this.#reader.versions(only)]]);
     for (const versions of all.values()) {
-      for (const outdated of outdatedOwnVersions(versions, this.#self)) {
+      for (const outdated of outdatedOwnVersions(versions, this.#self, Date.now())) {
         await this.#deleteOwn(outdated).then(
           () => deleted++,
           () => undefined, // written again meanwhile: the next tidy reads it anew

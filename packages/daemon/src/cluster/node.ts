@@ -103,6 +103,8 @@ export class ClusterNode implements RemoteExecutors {
         // Entries that expired while NATS was away are kept until the others have had time to write them again.
         this.#directory.keepUntil(this.#backAt + this.#directoryTtlMs);
         this.#options.logger.info({ nats: redactNatsUrl(this.#options.url) }, 'connected to NATS again');
+        // What the watch of the sessions may have missed while NATS was away.
+        void this.store.refreshSessions().catch((error: unknown) => this.#options.logger.warn({ error }, 'could not read the sessions again'));
         void this.#beat();
       } else if (status.type === 'error') {
         // A permission NATS refused (a narrower config than this daemon needs) says so here, and nowhere else.
@@ -331,17 +333,15 @@ export class ClusterNode implements RemoteExecutors {
   async #onSessionEnded(msg: Msg): Promise<void> {
     const ended = readMessage(msg, parseSessionEnded);
     if (!ended || ended.instanceId === this.instanceId) return;
-    // This instance's own version of it, now outranked by the tombstone of the instance that ended it, goes.
-    await this.store.tidySessions(ended.sessionId).catch(() => undefined);
-    // Said after the store forgot the session: one the store still holds has not ended, whoever says so.
-    if ((await this.store.getSessionUnchecked(ended.sessionId, ended.instanceId).catch(() => undefined)) !== undefined) {
-      this.#options.logger.warn(
-        { sessionId: ended.sessionId, instanceId: ended.instanceId },
-        'ignored a session-ended notice for a session that is still open',
-      );
+    const { sessionId, instanceId, reason } = ended;
+    // One the store still holds has not ended, whoever says so (the sayer's version read from the bucket: the watch
+    // may not have brought its tombstone yet). One that has: this instance's own version of it, outranked, goes.
+    if ((await this.store.getSessionUnchecked(sessionId, instanceId).catch(() => undefined)) !== undefined) {
+      this.#options.logger.warn({ sessionId, instanceId }, 'ignored a session-ended notice for a session that is still open');
       return;
     }
-    this.#attached?.router.peer.sessionEnded(ended.sessionId, ended.reason);
+    await this.store.tidySessions(sessionId).catch(() => undefined);
+    this.#attached?.router.peer.sessionEnded(sessionId, reason);
   }
 
   // ── the heartbeat ────────────────────────────────────────────────────────────────────────────────────────────

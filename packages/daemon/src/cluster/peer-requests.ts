@@ -96,8 +96,8 @@ export class PeerRequests {
             throw new InvalidArgumentError(`session ${call.sessionId} is still open; close it through the router that serves it`);
           }
           await router.peer.closeSession(call.executorId, call.sessionId);
-          this.#servedFor.delete(call.sessionId);
-          this.ended(call.sessionId);
+          // Remembered as ended only where it ran: closes of made-up ids must not push the real ones out.
+          if (this.#servedFor.delete(call.sessionId)) this.ended(call.sessionId);
           return this.reply(msg, { ok: true });
         case 'cancel':
           // Only the instance that sent a command stops it.

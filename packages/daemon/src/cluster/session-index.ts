@@ -1,6 +1,9 @@
 import { type KV, type KvEntry, KvWatchInclude } from '@nats-io/kv';
 import { parseSessionKey, sessionVersionsFilter, type StoredSession } from './session-versions.js';
 
+/** The most a version may take (a daemon's are about a kilobyte, with --secrets and settings sealed): a bound on what another daemon's writes cost each copy. */
+export const MAX_VERSION_BYTES = 256 * 1024;
+
 /** One instance's version of a session as this copy last learned it. */
 export interface IndexedVersion {
   readonly instance: string;
@@ -70,7 +73,8 @@ export class SessionIndex {
   /** Learns what the bucket holds under `key` (a read, or the watch), unless this copy knows a newer revision. */
   learn(key: string, entry: KvEntry | null): void {
     if (entry === null) return;
-    if (entry.operation !== 'PUT') {
+    // A record bigger than any a daemon writes is nobody's, and is not kept.
+    if (entry.operation !== 'PUT' || entry.length > MAX_VERSION_BYTES) {
       this.#set(key, entry.revision, undefined);
       return;
     }

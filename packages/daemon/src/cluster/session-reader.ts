@@ -1,13 +1,18 @@
 import type { KV } from '@nats-io/kv';
+import { InvalidArgumentError } from '../errors.js';
 import type { SessionRecord } from '../router/store.js';
 import { live } from './keys.js';
 import { unlessDown } from './kv-unavailable.js';
 import { unsigned, type SignedRecord } from './record-signatures.js';
 import type { RecordSigning } from './record-signing.js';
 import { sessionBinding, splitRecord, type PrivatePart } from './sealed-records.js';
-import { type IndexedVersion, SessionIndex } from './session-index.js';
-import { parseSessionKey, sessionKey, sessionVersionsFilter, type SessionVersion, type StoredSession } from './session-versions.js';
+import { type IndexedVersion, MAX_VERSION_BYTES, SessionIndex } from './session-index.js';
+import { expired, parseSessionKey, sessionKey, sessionVersionsFilter, type SessionVersion, type StoredSession } from './session-versions.js';
 import type { SigningKeys } from './signing-keys.js';
+
+/** How long a version that did not prove is not checked again (its server's keys may have been read since). */
+const UNPROVEN_MEMORY_MS = 60_000;
+const MAX_UNPROVEN = 10_000;
 
 /**
  * How KvRouterStore reads and writes a session's versions: sealed and signed as this instance writes them, opened and
@@ -16,6 +21,8 @@ import type { SigningKeys } from './signing-keys.js';
  */
 export class SessionReader {
   readonly #index: SessionIndex;
+  /** Versions that did not prove, by key: their revision, and when. */
+  readonly #unproven = new Map<string, { revision: number; at: number }>();
 
   constructor(
     private readonly kv: KV,
@@ -25,6 +32,16 @@ export class SessionReader {
     private readonly signing: RecordSigning | undefined,
   ) {
     this.#index = new SessionIndex(kv, keys);
+  }
+
+  /** The version as the bucket keeps it; refused when it is bigger than the copies keep. */
+  serialized(record: StoredSession): string {
+    const value = JSON.stringify(record);
+    const bytes = Buffer.byteLength(value);
+    if (bytes <= MAX_VERSION_BYTES) return value;
+    throw new InvalidArgumentError(
+      `session ${record.sessionId}'s record (${bytes} bytes) is larger than a cluster keeps (${MAX_VERSION_BYTES}): give it fewer settings or secrets`,
+    );
   }
 
   /** Teaches the copy this instance's own write (SessionIndex.wrote). */
@@ -58,7 +75,7 @@ export class SessionReader {
    * when it has a sealed part that does not open here (sealed for another session or browser, or changed).
    */
   opened(record: StoredSession): SessionRecord | undefined {
-    const { epoch: _epoch, ended: _ended, ...session } = unsigned(record) as StoredSession;
+    const { epoch: _epoch, ended: _ended, openedAt: _openedAt, notAfter: _notAfter, ...session } = unsigned(record) as StoredSession;
     if (record.sealed === undefined) return session;
     // Sealed by a daemon holding the token secret, as this one writes it.
     const part = this.signing?.sealedRecords?.open(sessionBinding(record), record.sealed) as PrivatePart | undefined;
@@ -69,18 +86,24 @@ export class SessionReader {
   /** The record as cleanup reads it: opened where it opens, else what it shows in clear (its session, browser, server). */
   readable(record: StoredSession): SessionRecord {
     if (this.opened(record) !== undefined) return this.opened(record)!;
-    const { epoch: _epoch, ended: _ended, ...session } = unsigned(record) as StoredSession;
+    const { epoch: _epoch, ended: _ended, openedAt: _openedAt, notAfter: _notAfter, ...session } = unsigned(record) as StoredSession;
     return splitRecord(session).open;
   }
 
   /**
    * Whether the version under `key` at `revision` is the session's as its server wrote it: under its own session's
    * key and its server's (a record copied under another key is not that one's), signed and proven (signing-keys.ts).
+   * One that is not is remembered as such for a while (a version another daemon wrote is read on every call).
    */
-  async #believed(sessionId: string, instance: string, key: string, revision: number, record: StoredSession): Promise<boolean> {
-    if (record.sessionId !== sessionId) return false;
-    if (this.signing !== undefined && record.servedBy !== instance) return false;
-    return this.signingKeys.verified(key, revision, record);
+  async #proven(sessionId: string, instance: string, key: string, revision: number, record: StoredSession): Promise<boolean> {
+    if (record.sessionId !== sessionId || (this.signing !== undefined && record.servedBy !== instance)) return false;
+    const failed = this.#unproven.get(key);
+    if (failed !== undefined && failed.revision === revision && Date.now() - failed.at < UNPROVEN_MEMORY_MS) return false;
+    if (this.opened(record) !== undefined && (await this.signingKeys.verified(key, revision, record))) return true;
+    this.#unproven.delete(key);
+    this.#unproven.set(key, { revision, at: Date.now() });
+    if (this.#unproven.size > MAX_UNPROVEN) this.#unproven.delete(this.#unproven.keys().next().value!);
+    return false;
   }
 
   /**
@@ -110,7 +133,7 @@ export class SessionReader {
       if (named === undefined || named.sessionId !== sessionId) continue;
       const entry = await this.kv.get(key);
       this.#index.learn(key, entry);
-      if (!live(entry)) continue;
+      if (!live(entry) || entry.length > MAX_VERSION_BYTES) continue;
       try {
         versions.push({ instance: named.instance, key, revision: entry.revision, record: entry.json<StoredSession>() });
       } catch {
@@ -122,8 +145,15 @@ export class SessionReader {
 
   async #checked(sessionId: string, version: IndexedVersion): Promise<SessionVersion> {
     const { instance, key, revision, record } = version;
-    const believed = this.opened(record) !== undefined && (await this.#believed(sessionId, instance, key, revision, record));
-    return { ...version, believed };
+    const proven = await this.#proven(sessionId, instance, key, revision, record);
+    // Without signing (a store outside a cluster's trust) a version has no time to run out.
+    const believed = proven && (this.signing === undefined || !expired(record, Date.now()));
+    return { ...version, proven, believed };
+  }
+
+  /** The session's versions as the bucket holds them now, checked: for a write that must know it won. */
+  async fresh(sessionId: string): Promise<SessionVersion[]> {
+    return Promise.all((await this.#fromBucket(sessionId)).map((version) => this.#checked(sessionId, version)));
   }
 
   /** Each session's versions, for the sessions any instance holds a version of. */

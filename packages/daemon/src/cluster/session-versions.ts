@@ -4,14 +4,26 @@ import type { SignedRecord } from './record-signatures.js';
 // A session's record lives under the key of the instance that wrote it, `s.<instance>.<session>`, which NATS lets
 // only that instance write (nats-config's permissions): one daemon's credentials can neither change nor delete a
 // record another wrote. A take-up does not move a record: the instance taking the session up writes its own version,
-// one epoch higher, and ending a session another instance's version still names writes an ended one (a tombstone).
-// The newest believed version says what the session is; each instance deletes its own versions once they are
-// outdated (ClusterSweep), and its tombstones once no other version is left.
+// one epoch higher; ending a session writes an ended version (a tombstone) above every other. The newest believed
+// version says what the session is. A version holds only until its `notAfter`, which its server renews while it
+// serves the session: an old version a daemon's seed kept (of a session its instance once served) cannot bring an
+// ended session back once the tombstone, which outlives every version it outranks, is gone. Each instance deletes its
+// own versions once outdated (ClusterSweep).
 
-/** A session's record as one instance wrote it: its epoch (signed with it) orders an instance's take-up after the last. */
+/** How long a version holds; its server renews it when less than half is left. */
+export const VERSION_LIFETIME_MS = 10 * 60_000;
+/** How far the daemons' clocks may differ: a version holds this long past its `notAfter`. */
+export const CLOCK_SKEW_MS = 30_000;
+
+/** A session's record as one instance wrote it, signed with what orders it and bounds it in time. */
 export interface StoredSession extends SignedRecord {
+  /** When this session was opened (ms): a session opened again under the same id outranks every version of before. */
+  readonly openedAt?: number;
+  /** Take-ups since it was opened: each writes a version one epoch above the current one. */
   readonly epoch?: number;
-  /** An ended session: no version of an epoch below this one counts any more. */
+  /** Until when (ms) the version holds, unless its server renews it. */
+  readonly notAfter?: number;
+  /** An ended session: no version below this one counts any more. */
   readonly ended?: true;
 }
 
@@ -21,7 +33,9 @@ export interface SessionVersion {
   readonly key: string;
   readonly revision: number;
   readonly record: StoredSession;
-  /** Signed by the instance of its key, as the one serving it, and proven (KvRouterStore). */
+  /** Signed by the instance of its key, as the one serving it, proven and sealed for it (KvRouterStore). */
+  readonly proven: boolean;
+  /** Proven and within its time (without signing, a store outside a cluster: every version). */
   readonly believed: boolean;
 }
 
@@ -37,51 +51,73 @@ export function parseSessionKey(key: string): { instance: string; sessionId: str
   return { instance: parts[1], sessionId: fromToken(parts[2]) };
 }
 
-export const epochOf = (record: StoredSession): number => (typeof record.epoch === 'number' && Number.isSafeInteger(record.epoch) ? record.epoch : 0);
+const whole = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0);
+export const epochOf = (record: StoredSession): number => whole(record.epoch);
+export const openedAtOf = (record: StoredSession): number => whole(record.openedAt);
+export const notAfterOf = (record: StoredSession): number => whole(record.notAfter);
 
-/**
- * The version that says what the session is: the believed one of the highest epoch (of two, the one written first,
- * whose revision is lower: every instance reads the same order); undefined when none is believed.
- */
+/** Whether a version's time is past, by more than clocks differ. */
+export const expired = (record: StoredSession, now: number): boolean => now > notAfterOf(record) + CLOCK_SKEW_MS;
+
+/** Whether `a` outranks `b`: opened later, or the same opening at a higher epoch, or the same written first. */
+function outranks(a: SessionVersion, b: SessionVersion): boolean {
+  const [x, y] = [a.record, b.record];
+  if (openedAtOf(x) !== openedAtOf(y)) return openedAtOf(x) > openedAtOf(y);
+  if (epochOf(x) !== epochOf(y)) return epochOf(x) > epochOf(y);
+  return a.revision < b.revision;
+}
+
+/** The version that says what the session is: the believed one that outranks the others; undefined when none is. */
 export function currentVersion(versions: readonly SessionVersion[]): SessionVersion | undefined {
-  let current: SessionVersion | undefined;
-  for (const version of versions) {
-    if (!version.believed) continue;
-    if (
-      current === undefined ||
-      epochOf(version.record) > epochOf(current.record) ||
-      (epochOf(version.record) === epochOf(current.record) && version.revision < current.revision)
-    ) {
-      current = version;
-    }
-  }
-  return current;
+  return top(versions.filter((version) => version.believed));
 }
 
 /**
- * The version cleanup goes by where none is believed (a record another daemon wrote under its own key, or whose seal
- * does not open here): the newest, unless it is ended.
+ * The version cleanup goes by where none is believed: the top proven one whose time ran out (its server died and no
+ * one renewed it), unless it is ended. A version no instance proved (another daemon's writing) is nobody's session.
  */
-export function newestUnbelieved(versions: readonly SessionVersion[]): SessionVersion | undefined {
-  const newest = versions.reduce<SessionVersion | undefined>((a, b) => (a === undefined || b.revision > a.revision ? b : a), undefined);
-  return newest?.record.ended === true ? undefined : newest;
+export function lapsedVersion(versions: readonly SessionVersion[]): SessionVersion | undefined {
+  const lapsed = top(versions.filter((version) => version.proven));
+  return lapsed?.record.ended === true ? undefined : lapsed;
 }
 
-/** This instance's tombstone of a session: an epoch above `current`'s, no private part. */
-export function endedVersion(current: StoredSession, instanceId: string): StoredSession {
-  return { sessionId: current.sessionId, executorId: current.executorId, servedBy: instanceId, epoch: epochOf(current) + 1, ended: true };
+function top(versions: readonly SessionVersion[]): SessionVersion | undefined {
+  return versions.reduce<SessionVersion | undefined>((a, b) => (a === undefined || outranks(b, a) ? b : a), undefined);
+}
+
+/** The next version of the session after `current` (a take-up, or the end): one epoch above every proven one of its opening. */
+export function nextEpoch(versions: readonly SessionVersion[], current: StoredSession): number {
+  const opening = openedAtOf(current);
+  const epochs = versions.filter((v) => v.proven && openedAtOf(v.record) === opening).map((v) => epochOf(v.record));
+  return Math.max(epochOf(current), ...epochs) + 1;
 }
 
 /**
- * Which of this instance's own versions are outdated and may go: one another version of a higher epoch (or its equal
- * written first) supersedes, and its own tombstone once no other version is left to outrank.
+ * This instance's tombstone of a session: above every version of its opening, no private part, holding until every
+ * version it outranks has run out (so that none of them, kept and written back, counts again).
  */
-export function outdatedOwnVersions(versions: readonly SessionVersion[], instanceId: string): SessionVersion[] {
+export function endedVersion(versions: readonly SessionVersion[], current: StoredSession, instanceId: string, now: number): StoredSession {
+  const opening = openedAtOf(current);
+  const lastOut = Math.max(now, ...versions.filter((v) => v.proven && openedAtOf(v.record) <= opening).map((v) => notAfterOf(v.record)));
+  return {
+    sessionId: current.sessionId,
+    executorId: current.executorId,
+    servedBy: instanceId,
+    openedAt: opening,
+    epoch: nextEpoch(versions, current),
+    notAfter: lastOut + CLOCK_SKEW_MS,
+    ended: true,
+  };
+}
+
+/**
+ * Which of this instance's own versions are outdated and may go: one another version outranks, one whose time ran out
+ * (a tombstone's runs out after every version it outranked could have held, kept elsewhere or not), and one no key of
+ * this instance vouches for any more.
+ */
+export function outdatedOwnVersions(versions: readonly SessionVersion[], instanceId: string, now: number): SessionVersion[] {
   const current = currentVersion(versions);
-  return versions.filter((version) => {
-    if (version.instance !== instanceId) return false;
-    if (current === undefined) return false;
-    if (version !== current) return true;
-    return version.record.ended === true && versions.length === 1;
-  });
+  return versions.filter(
+    (version) => version.instance === instanceId && (!version.proven || expired(version.record, now) || (current !== undefined && version !== current)),
+  );
 }

@@ -3,6 +3,9 @@ import type { ClusterOptions } from './join.js';
 import type { KvRouterStore } from './kv-store.js';
 import { overdue } from './overdue.js';
 
+/** How often the sweep reads every session again, besides the watch that follows them. */
+const SESSIONS_REFRESH_MS = 60_000;
+
 /** What one sweep reads of the cluster: its store, this instance's router, and the directory's view. */
 export interface SweepInputs {
   readonly store: KvRouterStore;
@@ -24,15 +27,22 @@ export class ClusterSweep {
   readonly #missingSince = new Map<string, number>();
   /** Sessions whose serving instance is gone, since when: closed once the grace period passes. */
   readonly #unservedSince = new Map<string, number>();
+  /** When the sessions were last read whole. */
+  #refreshedAt = Date.now();
 
   async run({ store, router, liveInstances: live, claimed, logger }: SweepInputs): Promise<void> {
     const now = Date.now();
     const grace = router.gracePeriodMs;
-    // What the watch of the sessions may have missed (a change while NATS was away), then every record, believed or
-    // not: one no instance vouches for is cleaned up as its session would be.
-    await store.refreshSessions();
+    // The time of the versions this instance serves; then every session, believed or run out (its server died): one
+    // whose server is gone is cleaned up.
+    await store.renewSessions();
+    // A full read now and then, besides the watch (which misses nothing while NATS stays), costs one read per key.
+    if (now - this.#refreshedAt >= SESSIONS_REFRESH_MS) {
+      await store.refreshSessions();
+      this.#refreshedAt = now;
+    }
     const sessions = await store.listAllSessions();
-    // This instance's versions that others outrank (sessions taken up or ended elsewhere while it was away).
+    // This instance's versions that no longer count (sessions taken up or ended elsewhere, run out).
     await store.tidySessions();
     for (const [executorId] of overdue(
       this.#missingSince,

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { StateRecord } from '../router/store.js';
-import { claimsOf, type SignedRecord } from './record-signatures.js';
+import { canonicalAsRead, claimsOf, type SignedRecord } from './record-signatures.js';
 
 /** What the key of the user proofs is derived for (TokenVerifier.derivedKey). */
 export const USER_PROOF_PURPOSE = 'browsermcp cluster user proof v1';
@@ -11,9 +11,6 @@ export interface BrowserFacts {
   readonly userId: string | null;
   readonly instanceId: string;
 }
-
-/** The facts a kept browser state's proof binds (StateRecord's, but its holders). */
-export type StateFacts = Pick<StateRecord, 'owner' | 'handle' | 'sessionId' | 'keepMs' | 'principal' | 'name'>;
 
 /**
  * A daemon's word that it checked a user's access token, which only a daemon holding the token secret can give. The
@@ -39,15 +36,17 @@ export class UserProofs {
   }
 
   /**
-   * The proof of a kept browser state: which owner's it is and which session holds it (what a take-up drives), for
-   * how long, listed under which principal and name; not its holders, which every instance using it rewrites.
+   * The proof of a kept browser state, all of it: which owner's it is and which session holds it (what a take-up
+   * drives), for how long, listed under which principal and name, and who holds it since when (dropping its holders
+   * and backdating its idle time would close it; a holder added would keep it for ever). Each instance that rewrites
+   * its holders proves it anew.
    */
-  state(facts: StateFacts): string {
-    return this.#mac(['state', facts.owner, facts.handle, facts.sessionId, String(facts.keepMs), facts.principal ?? null, facts.name ?? null]);
+  state(facts: StateRecord): string {
+    return this.#mac(['state', canonicalAsRead(facts)]);
   }
 
   /** Whether `proof` is this key's proof of the state's facts. */
-  provesState(facts: StateFacts, proof: unknown): boolean {
+  provesState(facts: StateRecord, proof: unknown): boolean {
     return same(this.state(facts), proof);
   }
 

@@ -1,21 +1,35 @@
 import { expect, it } from 'vitest';
 import {
+  CLOCK_SKEW_MS,
   currentVersion,
   endedVersion,
-  newestUnbelieved,
+  lapsedVersion,
+  nextEpoch,
   outdatedOwnVersions,
   parseSessionKey,
   sessionKey,
   type SessionVersion,
 } from '../../src/cluster/session-versions';
 
-const version = (instance: string, revision: number, epoch: number, believed = true, ended?: true): SessionVersion => ({
-  instance,
-  key: sessionKey(instance, 'S'),
-  revision,
-  believed,
-  record: { sessionId: 'S', executorId: 'laptop', servedBy: instance, epoch, ...(ended ? { ended } : {}) },
-});
+const NOW = 1_000_000_000;
+
+/** A's version of session S: opened at `openedAt`, at `epoch`, holding until `notAfter`. */
+function version(
+  instance: string,
+  revision: number,
+  epoch: number,
+  more: { believed?: boolean; ended?: true; openedAt?: number; notAfter?: number } = {},
+): SessionVersion {
+  const { believed = true, ended, openedAt = 1, notAfter = NOW + 60_000 } = more;
+  return {
+    instance,
+    key: sessionKey(instance, 'S'),
+    revision,
+    proven: believed,
+    believed,
+    record: { sessionId: 'S', executorId: 'laptop', servedBy: instance, openedAt, epoch, notAfter, ...(ended ? { ended } : {}) },
+  };
+}
 
 it('keys a version by its instance and session, and reads the key back', () => {
   expect(sessionKey('east-1', 'a.b')).toBe('s.east-1.YS5i');
@@ -23,35 +37,53 @@ it('keys a version by its instance and session, and reads the key back', () => {
   for (const other of ['s.YS5i', 't.east-1.YS5i', 's..YS5i', 's.a.b.c']) expect(parseSessionKey(other)).toBeUndefined();
 });
 
-it('takes the believed version of the highest epoch, the first written of two equal ones; one not believed never counts', () => {
+it('takes the believed version of the latest opening, then the highest epoch, then the first written; one not believed never counts', () => {
   const a = version('a', 10, 1);
   const b = version('b', 12, 2);
   const c = version('c', 11, 2);
   expect(currentVersion([a, b])).toBe(b);
   expect(currentVersion([b, c, a])).toBe(c);
-  // Another daemon's own version with any epoch, unproven: not the session.
-  const forged = version('m', 99, Number.MAX_SAFE_INTEGER, false);
+  // The session opened again under its id: its first version outranks every version of before, whatever its epoch.
+  const reopened = version('a', 20, 1, { openedAt: 2 });
+  expect(currentVersion([b, reopened])).toBe(reopened);
+  // Another daemon's own version with any epoch or opening, unproven: not the session.
+  const forged = version('m', 99, Number.MAX_SAFE_INTEGER, { believed: false, openedAt: Number.MAX_SAFE_INTEGER });
   expect(currentVersion([a, forged])).toBe(a);
   expect(currentVersion([forged])).toBeUndefined();
+  expect(lapsedVersion([forged])).toBeUndefined();
   // An epoch that is not a safe whole number counts as none.
   expect(currentVersion([a, { ...version('x', 13, 0), record: { ...b.record, epoch: 1e300 } }])).toBe(a);
-  // Cleanup goes by the newest where none is believed, and by nothing once that one is ended.
-  expect(newestUnbelieved([forged, version('n', 5, 1, false)])).toBe(forged);
-  expect(newestUnbelieved([version('n', 100, 1, false, true), forged])).toBeUndefined();
+  // A proven version whose time ran out is not the session, but cleanup goes by it (its server died), unless ended.
+  const lapsed = { ...b, believed: false };
+  expect(currentVersion([lapsed])).toBeUndefined();
+  expect(lapsedVersion([lapsed])).toBe(lapsed);
+  expect(lapsedVersion([{ ...version('b', 12, 2, { ended: true }), believed: false }])).toBeUndefined();
 });
 
-it('ends a session one epoch above its current version, and says which of its own versions an instance may delete', () => {
-  const a = version('a', 10, 1);
-  const b = version('b', 12, 2);
-  const ended = { ...version('c', 14, 3, true, true), record: endedVersion(b.record, 'c') };
-  expect(ended.record).toEqual({ sessionId: 'S', executorId: 'laptop', servedBy: 'c', epoch: 3, ended: true });
+it('ends a session above every version of its opening, holding until each of them ran out; says which own versions may go', () => {
+  const a = version('a', 10, 1, { notAfter: NOW + 300_000 });
+  const b = version('b', 12, 3, { notAfter: NOW + 100_000 });
+  expect(nextEpoch([a, b], a.record)).toBe(4);
+  const tombstone = endedVersion([a, b], b.record, 'c', NOW);
+  expect(tombstone).toEqual({
+    sessionId: 'S',
+    executorId: 'laptop',
+    servedBy: 'c',
+    openedAt: 1,
+    epoch: 4,
+    notAfter: NOW + 300_000 + CLOCK_SKEW_MS,
+    ended: true,
+  });
+  const ended: SessionVersion = { ...version('c', 14, 4), record: tombstone };
   const all = [a, b, ended];
   expect(currentVersion(all)).toBe(ended);
-  expect(outdatedOwnVersions(all, 'a')).toEqual([a]);
-  expect(outdatedOwnVersions(all, 'b')).toEqual([b]);
-  // The tombstone stays while another version is left, and goes when it is alone.
-  expect(outdatedOwnVersions(all, 'c')).toEqual([]);
-  expect(outdatedOwnVersions([ended], 'c')).toEqual([ended]);
-  // The current version of a live session is not outdated.
-  expect(outdatedOwnVersions([a, b], 'b')).toEqual([]);
+  expect(outdatedOwnVersions(all, 'a', NOW)).toEqual([a]);
+  expect(outdatedOwnVersions(all, 'b', NOW)).toEqual([b]);
+  // The tombstone stays, even alone, until its time ran out: a kept copy of a's version could still be written back.
+  expect(outdatedOwnVersions(all, 'c', NOW)).toEqual([]);
+  expect(outdatedOwnVersions([ended], 'c', NOW)).toEqual([]);
+  expect(outdatedOwnVersions([ended], 'c', NOW + 300_000 + 2 * CLOCK_SKEW_MS + 1)).toEqual([ended]);
+  // The current version of a live session is not outdated; one of this instance's that ran out is.
+  expect(outdatedOwnVersions([a, b], 'b', NOW)).toEqual([]);
+  expect(outdatedOwnVersions([a], 'a', NOW + 300_000 + CLOCK_SKEW_MS + 1)).toEqual([a]);
 });

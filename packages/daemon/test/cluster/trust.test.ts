@@ -348,7 +348,7 @@ it("keeps a session's user, agent, settings and secrets, and a browser's user an
   // b's seed reads the record: the session, its browser and its server; nothing of whose it is or how it behaves.
   const router = await new Kvm(await asDaemonB()).open('browsermcp_router');
   const record = (await router.get(`s.b.${token(sessionId)}`))!.json<Record<string, unknown>>();
-  expect(Object.keys(record).sort()).toEqual(['epoch', 'executorId', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
+  expect(Object.keys(record).sort()).toEqual(['epoch', 'executorId', 'notAfter', 'openedAt', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
   const raw = JSON.stringify(record);
   const pin = '4321-heidi-pin';
   for (const form of [pin, Buffer.from(pin).toString('base64'), Buffer.from(pin).toString('hex'), 'BANK_PIN', 'heidi', 'protectedPaths']) {
