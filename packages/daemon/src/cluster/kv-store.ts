@@ -134,7 +134,7 @@ export class KvRouterStore implements RouterStore {
     return this.#reader.start();
   }
 
-  /** Reads every version again (each heartbeat), for what the watch may have missed. */
+  /** Reads every version again (once a minute, and after NATS came back), for what the watch may have missed. */
   refreshSessions(): Promise<void> {
     return this.#reader.refresh();
   }

@@ -22,8 +22,8 @@ interface Known {
 
 /**
  * Every instance's versions of sessions, as this instance knows them: a copy kept by a watch of the `s.` keys (others'
- * writes within a few milliseconds), this instance's own writes as it makes them, and a full read at start and on
- * each heartbeat (a key purged with no marker, or a change the watch missed while NATS was away). A command reads a
+ * writes within a few milliseconds), this instance's own writes as it makes them, and a full read at start, after
+ * NATS came back (a change the watch missed while it was away) and once a minute (a key purged with no marker). A command reads a
  * session on every hop: from here, without a round trip; where a version must be as the bucket holds it now (the one
  * of the instance asking), the store reads that key itself and teaches it here.
  */

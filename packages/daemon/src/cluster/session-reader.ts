@@ -180,7 +180,7 @@ export class SessionReader {
     return this.#index.start();
   }
 
-  /** Reads every version again (each heartbeat), for what the watch may have missed. */
+  /** Reads every version again (once a minute, and after NATS came back), for what the watch may have missed. */
   refresh(): Promise<void> {
     return this.#index.refresh();
   }

@@ -10,6 +10,7 @@ import type { StoredSession } from '../../src/cluster/session-versions';
 import { SealedRecords } from '../../src/cluster/sealed-records';
 import { UserProofs } from '../../src/cluster/user-proofs';
 import { listKeys } from '../../src/cluster/keys';
+import { CLOCK_SKEW_MS, VERSION_LIFETIME_MS } from '../../src/cluster/session-versions';
 
 /** What another instance wrote reaches this one's copy within milliseconds (its watch): waited for, not slept. */
 const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 5_000, interval: 20 });
@@ -231,4 +232,36 @@ it('believes a record, with a user or without, only as proven by a daemon holdin
   expect(await a.getSession('by-secrets')).toBeUndefined();
   // a's own record, secrets and all.
   expect(await a.getSession('by-a')).toMatchObject({ agent: 'user alice', userId: 'alice', settings: { secrets: { PIN: '1234' } } });
+});
+
+it('renews the versions an instance serves before their time runs out; one no one renews stops counting, and its server deletes it', async () => {
+  const name = `renewed_${++bucket}`;
+  const [a, b] = [await storeOn(name, 'a'), await storeOn(name, 'b')];
+  const raw = await new Kvm(connections.at(-1)!).open(name);
+  const notAfter = async (key: string) => (await raw.get(key))!.json<StoredSession>().notAfter!;
+  const start = Date.now();
+  // Only the clock moves; NATS and its timers run as they do.
+  vi.useFakeTimers({ toFake: ['Date'], now: start });
+  try {
+    await a.createSession({ sessionId: 'ended', executorId: 'laptop', servedBy: 'a' });
+    await a.createSession({ sessionId: 'left', executorId: 'laptop', servedBy: 'a' });
+    expect(await notAfter('s.a.bGVmdA')).toBe(start + VERSION_LIFETIME_MS);
+    // More than half its time left: not written again.
+    vi.setSystemTime(start + VERSION_LIFETIME_MS / 4);
+    expect(await a.renewSessions()).toBe(0);
+    vi.setSystemTime(start + (VERSION_LIFETIME_MS * 3) / 4);
+    expect(await a.renewSessions()).toBe(2);
+    expect(await notAfter('s.a.bGVmdA')).toBe(start + (VERSION_LIFETIME_MS * 7) / 4);
+    // One ends; a renews the other no more (its instance died): past its time and the clocks' leeway it is no one's
+    // session any more, but cleanup (the sweep of a dead server's sessions) goes by it.
+    await a.deleteSession('ended');
+    vi.setSystemTime(start + (VERSION_LIFETIME_MS * 7) / 4 + CLOCK_SKEW_MS + 1);
+    await eventually(async () => expect(await b.getSession('left')).toBeUndefined());
+    expect(await b.getSessionUnchecked('left')).toMatchObject({ sessionId: 'left', servedBy: 'a' });
+    expect(await b.setServedBy('left', 'b')).toBe(false);
+    expect(await a.tidySessions()).toBeGreaterThanOrEqual(1);
+    expect(await live(raw, 's.a.bGVmdA')).toBe(false);
+  } finally {
+    vi.useRealTimers();
+  }
 });
