@@ -12,11 +12,12 @@ import {
   lapsedVersion,
   nextEpoch,
   notAfterOf,
-  openedAtOf,
+  openingOf,
   outdatedOwnVersions,
   sessionKey,
   type SessionVersion,
   type StoredSession,
+  type VerifiedSession,
   VERSION_LIFETIME_MS,
 } from './session-versions.js';
 import { keysKey, SigningKeys } from './signing-keys.js';
@@ -34,8 +35,6 @@ export function writableRouterKeys(instanceId: string): string[] {
   return [`s.${instanceId}.>`, 't.>', 'k.>', 'x.>', keysKey(instanceId)];
 }
 
-/** Records not believed whose telling is remembered (the oldest forgotten past it). */
-const MAX_TOLD_UNVERIFIED = 10_000;
 /** The instance a store without signing (outside a cluster's trust, in tests) writes its versions as. */
 const UNSIGNED_INSTANCE = 'store';
 
@@ -55,8 +54,6 @@ export class KvRouterStore implements RouterStore {
   readonly #states: KvStates;
   /** Every instance's versions of sessions, as they are read and checked (session-reader.ts). */
   readonly #reader: SessionReader;
-  /** Records not believed that were told to `onUnsigned`, by session and revision. */
-  readonly #toldUnverified = new Set<string>();
 
   /** `down`: whether the NATS connection is lost right now; calls then fail at once instead of at their timeout. */
   constructor(
@@ -89,9 +86,9 @@ export class KvRouterStore implements RouterStore {
     const current = currentVersion(versions);
     if (current !== undefined && current.record.ended !== true) return false;
     const now = Date.now();
-    const openedAt = Math.max(now, ...versions.filter((v) => v.proven).map((v) => openedAtOf(v.record) + 1));
+    const opening = Math.max(0, ...versions.filter((v) => v.proven).map((v) => openingOf(v.record))) + 1;
     const own = versions.find((version) => version.instance === this.#self);
-    const record = this.#reader.signed({ ...this.#reader.sealed(session), openedAt, epoch: 1, notAfter: now + VERSION_LIFETIME_MS });
+    const record = this.#reader.signed({ ...this.#reader.sealed(session), opening, epoch: 1, notAfter: now + VERSION_LIFETIME_MS });
     let written: SessionVersion;
     try {
       written = await this.#writeOwn(session.sessionId, own, record);
@@ -115,7 +112,7 @@ export class KvRouterStore implements RouterStore {
     const found = await this.getVerifiedSession(sessionId);
     if (found === undefined) return undefined;
     if (found.verified) return found.record;
-    this.#tellUnverified(found.record, found.revision, 'it was read');
+    this.#reader.tellUnverified(found.record, found.revision, 'it was read');
     return undefined;
   }
 
@@ -143,33 +140,25 @@ export class KvRouterStore implements RouterStore {
     this.#reader.stop();
   }
 
-  /** Tells `onUnsigned` of a record not believed, once per session and revision (it is read on every call). */
-  #tellUnverified(record: SessionRecord, revision: number, where: string): void {
-    const told = `${record.sessionId}@${revision}`;
-    if (this.#toldUnverified.has(told)) return;
-    if (this.#toldUnverified.size >= MAX_TOLD_UNVERIFIED) this.#toldUnverified.delete(this.#toldUnverified.values().next().value!);
-    this.#toldUnverified.add(told);
-    this.signing?.onUnsigned?.(record, where);
-  }
-
   /**
    * The session's current record, whether the instance it names as its server signed it (record-signatures.ts) and
    * proved its user (user-proofs.ts; without signing, a store outside a cluster, every record counts), and its
    * revision (any new version changes it). Where no version is believed, the newest one, not verified; undefined
    * when there is none or the session ended.
    */
-  async getVerifiedSession(sessionId: string, from?: string): Promise<{ record: SessionRecord; verified: boolean; revision: number } | undefined> {
+  async getVerifiedSession(sessionId: string, from?: string): Promise<VerifiedSession | undefined> {
     return this.#verifiedOf(await this.#reader.versions(sessionId, from));
   }
 
-  #verifiedOf(versions: readonly SessionVersion[]): { record: SessionRecord; verified: boolean; revision: number } | undefined {
+  #verifiedOf(versions: readonly SessionVersion[]): VerifiedSession | undefined {
     const current = currentVersion(versions);
     if (current !== undefined) {
-      return current.record.ended === true ? undefined : { record: this.#reader.opened(current.record)!, verified: true, revision: current.revision };
+      if (current.record.ended === true) return undefined;
+      return { record: this.#reader.opened(current.record)!, verified: true, revision: current.revision, opening: openingOf(current.record) };
     }
     // Not the session, only told: a version that ran out, or one another daemon wrote under its own key.
     const told = lapsedVersion(versions) ?? versions.find((version) => !version.proven && version.record.ended !== true);
-    return told && { record: this.#reader.readable(told.record), verified: false, revision: told.revision };
+    return told && { record: this.#reader.readable(told.record), verified: false, revision: told.revision, opening: openingOf(told.record) };
   }
 
   /** The executor's sessions whose records their servers signed; the others are told to `onUnsigned` and left out. */
@@ -179,7 +168,7 @@ export class KvRouterStore implements RouterStore {
       const found = this.#verifiedOf(versions);
       if (found === undefined || found.record.executorId !== executorId) continue;
       if (found.verified) sessions.push(found.record);
-      else this.#tellUnverified(found.record, found.revision, 'its browser connected');
+      else this.#reader.tellUnverified(found.record, found.revision, 'its browser connected');
     }
     return sessions;
   }
@@ -196,7 +185,7 @@ export class KvRouterStore implements RouterStore {
     for (const versions of (await this.#reader.allVersions()).values()) {
       const found = this.#verifiedOf(versions);
       if (found === undefined) continue;
-      if (!found.verified) this.#tellUnverified(found.record, found.revision, 'it was read');
+      if (!found.verified) this.#reader.tellUnverified(found.record, found.revision, 'it was read');
       else if (executorId === undefined || found.record.executorId === executorId) sessions.push(found.record);
     }
     return sessions;
@@ -276,7 +265,7 @@ export class KvRouterStore implements RouterStore {
       const current = currentVersion(versions);
       if (current === undefined) {
         const lapsed = lapsedVersion(versions);
-        if (lapsed !== undefined) this.#tellUnverified(this.#reader.readable(lapsed.record), lapsed.revision, 'taking it up');
+        if (lapsed !== undefined) this.#reader.tellUnverified(this.#reader.readable(lapsed.record), lapsed.revision, 'taking it up');
         return false;
       }
       if (current.record.ended === true) return false;
@@ -287,39 +276,45 @@ export class KvRouterStore implements RouterStore {
       // Its sealed part as it is: bound to the session and its browser, not to its server.
       const { signature: _signature, userProof: _proof, ...claims } = current.record;
       const next = { ...claims, servedBy: instanceId, epoch: nextEpoch(versions, current.record), notAfter: Date.now() + VERSION_LIFETIME_MS };
-      let written: SessionVersion;
       try {
-        written = await this.#writeOwn(sessionId, own, this.#reader.signed(next));
+        // Another take-up that came first (a call of the same client that reached another daemon) is taken up from.
+        if (await this.#won(await this.#writeOwn(sessionId, own, this.#reader.signed(next)))) return true;
       } catch {
-        continue; // this instance's version was written meanwhile: read and check again
+        // this instance's version was written meanwhile: read and check again
       }
-      return this.#won(written);
     }
     throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
   }
 
   /**
-   * Renews the time of the versions this instance serves (current, not ended) that have less than half of it left:
-   * a version no one renews runs out, and with it what a kept copy of it could do.
+   * Renews the time of the versions this instance serves (the top one, not ended) that have less than half of it left:
+   * a version no one renews runs out, and with it what a kept copy of it could do. One that ran out (this daemon was
+   * stalled, or away from NATS, past its time) is renewed only while `drives` says a client here still drives it; the
+   * others are returned, for the sweep to end.
    */
-  async renewSessions(): Promise<number> {
-    if (this.signing === undefined) return 0;
-    let renewed = 0;
+  async renewSessions(drives: (sessionId: string) => boolean): Promise<{ renewed: number; lapsed: string[] }> {
+    const done = { renewed: 0, lapsed: [] as string[] };
+    if (this.signing === undefined) return done;
     const now = Date.now();
     for (const [sessionId, versions] of await this.#reader.allVersions()) {
-      const current = currentVersion(versions);
-      if (current?.instance !== this.#self || current.record.ended === true) continue;
-      if (notAfterOf(current.record) - now > VERSION_LIFETIME_MS / 2) continue;
+      const top = currentVersion(versions) ?? lapsedVersion(versions);
+      if (top?.instance !== this.#self || top.record.ended === true) continue;
+      if (top.believed && notAfterOf(top.record) - now > VERSION_LIFETIME_MS / 2) continue;
+      if (!top.believed && !drives(sessionId)) {
+        done.lapsed.push(sessionId);
+        continue;
+      }
       // As the bucket holds it now: one another instance took up or ended meanwhile is not renewed.
-      const fresh = currentVersion(await this.#reader.fresh(sessionId));
-      if (fresh?.key !== current.key || fresh.revision !== current.revision) continue;
-      const { signature: _signature, userProof: _proof, ...claims } = current.record;
-      await this.#writeOwn(sessionId, current, this.#reader.signed({ ...claims, notAfter: now + VERSION_LIFETIME_MS })).then(
-        () => renewed++,
+      const fresh = await this.#reader.fresh(sessionId);
+      const latest = currentVersion(fresh) ?? lapsedVersion(fresh);
+      if (latest?.key !== top.key || latest.revision !== top.revision) continue;
+      const { signature: _signature, userProof: _proof, ...claims } = top.record;
+      await this.#writeOwn(sessionId, top, this.#reader.signed({ ...claims, notAfter: now + VERSION_LIFETIME_MS })).then(
+        () => done.renewed++,
         () => undefined, // written meanwhile: the next beat reads it anew
       );
     }
-    return renewed;
+    return done;
   }
 
   /**

@@ -1,12 +1,4 @@
-import {
-  parseClusterReply,
-  parseSessionEnded,
-  type BrowserEntry,
-  type ClusterReply,
-  type ClusterRequest,
-  type EventEnvelope,
-  type ExtensionInfo,
-} from '@browsermcp/protocol';
+import { parseClusterReply, type BrowserEntry, type ClusterReply, type ClusterRequest, type EventEnvelope, type ExtensionInfo } from '@browsermcp/protocol';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BrowserNotConnectedError, BrowserUnavailableError, ClusterUnavailableError, InstanceRejoiningError, crossedError, isDaemonError } from '../errors.js';
 import { formatDuration } from '../router/duration.js';
@@ -16,8 +8,9 @@ import type { ExtensionBrowserState, ExtensionBrowsers } from './extension-brows
 import type { BrowserDirectory } from './directory.js';
 import { DEFAULT_DIRECTORY_TTL_MS, joinCluster, type ClusterOptions } from './join.js';
 import type { KvRouterStore } from './kv-store.js';
-import { answers, askInstance, HOLDING_PING_MS, jsonOf, readMessage } from './messages.js';
+import { answers, askInstance, HOLDING_PING_MS, jsonOf } from './messages.js';
 import { ClusterNames, localBrowserId } from './names.js';
+import { onSessionEnded } from './ended-notices.js';
 import { redactNatsUrl } from './nats-connection.js';
 import { ForwardedEvents } from './forwarded-events.js';
 import { PeerRequests } from './peer-requests.js';
@@ -100,10 +93,10 @@ export class ClusterNode implements RemoteExecutors {
       } else if (status.type === 'reconnect' && this.#down) {
         this.#down = false;
         this.#backAt = Date.now();
-        // Entries that expired while NATS was away are kept until the others have had time to write them again.
+        // Entries that expired while NATS was away are kept until the others have had time to write them again, and
+        // the sessions are read whole again (the watch may have missed changes meanwhile).
         this.#directory.keepUntil(this.#backAt + this.#directoryTtlMs);
         this.#options.logger.info({ nats: redactNatsUrl(this.#options.url) }, 'connected to NATS again');
-        // What the watch of the sessions may have missed while NATS was away.
         void this.store.refreshSessions().catch((error: unknown) => this.#options.logger.warn({ error }, 'could not read the sessions again'));
         void this.#beat();
       } else if (status.type === 'error') {
@@ -163,7 +156,13 @@ export class ClusterNode implements RemoteExecutors {
     }));
     this.#subscriptions.push(
       this.#nc.subscribe(this.#names.instanceSubject(this.instanceId, '*'), { callback: (_error, msg) => void requests.serve(msg) }),
-      this.#nc.subscribe(this.#names.endedSubject, { callback: (_error, msg) => void this.#onSessionEnded(msg) }),
+      this.#nc.subscribe(this.#names.endedSubject, {
+        callback: (_error, msg) =>
+          void onSessionEnded(
+            { store: this.store, instanceId: this.instanceId, logger: this.#options.logger, ended: (id, reason) => router.peer.sessionEnded(id, reason) },
+            msg,
+          ),
+      }),
     );
     // A hello with a browser id that another user's extension holds on another instance is refused.
     extensions.ownerElsewhere = (browserId) => this.#directory.elsewhere(browserId, this.instanceId)?.userId;
@@ -330,20 +329,6 @@ export class ClusterNode implements RemoteExecutors {
     }
   }
 
-  async #onSessionEnded(msg: Msg): Promise<void> {
-    const ended = readMessage(msg, parseSessionEnded);
-    if (!ended || ended.instanceId === this.instanceId) return;
-    const { sessionId, instanceId, reason } = ended;
-    // One the store still holds has not ended, whoever says so (the sayer's version read from the bucket: the watch
-    // may not have brought its tombstone yet). One that has: this instance's own version of it, outranked, goes.
-    if ((await this.store.getSessionUnchecked(sessionId, instanceId).catch(() => undefined)) !== undefined) {
-      this.#options.logger.warn({ sessionId, instanceId }, 'ignored a session-ended notice for a session that is still open');
-      return;
-    }
-    await this.store.tidySessions(sessionId).catch(() => undefined);
-    this.#attached?.router.peer.sessionEnded(sessionId, reason);
-  }
-
   // ── the heartbeat ────────────────────────────────────────────────────────────────────────────────────────────
 
   #beat(): Promise<void> {
@@ -378,6 +363,7 @@ export class ClusterNode implements RemoteExecutors {
       router,
       liveInstances: new Set(this.instanceIds()),
       claimed: (executorId) => this.#directory.claimed(executorId),
+      driving: (sessionId) => this.#attached?.driving(sessionId) ?? false,
       logger: this.#options.logger,
     });
   }

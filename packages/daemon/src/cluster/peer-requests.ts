@@ -6,6 +6,7 @@ import type { RouterLogger, SessionRecord, SessionRouter } from '../router/index
 import type { ForwardedEvents } from './forwarded-events.js';
 import type { KvRouterStore } from './kv-store.js';
 import { jsonOf } from './messages.js';
+import { CLOCK_SKEW_MS, VERSION_LIFETIME_MS } from './session-versions.js';
 
 /** Sessions whose last sender is remembered (the oldest forgotten past it). */
 const MAX_SERVED_FOR = 10_000;
@@ -49,21 +50,26 @@ export class PeerRequests {
    * The instance each session's requests last came from, and the revision of the record it was served under: another
    * instance takes it only once that one's client is gone, and a record written since is checked again.
    */
-  readonly #servedFor = new Map<string, { sender: string; revision: number }>();
+  readonly #servedFor = new Map<string, { sender: string; revision: number; opening: number }>();
 
   /**
    * Sessions that ended here (closed by their server, or by this instance: stopped, browser gone), most recent last:
    * a record of one written back (by a daemon that served it, which may sign it again) does not open it again.
    */
-  readonly #ended = new Set<string>();
+  readonly #ended = new Map<string, { opening: number; until: number }>();
 
   constructor(private readonly o: PeerRequestsOptions) {}
 
-  /** Remembers that a session ended here (see #ended; the oldest forgotten past MAX_SERVED_FOR). */
+  /**
+   * Remembers that a session ended here (see #ended): the opening that ended (every one, where it is not known), for
+   * as long as a version of it could still count; the oldest forgotten past MAX_SERVED_FOR. A later opening of the id
+   * is another session.
+   */
   ended(sessionId: string): void {
+    const opening = this.#servedFor.get(sessionId)?.opening ?? Number.MAX_SAFE_INTEGER;
     this.#ended.delete(sessionId);
-    this.#ended.add(sessionId);
-    if (this.#ended.size > MAX_SERVED_FOR) this.#ended.delete(this.#ended.values().next().value!);
+    this.#ended.set(sessionId, { opening, until: Date.now() + VERSION_LIFETIME_MS + 2 * CLOCK_SKEW_MS });
+    if (this.#ended.size > MAX_SERVED_FOR) this.#ended.delete(this.#ended.keys().next().value!);
   }
 
   async serve(msg: Msg): Promise<void> {
@@ -97,7 +103,8 @@ export class PeerRequests {
           }
           await router.peer.closeSession(call.executorId, call.sessionId);
           // Remembered as ended only where it ran: closes of made-up ids must not push the real ones out.
-          if (this.#servedFor.delete(call.sessionId)) this.ended(call.sessionId);
+          if (this.#servedFor.has(call.sessionId)) this.ended(call.sessionId);
+          this.#servedFor.delete(call.sessionId);
           return this.reply(msg, { ok: true });
         case 'cancel':
           // Only the instance that sent a command stops it.
@@ -123,12 +130,13 @@ export class PeerRequests {
    * it names as its server (record-signatures.ts). Anything else reads as not found.
    */
   private async checkSession(sender: string, executorId: string, sessionId: string, tabId?: string): Promise<SessionRecord> {
-    if (this.#ended.has(sessionId)) {
+    // The asker's own version as the bucket holds it now: it may have just written it.
+    const found = await this.o.store.getVerifiedSession(sessionId, sender);
+    const ended = this.#ended.get(sessionId);
+    if (ended !== undefined && Date.now() < ended.until && (found?.opening ?? 0) <= ended.opening) {
       this.o.logger.warn({ sessionId, sender }, 'refused a request for a session that ended here (its record was written back)');
       throw new SessionNotFoundError(sessionId);
     }
-    // The asker's own version as the bucket holds it now: it may have just written it.
-    const found = await this.o.store.getVerifiedSession(sessionId, sender);
     if (found !== undefined && !found.verified) {
       this.o.logger.warn(
         { sessionId, servedBy: found.record.servedBy, sender },
@@ -144,7 +152,7 @@ export class PeerRequests {
       this.o.logger.warn({ sessionId, servedBy: session.servedBy, sender }, 'refused a request for a session another instance serves');
       throw new SessionNotFoundError(sessionId);
     }
-    await this.checkNotDrivenElsewhere(sender, sessionId, revision);
+    await this.checkNotDrivenElsewhere(sender, sessionId, revision, found?.opening ?? 0);
     if (tabId !== undefined) await checkTabOwner(this.o.store, executorId, sessionId, tabId);
     return session;
   }
@@ -156,7 +164,7 @@ export class PeerRequests {
    * (it started since) or the record changed — whether a live client still drives the session, as an instance taking
    * up a session asks (router.resumeSession). A session is taken only from a client that is gone.
    */
-  private async checkNotDrivenElsewhere(sender: string, sessionId: string, revision: number): Promise<void> {
+  private async checkNotDrivenElsewhere(sender: string, sessionId: string, revision: number, opening: number): Promise<void> {
     const before = this.#servedFor.get(sessionId);
     if (before?.sender === sender && before.revision === revision) return;
     const { cluster } = this.o;
@@ -169,7 +177,7 @@ export class PeerRequests {
       throw new SessionInUseError(sessionId, holder);
     }
     this.#servedFor.delete(sessionId);
-    this.#servedFor.set(sessionId, { sender, revision });
+    this.#servedFor.set(sessionId, { sender, revision, opening });
     // Sessions that ended elsewhere are forgotten in the order they were last served.
     if (this.#servedFor.size > MAX_SERVED_FOR) this.#servedFor.delete(this.#servedFor.keys().next().value!);
   }

@@ -78,13 +78,7 @@ export class SessionIndex {
       this.#set(key, entry.revision, undefined);
       return;
     }
-    let record: StoredSession | undefined;
-    try {
-      record = entry.json<StoredSession>();
-    } catch {
-      record = undefined; // not JSON: nobody's version
-    }
-    this.#set(key, entry.revision, record);
+    this.#set(key, entry.revision, readVersion(entry));
   }
 
   /** Learns this instance's own write: `record` at `revision`, or (undefined) the version at `revision` deleted. */
@@ -126,4 +120,17 @@ export class SessionIndex {
     keys?.delete(key);
     if (named && keys?.size === 0) this.#bySession.delete(named.sessionId);
   }
+}
+
+/** The version an entry holds: a JSON object naming its session and browser; anything else is nobody's version. */
+export function readVersion(entry: KvEntry): StoredSession | undefined {
+  let value: unknown;
+  try {
+    value = entry.json<unknown>();
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { sessionId, executorId } = value as Record<string, unknown>;
+  return typeof sessionId === 'string' && typeof executorId === 'string' ? (value as StoredSession) : undefined;
 }

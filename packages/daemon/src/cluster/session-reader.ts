@@ -6,13 +6,15 @@ import { unlessDown } from './kv-unavailable.js';
 import { unsigned, type SignedRecord } from './record-signatures.js';
 import type { RecordSigning } from './record-signing.js';
 import { sessionBinding, splitRecord, type PrivatePart } from './sealed-records.js';
-import { type IndexedVersion, MAX_VERSION_BYTES, SessionIndex } from './session-index.js';
+import { type IndexedVersion, MAX_VERSION_BYTES, readVersion, SessionIndex } from './session-index.js';
 import { expired, parseSessionKey, sessionKey, sessionVersionsFilter, type SessionVersion, type StoredSession } from './session-versions.js';
 import type { SigningKeys } from './signing-keys.js';
 
 /** How long a version that did not prove is not checked again (its server's keys may have been read since). */
 const UNPROVEN_MEMORY_MS = 60_000;
 const MAX_UNPROVEN = 10_000;
+/** Records not believed whose telling is remembered (the oldest forgotten past it). */
+const MAX_TOLD = 10_000;
 
 /**
  * How KvRouterStore reads and writes a session's versions: sealed and signed as this instance writes them, opened and
@@ -21,6 +23,8 @@ const MAX_UNPROVEN = 10_000;
  */
 export class SessionReader {
   readonly #index: SessionIndex;
+  /** Records not believed that were told to `onUnsigned`, by session and revision. */
+  readonly #told = new Set<string>();
   /** Versions that did not prove, by key: their revision, and when. */
   readonly #unproven = new Map<string, { revision: number; at: number }>();
 
@@ -42,6 +46,15 @@ export class SessionReader {
     throw new InvalidArgumentError(
       `session ${record.sessionId}'s record (${bytes} bytes) is larger than a cluster keeps (${MAX_VERSION_BYTES}): give it fewer settings or secrets`,
     );
+  }
+
+  /** Tells `onUnsigned` of a record not believed, once per session and revision (it is read on every call). */
+  tellUnverified(record: SessionRecord, revision: number, where: string): void {
+    const told = `${record.sessionId}@${revision}`;
+    if (this.#told.has(told)) return;
+    if (this.#told.size >= MAX_TOLD) this.#told.delete(this.#told.values().next().value!);
+    this.#told.add(told);
+    this.signing?.onUnsigned?.(record, where);
   }
 
   /** Teaches the copy this instance's own write (SessionIndex.wrote). */
@@ -75,10 +88,15 @@ export class SessionReader {
    * when it has a sealed part that does not open here (sealed for another session or browser, or changed).
    */
   opened(record: StoredSession): SessionRecord | undefined {
-    const { epoch: _epoch, ended: _ended, openedAt: _openedAt, notAfter: _notAfter, ...session } = unsigned(record) as StoredSession;
+    const { epoch: _epoch, ended: _ended, opening: _opening, notAfter: _notAfter, ...session } = unsigned(record) as StoredSession;
     if (record.sealed === undefined) return session;
-    // Sealed by a daemon holding the token secret, as this one writes it.
-    const part = this.signing?.sealedRecords?.open(sessionBinding(record), record.sealed) as PrivatePart | undefined;
+    // Sealed by a daemon holding the token secret, as this one writes it (a seal of another shape opens to nothing).
+    let part: PrivatePart | undefined;
+    try {
+      part = this.signing?.sealedRecords?.open(sessionBinding(record), record.sealed) as PrivatePart | undefined;
+    } catch {
+      part = undefined;
+    }
     // Only what was sealed says whose it is: a field of that part written beside the seal is nobody's word.
     return part === undefined ? undefined : { ...splitRecord(session).open, ...part };
   }
@@ -86,7 +104,7 @@ export class SessionReader {
   /** The record as cleanup reads it: opened where it opens, else what it shows in clear (its session, browser, server). */
   readable(record: StoredSession): SessionRecord {
     if (this.opened(record) !== undefined) return this.opened(record)!;
-    const { epoch: _epoch, ended: _ended, openedAt: _openedAt, notAfter: _notAfter, ...session } = unsigned(record) as StoredSession;
+    const { epoch: _epoch, ended: _ended, opening: _opening, notAfter: _notAfter, ...session } = unsigned(record) as StoredSession;
     return splitRecord(session).open;
   }
 
@@ -134,18 +152,16 @@ export class SessionReader {
       const entry = await this.kv.get(key);
       this.#index.learn(key, entry);
       if (!live(entry) || entry.length > MAX_VERSION_BYTES) continue;
-      try {
-        versions.push({ instance: named.instance, key, revision: entry.revision, record: entry.json<StoredSession>() });
-      } catch {
-        // not JSON: nobody's record
-      }
+      const record = readVersion(entry);
+      if (record !== undefined) versions.push({ instance: named.instance, key, revision: entry.revision, record });
     }
     return versions;
   }
 
   async #checked(sessionId: string, version: IndexedVersion): Promise<SessionVersion> {
     const { instance, key, revision, record } = version;
-    const proven = await this.#proven(sessionId, instance, key, revision, record);
+    // Whatever another daemon wrote, checking it fails closed: a version that throws is not proven.
+    const proven = await this.#proven(sessionId, instance, key, revision, record).catch(() => false);
     // Without signing (a store outside a cluster's trust) a version has no time to run out.
     const believed = proven && (this.signing === undefined || !expired(record, Date.now()));
     return { ...version, proven, believed };

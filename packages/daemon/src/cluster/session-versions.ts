@@ -1,4 +1,5 @@
 import { fromToken, token } from './names.js';
+import type { SessionRecord } from '../router/store.js';
 import type { SignedRecord } from './record-signatures.js';
 
 // A session's record lives under the key of the instance that wrote it, `s.<instance>.<session>`, which NATS lets
@@ -17,8 +18,8 @@ export const CLOCK_SKEW_MS = 30_000;
 
 /** A session's record as one instance wrote it, signed with what orders it and bounds it in time. */
 export interface StoredSession extends SignedRecord {
-  /** When this session was opened (ms): a session opened again under the same id outranks every version of before. */
-  readonly openedAt?: number;
+  /** Which opening of the session id it is (1, then one above every proven one seen): a session opened again under its id outranks every version of before. */
+  readonly opening?: number;
   /** Take-ups since it was opened: each writes a version one epoch above the current one. */
   readonly epoch?: number;
   /** Until when (ms) the version holds, unless its server renews it. */
@@ -39,6 +40,14 @@ export interface SessionVersion {
   readonly believed: boolean;
 }
 
+/** A session's current record as read: whether its server signed and proved it, its revision and its opening. */
+export interface VerifiedSession {
+  readonly record: SessionRecord;
+  readonly verified: boolean;
+  readonly revision: number;
+  readonly opening: number;
+}
+
 export const sessionKey = (instanceId: string, sessionId: string): string => `s.${instanceId}.${token(sessionId)}`;
 
 /** The filter of every instance's version of a session, or of every session when none is named. */
@@ -53,16 +62,16 @@ export function parseSessionKey(key: string): { instance: string; sessionId: str
 
 const whole = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0);
 export const epochOf = (record: StoredSession): number => whole(record.epoch);
-export const openedAtOf = (record: StoredSession): number => whole(record.openedAt);
+export const openingOf = (record: StoredSession): number => whole(record.opening);
 export const notAfterOf = (record: StoredSession): number => whole(record.notAfter);
 
 /** Whether a version's time is past, by more than clocks differ. */
 export const expired = (record: StoredSession, now: number): boolean => now > notAfterOf(record) + CLOCK_SKEW_MS;
 
-/** Whether `a` outranks `b`: opened later, or the same opening at a higher epoch, or the same written first. */
+/** Whether `a` outranks `b`: a later opening, or the same opening at a higher epoch, or the same written first. */
 function outranks(a: SessionVersion, b: SessionVersion): boolean {
   const [x, y] = [a.record, b.record];
-  if (openedAtOf(x) !== openedAtOf(y)) return openedAtOf(x) > openedAtOf(y);
+  if (openingOf(x) !== openingOf(y)) return openingOf(x) > openingOf(y);
   if (epochOf(x) !== epochOf(y)) return epochOf(x) > epochOf(y);
   return a.revision < b.revision;
 }
@@ -87,8 +96,8 @@ function top(versions: readonly SessionVersion[]): SessionVersion | undefined {
 
 /** The next version of the session after `current` (a take-up, or the end): one epoch above every proven one of its opening. */
 export function nextEpoch(versions: readonly SessionVersion[], current: StoredSession): number {
-  const opening = openedAtOf(current);
-  const epochs = versions.filter((v) => v.proven && openedAtOf(v.record) === opening).map((v) => epochOf(v.record));
+  const opening = openingOf(current);
+  const epochs = versions.filter((v) => v.proven && openingOf(v.record) === opening).map((v) => epochOf(v.record));
   return Math.max(epochOf(current), ...epochs) + 1;
 }
 
@@ -97,13 +106,13 @@ export function nextEpoch(versions: readonly SessionVersion[], current: StoredSe
  * version it outranks has run out (so that none of them, kept and written back, counts again).
  */
 export function endedVersion(versions: readonly SessionVersion[], current: StoredSession, instanceId: string, now: number): StoredSession {
-  const opening = openedAtOf(current);
-  const lastOut = Math.max(now, ...versions.filter((v) => v.proven && openedAtOf(v.record) <= opening).map((v) => notAfterOf(v.record)));
+  const opening = openingOf(current);
+  const lastOut = Math.max(now, ...versions.filter((v) => v.proven && openingOf(v.record) <= opening).map((v) => notAfterOf(v.record)));
   return {
     sessionId: current.sessionId,
     executorId: current.executorId,
     servedBy: instanceId,
-    openedAt: opening,
+    opening,
     epoch: nextEpoch(versions, current),
     notAfter: lastOut + CLOCK_SKEW_MS,
     ended: true,
@@ -111,13 +120,17 @@ export function endedVersion(versions: readonly SessionVersion[], current: Store
 }
 
 /**
- * Which of this instance's own versions are outdated and may go: one another version outranks, one whose time ran out
- * (a tombstone's runs out after every version it outranked could have held, kept elsewhere or not), and one no key of
- * this instance vouches for any more.
+ * Which of this instance's own versions are outdated and may go: one no key of this instance vouches for any more, one
+ * another version outranks, and its tombstone once its time ran out and no version it outranks is left in the bucket
+ * (one kept and written back would count again without it). Its own version that ran out without being outranked stays
+ * for the sweep to end (or, where a client still drives it, to renew).
  */
 export function outdatedOwnVersions(versions: readonly SessionVersion[], instanceId: string, now: number): SessionVersion[] {
-  const current = currentVersion(versions);
-  return versions.filter(
-    (version) => version.instance === instanceId && (!version.proven || expired(version.record, now) || (current !== undefined && version !== current)),
-  );
+  const current = currentVersion(versions) ?? lapsedVersion(versions);
+  return versions.filter((version) => {
+    if (version.instance !== instanceId) return false;
+    if (!version.proven || (current !== undefined && version !== current && outranks(current, version))) return true;
+    if (version.record.ended !== true) return false;
+    return expired(version.record, now) && !versions.some((other) => other !== version && other.proven && outranks(version, other));
+  });
 }

@@ -14,6 +14,8 @@ export interface SweepInputs {
   readonly liveInstances: ReadonlySet<string>;
   /** Whether any instance has an entry for the browser (held, away, or in dispute). */
   readonly claimed: (executorId: string) => boolean;
+  /** Whether a live client drives the session on this instance. */
+  readonly driving: (sessionId: string) => boolean;
   readonly logger: ClusterOptions['logger'];
 }
 
@@ -30,12 +32,16 @@ export class ClusterSweep {
   /** When the sessions were last read whole. */
   #refreshedAt = Date.now();
 
-  async run({ store, router, liveInstances: live, claimed, logger }: SweepInputs): Promise<void> {
+  async run({ store, router, liveInstances: live, claimed, driving, logger }: SweepInputs): Promise<void> {
     const now = Date.now();
     const grace = router.gracePeriodMs;
     // The time of the versions this instance serves; then every session, believed or run out (its server died): one
     // whose server is gone is cleaned up.
-    await store.renewSessions();
+    const { lapsed } = await store.renewSessions(driving);
+    for (const sessionId of lapsed) {
+      logger.warn({ sessionId }, 'closing a session whose record ran out while this daemon could not renew it (stalled, or away from NATS)');
+      await router.closeSession(sessionId).catch(() => undefined);
+    }
     // A full read now and then, besides the watch (which misses nothing while NATS stays), costs one read per key.
     if (now - this.#refreshedAt >= SESSIONS_REFRESH_MS) {
       await store.refreshSessions();

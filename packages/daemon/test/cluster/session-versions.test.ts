@@ -13,21 +13,21 @@ import {
 
 const NOW = 1_000_000_000;
 
-/** A's version of session S: opened at `openedAt`, at `epoch`, holding until `notAfter`. */
+/** A's version of session S: opened at `opening`, at `epoch`, holding until `notAfter`. */
 function version(
   instance: string,
   revision: number,
   epoch: number,
-  more: { believed?: boolean; ended?: true; openedAt?: number; notAfter?: number } = {},
+  more: { believed?: boolean; ended?: true; opening?: number; notAfter?: number } = {},
 ): SessionVersion {
-  const { believed = true, ended, openedAt = 1, notAfter = NOW + 60_000 } = more;
+  const { believed = true, ended, opening = 1, notAfter = NOW + 60_000 } = more;
   return {
     instance,
     key: sessionKey(instance, 'S'),
     revision,
     proven: believed,
     believed,
-    record: { sessionId: 'S', executorId: 'laptop', servedBy: instance, openedAt, epoch, notAfter, ...(ended ? { ended } : {}) },
+    record: { sessionId: 'S', executorId: 'laptop', servedBy: instance, opening, epoch, notAfter, ...(ended ? { ended } : {}) },
   };
 }
 
@@ -44,10 +44,10 @@ it('takes the believed version of the latest opening, then the highest epoch, th
   expect(currentVersion([a, b])).toBe(b);
   expect(currentVersion([b, c, a])).toBe(c);
   // The session opened again under its id: its first version outranks every version of before, whatever its epoch.
-  const reopened = version('a', 20, 1, { openedAt: 2 });
+  const reopened = version('a', 20, 1, { opening: 2 });
   expect(currentVersion([b, reopened])).toBe(reopened);
   // Another daemon's own version with any epoch or opening, unproven: not the session.
-  const forged = version('m', 99, Number.MAX_SAFE_INTEGER, { believed: false, openedAt: Number.MAX_SAFE_INTEGER });
+  const forged = version('m', 99, Number.MAX_SAFE_INTEGER, { believed: false, opening: Number.MAX_SAFE_INTEGER });
   expect(currentVersion([a, forged])).toBe(a);
   expect(currentVersion([forged])).toBeUndefined();
   expect(lapsedVersion([forged])).toBeUndefined();
@@ -69,7 +69,7 @@ it('ends a session above every version of its opening, holding until each of the
     sessionId: 'S',
     executorId: 'laptop',
     servedBy: 'c',
-    openedAt: 1,
+    opening: 1,
     epoch: 4,
     notAfter: NOW + 300_000 + CLOCK_SKEW_MS,
     ended: true,
@@ -82,8 +82,14 @@ it('ends a session above every version of its opening, holding until each of the
   // The tombstone stays, even alone, until its time ran out: a kept copy of a's version could still be written back.
   expect(outdatedOwnVersions(all, 'c', NOW)).toEqual([]);
   expect(outdatedOwnVersions([ended], 'c', NOW)).toEqual([]);
-  expect(outdatedOwnVersions([ended], 'c', NOW + 300_000 + 2 * CLOCK_SKEW_MS + 1)).toEqual([ended]);
-  // The current version of a live session is not outdated; one of this instance's that ran out is.
+  const later = NOW + 300_000 + 2 * CLOCK_SKEW_MS + 1;
+  expect(outdatedOwnVersions([ended], 'c', later)).toEqual([ended]);
+  // Nor while a version it outranks is still in the bucket (an instance that never came back): that one would count again.
+  expect(outdatedOwnVersions([a, ended], 'c', later)).toEqual([]);
+  // The current version of a live session is not outdated, nor one of this instance's that ran out (the sweep ends
+  // it, or renews it while a client drives it); one no key vouches for is.
   expect(outdatedOwnVersions([a, b], 'b', NOW)).toEqual([]);
-  expect(outdatedOwnVersions([a], 'a', NOW + 300_000 + CLOCK_SKEW_MS + 1)).toEqual([a]);
+  expect(outdatedOwnVersions([a], 'a', NOW + 300_000 + CLOCK_SKEW_MS + 1)).toEqual([]);
+  const unproven = { ...a, proven: false, believed: false };
+  expect(outdatedOwnVersions([unproven], 'a', NOW)).toEqual([unproven]);
 });

@@ -211,8 +211,11 @@ it('runs what another instance asks only for a session the store holds on that b
     ok: false,
     error: { message: expect.stringContaining('still open') },
   });
-  // "Her session ended", said to every instance: the store still holds it, so no one believes it.
-  nc.publish('browsermcp.session-ended', JSON.stringify({ instanceId: 'a', sessionId, reason: 'closed' }));
+  // "Her session ended", said to every instance: the store still holds it, so no one believes it; nor when the
+  // notice names an instance no key can be read for (before, the failed read counted as "ended").
+  for (const instanceId of ['a', '*', 'x y', '>']) {
+    nc.publish('browsermcp.session-ended', JSON.stringify({ instanceId, sessionId, reason: 'closed' }));
+  }
   await nc.flush();
   await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -239,6 +242,18 @@ it("runs a session's commands only for the instance that serves its client: one 
   expect(await ask({ op: 'open', session: { sessionId, executorId: idOf('frank-laptop'), userId: 'frank' } })).toMatchObject({
     ok: false,
     error: { code: 'BMCP_ERR_SESSION_NOT_FOUND' },
+  });
+  // Values that are no record at all, under b's own keys (one of them for his session), break nothing: his call runs,
+  // and listing every session (an open counts a user's) and the sweep still work (before, a `null` threw in them all).
+  const junkKeys = await new Kvm(nc).open('browsermcp_router');
+  for (const junk of ['null', '[]', '"text"', '{"sessionId":7}']) {
+    await junkKeys.put(`s.b.${token(sessionId)}`, junk);
+    await junkKeys.put(`s.b.${token(`junk-${junk.length}`)}`, junk);
+  }
+  await until(async () => (await daemons[A]!.cluster!.store.listSessions()).some((s) => s.sessionId === sessionId), 'his session listed');
+  expect((await daemons[A]!.cluster!.store.listAllSessions()).map((s) => s.sessionId)).not.toContain('junk-4');
+  onTestFinished(async () => {
+    for (const junk of ['null', '[]', '"text"', '{"sessionId":7}']) await junkKeys.delete(`s.b.${token(`junk-${junk.length}`)}`);
   });
   // His own call runs, and b's seed cannot stop it: a cancel counts only from the instance that sent the command.
   const running = rpc(peer, 'browser_snapshot', {});
@@ -348,7 +363,7 @@ it("keeps a session's user, agent, settings and secrets, and a browser's user an
   // b's seed reads the record: the session, its browser and its server; nothing of whose it is or how it behaves.
   const router = await new Kvm(await asDaemonB()).open('browsermcp_router');
   const record = (await router.get(`s.b.${token(sessionId)}`))!.json<Record<string, unknown>>();
-  expect(Object.keys(record).sort()).toEqual(['epoch', 'executorId', 'notAfter', 'openedAt', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
+  expect(Object.keys(record).sort()).toEqual(['epoch', 'executorId', 'notAfter', 'opening', 'sealed', 'servedBy', 'sessionId', 'signature', 'userProof']);
   const raw = JSON.stringify(record);
   const pin = '4321-heidi-pin';
   for (const form of [pin, Buffer.from(pin).toString('base64'), Buffer.from(pin).toString('hex'), 'BANK_PIN', 'heidi', 'protectedPaths']) {
@@ -506,6 +521,25 @@ it("runs a session opened over the HTTP API only for the instance its last call 
   const { sessionId } = (await opened.json()) as { sessionId: string };
   await ext.next((m) => m.name === 'session_opened');
   // Its id in the store names no user: a hash of hers under a key derived from the token secret.
+  // A named session closed and opened again under its name, its browser on another daemon: a new session, not refused.
+  for (let again = 0; again < 2; again++) {
+    const named = await fetch(`${daemons[B]!.address}/sessions`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ executorId: idOf('gina-laptop'), sessionId: 'work' }),
+    });
+    expect(named.status).toBe(201);
+    await ext.next((m) => m.name === 'session_opened');
+    const call = fetch(`${daemons[B]!.address}/commands`, {
+      method: 'POST',
+      headers: { ...bearer, 'x-instance-id': 'work' },
+      body: JSON.stringify({ name: 'browser_snapshot' }),
+    });
+    answer(ext, await ext.next((m) => m.type === 'command' && m.name === 'browser_snapshot'), `work ${again}`);
+    expect(((await (await call).json()) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text).toBe(`work ${again}`);
+    expect((await fetch(`${daemons[B]!.address}/sessions/work`, { method: 'DELETE', headers: { authorization: bearer.authorization } })).status).toBe(204);
+    await ext.next((m) => m.name === 'session_closed');
+  }
   const routerId = routerSessionId('gina', sessionId, hs256Verifier(SECRET));
   expect(routerId).not.toContain(Buffer.from('gina').toString('base64url'));
   expect(await daemons[A]!.cluster!.store.getSession(routerId)).toMatchObject({ servedBy: 'b' });
