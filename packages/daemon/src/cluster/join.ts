@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Kvm } from '@nats-io/kv';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { InvalidArgumentError } from '../errors.js';
 import type { RouterLogger, SessionRecord } from '../router/index.js';
+import { openBucket } from './buckets.js';
 import { BrowserDirectory } from './directory.js';
 import { KvRouterStore } from './kv-store.js';
 import { answers } from './messages.js';
@@ -110,12 +110,8 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
         `NATS at ${where} needs credentials: give --nats-nkey-seed-file, --nats-creds-file, --nats-token or a user and password in --nats`,
       );
     }
-    const kvm = new Kvm(nc);
-    const router = await kvm.create(names.routerBucket, { history: 1 });
-    const browsers = await kvm.create(names.browsersBucket, {
-      history: 1,
-      ttl: options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS,
-    });
+    const router = await openBucket(nc, names.routerBucket);
+    const browsers = await openBucket(nc, names.browsersBucket, { ttlMs: options.directoryTtlMs ?? DEFAULT_DIRECTORY_TTL_MS });
     const { derivedKey } = options;
     const userProofs = derivedKey && new UserProofs(derivedKey(USER_PROOF_PURPOSE));
     const sealedRecords = derivedKey && new SealedRecords(derivedKey(SEALED_RECORDS_PURPOSE));

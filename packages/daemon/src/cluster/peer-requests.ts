@@ -61,12 +61,13 @@ export class PeerRequests {
   constructor(private readonly o: PeerRequestsOptions) {}
 
   /**
-   * Remembers that a session ended here (see #ended): the opening that ended (every one, where it is not known), for
-   * as long as a version of it could still count; the oldest forgotten past MAX_SERVED_FOR. A later opening of the id
-   * is another session.
+   * Remembers that a session another instance served ended here (see #ended): the opening that ended, for as long as
+   * a version of it could still count; the oldest forgotten past MAX_SERVED_FOR. A later opening of the id is another
+   * session. One that only this instance served is not remembered: no other daemon's seed writes its versions.
    */
   ended(sessionId: string): void {
-    const opening = this.#servedFor.get(sessionId)?.opening ?? Number.MAX_SAFE_INTEGER;
+    const opening = this.#servedFor.get(sessionId)?.opening;
+    if (opening === undefined) return;
     this.#ended.delete(sessionId);
     this.#ended.set(sessionId, { opening, until: Date.now() + VERSION_LIFETIME_MS + 2 * CLOCK_SKEW_MS });
     if (this.#ended.size > MAX_SERVED_FOR) this.#ended.delete(this.#ended.keys().next().value!);

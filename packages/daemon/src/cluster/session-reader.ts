@@ -160,8 +160,9 @@ export class SessionReader {
 
   async #checked(sessionId: string, version: IndexedVersion): Promise<SessionVersion> {
     const { instance, key, revision, record } = version;
-    // Whatever another daemon wrote, checking it fails closed: a version that throws is not proven.
-    const proven = await this.#proven(sessionId, instance, key, revision, record).catch(() => false);
+    // A store that cannot be read says so (a failed read is no proof either way); what another daemon wrote cannot
+    // make the check throw (readVersion, opened, signedBy take any shape).
+    const proven = await this.#proven(sessionId, instance, key, revision, record);
     // Without signing (a store outside a cluster's trust) a version has no time to run out.
     const believed = proven && (this.signing === undefined || !expired(record, Date.now()));
     return { ...version, proven, believed };

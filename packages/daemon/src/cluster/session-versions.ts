@@ -57,7 +57,9 @@ export const sessionVersionsFilter = (sessionId?: string): string => `s.*.${sess
 export function parseSessionKey(key: string): { instance: string; sessionId: string } | undefined {
   const parts = key.split('.');
   if (parts.length !== 3 || parts[0] !== 's' || !parts[1] || !parts[2]) return undefined;
-  return { instance: parts[1], sessionId: fromToken(parts[2]) };
+  const sessionId = fromToken(parts[2]);
+  // One spelling per session: a key of another spelling of the same id (base64url has a few) is nobody's.
+  return token(sessionId) === parts[2] ? { instance: parts[1], sessionId } : undefined;
 }
 
 const whole = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0);
@@ -107,7 +109,12 @@ export function nextEpoch(versions: readonly SessionVersion[], current: StoredSe
  */
 export function endedVersion(versions: readonly SessionVersion[], current: StoredSession, instanceId: string, now: number): StoredSession {
   const opening = openingOf(current);
-  const lastOut = Math.max(now, ...versions.filter((v) => v.proven && openingOf(v.record) <= opening).map((v) => notAfterOf(v.record)));
+  // At least a whole lifetime: the browser's daemon remembers this opening ended for as long (PeerRequests), and an
+  // opening of the id after it must come after this one, not start again at 1.
+  const lastOut = Math.max(
+    now + VERSION_LIFETIME_MS + CLOCK_SKEW_MS,
+    ...versions.filter((v) => v.proven && openingOf(v.record) <= opening).map((v) => notAfterOf(v.record)),
+  );
   return {
     sessionId: current.sessionId,
     executorId: current.executorId,
@@ -126,7 +133,8 @@ export function endedVersion(versions: readonly SessionVersion[], current: Store
  * for the sweep to end (or, where a client still drives it, to renew).
  */
 export function outdatedOwnVersions(versions: readonly SessionVersion[], instanceId: string, now: number): SessionVersion[] {
-  const current = currentVersion(versions) ?? lapsedVersion(versions);
+  // Outranked by the top proven version, believed or not, ended or not: one under a tombstone that ran out is too.
+  const current = currentVersion(versions) ?? top(versions.filter((version) => version.proven));
   return versions.filter((version) => {
     if (version.instance !== instanceId) return false;
     if (!version.proven || (current !== undefined && version !== current && outranks(current, version))) return true;

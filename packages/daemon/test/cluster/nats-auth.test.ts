@@ -3,6 +3,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { NatsServer } from '@browsermcp/testkit';
+import { Kvm } from '@nats-io/kv';
+import { connect as connectNats } from '@nats-io/transport-node';
 import { afterAll, expect, it } from 'vitest';
 import { runCli, startCli, type RunningCli } from '../helpers/cli';
 import { operatorSetup } from '../helpers/nats-jwt';
@@ -90,6 +92,17 @@ it('joins when NATS gave up on its first handshake (a busy machine), and does no
   } finally {
     relay.close();
   }
+});
+
+it('refuses a bucket an older release made, which a writer of any one key could empty, and says how to replace it', async () => {
+  const server = await nats('');
+  const nc = await connectNats({ servers: server.url });
+  await new Kvm(nc).create('browsermcp_router', { history: 1 });
+  await nc.close();
+  const refused = await runCli(['--no-local', '--port', '0', '--nats', server.url, '--nats-allow-anonymous']);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain("the cluster's bucket browsermcp_router lets any client that may write one key of it empty it all");
+  expect(refused.stderr).toContain('nats stream rm KV_browsermcp_router');
 });
 
 it('joins with a token from the environment, and refuses two kinds of credential at once', async () => {

@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import {
   CLOCK_SKEW_MS,
   currentVersion,
+  VERSION_LIFETIME_MS,
   endedVersion,
   lapsedVersion,
   nextEpoch,
@@ -35,6 +36,9 @@ it('keys a version by its instance and session, and reads the key back', () => {
   expect(sessionKey('east-1', 'a.b')).toBe('s.east-1.YS5i');
   expect(parseSessionKey('s.east-1.YS5i')).toEqual({ instance: 'east-1', sessionId: 'a.b' });
   for (const other of ['s.YS5i', 't.east-1.YS5i', 's..YS5i', 's.a.b.c']) expect(parseSessionKey(other)).toBeUndefined();
+  // One spelling per id: "YR" reads as "a" too, but "a" is "YQ".
+  expect(parseSessionKey('s.b.YQ')).toEqual({ instance: 'b', sessionId: 'a' });
+  expect(parseSessionKey('s.b.YR')).toBeUndefined();
 });
 
 it('takes the believed version of the latest opening, then the highest epoch, then the first written; one not believed never counts', () => {
@@ -61,7 +65,7 @@ it('takes the believed version of the latest opening, then the highest epoch, th
 });
 
 it('ends a session above every version of its opening, holding until each of them ran out; says which own versions may go', () => {
-  const a = version('a', 10, 1, { notAfter: NOW + 300_000 });
+  const a = version('a', 10, 1, { notAfter: NOW + 900_000 });
   const b = version('b', 12, 3, { notAfter: NOW + 100_000 });
   expect(nextEpoch([a, b], a.record)).toBe(4);
   const tombstone = endedVersion([a, b], b.record, 'c', NOW);
@@ -71,9 +75,11 @@ it('ends a session above every version of its opening, holding until each of the
     servedBy: 'c',
     opening: 1,
     epoch: 4,
-    notAfter: NOW + 300_000 + CLOCK_SKEW_MS,
+    notAfter: NOW + 900_000 + CLOCK_SKEW_MS,
     ended: true,
   });
+  // Whatever the versions' time, a tombstone holds a whole lifetime: the id's next opening comes after it.
+  expect(endedVersion([b], b.record, 'c', NOW).notAfter).toBe(NOW + VERSION_LIFETIME_MS + 2 * CLOCK_SKEW_MS);
   const ended: SessionVersion = { ...version('c', 14, 4), record: tombstone };
   const all = [a, b, ended];
   expect(currentVersion(all)).toBe(ended);
@@ -82,14 +88,14 @@ it('ends a session above every version of its opening, holding until each of the
   // The tombstone stays, even alone, until its time ran out: a kept copy of a's version could still be written back.
   expect(outdatedOwnVersions(all, 'c', NOW)).toEqual([]);
   expect(outdatedOwnVersions([ended], 'c', NOW)).toEqual([]);
-  const later = NOW + 300_000 + 2 * CLOCK_SKEW_MS + 1;
+  const later = NOW + 900_000 + 2 * CLOCK_SKEW_MS + 1;
   expect(outdatedOwnVersions([ended], 'c', later)).toEqual([ended]);
   // Nor while a version it outranks is still in the bucket (an instance that never came back): that one would count again.
   expect(outdatedOwnVersions([a, ended], 'c', later)).toEqual([]);
   // The current version of a live session is not outdated, nor one of this instance's that ran out (the sweep ends
   // it, or renews it while a client drives it); one no key vouches for is.
   expect(outdatedOwnVersions([a, b], 'b', NOW)).toEqual([]);
-  expect(outdatedOwnVersions([a], 'a', NOW + 300_000 + CLOCK_SKEW_MS + 1)).toEqual([]);
+  expect(outdatedOwnVersions([a], 'a', NOW + 900_000 + CLOCK_SKEW_MS + 1)).toEqual([]);
   const unproven = { ...a, proven: false, believed: false };
   expect(outdatedOwnVersions([unproven], 'a', NOW)).toEqual([unproven]);
 });

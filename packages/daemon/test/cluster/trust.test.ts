@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { hs256Verifier, signToken, type RunningDaemon } from '../../src/index';
 import { fromToken, token } from '../../src/cluster/names';
@@ -161,6 +161,15 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies,
 
   const jsm = await jetstreamManager(nc);
   await expect(jsm.streams.purge('KV_browsermcp_router')).rejects.toThrow(/Permissions Violation for Publish/);
+  // Nor with a rollup header on a key of its own, which NATS lets through (permissions look at subjects, not headers):
+  // the cluster's buckets deny purges, and a rollup with them. Every daemon's keys are still there.
+  const rollup = headers();
+  rollup.set('Nats-Rollup', 'all');
+  for (const subject of ['$KV.browsermcp_router.s.b.eA', '$KV.browsermcp_browsers.b.b.eA']) {
+    await expect(jetstream(nc).publish(subject, '{}', { headers: rollup })).rejects.toThrow(/rollup/i);
+  }
+  expect((await jsm.streams.info('KV_browsermcp_router')).state.messages).toBeGreaterThan(1);
+  expect(await new Kvm(nc).open('browsermcp_router').then((kv) => kv.get('p.a'))).toMatchObject({ operation: 'PUT' });
   // Nor through its config: a max age of one second would empty the router's bucket as surely as a purge.
   const router = await jsm.streams.info('KV_browsermcp_router');
   await expect(jsm.streams.update('KV_browsermcp_router', { ...router.config, max_age: 1_000_000_000 })).rejects.toThrow(/Permissions Violation for Publish/);
