@@ -159,8 +159,9 @@ it('answers a command cut off by a browser crash clearly and relaunches on the n
   }
 });
 
-// The last three each launch a browser of their own and close it: side by side, their launches overlap.
-it.concurrent('relaunches after a crash between commands', async ({ expect }) => {
+// The last four each launch a browser of their own and close it, one after the other: side by side on two cores,
+// four launches and relaunches at once took most of each one's time.
+it('relaunches after a crash between commands', async () => {
   const rig = await startLocal();
   try {
     await rig.router.openSession('idle-crash');
@@ -180,7 +181,7 @@ it.concurrent('relaunches after a crash between commands', async ({ expect }) =>
   }
 });
 
-it.concurrent('--idle-timeout: closes the browser nobody used for that long, tells the session, and starts it again on the next call', async ({ expect }) => {
+it('--idle-timeout: closes the browser nobody used for that long, tells the session, and starts it again on the next call', async () => {
   const rig = await startLocal({ idleTimeoutMs: 400 });
   try {
     await rig.router.openSession('idle');
@@ -196,7 +197,7 @@ it.concurrent('--idle-timeout: closes the browser nobody used for that long, tel
   }
 });
 
-it.concurrent('leaves no Chromium process behind when it shuts down', async ({ expect }) => {
+it('leaves no Chromium process behind when it shuts down', async () => {
   const rig = await startLocal();
   await rig.router.openSession('shut-a');
   await rig.router.openSession('shut-b');
@@ -215,7 +216,7 @@ it.concurrent('leaves no Chromium process behind when it shuts down', async ({ e
   expect(rig.executor.browser.pid).toBeUndefined();
 });
 
-it.concurrent('does not launch a browser again once shut down', async ({ expect }) => {
+it('does not launch a browser again once shut down', async () => {
   const rig = await startLocal();
   await rig.router.openSession('late');
   await rig.text('late', 'browser_navigate', { url: server.url('/item/1') });
