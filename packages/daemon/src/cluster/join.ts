@@ -20,7 +20,7 @@ import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNats
  * longer than the server's timeout only waits on a connection that is already gone.
  */
 const HANDSHAKE_TIMEOUT_MS = 3_000;
-const HANDSHAKE_TRIES = 5;
+const HANDSHAKE_TRIES = 3;
 
 /**
  * Connects, trying again while the handshake goes unanswered or NATS gave up waiting for it ("Authentication
