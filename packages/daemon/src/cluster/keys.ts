@@ -25,15 +25,3 @@ export async function listKeys(kv: KV, filter = '>'): Promise<string[]> {
     .filter((subject) => subject.startsWith(prefix))
     .map((subject) => kv.decodeKey(subject.slice(prefix.length)));
 }
-
-/** Writes `value` under `key` unless a live entry is there (one atomic `create`); false if one is. */
-export async function createUnlessLive(kv: KV, key: string, value: unknown): Promise<boolean> {
-  try {
-    await kv.create(key, JSON.stringify(value));
-    return true;
-  } catch (error) {
-    // `create` fails when the key exists; any other failure is the store's and is rethrown.
-    if (live(await kv.get(key))) return false;
-    throw error;
-  }
-}

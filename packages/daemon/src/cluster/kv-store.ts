@@ -15,6 +15,7 @@ import {
   openingOf,
   outdatedOwnVersions,
   sessionKey,
+  topVersion,
   type SessionVersion,
   type StoredSession,
   type VerifiedSession,
@@ -122,7 +123,7 @@ export class KvRouterStore implements RouterStore {
    */
   async getSessionUnchecked(sessionId: string, from?: string): Promise<SessionRecord | undefined> {
     const versions = await this.#reader.versions(sessionId, from);
-    const current = currentVersion(versions) ?? lapsedVersion(versions);
+    const current = topVersion(versions);
     return current === undefined || current.record.ended === true ? undefined : this.#reader.readable(current.record);
   }
 
@@ -195,7 +196,7 @@ export class KvRouterStore implements RouterStore {
   async listAllSessions(executorId?: string): Promise<SessionRecord[]> {
     const sessions: SessionRecord[] = [];
     for (const versions of (await this.#reader.allVersions()).values()) {
-      const current = currentVersion(versions) ?? lapsedVersion(versions);
+      const current = topVersion(versions);
       if (current === undefined || current.record.ended === true) continue;
       const session = this.#reader.readable(current.record);
       if (executorId === undefined || session.executorId === executorId) sessions.push(session);
@@ -211,7 +212,7 @@ export class KvRouterStore implements RouterStore {
   async deleteSession(sessionId: string): Promise<SessionRecord | undefined> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const versions = await this.#reader.fresh(sessionId);
-      const current = currentVersion(versions) ?? lapsedVersion(versions);
+      const current = topVersion(versions);
       if (current === undefined || current.record.ended === true) return undefined;
       const own = versions.find((version) => version.instance === this.#self);
       let written: SessionVersion;
@@ -297,7 +298,7 @@ export class KvRouterStore implements RouterStore {
     if (this.signing === undefined) return done;
     const now = Date.now();
     for (const [sessionId, versions] of await this.#reader.allVersions()) {
-      const top = currentVersion(versions) ?? lapsedVersion(versions);
+      const top = topVersion(versions);
       if (top?.instance !== this.#self || top.record.ended === true) continue;
       if (top.believed && notAfterOf(top.record) - now > VERSION_LIFETIME_MS / 2) continue;
       if (!top.believed && !drives(sessionId)) {
@@ -306,7 +307,7 @@ export class KvRouterStore implements RouterStore {
       }
       // As the bucket holds it now: one another instance took up or ended meanwhile is not renewed.
       const fresh = await this.#reader.fresh(sessionId);
-      const latest = currentVersion(fresh) ?? lapsedVersion(fresh);
+      const latest = topVersion(fresh);
       if (latest?.key !== top.key || latest.revision !== top.revision) continue;
       const { signature: _signature, userProof: _proof, ...claims } = top.record;
       await this.#writeOwn(sessionId, top, this.#reader.signed({ ...claims, notAfter: now + VERSION_LIFETIME_MS })).then(

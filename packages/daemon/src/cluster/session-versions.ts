@@ -92,6 +92,11 @@ export function lapsedVersion(versions: readonly SessionVersion[]): SessionVersi
   return lapsed?.record.ended === true ? undefined : lapsed;
 }
 
+/** The version a session goes by: its current one, or where none is believed, the one that ran out (lapsedVersion). */
+export function topVersion(versions: readonly SessionVersion[]): SessionVersion | undefined {
+  return currentVersion(versions) ?? lapsedVersion(versions);
+}
+
 function top(versions: readonly SessionVersion[]): SessionVersion | undefined {
   return versions.reduce<SessionVersion | undefined>((a, b) => (a === undefined || outranks(b, a) ? b : a), undefined);
 }
