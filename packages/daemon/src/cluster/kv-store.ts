@@ -1,9 +1,9 @@
-import type { KV, KvEntry } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from '../router/store.js';
 import { listKeys, live, MAX_CAS_ATTEMPTS } from './keys.js';
+import { HeldTabs } from './held-tabs.js';
 import { KvStates } from './kv-states.js';
 import { SessionReader } from './session-reader.js';
-import { fromToken, token } from './names.js';
 import type { RecordSigning } from './record-signing.js';
 import { samePart } from './sealed-records.js';
 import {
@@ -24,16 +24,15 @@ import {
 import { keysKey, SigningKeys } from './signing-keys.js';
 import { unavailableWhenDown, unlessDown } from './kv-unavailable.js';
 
-// Keys: `s.<instance>.<session>` holds that instance's version of a session (session-versions.ts);
-// `t.<executor>.<tab>` holds the id of the session that owns the tab.
-const tabKey = (executorId: string, tabId: string): string => `t.${token(executorId)}.${token(tabId)}`;
+// Keys: `s.<instance>.<session>` holds that instance's version of a session (session-versions.ts). Tab claims are
+// not in the bucket: the instance that holds a browser keeps its tabs' (held-tabs.ts).
 
 /**
  * The keys a daemon may write in the router's bucket (nats-config's permissions): of the sessions and the signing
- * keys only its own; every tab, state and shared-secret key, whichever daemon serves them.
+ * keys only its own; every state and shared-secret key, whichever daemon serves them.
  */
 export function writableRouterKeys(instanceId: string): string[] {
-  return [`s.${instanceId}.>`, 't.>', 'k.>', 'x.>', keysKey(instanceId)];
+  return [`s.${instanceId}.>`, 'k.>', 'x.>', keysKey(instanceId)];
 }
 
 /** The instance a store without signing (outside a cluster's trust, in tests) writes its versions as. */
@@ -44,8 +43,8 @@ const UNSIGNED_INSTANCE = 'store';
  * the versions its servers wrote, each under its own instance's key (session-versions.ts), signed by that instance
  * (`signing`) so that the instance holding its browser can tell it from one another daemon wrote (getVerifiedSession,
  * listVerifiedSessions), and read from a copy a watch keeps (session-reader.ts). Each racing write is one atomic KV
- * operation: claimTab is `create` (fails if the key exists), writes of a version and releaseTab are at the revision
- * they read, so of two instances doing the same only one sees itself succeed.
+ * operation: writes of a version are at the revision they read, so of two instances doing the same only one sees
+ * itself succeed. The tabs of the browsers this instance holds are claimed in its memory (held-tabs.ts).
  */
 export class KvRouterStore implements RouterStore {
   private readonly kv: KV;
@@ -55,6 +54,8 @@ export class KvRouterStore implements RouterStore {
   readonly #states: KvStates;
   /** Every instance's versions of sessions, as they are read and checked (session-reader.ts). */
   readonly #reader: SessionReader;
+  /** The tab claims of the browsers this instance holds. */
+  readonly #tabs = new HeldTabs(this);
 
   /** `down`: whether the NATS connection is lost right now; calls then fail at once instead of at their timeout. */
   constructor(
@@ -223,9 +224,7 @@ export class KvRouterStore implements RouterStore {
       }
       if (!(await this.#won(written))) return undefined;
       const session = this.#reader.readable(current.record);
-      for (const { key: owned, entry: tab } of await this.#tabsOf(session.executorId)) {
-        if (tab.string() === sessionId) await this.kv.delete(owned, { previousSeq: tab.revision }).catch(() => undefined);
-      }
+      this.#tabs.forget(session.executorId, sessionId);
       return session;
     }
     throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
@@ -340,52 +339,28 @@ export class KvRouterStore implements RouterStore {
     await this.#updateSession(sessionId, (session) => withCurrentTab(session, tabId) as StoredSession);
   }
 
-  async claimTab(sessionId: string, tabId: string): Promise<string | undefined> {
-    const session = await this.getSession(sessionId);
-    if (session === undefined) return undefined;
-    const key = tabKey(session.executorId, tabId);
-    try {
-      await this.kv.create(key, sessionId);
-    } catch (error) {
-      const owner = await this.kv.get(key);
-      if (live(owner)) return owner.string();
-      throw error;
-    }
-    // The session may have been deleted while we claimed: its tab must not outlive it.
-    if ((await this.getSession(sessionId)) === undefined) {
-      await this.kv.delete(key).catch(() => undefined);
-      return undefined;
-    }
-    return sessionId;
+  claimTab(sessionId: string, tabId: string): Promise<string | undefined> {
+    return this.#tabs.claim(sessionId, tabId);
   }
 
   async releaseTab(executorId: string, tabId: string): Promise<string | undefined> {
-    const key = tabKey(executorId, tabId);
-    const entry = await this.kv.get(key);
-    if (!live(entry)) return undefined;
-    try {
-      await this.kv.delete(key, { previousSeq: entry.revision });
-    } catch {
-      return undefined; // released by someone else meanwhile
-    }
-    const owner = entry.string();
+    const owner = this.#tabs.release(executorId, tabId);
+    if (owner === undefined) return undefined;
     await this.#updateSession(owner, (session) => (session.currentTabId === tabId ? (withCurrentTab(session, undefined) as StoredSession) : undefined));
     return owner;
   }
 
   async getTabOwner(executorId: string, tabId: string): Promise<string | undefined> {
-    const entry = await this.kv.get(tabKey(executorId, tabId));
-    return live(entry) ? entry.string() : undefined;
+    return this.#tabs.owner(executorId, tabId);
   }
 
-  async listTabs(sessionId: string): Promise<string[]> {
-    const session = await this.getSession(sessionId);
-    if (session === undefined) return [];
-    const tabs: string[] = [];
-    for (const { key, entry } of await this.#tabsOf(session.executorId)) {
-      if (entry.string() === sessionId) tabs.push(fromToken(key.slice(key.lastIndexOf('.') + 1)));
-    }
-    return tabs;
+  listTabs(sessionId: string): Promise<string[]> {
+    return this.#tabs.list(sessionId);
+  }
+
+  /** Drops the tab claims of sessions that ended elsewhere (held-tabs.ts); returns how many. */
+  pruneTabs(): Promise<number> {
+    return this.#tabs.prune();
   }
 
   createState(state: StateRecord): Promise<boolean> {
@@ -422,15 +397,6 @@ export class KvRouterStore implements RouterStore {
       }
     }
     throw new Error(`session ${sessionId} is being written by too many instances at once; try again`);
-  }
-
-  async #tabsOf(executorId: string): Promise<Array<{ key: string; entry: KvEntry }>> {
-    const out: Array<{ key: string; entry: KvEntry }> = [];
-    for (const key of await this.#keys(`t.${token(executorId)}.*`)) {
-      const entry = await this.kv.get(key);
-      if (live(entry)) out.push({ key, entry });
-    }
-    return out;
   }
 
   #keys(filter: string): Promise<string[]> {

@@ -50,6 +50,8 @@ export class ClusterSweep {
     const sessions = await store.listAllSessions();
     // This instance's versions that no longer count (sessions taken up or ended elsewhere, run out).
     await store.tidySessions();
+    // Tab claims of sessions that ended elsewhere while their tabs stayed (the browser away, a close not heard).
+    await store.pruneTabs();
     for (const [executorId] of overdue(
       this.#missingSince,
       sessions.map((s) => s.executorId),

@@ -55,7 +55,8 @@ export class EventRoutes {
     const { store, lanes, remote } = this.#options;
     const session = await store.getSession(event.sessionId);
     if (session === undefined || session.executorId !== executorId) return false;
-    if (event.tabId !== undefined) {
+    // A forwarded event was checked by the instance that holds the browser, the only one that knows its tabs.
+    if (event.tabId !== undefined && forward) {
       const owner = await store.getTabOwner(executorId, event.tabId);
       // An unowned tab may be one the executor just opened for this session and has not reported yet.
       if (owner !== undefined && owner !== event.sessionId) return false;

@@ -50,9 +50,14 @@ export class ExecutorRegistry {
     return this.#connected.get(executorId);
   }
 
+  /** Whether the browser is this process's: connected here, or away within its grace period. */
+  holds(executorId: string): boolean {
+    return this.#connected.has(executorId) || this.#reconnecting.has(executorId);
+  }
+
   /** The executor that runs a command now: connected here, or (in a cluster) held by another instance. */
   live(executorId: string): Executor {
-    if (!this.#connected.has(executorId) && !this.#reconnecting.has(executorId)) {
+    if (!this.holds(executorId)) {
       const remote = this.#options.remote?.get(executorId);
       if (remote !== undefined) return remote;
     }

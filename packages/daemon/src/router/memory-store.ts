@@ -1,4 +1,5 @@
 import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord } from './store';
+import { TabOwners } from './tab-owners';
 
 /**
  * The RouterStore of a single daemon. Each method does all of its work before its first (and only) implicit
@@ -6,8 +7,7 @@ import { withCurrentTab, type RouterStore, type SessionRecord, type StateRecord 
  */
 export class InMemoryRouterStore implements RouterStore {
   readonly #sessions = new Map<string, SessionRecord>();
-  /** executorId → tabId → owning sessionId */
-  readonly #tabs = new Map<string, Map<string, string>>();
+  readonly #tabs = new TabOwners();
   /** owner → kept browser state */
   readonly #states = new Map<string, StateRecord>();
 
@@ -30,11 +30,7 @@ export class InMemoryRouterStore implements RouterStore {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return undefined;
     this.#sessions.delete(sessionId);
-    const tabs = this.#tabs.get(session.executorId);
-    if (tabs !== undefined) {
-      for (const [tabId, owner] of tabs) if (owner === sessionId) tabs.delete(tabId);
-      if (tabs.size === 0) this.#tabs.delete(session.executorId);
-    }
+    this.#tabs.forget(session.executorId, sessionId);
     return session;
   }
 
@@ -54,38 +50,24 @@ export class InMemoryRouterStore implements RouterStore {
   async claimTab(sessionId: string, tabId: string): Promise<string | undefined> {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return undefined;
-    let tabs = this.#tabs.get(session.executorId);
-    if (tabs === undefined) {
-      tabs = new Map();
-      this.#tabs.set(session.executorId, tabs);
-    }
-    const owner = tabs.get(tabId);
-    if (owner !== undefined) return owner;
-    tabs.set(tabId, sessionId);
-    return sessionId;
+    return this.#tabs.claim(session.executorId, sessionId, tabId, (owner) => this.#sessions.has(owner));
   }
 
   async releaseTab(executorId: string, tabId: string): Promise<string | undefined> {
-    const tabs = this.#tabs.get(executorId);
-    const owner = tabs?.get(tabId);
-    if (tabs === undefined || owner === undefined) return undefined;
-    tabs.delete(tabId);
-    if (tabs.size === 0) this.#tabs.delete(executorId);
+    const owner = this.#tabs.release(executorId, tabId);
+    if (owner === undefined) return undefined;
     const session = this.#sessions.get(owner);
     if (session?.currentTabId === tabId) this.#sessions.set(owner, withCurrentTab(session, undefined));
     return owner;
   }
 
   async getTabOwner(executorId: string, tabId: string): Promise<string | undefined> {
-    return this.#tabs.get(executorId)?.get(tabId);
+    return this.#tabs.owner(executorId, tabId);
   }
 
   async listTabs(sessionId: string): Promise<string[]> {
     const session = this.#sessions.get(sessionId);
-    if (session === undefined) return [];
-    const tabs = this.#tabs.get(session.executorId);
-    if (tabs === undefined) return [];
-    return [...tabs].filter(([, owner]) => owner === sessionId).map(([tabId]) => tabId);
+    return session === undefined ? [] : this.#tabs.list(session.executorId, sessionId);
   }
 
   async createState(state: StateRecord): Promise<boolean> {

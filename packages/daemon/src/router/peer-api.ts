@@ -7,12 +7,15 @@ import type { SessionCloseReason } from './listeners';
 import type { PendingCommands } from './pending';
 import type { CommandSender } from './send';
 import type { SessionRecord } from './store';
+import type { TabClaims } from './tab-claims';
 
 export interface PeerApiOptions {
   readonly executors: ExecutorRegistry;
   readonly sender: CommandSender;
   readonly pending: PendingCommands;
   readonly events: EventRoutes;
+  /** The tab claims of the browsers held here, which only this instance makes. */
+  readonly tabs: TabClaims;
   readonly commandTimeoutMs: number;
   readonly assertOpen: () => void;
   readonly isClosed: () => boolean;
@@ -36,18 +39,17 @@ export class PeerApi {
 
   /**
    * Runs a command that another instance dispatched (its client's session, this instance's browser) and resolves
-   * with the browser's response. Fails as a dispatch would when the browser is away (BrowserDisconnected with the
-   * time left, or not connected).
+   * with the browser's response, whose tab is claimed here for the session (without it when another session owns it).
+   * Fails as a dispatch would when the browser is away (BrowserDisconnected with the time left, or not connected).
    */
-  run(executorId: string, command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
-    try {
-      this.#options.assertOpen();
-      checkId(executorId, 'executorId');
-      const timeout = checkDelay(timeoutMs, 'timeoutMs', this.#options.commandTimeoutMs, 1);
-      return this.#options.sender.send(this.#options.executors.local(executorId), command, timeout);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  async run(executorId: string, command: CommandEnvelope, timeoutMs: number): Promise<ResponseEnvelope> {
+    this.#options.assertOpen();
+    checkId(executorId, 'executorId');
+    const timeout = checkDelay(timeoutMs, 'timeoutMs', this.#options.commandTimeoutMs, 1);
+    const response = await this.#options.sender.send(this.#options.executors.local(executorId), command, timeout);
+    if (response.tabId === undefined || (await this.#options.tabs.own(command.sessionId, response.tabId))) return response;
+    const { tabId: _another, ...rest } = response;
+    return rest;
   }
 
   /** Tells a browser held here that a session whose client another instance serves opened on it. */

@@ -120,6 +120,7 @@ export class SessionRouter {
       sender: this.#sender,
       pending: this.#pending,
       events: this.#events,
+      tabs: this.#tabs,
       commandTimeoutMs: this.#commandTimeoutMs,
       assertOpen,
       isClosed,
@@ -262,7 +263,8 @@ export class SessionRouter {
     // Only a tab the caller named goes out with the command: without one, the executor runs it in the session's
     // current tab, which the browser knows better than this store (the person may have closed or moved it).
     const { tabId } = request;
-    if (tabId !== undefined) await this.#tabs.checkOwner(executorId, sessionId, tabId);
+    // Another instance's browser: that instance checks its tabs, which only it claims (cluster/held-tabs.ts).
+    if (tabId !== undefined && this.#executors.holds(executorId)) await this.#tabs.checkOwner(executorId, sessionId, tabId);
 
     // No await from here to send: a close or a disconnect cannot slip in between these checks and the send.
     this.#assertOpen();
@@ -275,7 +277,9 @@ export class SessionRouter {
     if (response.error !== undefined) throw executorError(response.error);
     // The executor names the session's current tab after the command (one it opened, selected or moved to). Most
     // commands stay in the tab the session already had: no store writes then (each is a round trip in a cluster).
-    if (response.tabId !== undefined && response.tabId !== session.currentTabId) await this.#tabs.adopt(sessionId, response.tabId);
+    if (response.tabId !== undefined && response.tabId !== session.currentTabId) {
+      await this.#tabs.adopt(sessionId, response.tabId, this.#executors.get(executorId) === executor);
+    }
     return response.data;
   }
 

@@ -102,10 +102,20 @@ it('runs tool calls in a browser held by another instance, in order, with its ev
   answer(ext, two, 'snapshot', '1');
   expect(await carol.next((m) => m.id === second)).toMatchObject({ result: { content: [{ text: 'snapshot' }] } });
 
-  // The tab the browser answered in is the session's, in the shared store: every instance sees the owner.
+  // The tab the browser answered in is the session's, claimed by the instance that holds the browser, the one that
+  // checks a tab a command names (no claim in the bucket for another daemon to rewrite); it is the session's current
+  // tab on the instance that serves it.
   const { sessionId } = one;
   const stores = daemons.map((d) => d.cluster!.store);
-  for (const store of stores) expect(await store.getTabOwner(idOf('carol-laptop'), '1')).toBe(sessionId);
+  expect(await stores[B]!.getTabOwner(idOf('carol-laptop'), '1')).toBe(sessionId);
+  expect(await stores[A]!.getTabOwner(idOf('carol-laptop'), '1')).toBeUndefined();
+  expect((await stores[A]!.getSession(sessionId))?.currentTabId).toBe('1');
+  const named = call(carol, 'browser_snapshot', { tabId: '1' });
+  const inTab = await ext.next((m) => m.type === 'command');
+  expect(inTab).toMatchObject({ name: 'browser_snapshot', tabId: '1' });
+  answer(ext, inTab, 'in tab 1', '1');
+  expect((await named).result).toMatchObject({ content: [{ text: 'in tab 1' }] });
+  expect((await call(carol, 'browser_snapshot', { tabId: '2' })).error).toMatchObject({ message: expect.stringContaining('2') });
 
   // The browser's error answer crosses as the browser worded it.
   const failing = call(carol, 'browser_click', { ref: 'e9' });

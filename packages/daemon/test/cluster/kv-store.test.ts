@@ -47,7 +47,7 @@ async function storeOn(name: string, instanceId?: string): Promise<KvRouterStore
 
 describeRouterStore('KvRouterStore (JetStream KV)', () => storeOn(`contract_${++bucket}`));
 
-it('lets exactly one of two daemons create a session, claim a tab or delete a session when they race', async () => {
+it('lets exactly one of two daemons create or delete a session when they race, and one of two sessions claim a tab', async () => {
   const name = `race_${++bucket}`;
   const [one, two] = [await storeOn(name), await storeOn(name)];
   for (let round = 0; round < 10; round++) {
@@ -57,7 +57,8 @@ it('lets exactly one of two daemons create a session, claim a tab or delete a se
     ]);
     expect(created.filter(Boolean)).toHaveLength(1);
     await one.createSession({ sessionId: `t${round}`, executorId: 'b' });
-    const owners = await Promise.all([one.claimTab(`s${round}`, `tab${round}`), two.claimTab(`t${round}`, `tab${round}`)]);
+    // Tabs are claimed by the instance that holds their browser (held-tabs.ts).
+    const owners = await Promise.all([one.claimTab(`s${round}`, `tab${round}`), one.claimTab(`t${round}`, `tab${round}`)]);
     expect(owners[0]).toBe(owners[1]);
     const deleted = await Promise.all([one.deleteSession(`s${round}`), two.deleteSession(`s${round}`)]);
     expect(deleted.filter((d) => d !== undefined)).toHaveLength(1);
@@ -74,15 +75,30 @@ it('keeps ids that NATS keys could not hold (dots, spaces, wildcards, non-ASCII)
   expect((await store.listSessions('x.*')).map((s) => s.sessionId)).toEqual(['*']);
 });
 
-it('sees what another daemon wrote, and a current tab set by one is cleared when the other releases it', async () => {
+it("sees what another daemon wrote; a browser's tabs are its holder's to claim, release and check, and the session's current tab is its server's", async () => {
   const name = `shared_${++bucket}`;
-  const [one, two] = [await storeOn(name), await storeOn(name)];
-  await one.createSession({ sessionId: 'S', executorId: 'ext', userId: 'alice' });
-  expect(await two.claimTab('S', '7')).toBe('S');
-  await two.setCurrentTab('S', '7');
-  expect(await one.getSession('S')).toEqual({ sessionId: 'S', executorId: 'ext', userId: 'alice', currentTabId: '7' });
-  expect(await one.releaseTab('ext', '7')).toBe('S');
-  expect((await two.getSession('S'))?.currentTabId).toBeUndefined();
+  const [server, holder] = [await storeOn(name), await storeOn(name)];
+  await server.createSession({ sessionId: 'S', executorId: 'ext', userId: 'alice' });
+  await server.createSession({ sessionId: 'T', executorId: 'ext', userId: 'alice' });
+  expect(await holder.claimTab('S', '7')).toBe('S');
+  expect(await holder.claimTab('T', '7')).toBe('S');
+  expect(await holder.listTabs('S')).toEqual(['7']);
+  // Not in the bucket: the server neither sees nor releases the holder's claims.
+  expect(await server.getTabOwner('ext', '7')).toBeUndefined();
+  expect(await server.releaseTab('ext', '7')).toBeUndefined();
+  await server.setCurrentTab('S', '7');
+  expect(await holder.getSession('S')).toEqual({ sessionId: 'S', executorId: 'ext', userId: 'alice', currentTabId: '7' });
+  // The tab closed: the holder forgets it.
+  expect(await holder.releaseTab('ext', '7')).toBe('S');
+  expect(await holder.getTabOwner('ext', '7')).toBeUndefined();
+  // A claim of a session that ended elsewhere does not keep its tab from another session, and the sweep drops it.
+  expect(await holder.claimTab('S', '8')).toBe('S');
+  expect(await holder.claimTab('S', '9')).toBe('S');
+  await server.deleteSession('S');
+  expect(await holder.claimTab('T', '8')).toBe('T');
+  expect(await holder.pruneTabs()).toBe(1);
+  expect(await holder.getTabOwner('ext', '9')).toBeUndefined();
+  expect(await holder.getTabOwner('ext', '8')).toBe('T');
 });
 
 it('signs the records an instance serves: they verify after its restarts (its last 8 keys), a rewrite or a record naming another does not', async () => {

@@ -158,6 +158,9 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies,
     /Permissions Violation for Publish/,
   );
   await expect(sessions.delete(`s.a.${token('any-session')}`)).rejects.toThrow(/Permissions Violation for Publish/);
+  // Nor claim a tab of any browser for another session (before, `t.<browser>.<tab>` was every daemon's to write, and
+  // a claim written there refused the tab to its own session): the instance holding a browser keeps its tabs' claims.
+  await expect(sessions.put(`t.${token(idOf('carol-laptop'))}.${token('1')}`, 'mallory-1')).rejects.toThrow(/Permissions Violation for Publish/);
 
   const jsm = await jetstreamManager(nc);
   await expect(jsm.streams.purge('KV_browsermcp_router')).rejects.toThrow(/Permissions Violation for Publish/);
