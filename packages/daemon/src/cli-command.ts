@@ -11,7 +11,7 @@ export const DAEMON_NAME = 'browsermcp-daemon';
 export type CliCommand =
   | { kind: 'help'; text: string }
   | { kind: 'version' }
-  | { kind: 'nats-config'; dir: string; instances: string[] }
+  | { kind: 'nats-config'; dir: string; instances: string[]; maxStore: string }
   | { kind: 'token'; userId: string; secret: string; ttlSeconds: number; audience: string | undefined; issuer: string | undefined }
   | {
       kind: 'serve';

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { INSTANCE_ID_PATTERN } from './cluster/names.js';
+import { checkNatsSize, DEFAULT_MAX_STORE } from './cluster/nats-config.js';
 import { ConfigError, SettingValues } from './command-line.js';
 import { DAEMON_NAME, parse, type CliCommand } from './cli-command.js';
 
@@ -15,6 +16,12 @@ export function buildNatsConfigProgram(): Command {
     .addOption(new Option('--instances <ids>', "the daemons' --instance-id values, comma-separated (default: none: required)"))
     .addOption(
       new Option('--dir <dir>', 'where to write nats.conf and the <id>.nk seed files; made 0700, must not hold them already (default: none: required)'),
+    )
+    .addOption(
+      new Option(
+        '--max-store <size>',
+        `the most disk the cluster's buckets may take together (512M, 4G…); a full store refuses every daemon's writes (default: ${DEFAULT_MAX_STORE})`,
+      ),
     );
 }
 
@@ -31,5 +38,11 @@ export function parseNatsConfig(argv: string[]): CliCommand {
   if (new Set(instances).size !== instances.length) throw new ConfigError('--instances names a daemon twice');
   const dir = values.str('dir');
   if (!dir) throw new ConfigError('nats-config needs --dir <dir>: where to write nats.conf and the seed files');
-  return { kind: 'nats-config', dir, instances };
+  const maxStore = values.str('maxStore') ?? DEFAULT_MAX_STORE;
+  try {
+    checkNatsSize(maxStore, '--max-store');
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return { kind: 'nats-config', dir, instances, maxStore };
 }

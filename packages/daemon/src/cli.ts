@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<void> {
   if (command.kind === 'nats-config') {
     let files: ReturnType<typeof writeNatsClusterFiles>;
     try {
-      files = writeNatsClusterFiles({ dir: command.dir, instances: command.instances });
+      files = writeNatsClusterFiles({ dir: command.dir, instances: command.instances, maxStore: command.maxStore });
     } catch (error) {
       process.stderr.write(`browsermcp-daemon nats-config: ${(error as Error).message}\n`);
       process.exit(2);

@@ -12,6 +12,7 @@ import { RecordSigner } from './record-signatures.js';
 import { SEALED_RECORDS_PURPOSE, SealedRecords } from './sealed-records.js';
 import { USER_PROOF_PURPOSE, UserProofs } from './user-proofs.js';
 import { hasNatsCredentials, natsConnectError, natsConnectionOptions, redactNatsUrl, type NatsConnectSettings } from './nats-connection.js';
+import { MAX_INSTANCE_BYTES } from './session-index.js';
 
 /**
  * How long one try to connect to NATS waits for the handshake (nats.js's own: 20 s), and how many tries are made. A
@@ -128,7 +129,20 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
       );
     const onUnprovenState = (owner: string) =>
       options.logger.warn({ owner }, 'left out a kept browser state whose proof did not hold (written by a daemon without the token secret)');
-    const store = new KvRouterStore(router, isDown, { instanceId, signer: new RecordSigner(), onUnsigned, onUnprovenState, userProofs, sealedRecords });
+    const onInstanceFull = (full: string) =>
+      options.logger.warn(
+        { instanceId: full, maxBytes: MAX_INSTANCE_BYTES },
+        "left out an instance's further versions of sessions: they pass what a daemon keeps of one instance (its daemon is broken, or its NATS credentials are misused)",
+      );
+    const store = new KvRouterStore(router, isDown, {
+      instanceId,
+      signer: new RecordSigner(),
+      onUnsigned,
+      onUnprovenState,
+      onInstanceFull,
+      userProofs,
+      sealedRecords,
+    });
     await store.publishSigningKey();
     await store.start();
     const stateSecret = derivedKey ? derivedKey(STATE_OWNERS_PURPOSE) : await store.sharedSecret('state-owners');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { StateRecord } from '../router/store.js';
+import { rethrowUnavailable } from './kv-unavailable.js';
 import { live, MAX_CAS_ATTEMPTS } from './keys.js';
 import { fromToken, token } from './names.js';
 import type { UserProofs } from './user-proofs.js';
@@ -44,7 +45,8 @@ export class KvStates {
       if (live(entry)) return Buffer.from(entry.string(), 'base64url');
       try {
         await this.kv.create(key, randomBytes(32).toString('base64url'));
-      } catch {
+      } catch (error) {
+        rethrowUnavailable(error);
         // another daemon made it first: read theirs
       }
     }
@@ -94,7 +96,8 @@ export class KvStates {
         if (next === undefined) await this.kv.delete(key, { previousSeq: entry!.revision });
         else await this.kv.update(key, JSON.stringify(this.#proven(next)), entry!.revision);
         return next;
-      } catch {
+      } catch (error) {
+        rethrowUnavailable(error);
         // written by another instance since we read it: read again
       }
     }

@@ -22,7 +22,7 @@ import {
   VERSION_LIFETIME_MS,
 } from './session-versions.js';
 import { keysKey, SigningKeys } from './signing-keys.js';
-import { unavailableWhenDown, unlessDown } from './kv-unavailable.js';
+import { rethrowUnavailable, unavailableWhenDown, unlessDown } from './kv-unavailable.js';
 
 // Keys: `s.<instance>.<session>` holds that instance's version of a session (session-versions.ts). Tab claims are
 // not in the bucket: the instance that holds a browser keeps its tabs' (held-tabs.ts).
@@ -219,7 +219,8 @@ export class KvRouterStore implements RouterStore {
       let written: SessionVersion;
       try {
         written = await this.#writeOwn(sessionId, own, this.#reader.signed(endedVersion(versions, current.record, this.#self, Date.now())));
-      } catch {
+      } catch (error) {
+        rethrowUnavailable(error);
         continue; // this instance's version was written meanwhile: read again
       }
       if (!(await this.#won(written))) return undefined;
@@ -269,17 +270,19 @@ export class KvRouterStore implements RouterStore {
         return false;
       }
       if (current.record.ended === true) return false;
-      // An older record of the session written back since it was checked (its own server's, believed) is not it.
-      if (as !== undefined && !samePart(this.#reader.opened(current.record)!, as)) return false;
       if (current.instance === this.#self && current.record.servedBy === instanceId) return true;
+      // An older record of the session written back since it was checked (its own server's, believed) is not it; nor
+      // is one another instance took up since: whether a client drives it there is for the caller to ask first.
+      if (as !== undefined && (!samePart(this.#reader.opened(current.record)!, as) || current.record.servedBy !== as.servedBy)) return false;
       const own = versions.find((version) => version.instance === this.#self);
       // Its sealed part as it is: bound to the session and its browser, not to its server.
       const { signature: _signature, userProof: _proof, ...claims } = current.record;
       const next = { ...claims, servedBy: instanceId, epoch: nextEpoch(versions, current.record), notAfter: Date.now() + VERSION_LIFETIME_MS };
       try {
-        // Another take-up that came first (a call of the same client that reached another daemon) is taken up from.
+        // Another take-up that came first is taken up from only without `as` (the caller asked no one).
         if (await this.#won(await this.#writeOwn(sessionId, own, this.#reader.signed(next)))) return true;
-      } catch {
+      } catch (error) {
+        rethrowUnavailable(error);
         // this instance's version was written meanwhile: read and check again
       }
     }
@@ -289,8 +292,9 @@ export class KvRouterStore implements RouterStore {
   /**
    * Renews the time of the versions this instance serves (the top one, not ended) that have less than half of it left:
    * a version no one renews runs out, and with it what a kept copy of it could do. One that ran out (this daemon was
-   * stalled, or away from NATS, past its time) is renewed only while `drives` says a client here still drives it; the
-   * others are returned, for the sweep to end.
+   * stalled, or away from NATS, past its time) is renewed only as this process wrote it (a copy written back since has
+   * another revision) or while `drives` says a client here still drives it; the others are returned, for the sweep to
+   * end.
    */
   async renewSessions(drives: (sessionId: string) => boolean): Promise<{ renewed: number; lapsed: string[] }> {
     const done = { renewed: 0, lapsed: [] as string[] };
@@ -300,7 +304,7 @@ export class KvRouterStore implements RouterStore {
       const top = topVersion(versions);
       if (top?.instance !== this.#self || top.record.ended === true) continue;
       if (top.believed && notAfterOf(top.record) - now > VERSION_LIFETIME_MS / 2) continue;
-      if (!top.believed && !drives(sessionId)) {
+      if (!top.believed && !this.#reader.wroteHere(top.key, top.revision) && !drives(sessionId)) {
         done.lapsed.push(sessionId);
         continue;
       }
@@ -392,7 +396,8 @@ export class KvRouterStore implements RouterStore {
       try {
         this.#reader.wrote(current.key, await this.kv.update(current.key, JSON.stringify(next), current.revision), next);
         return;
-      } catch {
+      } catch (error) {
+        rethrowUnavailable(error);
         // written since we read it: read again
       }
     }

@@ -20,6 +20,19 @@ export interface NatsClusterConfigOptions {
   readonly prefix?: string | undefined;
   /** The NATS account the cluster lives in (default "BROWSERMCP"). */
   readonly account?: string | undefined;
+  /** The most disk the cluster's buckets may take together, in NATS's size syntax (DEFAULT_MAX_STORE). */
+  readonly maxStore?: string | undefined;
+}
+
+/** The account's JetStream disk by default: ample for a hundred thousand sessions (a version is about a kilobyte). */
+export const DEFAULT_MAX_STORE = '1G';
+/** JetStream consumers per daemon: it holds two watches; the rest is room for a restart's leftovers. */
+const CONSUMERS_PER_DAEMON = 16;
+
+/** A size as nats-server reads one: digits, then K, M, G or T (powers of 1024). */
+export function checkNatsSize(size: string, name: string): string {
+  if (!/^[1-9]\d{0,12}[KMGT]?$/.test(size)) throw new Error(`${name} "${size}" must be a size such as 512M or 4G (digits, then K, M, G or T)`);
+  return size;
 }
 
 /** A new nkey pair for a daemon: its member entry for the server's config, and the seed the daemon keeps. */
@@ -38,8 +51,8 @@ export function memberPermissions(names: ClusterNames, instanceId: string): { pu
       // Requests (and a browser's events) to any instance, always under its own name as the sender.
       names.instanceSubject('*', instanceId),
       names.endedSubject,
-      // The store: its own versions of sessions, signing keys and directory entries; tabs, kept states and shared
-      // secrets are written by whichever daemon serves them.
+      // The store: its own versions of sessions, signing keys and directory entries; kept states and shared secrets
+      // are written by whichever daemon serves them (a browser's tab claims stay with the daemon holding it).
       ...writableRouterKeys(instanceId).map((key) => `$KV.${names.routerBucket}.${key}`),
       `$KV.${names.browsersBucket}.${names.instanceKey(instanceId)}`,
       `$KV.${names.browsersBucket}.${names.browserKeyPrefix(instanceId)}.>`,
@@ -70,6 +83,7 @@ export function natsClusterConfig(options: NatsClusterConfigOptions): string {
   const account = options.account ?? 'BROWSERMCP';
   if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(account)) throw new Error(`account "${account}" must be a letter then up to 63 letters, digits, - or _`);
   const names = new ClusterNames(options.prefix);
+  const maxStore = checkNatsSize(options.maxStore ?? DEFAULT_MAX_STORE, 'the most disk (--max-store)');
   const seen = new Set<string>();
   const users = options.members.map((member) => {
     if (seen.has(member.instanceId)) throw new Error(`instance id "${member.instanceId}" is listed twice`);
@@ -98,7 +112,9 @@ export function natsClusterConfig(options: NatsClusterConfigOptions): string {
     '',
     'accounts: {',
     `  ${account}: {`,
-    '    jetstream: enabled',
+    "    # Bounds on what the account's credentials can take from the server, a stolen seed's included: disk (a full",
+    '    # store refuses writes, to every daemon alike), no memory streams, the two buckets, and consumers.',
+    `    jetstream: { max_file: ${maxStore}, max_mem: 0, max_streams: 2, max_consumers: ${Math.max(1, seen.size) * CONSUMERS_PER_DAEMON} }`,
     '    users: [',
     users.join('\n'),
     '    ]',

@@ -13,7 +13,13 @@ export interface NatsClusterFiles {
  * Writes a least-privilege NATS setup for the daemons `instances` into `dir` (made 0700): `nats.conf` and one
  * `<instance>.nk` seed file each (0600). The server's file holds public keys only; each seed goes to its daemon.
  */
-export function writeNatsClusterFiles(options: { dir: string; instances: readonly string[]; prefix?: string | undefined }): NatsClusterFiles {
+export function writeNatsClusterFiles(options: {
+  dir: string;
+  instances: readonly string[];
+  prefix?: string | undefined;
+  /** The most disk the cluster's buckets may take (NATS size syntax; nats-config.ts DEFAULT_MAX_STORE). */
+  maxStore?: string | undefined;
+}): NatsClusterFiles {
   if (options.instances.length === 0) throw new Error('name at least one daemon (its --instance-id)');
   // Never over another setup: its seeds may be in use, and a config that no longer matches them locks daemons out.
   const taken = ['nats.conf', ...options.instances.map((id) => `${id}.nk`)].find((name) => existsSync(join(options.dir, name)));
@@ -23,7 +29,7 @@ export function writeNatsClusterFiles(options: { dir: string; instances: readonl
   const made = options.instances.map((instanceId) => createClusterMember(instanceId));
   const config = join(options.dir, 'nats.conf');
   // Built before anything is written: a bad id or prefix leaves no half-written setup behind.
-  const text = natsClusterConfig({ members: made.map((m) => m.member), prefix: options.prefix });
+  const text = natsClusterConfig({ members: made.map((m) => m.member), prefix: options.prefix, maxStore: options.maxStore });
   const seeds: Record<string, string> = {};
   for (const { member, seed } of made) {
     const file = join(options.dir, `${member.instanceId}.nk`);

@@ -11,6 +11,8 @@ export interface RecordSigning {
   readonly onUnsigned?: (record: SessionRecord, where: string) => void;
   /** Told of a kept browser state (by its owner key) whose proof did not hold, where it was not believed. */
   readonly onUnprovenState?: (owner: string) => void;
+  /** Told, once, of an instance whose versions of sessions pass what this copy keeps of one (MAX_INSTANCE_BYTES). */
+  readonly onInstanceFull?: (instanceId: string) => void;
   /**
    * Proofs of a session's user (user-proofs.ts): made for the records this instance signs, required of every record
    * with a user. Absent where the daemons share no token secret (public-key auth): a record's user is then its

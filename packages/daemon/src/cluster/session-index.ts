@@ -3,6 +3,12 @@ import { parseSessionKey, sessionVersionsFilter, type StoredSession } from './se
 
 /** The most a version may take (a daemon's are about a kilobyte, with --secrets and settings sealed): a bound on what another daemon's writes cost each copy. */
 export const MAX_VERSION_BYTES = 256 * 1024;
+/**
+ * The most this copy keeps of one instance's versions, in bytes: tens of thousands of sessions' worth. An instance can
+ * write any number of keys of its own (NATS bounds only the whole store), so past this its further versions are left
+ * out here (its own part: sessions it serves then read as missing on the other daemons), and said once.
+ */
+export const MAX_INSTANCE_BYTES = 64 * 1024 * 1024;
 
 /** One instance's version of a session as this copy last learned it. */
 export interface IndexedVersion {
@@ -16,6 +22,8 @@ interface Known {
   readonly revision: number;
   /** Absent once deleted (the revision kept, so that an older read does not bring it back). */
   readonly version?: IndexedVersion;
+  /** What the version counts toward its instance's MAX_INSTANCE_BYTES (0 without one). */
+  readonly bytes: number;
   /** When this copy learned it (ms), so that a full read does not drop what it learned meanwhile. */
   readonly at: number;
 }
@@ -31,6 +39,10 @@ export class SessionIndex {
   readonly #byKey = new Map<string, Known>();
   /** Session id → the keys of its live versions. */
   readonly #bySession = new Map<string, Set<string>>();
+  /** Instance → the bytes of its versions kept here. */
+  readonly #bytes = new Map<string, number>();
+  /** Instances whose versions were left out for MAX_INSTANCE_BYTES, told to `onFull` once. */
+  readonly #full = new Set<string>();
   #stopWatch: (() => void) | undefined;
   #started = false;
 
@@ -38,6 +50,8 @@ export class SessionIndex {
   constructor(
     private readonly kv: KV,
     private readonly keys: (filter: string) => Promise<string[]>,
+    private readonly onFull?: (instance: string) => void,
+    private readonly maxInstanceBytes = MAX_INSTANCE_BYTES,
   ) {}
 
   /** Whether the copy is kept (after start): before, and without it, the store reads the bucket. */
@@ -75,15 +89,15 @@ export class SessionIndex {
     if (entry === null) return;
     // A record bigger than any a daemon writes is nobody's, and is not kept.
     if (entry.operation !== 'PUT' || entry.length > MAX_VERSION_BYTES) {
-      this.#set(key, entry.revision, undefined);
+      this.#set(key, entry.revision, undefined, 0);
       return;
     }
-    this.#set(key, entry.revision, readVersion(entry));
+    this.#set(key, entry.revision, readVersion(entry), entry.length);
   }
 
   /** Learns this instance's own write: `record` at `revision`, or (undefined) the version at `revision` deleted. */
   wrote(key: string, revision: number, record: StoredSession | undefined): void {
-    this.#set(key, revision, record, record === undefined);
+    this.#set(key, revision, record, record === undefined ? 0 : Buffer.byteLength(JSON.stringify(record)), record === undefined);
   }
 
   /** The session's versions as last learned. */
@@ -99,13 +113,24 @@ export class SessionIndex {
   }
 
   /** `deletedAt`: a delete of this copy's own, at the revision it deleted (a later write, whose revision is higher, wins). */
-  #set(key: string, revision: number, record: StoredSession | undefined, deletedAt = false): void {
+  #set(key: string, revision: number, record: StoredSession | undefined, bytes: number, deletedAt = false): void {
     const known = this.#byKey.get(key);
     if (known !== undefined && (known.revision > revision || (known.revision === revision && !deletedAt))) return;
     const named = parseSessionKey(key);
     if (named === undefined) return;
-    const version = record === undefined ? undefined : { instance: named.instance, key, revision, record };
-    this.#byKey.set(key, { revision, at: Date.now(), ...(version ? { version } : {}) });
+    const { instance } = named;
+    const others = (this.#bytes.get(instance) ?? 0) - (known?.bytes ?? 0);
+    let version = record === undefined ? undefined : { instance, key, revision, record };
+    if (version !== undefined && others + bytes > this.maxInstanceBytes) {
+      version = undefined;
+      if (!this.#full.has(instance)) {
+        this.#full.add(instance);
+        this.onFull?.(instance);
+      }
+    }
+    const kept = version === undefined ? 0 : bytes;
+    this.#setBytes(instance, others + kept);
+    this.#byKey.set(key, { revision, at: Date.now(), bytes: kept, ...(version ? { version } : {}) });
     const keys = this.#bySession.get(named.sessionId) ?? new Set<string>();
     if (version !== undefined) keys.add(key);
     else keys.delete(key);
@@ -113,9 +138,16 @@ export class SessionIndex {
     else this.#bySession.delete(named.sessionId);
   }
 
+  #setBytes(instance: string, bytes: number): void {
+    if (bytes > 0) this.#bytes.set(instance, bytes);
+    else this.#bytes.delete(instance);
+  }
+
   #forget(key: string): void {
+    const known = this.#byKey.get(key);
     this.#byKey.delete(key);
     const named = parseSessionKey(key);
+    if (named && known) this.#setBytes(named.instance, (this.#bytes.get(named.instance) ?? 0) - known.bytes);
     const keys = named && this.#bySession.get(named.sessionId);
     keys?.delete(key);
     if (named && keys?.size === 0) this.#bySession.delete(named.sessionId);

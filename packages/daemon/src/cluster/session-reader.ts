@@ -25,6 +25,8 @@ export class SessionReader {
   readonly #index: SessionIndex;
   /** Records not believed that were told to `onUnsigned`, by session and revision. */
   readonly #told = new Set<string>();
+  /** The revision this process last wrote of each of its own keys (deleted with the key). */
+  readonly #ownWrites = new Map<string, number>();
   /** Versions that did not prove, by key: their revision, and when. */
   readonly #unproven = new Map<string, { revision: number; at: number }>();
 
@@ -35,7 +37,7 @@ export class SessionReader {
     private readonly signingKeys: SigningKeys,
     private readonly signing: RecordSigning | undefined,
   ) {
-    this.#index = new SessionIndex(kv, keys);
+    this.#index = new SessionIndex(kv, keys, signing?.onInstanceFull);
   }
 
   /** The version as the bucket keeps it; refused when it is bigger than the copies keep. */
@@ -57,9 +59,16 @@ export class SessionReader {
     this.signing?.onUnsigned?.(record, where);
   }
 
-  /** Teaches the copy this instance's own write (SessionIndex.wrote). */
+  /** Teaches the copy this instance's own write (SessionIndex.wrote), and remembers it as this process's. */
   wrote(key: string, revision: number, record: StoredSession | undefined): void {
     this.#index.wrote(key, revision, record);
+    if (record !== undefined) this.#ownWrites.set(key, revision);
+    else if (this.#ownWrites.get(key) === revision) this.#ownWrites.delete(key);
+  }
+
+  /** Whether this process wrote the version `key` holds at `revision` (a copy written back has another revision). */
+  wroteHere(key: string, revision: number): boolean {
+    return this.#ownWrites.get(key) === revision;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { KV, KvEntry } from '@nats-io/kv';
 import { live, MAX_CAS_ATTEMPTS } from './keys.js';
+import { rethrowUnavailable } from './kv-unavailable.js';
 import { signedBy, type SignedRecord } from './record-signatures.js';
 import type { RecordSigning } from './record-signing.js';
 
@@ -43,7 +44,8 @@ export class SigningKeys {
         else await this.kv.create(key, value);
         this.#signingKeys.set(instanceId, { keys, at: Date.now() });
         return;
-      } catch {
+      } catch (error) {
+        rethrowUnavailable(error);
         // written meanwhile (a second start under the same id): read again
       }
     }

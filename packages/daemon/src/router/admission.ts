@@ -49,16 +49,23 @@ export interface TakeUp {
   shared?: boolean | undefined;
 }
 
+/** How often a take-up that another instance's take-up overtook asks again (whether a client drives it there now). */
+const TAKE_UP_ATTEMPTS = 3;
+
 /** Takes up an open session for `options.servedBy`: its own user's only, and not one a live client elsewhere drives. */
 export async function takeUpSession(a: Admission, sessionId: string, options: TakeUp): Promise<SessionRecord> {
   checkId(sessionId, 'sessionId');
-  const session = await a.store.getSession(sessionId);
-  if (session === undefined && a.stopped.has(sessionId)) throw a.stopped.error(sessionId);
-  if (session === undefined || session.userId !== options.userId) throw new SessionNotFoundError(sessionId);
-  const from = session.servedBy;
-  const elsewhere = options.servedBy !== undefined && from !== undefined && from !== options.servedBy;
-  if (elsewhere && options.shared !== true && (await a.remote?.drives(from, sessionId))) throw new SessionInUseError(sessionId, from);
-  // As it was checked above (the question to the other instance took a while): not another session written since.
-  if (options.servedBy !== undefined && !(await a.store.setServedBy(sessionId, options.servedBy, session))) throw new SessionNotFoundError(sessionId);
-  return options.servedBy !== undefined ? { ...session, servedBy: options.servedBy } : session;
+  for (let attempt = 1; ; attempt++) {
+    const session = await a.store.getSession(sessionId);
+    if (session === undefined && a.stopped.has(sessionId)) throw a.stopped.error(sessionId);
+    if (session === undefined || session.userId !== options.userId) throw new SessionNotFoundError(sessionId);
+    const from = session.servedBy;
+    const elsewhere = options.servedBy !== undefined && from !== undefined && from !== options.servedBy;
+    if (elsewhere && options.shared !== true && (await a.remote?.drives(from, sessionId))) throw new SessionInUseError(sessionId, from);
+    if (options.servedBy === undefined) return session;
+    // As it was checked above (the question to the other instance took a while): not another session written since,
+    // nor one another instance took up meanwhile, whose client is asked about in the next round.
+    if (await a.store.setServedBy(sessionId, options.servedBy, session)) return { ...session, servedBy: options.servedBy };
+    if (attempt >= TAKE_UP_ATTEMPTS) throw new SessionNotFoundError(sessionId);
+  }
 }

@@ -101,7 +101,8 @@ export interface RouterStore {
   deleteSession(sessionId: string): Promise<SessionRecord | undefined>;
   /**
    * Records which instance serves the session's client now; false if the session is gone, or (with `as`) is no longer
-   * the session the caller checked: its user, agent and settings changed since it was read.
+   * the session the caller checked: its user, agent and settings changed since it was read, or another instance serves
+   * it now.
    */
   setServedBy(sessionId: string, instanceId: string, as?: SessionRecord): Promise<boolean>;
   /** Sets (or with undefined clears) the session's current tab; does nothing if the session is gone. */

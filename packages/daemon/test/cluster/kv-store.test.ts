@@ -249,7 +249,7 @@ it('believes a record, with a user or without, only as proven by a daemon holdin
   expect(await a.getSession('by-a')).toMatchObject({ agent: 'user alice', userId: 'alice', settings: { secrets: { PIN: '1234' } } });
 });
 
-it('renews the versions an instance serves before their time runs out; one that ran out is renewed only while a client here drives it, else ended', async () => {
+it('renews the versions an instance serves before their time runs out; one that ran out is renewed only as this process wrote it, or while a client here drives it, else ended', async () => {
   const name = `renewed_${++bucket}`;
   const [a, b] = [await storeOn(name, 'a'), await storeOn(name, 'b')];
   const raw = await new Kvm(connections.at(-1)!).open(name);
@@ -274,27 +274,49 @@ it('renews the versions an instance serves before their time runs out; one that 
     expect(await b.getSessionUnchecked('left')).toMatchObject({ sessionId: 'left', servedBy: 'a' });
     expect(await b.setServedBy('left', 'b')).toBe(false);
     expect(await a.tidySessions()).toBe(0);
-    // Back, a renews the one its client still drives, and hands the other to its sweep to end (tombstone, tabs).
-    expect(await a.renewSessions((sessionId) => sessionId === 'driven')).toEqual({ renewed: 1, lapsed: ['left'] });
+    // Back (a suspended machine), a renews both: this process wrote them as they are, so they are no copy written
+    // back, whether a client drives them (a WebSocket) or calls now and then (the HTTP API, a kept state).
+    expect(await a.renewSessions(nobody)).toEqual({ renewed: 2, lapsed: [] });
+    await eventually(async () => expect(await b.getSession('left')).toMatchObject({ servedBy: 'a' }));
+    // Another process of instance a (restarted) did not write them: past their time, it renews the one its client
+    // drives and hands the other to its sweep to end (tombstone, tabs).
+    const restarted = await storeOn(name, 'a');
+    vi.setSystemTime(Date.now() + VERSION_LIFETIME_MS + CLOCK_SKEW_MS + 1);
+    await eventually(async () => expect(await b.getSession('driven')).toBeUndefined());
+    expect(await restarted.renewSessions((sessionId) => sessionId === 'driven')).toEqual({ renewed: 1, lapsed: ['left'] });
     await eventually(async () => expect(await b.getSession('driven')).toMatchObject({ servedBy: 'a' }));
-    expect(await a.deleteSession('left')).toMatchObject({ sessionId: 'left' });
+    expect(await restarted.deleteSession('left')).toMatchObject({ sessionId: 'left' });
     await eventually(async () => expect(await b.getSessionUnchecked('left')).toBeUndefined());
   } finally {
     vi.useRealTimers();
   }
 });
 
-it('lets one of two daemons that open the same id at once have it, and both of two that take a session up at once', async () => {
+it('lets one of two daemons that open the same id at once have it, and a take-up overtaken by another ask again', async () => {
   const name = `races_${++bucket}`;
   const [a, b, c] = [await storeOn(name, 'a'), await storeOn(name, 'b'), await storeOn(name, 'c')];
   for (let round = 0; round < 10; round++) {
     const id = `same-${round}`;
     const opened = await Promise.all([a, b].map((store, i) => store.createSession({ sessionId: id, executorId: 'laptop', servedBy: 'ab'[i]! })));
     expect(opened.filter(Boolean)).toHaveLength(1);
-    // Two calls of its client reaching two daemons at once (a load balancer): each takes it up, neither is refused.
+    // Two calls of its client reaching two daemons at once (a load balancer): one takes it up; one that another
+    // overtook is told so, for its router to ask whether a client drives it there, then takes it up as it now is.
     const session = (await c.getSession(id)) ?? (await c.getVerifiedSession(id))?.record;
     const taken = await Promise.all([a, c].map((store, i) => store.setServedBy(id, 'ac'[i]!, session)));
-    expect(taken).toEqual([true, true]);
+    expect(taken).toContain(true);
+    for (const [i, store] of [a, c].entries()) {
+      if (taken[i]) continue;
+      const now = await vi.waitFor(async () => (await store.getSession(id))!, { timeout: 5_000, interval: 20 });
+      expect(now.servedBy).not.toBe(session?.servedBy);
+      expect(await store.setServedBy(id, 'ac'[i]!, now)).toBe(true);
+    }
     expect(['a', 'c']).toContain((await b.getVerifiedSession(id))?.record.servedBy ?? (await b.getSessionUnchecked(id))?.servedBy);
   }
+  // Served by a, checked by c; b takes it up meanwhile: c's take-up of what it checked is refused (before, it took the
+  // session from b without asking whether b's client drives it).
+  await a.createSession({ sessionId: 'overtaken', executorId: 'laptop', servedBy: 'a' });
+  const checked = await vi.waitFor(async () => (await c.getSession('overtaken'))!, { timeout: 5_000, interval: 20 });
+  expect(await b.setServedBy('overtaken', 'b', checked)).toBe(true);
+  expect(await c.setServedBy('overtaken', 'c', checked)).toBe(false);
+  await eventually(async () => expect((await c.getVerifiedSession('overtaken'))?.record.servedBy).toBe('b'));
 });

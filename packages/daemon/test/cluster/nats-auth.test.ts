@@ -221,13 +221,22 @@ it('nats-config writes the server config and one private seed per daemon, and ne
   expect(config).toContain('"browsermcp.instance.*.from.west-1"');
   expect(config).not.toContain(readFileSync(join(dir, 'west-1.nk'), 'utf8').trim());
 
-  const [again, bad] = await Promise.all([
+  expect(config).toContain('jetstream: { max_file: 1G, max_mem: 0, max_streams: 2, max_consumers: 32 }');
+
+  const small = join(tempDir('nats-config'), 'small');
+  const [again, bad, size, badSize] = await Promise.all([
     runCli(['nats-config', '--instances', 'west-1', '--dir', dir]),
     runCli(['nats-config', '--instances', 'a b', '--dir', dir]),
+    runCli(['nats-config', '--instances', 'west-1', '--dir', small, '--max-store', '256M']),
+    runCli(['nats-config', '--instances', 'west-1', '--dir', join(small, 'bad'), '--max-store', 'lots']),
   ]);
   expect(again.code).toBe(2);
   expect(again.stderr).toContain(`${join(dir, 'nats.conf')} exists already: give an empty --dir`);
   expect(bad.stderr).toContain('--instances: "a b" must be 1-64 letters, digits, - or _');
+  expect(size.code).toBe(0);
+  expect(readFileSync(join(small, 'nats.conf'), 'utf8')).toContain('max_file: 256M,');
+  expect(badSize.code).toBe(2);
+  expect(badSize.stderr).toContain('--max-store "lots" must be a size such as 512M or 4G');
 });
 
 async function startCliWithEnv(args: string[], env: Record<string, string>): Promise<RunningCli> {

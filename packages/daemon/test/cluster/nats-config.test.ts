@@ -27,6 +27,10 @@ it('gives each daemon its own instance subject, inbox and directory keys, and no
   const subscribe = /subscribe: \{ allow: \[([^\]]*)\]/.exec(text)![1]!.match(/"[^"]+"/g);
   expect(subscribe).toEqual(['"team.instance.east-1.from.*"', '"team.session-ended"', '"_INBOX.team.east-1.>"']);
   expect(text).not.toContain(member.nkey.replace(/^U/, 'S'));
+  // The account's JetStream bounded: disk (--max-store), no memory streams, its two buckets, consumers per daemon.
+  expect(text).toContain('jetstream: { max_file: 1G, max_mem: 0, max_streams: 2, max_consumers: 16 }');
+  expect(natsClusterConfig({ members: [member], maxStore: '200M' })).toContain('max_file: 200M,');
+  expect(() => natsClusterConfig({ members: [member], maxStore: '1 GB' })).toThrow('"1 GB" must be a size such as 512M or 4G');
   expect(() => natsClusterConfig({ members: [member, member] })).toThrow('instance id "east-1" is listed twice');
   expect(() => natsClusterConfig({ members: [{ instanceId: 'x', nkey: 'SUAB' }] })).toThrow('is not a public user nkey');
   expect(() => createClusterMember('a.b')).toThrow('must be 1-64 letters');

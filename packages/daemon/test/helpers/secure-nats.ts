@@ -10,6 +10,7 @@ import { hs256Verifier } from '../../src/server/auth';
 export async function startSecureNats(
   instances: readonly string[],
   extraConfig = '',
+  maxStore?: string,
 ): Promise<{
   nats: NatsServer;
   /** The cluster settings of daemon `instanceId`, with its own seed. */
@@ -23,7 +24,7 @@ export async function startSecureNats(
   close(): Promise<void>;
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'bmcp-nats-keys-'));
-  const files = writeNatsClusterFiles({ dir: join(dir, 'cluster'), instances });
+  const files = writeNatsClusterFiles({ dir: join(dir, 'cluster'), instances, maxStore });
   const nats = await NatsServer.start({ config: readFileSync(files.config, 'utf8') + extraConfig });
   const seedFile = (instanceId: string) => files.seeds[instanceId] ?? `${dir}/none-for-${instanceId}`;
   const cluster = (instanceId: string) => ({ nats: nats.url, instanceId, credentials: { nkeySeed: readFileSync(seedFile(instanceId), 'utf8') } });
