@@ -5,6 +5,8 @@ import { TabOwners } from '../router/tab-owners.js';
 export interface HeldTabsStore {
   /** The session as this instance may act on it (believed), or undefined once it ended or was never open. */
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** The session as cleanup goes by: undefined only once it ended or is gone (not while its version ran out). */
+  getSessionUnchecked(sessionId: string): Promise<SessionRecord | undefined>;
 }
 
 /**
@@ -23,9 +25,15 @@ export class HeldTabs {
     if (session === undefined) return undefined;
     const { executorId } = session;
     const before = this.#owners.owner(executorId, tabId);
-    const beforeLive = before === undefined || before === sessionId || (await this.store.getSession(before)) !== undefined;
+    const beforeLive = before === undefined || before === sessionId || (await this.store.getSessionUnchecked(before)) !== undefined;
     // Another claim that came in meanwhile is one of a live session: only the owner read above was checked.
-    return this.#owners.claim(executorId, sessionId, tabId, (owner) => owner !== before || beforeLive);
+    const owner = this.#owners.claim(executorId, sessionId, tabId, (held) => held !== before || beforeLive);
+    // The session may have ended while it claimed (its claims forgotten then): its tab must not outlive it.
+    if (owner === sessionId && (await this.store.getSessionUnchecked(sessionId)) === undefined) {
+      if (this.#owners.owner(executorId, tabId) === sessionId) this.#owners.release(executorId, tabId);
+      return undefined;
+    }
+    return owner;
   }
 
   release(executorId: string, tabId: string): string | undefined {
@@ -50,7 +58,8 @@ export class HeldTabs {
     const live = new Map<string, boolean>();
     let dropped = 0;
     for (const { executorId, tabId, sessionId } of [...this.#owners.entries()]) {
-      if (!live.has(sessionId)) live.set(sessionId, (await this.store.getSession(sessionId)) !== undefined);
+      // Ended or gone, not merely unbelieved for now (a version that ran out and is renewed keeps its tabs).
+      if (!live.has(sessionId)) live.set(sessionId, (await this.store.getSessionUnchecked(sessionId)) !== undefined);
       if (live.get(sessionId) === false && this.#owners.release(executorId, tabId) === sessionId) dropped++;
     }
     return dropped;

@@ -128,7 +128,10 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
         `left out a session whose record the instance it names did not sign, or whose user it did not prove (${where})`,
       );
     const onUnprovenState = (owner: string) =>
-      options.logger.warn({ owner }, 'left out a kept browser state whose proof did not hold (written by a daemon without the token secret)');
+      options.logger.warn(
+        { owner },
+        "left out an instance's part of a kept browser state whose proof did not hold (written by a daemon without the token secret)",
+      );
     const onInstanceFull = (full: string) =>
       options.logger.warn(
         { instanceId: full, maxBytes: MAX_INSTANCE_BYTES },
@@ -140,6 +143,8 @@ export async function joinCluster(options: ClusterOptions, isDown: () => boolean
       onUnsigned,
       onUnprovenState,
       onInstanceFull,
+      onWatchEnded: (error: unknown) =>
+        options.logger.warn({ error }, 'the watch of the sessions ended: other daemons’ changes now arrive with the full read once a minute'),
       userProofs,
       sealedRecords,
     });

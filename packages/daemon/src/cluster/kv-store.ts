@@ -28,11 +28,11 @@ import { rethrowUnavailable, unavailableWhenDown, unlessDown } from './kv-unavai
 // not in the bucket: the instance that holds a browser keeps its tabs' (held-tabs.ts).
 
 /**
- * The keys a daemon may write in the router's bucket (nats-config's permissions): of the sessions and the signing
- * keys only its own; every state and shared-secret key, whichever daemon serves them.
+ * The keys a daemon may write in the router's bucket (nats-config's permissions): of the sessions, kept states and
+ * signing keys only its own; the shared secrets' keys (made by the first daemon that needs one).
  */
 export function writableRouterKeys(instanceId: string): string[] {
-  return [`s.${instanceId}.>`, 'k.>', 'x.>', keysKey(instanceId)];
+  return [`s.${instanceId}.>`, `k.${instanceId}.>`, 'x.>', keysKey(instanceId)];
 }
 
 /** The instance a store without signing (outside a cluster's trust, in tests) writes its versions as. */
@@ -65,7 +65,14 @@ export class KvRouterStore implements RouterStore {
   ) {
     this.kv = unavailableWhenDown(kv, down);
     this.#signingKeys = new SigningKeys(this.kv, signing);
-    this.#states = new KvStates(this.kv, (filter) => this.#keys(filter), signing?.userProofs, signing?.onUnprovenState);
+    this.#states = new KvStates(this.kv, {
+      keys: (filter) => this.#keys(filter),
+      self: signing?.instanceId ?? UNSIGNED_INSTANCE,
+      ownHoldersOnly: signing !== undefined,
+      sessionOpen: async (sessionId) => (await this.getSession(sessionId)) !== undefined,
+      proofs: signing?.userProofs,
+      onUnproven: signing?.onUnprovenState,
+    });
     this.#reader = new SessionReader(this.kv, down, (filter) => this.#keys(filter), this.#signingKeys, signing);
   }
 
@@ -270,10 +277,11 @@ export class KvRouterStore implements RouterStore {
         return false;
       }
       if (current.record.ended === true) return false;
-      if (current.instance === this.#self && current.record.servedBy === instanceId) return true;
       // An older record of the session written back since it was checked (its own server's, believed) is not it; nor
       // is one another instance took up since: whether a client drives it there is for the caller to ask first.
-      if (as !== undefined && (!samePart(this.#reader.opened(current.record)!, as) || current.record.servedBy !== as.servedBy)) return false;
+      if (as !== undefined && !samePart(this.#reader.opened(current.record)!, as)) return false;
+      if (current.instance === this.#self && current.record.servedBy === instanceId) return true;
+      if (as !== undefined && current.record.servedBy !== as.servedBy) return false;
       const own = versions.find((version) => version.instance === this.#self);
       // Its sealed part as it is: bound to the session and its browser, not to its server.
       const { signature: _signature, userProof: _proof, ...claims } = current.record;
@@ -381,6 +389,11 @@ export class KvRouterStore implements RouterStore {
 
   updateState(owner: string, handle: string, change: (state: StateRecord) => StateRecord | undefined): Promise<StateRecord | undefined> {
     return this.#states.updateState(owner, handle, change);
+  }
+
+  /** Deletes this instance's parts of kept states that ended or were kept anew (kv-states.ts); returns how many. */
+  tidyStates(): Promise<number> {
+    return this.#states.tidy();
   }
 
   /**

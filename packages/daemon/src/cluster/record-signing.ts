@@ -13,6 +13,8 @@ export interface RecordSigning {
   readonly onUnprovenState?: (owner: string) => void;
   /** Told, once, of an instance whose versions of sessions pass what this copy keeps of one (MAX_INSTANCE_BYTES). */
   readonly onInstanceFull?: (instanceId: string) => void;
+  /** Told when the watch that follows the versions of sessions ends with an error (the minute's full read goes on). */
+  readonly onWatchEnded?: (error: unknown) => void;
   /**
    * Proofs of a session's user (user-proofs.ts): made for the records this instance signs, required of every record
    * with a user. Absent where the daemons share no token secret (public-key auth): a record's user is then its

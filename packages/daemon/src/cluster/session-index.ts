@@ -9,6 +9,8 @@ export const MAX_VERSION_BYTES = 256 * 1024;
  * out here (its own part: sessions it serves then read as missing on the other daemons), and said once.
  */
 export const MAX_INSTANCE_BYTES = 64 * 1024 * 1024;
+/** What each key this copy knows counts toward its instance's bound besides its version's bytes (its bookkeeping). */
+const KEY_COST = 256;
 
 /** One instance's version of a session as this copy last learned it. */
 export interface IndexedVersion {
@@ -22,7 +24,7 @@ interface Known {
   readonly revision: number;
   /** Absent once deleted (the revision kept, so that an older read does not bring it back). */
   readonly version?: IndexedVersion;
-  /** What the version counts toward its instance's MAX_INSTANCE_BYTES (0 without one). */
+  /** What the key counts toward its instance's MAX_INSTANCE_BYTES: KEY_COST, and its version's bytes. */
   readonly bytes: number;
   /** When this copy learned it (ms), so that a full read does not drop what it learned meanwhile. */
   readonly at: number;
@@ -52,6 +54,8 @@ export class SessionIndex {
     private readonly keys: (filter: string) => Promise<string[]>,
     private readonly onFull?: (instance: string) => void,
     private readonly maxInstanceBytes = MAX_INSTANCE_BYTES,
+    /** Told when the watch ends with an error (the full read once a minute then keeps the copy). */
+    private readonly onWatchEnded?: (error: unknown) => void,
   ) {}
 
   /** Whether the copy is kept (after start): before, and without it, the store reads the bucket. */
@@ -65,7 +69,7 @@ export class SessionIndex {
     this.#stopWatch = () => watcher.stop();
     void (async () => {
       for await (const entry of watcher) this.learn(entry.key, entry);
-    })().catch(() => undefined);
+    })().catch((error: unknown) => this.onWatchEnded?.(error));
     await this.refresh();
     this.#started = true;
   }
@@ -75,13 +79,20 @@ export class SessionIndex {
     this.#started = false;
   }
 
-  /** Reads every version again; one the read no longer finds, and that nothing taught this copy since, is gone. */
+  /**
+   * Reads every version again, each learned as it is read (not all held at once); one the read no longer finds, and
+   * that nothing taught this copy since, is gone. A key of an instance past its bound is not read at all.
+   */
   async refresh(): Promise<void> {
     const started = Date.now();
-    const read = new Map<string, KvEntry | null>();
-    for (const key of await this.keys(sessionVersionsFilter())) read.set(key, await this.kv.get(key));
-    for (const [key, known] of this.#byKey) if (!read.has(key) && known.at < started) this.#forget(key);
-    for (const [key, entry] of read) this.learn(key, entry);
+    const found = new Set<string>();
+    for (const key of await this.keys(sessionVersionsFilter())) {
+      found.add(key);
+      const named = parseSessionKey(key);
+      if (named === undefined || (!this.#byKey.has(key) && this.#cost(named.instance) + KEY_COST > this.maxInstanceBytes)) continue;
+      this.learn(key, await this.kv.get(key));
+    }
+    for (const [key, known] of this.#byKey) if (!found.has(key) && known.at < started) this.#forget(key);
   }
 
   /** Learns what the bucket holds under `key` (a read, or the watch), unless this copy knows a newer revision. */
@@ -119,23 +130,29 @@ export class SessionIndex {
     const named = parseSessionKey(key);
     if (named === undefined) return;
     const { instance } = named;
-    const others = (this.#bytes.get(instance) ?? 0) - (known?.bytes ?? 0);
-    let version = record === undefined ? undefined : { instance, key, revision, record };
-    if (version !== undefined && others + bytes > this.maxInstanceBytes) {
-      version = undefined;
+    const others = this.#cost(instance) - (known?.bytes ?? 0);
+    const version = record === undefined ? undefined : { instance, key, revision, record };
+    const cost = KEY_COST + (version === undefined ? 0 : bytes);
+    if (others + cost > this.maxInstanceBytes) {
+      // Not kept at all, nor its revision: read again (and kept) once the instance's other keys leave room.
+      if (known !== undefined) this.#forget(key);
       if (!this.#full.has(instance)) {
         this.#full.add(instance);
         this.onFull?.(instance);
       }
+      return;
     }
-    const kept = version === undefined ? 0 : bytes;
-    this.#setBytes(instance, others + kept);
-    this.#byKey.set(key, { revision, at: Date.now(), bytes: kept, ...(version ? { version } : {}) });
+    this.#setBytes(instance, others + cost);
+    this.#byKey.set(key, { revision, at: Date.now(), bytes: cost, ...(version ? { version } : {}) });
     const keys = this.#bySession.get(named.sessionId) ?? new Set<string>();
     if (version !== undefined) keys.add(key);
     else keys.delete(key);
     if (keys.size > 0) this.#bySession.set(named.sessionId, keys);
     else this.#bySession.delete(named.sessionId);
+  }
+
+  #cost(instance: string): number {
+    return this.#bytes.get(instance) ?? 0;
   }
 
   #setBytes(instance: string, bytes: number): void {

@@ -37,7 +37,7 @@ export class SessionReader {
     private readonly signingKeys: SigningKeys,
     private readonly signing: RecordSigning | undefined,
   ) {
-    this.#index = new SessionIndex(kv, keys, signing?.onInstanceFull);
+    this.#index = new SessionIndex(kv, keys, signing?.onInstanceFull, undefined, signing?.onWatchEnded);
   }
 
   /** The version as the bucket keeps it; refused when it is bigger than the copies keep. */

@@ -44,6 +44,8 @@ export class ClusterSweep {
     }
     // A full read now and then, besides the watch (which misses nothing while NATS stays), costs one read per key.
     if (now - this.#refreshedAt >= SESSIONS_REFRESH_MS) {
+      // With it, this instance's parts of kept states that ended (a read of each state).
+      await store.tidyStates();
       await store.refreshSessions();
       this.#refreshedAt = now;
     }

@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { StateRecord } from '../router/store.js';
 import { canonicalAsRead, claimsOf, type SignedRecord } from './record-signatures.js';
 
 /** What the key of the user proofs is derived for (TokenVerifier.derivedKey). */
@@ -36,18 +35,18 @@ export class UserProofs {
   }
 
   /**
-   * The proof of a kept browser state, all of it: which owner's it is and which session holds it (what a take-up
-   * drives), for how long, listed under which principal and name, and who holds it since when (dropping its holders
-   * and backdating its idle time would close it; a holder added would keep it for ever). Each instance that rewrites
-   * its holders proves it anew.
+   * The proof of one instance's part of a kept browser state (kv-states.ts), all of it: which owner's state it is and
+   * which session holds it (what a take-up drives), for how long, listed under which principal and name, when it was
+   * kept, which of its holders that instance has and since when it has none, and that instance (a part copied under
+   * another instance's key does not prove). Each instance proves its part anew at each write.
    */
-  state(facts: StateRecord): string {
-    return this.#mac(['state', canonicalAsRead(facts)]);
+  statePart(instance: string, part: object): string {
+    return this.#mac(['state-part', instance, canonicalAsRead(part)]);
   }
 
-  /** Whether `proof` is this key's proof of the state's facts. */
-  provesState(facts: StateRecord, proof: unknown): boolean {
-    return same(this.state(facts), proof);
+  /** Whether `proof` is this key's proof of the instance's part. */
+  provesStatePart(instance: string, part: object, proof: unknown): boolean {
+    return same(this.statePart(instance, part), proof);
   }
 
   browser(facts: BrowserFacts): string {

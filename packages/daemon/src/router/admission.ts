@@ -66,6 +66,7 @@ export async function takeUpSession(a: Admission, sessionId: string, options: Ta
     // As it was checked above (the question to the other instance took a while): not another session written since,
     // nor one another instance took up meanwhile, whose client is asked about in the next round.
     if (await a.store.setServedBy(sessionId, options.servedBy, session)) return { ...session, servedBy: options.servedBy };
-    if (attempt >= TAKE_UP_ATTEMPTS) throw new SessionNotFoundError(sessionId);
+    // Overtaken again and again: others take it up as fast (calls of its client on several daemons at once).
+    if (attempt >= TAKE_UP_ATTEMPTS) throw new SessionInUseError(sessionId, session.servedBy ?? 'another instance');
   }
 }

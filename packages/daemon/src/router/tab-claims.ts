@@ -30,7 +30,10 @@ export class TabClaims {
    * the session closed meanwhile.
    */
   async own(sessionId: string, tabId: string): Promise<boolean> {
-    const owner = await this.store.claimTab(sessionId, tabId);
+    const owner = await this.store.claimTab(sessionId, tabId).catch((error: unknown) => {
+      this.logger.warn({ sessionId, tabId, error }, 'could not record the tab a command ran in');
+      return undefined;
+    });
     if (owner === undefined) return false; // the session closed meanwhile
     if (owner === sessionId) return true;
     this.logger.warn({ sessionId, tabId }, "an executor answered with another session's tab; ownership unchanged");

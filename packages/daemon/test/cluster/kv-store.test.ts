@@ -38,7 +38,8 @@ async function storeOn(name: string, instanceId?: string): Promise<KvRouterStore
   const nc = await connect({ servers: nats.url });
   connections.push(nc);
   const kv = await new Kvm(nc).create(name, { history: 1 });
-  const store = new KvRouterStore(kv, () => false, instanceId === undefined ? undefined : { instanceId, signer: new RecordSigner() });
+  const signing = instanceId === undefined ? undefined : { instanceId, signer: new RecordSigner() };
+  const store = new KvRouterStore(kv, () => false, signing);
   await store.publishSigningKey();
   // A daemon's store follows the sessions with a watch (a signed one here); the contract's stores read the bucket.
   if (instanceId !== undefined) await store.start();
@@ -319,4 +320,44 @@ it('lets one of two daemons that open the same id at once have it, and a take-up
   expect(await b.setServedBy('overtaken', 'b', checked)).toBe(true);
   expect(await c.setServedBy('overtaken', 'c', checked)).toBe(false);
   await eventually(async () => expect((await c.getVerifiedSession('overtaken'))?.record.servedBy).toBe('b'));
+});
+
+it("keeps a kept state as each instance's part: its own holders, another's dropped only by a live instance's word", async () => {
+  const name = `parts_${++bucket}`;
+  const [a, b] = [await storeOn(name, 'a'), await storeOn(name, 'b')];
+  const raw = await new Kvm(connections.at(-1)!).open(name);
+  const holdersIn = async (key: string) => (await raw.get(key))!.json<{ holders: unknown[] }>().holders;
+  await a.createSession({ sessionId: 'X', executorId: 'laptop', servedBy: 'a' });
+  const state = { handle: 'h1', owner: 'key-1', sessionId: 'X', keepMs: 60_000, holders: [{ id: 'on-a', instance: 'a' }] };
+  expect(await a.createState(state)).toBe(true);
+  await eventually(async () => expect(await b.getState('key-1')).toEqual(state));
+  expect(await b.createState({ ...state, handle: 'h2' })).toBe(false);
+  // b's client takes it: b's own part holds b's holder; a's part is a's.
+  const taken = await b.updateState('key-1', 'h1', (s) => ({ ...s, holders: [...s.holders, { id: 'on-b', instance: 'b' }] }));
+  expect(taken?.holders).toEqual([
+    { id: 'on-a', instance: 'a' },
+    { id: 'on-b', instance: 'b' },
+  ]);
+  expect(await holdersIn('k.b.a2V5LTE')).toEqual([{ id: 'on-b', instance: 'b' }]);
+  expect(await holdersIn('k.a.a2V5LTE')).toEqual([{ id: 'on-a', instance: 'a' }]);
+  // a's client leaves: still held by b's.
+  const left = await a.updateState('key-1', 'h1', (s) => ({ ...s, holders: s.holders.filter((h) => h.id !== 'on-a') }));
+  expect(left).toMatchObject({ holders: [{ id: 'on-b' }] });
+  expect(left).not.toHaveProperty('idleSince');
+  // b dies: a's sweep drops its holders, as a's own part says; idle from then, not from when a's client left.
+  const before = Date.now();
+  const idle = await a.updateState('key-1', 'h1', (s) => ({ ...s, holders: [], idleSince: Date.now() }));
+  expect(idle).toMatchObject({ holders: [] });
+  expect(idle?.idleSince).toBeGreaterThanOrEqual(before);
+  expect(await holdersIn('k.b.a2V5LTE')).toEqual([{ id: 'on-b', instance: 'b' }]);
+  // b back (its part written anew): its holder counts again.
+  await b.updateState('key-1', 'h1', (s) => ({ ...s, holders: [{ id: 'on-b-again', instance: 'b' }] }));
+  expect((await a.getState('key-1'))?.holders).toEqual([{ id: 'on-b-again', instance: 'b' }]);
+  // Its session closed, the state is none, and each instance deletes its own part at its tidy.
+  await a.deleteSession('X');
+  await eventually(async () => expect(await b.getState('key-1')).toBeUndefined());
+  expect(await a.listStates()).toEqual([]);
+  expect(await b.tidyStates()).toBe(1);
+  expect(await a.tidyStates()).toBe(1);
+  for (const key of ['k.a.a2V5LTE', 'k.b.a2V5LTE']) expect(await live(raw, key)).toBe(false);
 });

@@ -634,16 +634,25 @@ it("keeps one key's browser state from another's: one daemon's seed cannot point
     kept[label] = made.session_id as string;
     await rpc(peer, 'disconnect');
   }
-  // b's seed reads the states (their owners are opaque) and points key A's at key B's session, its proof kept; and
-  // copies key B's whole state, proof and all, under key A's owner.
+  // b's seed reads the states (their owners are opaque; each is daemon a's part, `k.a.<owner>`, the only key of it
+  // NATS lets a write). It cannot write a's part; under its own key it points key A's state at key B's session, its
+  // proof kept, and copies a's part of key B's state, proof and all, as b's part of key A's.
   const router = await new Kvm(await asDaemonB()).open('browsermcp_router');
   const entries = new Map<string, Record<string, unknown>>();
-  for await (const key of await router.keys('k.*')) entries.set(key, (await router.get(key))!.json<Record<string, unknown>>());
+  for await (const key of await router.keys('k.*.*')) entries.set(key, (await router.get(key))!.json<Record<string, unknown>>());
   const [keyOfA, stateOfA] = [...entries].find(([, state]) => state.sessionId === kept['key-A'])!;
   const [, stateOfB] = [...entries].find(([, state]) => state.sessionId === kept['key-B'])!;
+  expect(keyOfA).toMatch(/^k\.a\./);
   expect(stateOfA.proof).toEqual(expect.any(String));
-  for (const forged of [{ ...stateOfA, sessionId: kept['key-B'] }, { ...stateOfB }]) {
-    await router.put(keyOfA, JSON.stringify(forged));
+  await expect(router.put(keyOfA, JSON.stringify({ ...stateOfA, sessionId: kept['key-B'] }))).rejects.toThrow(/Permissions Violation for Publish/);
+  await expect(router.delete(keyOfA)).rejects.toThrow(/Permissions Violation for Publish/);
+  const partOfB = keyOfA.replace(/^k\.a\./, 'k.b.');
+  for (const forged of [
+    { ...stateOfA, sessionId: kept['key-B'] },
+    { ...stateOfB, owner: stateOfA.owner },
+    { ...stateOfA, made: Date.now() + 1 },
+  ]) {
+    await router.put(partOfB, JSON.stringify(forged));
     // Key A takes up its state: not key B's session (its cookies and tabs); a state of its own instead.
     const again = await client(A, 'fay');
     const taken = (await rpc(again, 'connect', { extension_id: idOf('fay-laptop'), account: 'key-A', keep_state: keep('key-A') })).result;
@@ -651,10 +660,11 @@ it("keeps one key's browser state from another's: one daemon's seed cannot point
     await rpc(again, 'disconnect');
   }
   await until(() => logsOfA.some((line) => line.includes('kept browser state whose proof did not hold')), 'a says why');
+  await router.delete(partOfB);
   // Even a state a daemon itself pointed at key B's session (proven: a bug, or a daemon holding the secret) hands
   // nothing over: a state's session must be of the taker's account, which its record's sealed part says.
   const store = daemons[A]!.cluster!.store;
-  const ownerOfA = fromToken(keyOfA.slice(2));
+  const ownerOfA = fromToken(keyOfA.split('.')[2]!);
   const current = (await store.getState(ownerOfA))!;
   await store.updateState(ownerOfA, current.handle, (state) => ({ ...state, sessionId: kept['key-B']! }));
   const third = await client(A, 'fay');
