@@ -1,16 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { StateHolder, StateRecord } from '../router/store.js';
 import { rethrowUnavailable } from './kv-unavailable.js';
 import { live, MAX_CAS_ATTEMPTS } from './keys.js';
 import { fromToken, INSTANCE_ID_PATTERN, token } from './names.js';
+import { CLOCK_SKEW_MS } from './session-versions.js';
 import type { UserProofs } from './user-proofs.js';
 
-// `k.<instance>.<owner>` holds that instance's part of a kept browser state; `x.<name>` a secret the daemons share
-// (only they may read the bucket).
+// `k.<instance>.<owner>` holds that instance's part of a kept browser state.
 const partKey = (instance: string, owner: string): string => `k.${instance}.${token(owner)}`;
 const partsFilter = (owner?: string): string => `k.*.${owner === undefined ? '*' : token(owner)}`;
-const secretKey = (name: string): string => `x.${token(name)}`;
 
 /** Parts not believed whose telling is remembered (the oldest forgotten past it). */
 const MAX_TOLD = 1_000;
@@ -50,7 +48,7 @@ export interface KvStatesOptions {
 }
 
 /**
- * The kept browser states of the router's bucket, and the secrets the daemons share there (KvRouterStore's). A state
+ * The kept browser states of the router's bucket (KvRouterStore's). A state
  * is the parts its instances wrote, each under its own key (`k.<instance>.<owner>`, which NATS lets only that
  * instance write): the newest kept state of the owner whose session is still open, held by the holders of its parts
  * (less those of a dead instance's part that another instance dropped), idle since the last of them left. Where the daemons share a token secret, each part carries a
@@ -66,22 +64,6 @@ export class KvStates {
     private readonly kv: KV,
     private readonly o: KvStatesOptions,
   ) {}
-
-  /** The cluster's secret `name`: made by the first daemon that asks (create-if-absent), read by the others. */
-  async sharedSecret(name: string): Promise<Uint8Array> {
-    const key = secretKey(name);
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const entry = await this.kv.get(key);
-      if (live(entry)) return Buffer.from(entry.string(), 'base64url');
-      try {
-        await this.kv.create(key, randomBytes(32).toString('base64url'));
-      } catch (error) {
-        rethrowUnavailable(error);
-        // another daemon made it first: read theirs
-      }
-    }
-    throw new Error(`the cluster's ${name} secret could not be read or made; is the router bucket writable?`);
-  }
 
   /** Adds the owner's kept state unless it has one; of two instances keeping one at once, the newer wins. */
   async createState(state: StateRecord): Promise<boolean> {
@@ -99,37 +81,64 @@ export class KvStates {
   }
 
   async listStates(): Promise<StateRecord[]> {
-    const owners = new Set<string>();
-    for (const key of await this.o.keys(partsFilter())) {
-      const named = parsePartKey(key);
-      if (named !== undefined) owners.add(named.owner);
-    }
     const states: StateRecord[] = [];
-    for (const owner of owners) {
-      const state = await this.getState(owner);
+    for (const [owner, keys] of await this.#keysByOwner(partsFilter())) {
+      const state = await this.#merge(await this.#parts(owner, keys));
       if (state !== undefined) states.push(state);
     }
     return states;
   }
 
-  /**
-   * Deletes this instance's parts that no longer count: of a state that ended (its session closed) or was kept anew.
-   * Returns how many.
-   */
-  async tidy(): Promise<number> {
-    let deleted = 0;
-    for (const key of await this.o.keys(`k.${this.o.self}.*`)) {
+  /** The parts' keys matching `filter`, by owner: one listing for every state. */
+  async #keysByOwner(filter: string): Promise<Map<string, string[]>> {
+    const byOwner = new Map<string, string[]>();
+    for (const key of await this.o.keys(filter)) {
       const named = parsePartKey(key);
-      if (named === undefined || named.instance !== this.o.self) continue;
-      const parts = await this.#parts(named.owner);
+      if (named !== undefined) byOwner.set(named.owner, [...(byOwner.get(named.owner) ?? []), key]);
+    }
+    return byOwner;
+  }
+
+  /**
+   * Tidies this instance's parts: deletes those that no longer count (of a state that ended, or that another kept at
+   * the same moment outranks: its session, still open, is returned in `superseded` for the sweep to close), and writes
+   * again one still holding that another instance marked dropped (it took this one for dead), so that it counts.
+   */
+  async tidy(): Promise<{ deleted: number; superseded: string[] }> {
+    const done = { deleted: 0, superseded: [] as string[] };
+    for (const [owner] of await this.#keysByOwner(`k.${this.o.self}.*`)) {
+      const parts = await this.#parts(owner);
       const own = parts.find((part) => part.instance === this.o.self);
-      if (own === undefined || (await this.#merge(parts))?.handle === own.part.handle) continue;
+      if (own === undefined) continue;
+      const state = await this.#merge(parts);
+      if (state?.handle === own.part.handle) {
+        const dropped = parts.some((p) => p.part.dropped?.includes(dropMark(own)));
+        if (dropped && own.part.holders.length > 0) {
+          await this.#write(owner, own, this.#partOf({ ...state, holders: own.part.holders }, own.part.made, own.part, state, own.part.dropped));
+        }
+        continue;
+      }
+      if (await this.o.sessionOpen(own.part.sessionId)) done.superseded.push(own.part.sessionId);
       await this.#delete(own).then(
-        () => deleted++,
+        () => done.deleted++,
         (error: unknown) => rethrowUnavailable(error), // written meanwhile: the next tidy reads it anew
       );
     }
-    return deleted;
+    return done;
+  }
+
+  /**
+   * At start: this instance's parts hold none of its holders any more (its connections were those of a process that
+   * is gone), so each is written again without them, idle from now.
+   */
+  async releaseAll(): Promise<void> {
+    for (const [owner] of await this.#keysByOwner(`k.${this.o.self}.*`)) {
+      const own = (await this.#parts(owner)).find((part) => part.instance === this.o.self);
+      if (own === undefined || own.part.holders.length === 0) continue;
+      const { proof: _proof, made, dropped, ...state } = own.part;
+      const part = this.#partOf({ ...state, holders: [], idleSince: Date.now() }, made, own.part, state, dropped);
+      await this.#write(owner, own, part).catch(rethrowUnavailable);
+    }
   }
 
   /**
@@ -216,10 +225,10 @@ export class KvStates {
     return undefined;
   }
 
-  /** Every instance's believed part of the owner's state. */
-  async #parts(owner: string): Promise<Part[]> {
+  /** Every instance's believed part of the owner's state (`keys`: its parts' keys, when listed already). */
+  async #parts(owner: string, keys?: readonly string[]): Promise<Part[]> {
     const parts: Part[] = [];
-    for (const key of await this.o.keys(partsFilter(owner))) {
+    for (const key of keys ?? (await this.o.keys(partsFilter(owner)))) {
       const named = parsePartKey(key);
       if (named === undefined || named.owner !== owner) continue;
       const part = this.#read(named.instance, owner, key, await this.kv.get(key));
@@ -238,12 +247,14 @@ export class KvStates {
       stored = undefined;
     }
     const part = stored as StoredPart;
+    // Dated ahead of every clock (more than they may differ), a part would shadow the owner's state for ever.
     const shaped =
       typeof stored === 'object' &&
       stored !== null &&
       typeof part.handle === 'string' &&
       typeof part.sessionId === 'string' &&
       Number.isSafeInteger(part.made) &&
+      part.made <= Date.now() + CLOCK_SKEW_MS &&
       Array.isArray(part.holders);
     const { proof, ...facts } = shaped ? part : ({} as StoredPart);
     if (!shaped || part.owner !== owner || (this.o.proofs !== undefined && !this.o.proofs.provesStatePart(instance, facts, proof))) {

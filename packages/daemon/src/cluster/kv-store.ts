@@ -4,6 +4,7 @@ import { listKeys, live, MAX_CAS_ATTEMPTS } from './keys.js';
 import { HeldTabs } from './held-tabs.js';
 import { KvStates } from './kv-states.js';
 import { SessionReader } from './session-reader.js';
+import { sharedSecret } from './shared-secrets.js';
 import type { RecordSigning } from './record-signing.js';
 import { samePart } from './sealed-records.js';
 import {
@@ -28,11 +29,11 @@ import { rethrowUnavailable, unavailableWhenDown, unlessDown } from './kv-unavai
 // not in the bucket: the instance that holds a browser keeps its tabs' (held-tabs.ts).
 
 /**
- * The keys a daemon may write in the router's bucket (nats-config's permissions): of the sessions, kept states and
- * signing keys only its own; the shared secrets' keys (made by the first daemon that needs one).
+ * The keys a daemon may write in the router's bucket (nats-config's permissions): its own versions of sessions, parts
+ * of kept states, shared secrets it made and signing keys, and no other daemon's.
  */
 export function writableRouterKeys(instanceId: string): string[] {
-  return [`s.${instanceId}.>`, `k.${instanceId}.>`, 'x.>', keysKey(instanceId)];
+  return [`s.${instanceId}.>`, `k.${instanceId}.>`, `x.${instanceId}.>`, keysKey(instanceId)];
 }
 
 /** The instance a store without signing (outside a cluster's trust, in tests) writes its versions as. */
@@ -69,7 +70,8 @@ export class KvRouterStore implements RouterStore {
       keys: (filter) => this.#keys(filter),
       self: signing?.instanceId ?? UNSIGNED_INSTANCE,
       ownHoldersOnly: signing !== undefined,
-      sessionOpen: async (sessionId) => (await this.getSession(sessionId)) !== undefined,
+      // Ended or gone, not merely unbelieved now (a take-up checks that on its own).
+      sessionOpen: async (sessionId) => (await this.getSessionUnchecked(sessionId)) !== undefined,
       proofs: signing?.userProofs,
       onUnproven: signing?.onUnprovenState,
     });
@@ -78,7 +80,7 @@ export class KvRouterStore implements RouterStore {
 
   /** The cluster's secret `name`: made by the first daemon that asks (create-if-absent), read by the others. */
   sharedSecret(name: string): Promise<Uint8Array> {
-    return this.#states.sharedSecret(name);
+    return sharedSecret(this.kv, (filter) => this.#keys(filter), this.#self, name);
   }
 
   /** The instance whose versions of sessions this store writes (`s.<instance>.<session>`). */
@@ -136,8 +138,10 @@ export class KvRouterStore implements RouterStore {
   }
 
   /** Starts following every instance's versions of sessions (session-index.ts): reads then need no round trip. */
-  start(): Promise<void> {
-    return this.#reader.start();
+  async start(): Promise<void> {
+    await this.#reader.start();
+    // Holders of kept states this instance had before it started again are gone with that process.
+    await this.#states.releaseAll();
   }
 
   /** Reads every version again (once a minute, and after NATS came back), for what the watch may have missed. */
@@ -391,8 +395,11 @@ export class KvRouterStore implements RouterStore {
     return this.#states.updateState(owner, handle, change);
   }
 
-  /** Deletes this instance's parts of kept states that ended or were kept anew (kv-states.ts); returns how many. */
-  tidyStates(): Promise<number> {
+  /**
+   * Tidies this instance's parts of kept states (kv-states.ts): those that ended deleted, those another kept at the
+   * same moment outranks returned as `superseded` sessions, for the sweep to close.
+   */
+  tidyStates(): Promise<{ deleted: number; superseded: string[] }> {
     return this.#states.tidy();
   }
 

@@ -5,7 +5,8 @@ import { ClusterNames, INSTANCE_ID_PATTERN } from './names.js';
 // A least-privilege NATS configuration for one cluster: an account of its own (nothing outside it sees a subject of
 // the cluster), one user per daemon, authenticated by an nkey (the server keeps only public keys), and each daemon
 // allowed the subjects its job needs: it receives only its own instance's requests and replies, writes only its own
-// directory entries, signing keys and versions of sessions, and may not delete or purge a bucket. NATS enforces this on the server, before a message moves.
+// directory entries, signing keys, versions of sessions, parts of kept states and shared secrets, and may not delete or
+// purge a bucket. NATS enforces this on the server, before a message moves.
 
 /** One daemon of the cluster, as the NATS server knows it. */
 export interface ClusterMember {
@@ -51,8 +52,8 @@ export function memberPermissions(names: ClusterNames, instanceId: string): { pu
       // Requests (and a browser's events) to any instance, always under its own name as the sender.
       names.instanceSubject('*', instanceId),
       names.endedSubject,
-      // The store: its own versions of sessions, signing keys and directory entries; kept states and shared secrets
-      // are written by whichever daemon serves them (a browser's tab claims stay with the daemon holding it).
+      // The store: its own versions of sessions, parts of kept states, shared secrets, signing keys and directory
+      // entries (a browser's tab claims stay with the daemon holding it).
       ...writableRouterKeys(instanceId).map((key) => `$KV.${names.routerBucket}.${key}`),
       `$KV.${names.browsersBucket}.${names.instanceKey(instanceId)}`,
       `$KV.${names.browsersBucket}.${names.browserKeyPrefix(instanceId)}.>`,

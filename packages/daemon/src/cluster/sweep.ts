@@ -44,8 +44,13 @@ export class ClusterSweep {
     }
     // A full read now and then, besides the watch (which misses nothing while NATS stays), costs one read per key.
     if (now - this.#refreshedAt >= SESSIONS_REFRESH_MS) {
-      // With it, this instance's parts of kept states that ended (a read of each state).
-      await store.tidyStates();
+      // With it, this instance's parts of kept states that ended (a read of each state); the session of one another
+      // kept at the same moment outranks would be open for nothing.
+      const { superseded } = await store.tidyStates();
+      for (const sessionId of superseded) {
+        logger.warn({ sessionId }, 'closing the session of a kept browser state another daemon kept for the same owner at the same moment');
+        await router.closeSession(sessionId).catch(() => undefined);
+      }
       await store.refreshSessions();
       this.#refreshedAt = now;
     }

@@ -1,3 +1,8 @@
+import { InvalidArgumentError } from '../errors';
+
+/** The most tabs of one browser this process keeps claims for (a browser with more is refused its next claim). */
+export const MAX_TABS_PER_BROWSER = 10_000;
+
 /**
  * Which session owns each tab of the browsers this process holds (executorId → tabId → sessionId). Kept in memory by
  * the process that holds the browser, in a cluster too: only it runs the browser's commands and hears its tabs open
@@ -22,6 +27,9 @@ export class TabOwners {
     }
     const owner = tabs.get(tabId);
     if (owner !== undefined && owner !== sessionId && isLive(owner)) return owner;
+    if (owner === undefined && tabs.size >= MAX_TABS_PER_BROWSER) {
+      throw new InvalidArgumentError(`browser ${executorId} has ${tabs.size} tabs claimed, the most a daemon keeps; close some of its sessions' tabs`);
+    }
     tabs.set(tabId, sessionId);
     return sessionId;
   }

@@ -204,7 +204,13 @@ class ProxyClient {
             `this owner's kept browser state is in browser ${session?.executorId ?? '(gone)'}, not ${extensionId}: connect to that one`,
           );
         }
-        if (servedBy !== undefined) await router.resumeSession(kept.sessionId, { ...user, servedBy, shared: true });
+        if (servedBy !== undefined) {
+          // A take-up refused (in use elsewhere, ended meanwhile) leaves the state as it was, this holder not among it.
+          await router.resumeSession(kept.sessionId, { ...user, servedBy, shared: true }).catch(async (error: unknown) => {
+            await router.states.release(owner, kept!.handle, holder.id).catch(() => undefined);
+            throw error;
+          });
+        }
         sessionId = kept.sessionId;
         state = { owner, handle: kept.handle, holder: holder.id };
       }

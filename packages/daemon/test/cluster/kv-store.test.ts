@@ -350,14 +350,59 @@ it("keeps a kept state as each instance's part: its own holders, another's dropp
   expect(idle).toMatchObject({ holders: [] });
   expect(idle?.idleSince).toBeGreaterThanOrEqual(before);
   expect(await holdersIn('k.b.a2V5LTE')).toEqual([{ id: 'on-b', instance: 'b' }]);
-  // b back (its part written anew): its holder counts again.
-  await b.updateState('key-1', 'h1', (s) => ({ ...s, holders: [{ id: 'on-b-again', instance: 'b' }] }));
+  // b was alive after all (a took it for dead): its tidy writes its part again, and its holder counts again.
+  expect(await b.tidyStates()).toEqual({ deleted: 0, superseded: [] });
+  expect((await a.getState('key-1'))?.holders).toEqual([{ id: 'on-b', instance: 'b' }]);
+  // b starts again under its id: its old process's holders are gone, its part idle from then.
+  const restarted = await storeOn(name, 'b');
+  expect(await holdersIn('k.b.a2V5LTE')).toEqual([]);
+  expect(await a.getState('key-1')).toMatchObject({ holders: [], idleSince: expect.any(Number) });
+  await restarted.updateState('key-1', 'h1', (s) => ({ ...s, holders: [{ id: 'on-b-again', instance: 'b' }] }));
   expect((await a.getState('key-1'))?.holders).toEqual([{ id: 'on-b-again', instance: 'b' }]);
   // Its session closed, the state is none, and each instance deletes its own part at its tidy.
   await a.deleteSession('X');
   await eventually(async () => expect(await b.getState('key-1')).toBeUndefined());
   expect(await a.listStates()).toEqual([]);
-  expect(await b.tidyStates()).toBe(1);
-  expect(await a.tidyStates()).toBe(1);
+  expect(await restarted.tidyStates()).toEqual({ deleted: 1, superseded: [] });
+  expect(await a.tidyStates()).toEqual({ deleted: 1, superseded: [] });
   for (const key of ['k.a.a2V5LTE', 'k.b.a2V5LTE']) expect(await live(raw, key)).toBe(false);
+});
+
+it('shares a secret as the first daemon that asked made it: each writes only its own, and a later one changes nothing', async () => {
+  const name = `secrets_${++bucket}`;
+  const [a, b] = [await storeOn(name, 'a'), await storeOn(name, 'b')];
+  const raw = await new Kvm(connections.at(-1)!).open(name);
+  const made = await a.sharedSecret('state-owners');
+  expect(made).toHaveLength(32);
+  expect(await b.sharedSecret('state-owners')).toEqual(made);
+  expect(await live(raw, 'x.b.c3RhdGUtb3duZXJz')).toBe(false);
+  // b's own key written later (b's seed, or a race lost): the first made still holds; junk is nobody's secret.
+  await raw.put('x.b.c3RhdGUtb3duZXJz', Buffer.alloc(32, 7).toString('base64url'));
+  await raw.put('x.c.c3RhdGUtb3duZXJz', 'not-a-secret');
+  expect(await b.sharedSecret('state-owners')).toEqual(made);
+  expect(await a.sharedSecret('state-owners')).toEqual(made);
+});
+
+it('leaves one of two states kept for one owner at once; the other instance closes its session at its tidy', async () => {
+  const name = `keeps_${++bucket}`;
+  const [a, b] = [await storeOn(name, 'a'), await storeOn(name, 'b')];
+  for (let round = 0; round < 5; round++) {
+    const owner = `owner-${round}`;
+    await a.createSession({ sessionId: `on-a-${round}`, executorId: 'laptop', servedBy: 'a' });
+    await b.createSession({ sessionId: `on-b-${round}`, executorId: 'laptop', servedBy: 'b' });
+    await eventually(async () => expect(await a.getSession(`on-b-${round}`)).toBeDefined());
+    const kept = (store: KvRouterStore, on: string) =>
+      store.createState({ handle: `h-${on}`, owner, sessionId: `on-${on}-${round}`, keepMs: 60_000, holders: [{ id: on, instance: on }] });
+    const created = await Promise.all([kept(a, 'a'), kept(b, 'b')]);
+    expect(created).toContain(true);
+    const winner = (await a.getState(owner))!.handle;
+    expect((await b.getState(owner))?.handle).toBe(winner);
+    // A create that answered true and lost is told at its tidy, which closes its session; one that answered false
+    // deleted its part at once.
+    const tidied = await Promise.all([a.tidyStates(), b.tidyStates()]);
+    for (const [i, on] of ['a', 'b'].entries()) {
+      const lost = `h-${on}` !== winner;
+      expect(tidied[i]!.superseded).toEqual(lost && created[i] ? [`on-${on}-${round}`] : []);
+    }
+  }
 });

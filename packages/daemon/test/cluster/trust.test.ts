@@ -158,6 +158,11 @@ it("holds one daemon's credentials to that daemon: no other's requests, replies,
     /Permissions Violation for Publish/,
   );
   await expect(sessions.delete(`s.a.${token('any-session')}`)).rejects.toThrow(/Permissions Violation for Publish/);
+  // Nor write a's part of a kept state, or a shared secret a made (without a token secret, the first made is the
+  // cluster's: before, b's seed replaced it, and the kept states' owners with it).
+  for (const key of [`k.a.${token('any-owner')}`, `x.a.${token('state-owners')}`]) {
+    await expect(sessions.put(key, 'b-was-here')).rejects.toThrow(/Permissions Violation for Publish/);
+  }
   // Nor claim a tab of any browser for another session (before, `t.<browser>.<tab>` was every daemon's to write, and
   // a claim written there refused the tab to its own session): the instance holding a browser keeps its tabs' claims.
   await expect(sessions.put(`t.${token(idOf('carol-laptop'))}.${token('1')}`, 'mallory-1')).rejects.toThrow(/Permissions Violation for Publish/);
