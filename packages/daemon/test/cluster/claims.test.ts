@@ -87,7 +87,10 @@ it("does not hand a browser to another's claim without the browser's own proof: 
   nc.subscribe('browsermcp.instance.b.from.*', { callback: (_error, msg) => void heard.push({ subject: msg.subject, data: msg.string() }) });
   // (a asks every instance whether a client there drives her session, which names it: a question, not a command)
   const commandsHeard = () => heard.filter((h) => /"op":"(send|open)"/.test(h.data));
-  const askedByC = () => heard.some((h) => h.subject === 'browsermcp.instance.b.from.c' && h.data.includes('"holding"'));
+  // Asked since the claims were written: her browser's real move from b to a may have had c ask b before (b's entry
+  // could still say connected when a's came).
+  let claimsFrom = 0;
+  const askedByC = () => heard.slice(claimsFrom).some((h) => h.subject === 'browsermcp.instance.b.from.c' && h.data.includes('"holding"'));
   const directory = await new Kvm(nc).open('browsermcp_browsers');
   const key = `b.b.${token(ivy)}`;
   // c reads the directory's writes in order: once it says it ignored an unproven entry written after the seed's
@@ -117,6 +120,10 @@ it("does not hand a browser to another's claim without the browser's own proof: 
   // Written under b's name, later than a's: that her browser is connected to b, with no proof, then with a's proof
   // copied (it says a holds it). c does not believe either (it says so once), nor asks b: her calls run on a.
   const claim = { id: ivy, instanceId: 'b', kind: 'extension', name: 'Ivy laptop', userId: 'ivy', connected: true };
+  // Daemon b's own entry says her browser left, and c has read it: what c asks from here is the seed's doing.
+  await until(async () => (await opened(key))?.connected === false, "b's entry says her browser left");
+  await readByC();
+  claimsFrom = heard.length;
   await directory.put(key, JSON.stringify(claim));
   await until(() => logsOfC.some((line) => line.includes('no proof from the browser itself') && line.includes(ivy)), 'c ignores the claim');
   const onA = (await opened(`b.a.${token(ivy)}`))!;
