@@ -25,7 +25,9 @@ export class HeldTabs {
     if (session === undefined) return undefined;
     const { executorId } = session;
     const before = this.#owners.owner(executorId, tabId);
-    const beforeLive = before === undefined || before === sessionId || (await this.store.getSessionUnchecked(before)) !== undefined;
+    // Its own already (most commands stay in their tab): nothing claimed, nothing to check again.
+    if (before === sessionId) return sessionId;
+    const beforeLive = before === undefined || (await this.store.getSessionUnchecked(before)) !== undefined;
     // Another claim that came in meanwhile is one of a live session: only the owner read above was checked.
     const owner = this.#owners.claim(executorId, sessionId, tabId, (held) => held !== before || beforeLive);
     // The session may have ended while it claimed (its claims forgotten then): its tab must not outlive it.

@@ -48,10 +48,9 @@ export class PeerApi {
     const timeout = checkDelay(timeoutMs, 'timeoutMs', this.#options.commandTimeoutMs, 1);
     const response = await this.#options.sender.send(this.#options.executors.local(executorId), command, timeout);
     if (response.tabId === undefined) return response;
-    // The browser did the work: a claim that cannot be made (the store away) is logged by own(), not a failed command
-    // (which its client would run again).
-    const owned = await this.#options.tabs.own(command.sessionId, response.tabId).catch(() => false);
-    if (owned) return response;
+    // The browser did the work: a claim that cannot be made (the store away) is logged by own() and answers false, not
+    // a failed command (which its client would run again).
+    if (await this.#options.tabs.own(command.sessionId, response.tabId)) return response;
     const { tabId: _another, ...rest } = response;
     return rest;
   }
